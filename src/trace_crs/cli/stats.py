@@ -1,0 +1,6 @@
+"""`trace-crs stats` commands (placeholder until its issue lands)."""
+from __future__ import annotations
+
+
+def register(subparsers) -> None:  # noqa: ANN001
+    """Register nothing yet."""

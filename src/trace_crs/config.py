@@ -1,0 +1,91 @@
+"""Typed, frozen run configurations: one YAML per table cell, ``--set key=value`` overrides.
+
+``load_config(Cls, path, overrides)`` reads a YAML mapping into the frozen dataclass
+``Cls``; unknown keys are an error naming the file and key, and override values are parsed
+as YAML scalars (``--set pool=16 --set fuzzy_threshold=0.9``) and then cast to the field's
+declared type.  ``signature(...)`` renders the provenance string every score file and table
+carries (``trace|v:0.1.0|kb:1a2b3c4d|pool:8|fuzzy:0.80|nli:none|seed:42``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from trace_crs import __version__
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A configuration file or override is invalid; the message names the source and key."""
+
+
+def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {pair!r}: expected key=value")
+        out[key.strip()] = yaml.safe_load(raw)
+    return out
+
+
+def _cast(cls: type, name: str, value: Any, source: str) -> Any:
+    hints = typing.get_type_hints(cls)
+    want = hints[name]
+    origin = typing.get_origin(want)
+    if value is None or want is Any:
+        return value
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        args = [a for a in typing.get_args(want) if a is not type(None)]
+        want = args[0] if len(args) == 1 else Any
+        if want is Any:
+            return value
+        origin = typing.get_origin(want)
+    if origin in (tuple, list):
+        seq = value if isinstance(value, (list, tuple)) else [value]
+        return tuple(seq) if origin is tuple else list(seq)
+    if want is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{source}: key '{name}': expected true/false, got {value!r}")
+        return value
+    if want in (int, float, str):
+        try:
+            return want(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{source}: key '{name}': expected {want.__name__}, got {value!r}") from None
+    return value
+
+
+def from_mapping(cls: type[T], data: dict[str, Any], source: str = "<mapping>") -> T:
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise ConfigError(f"{source}: unknown key(s) {unknown}; known: {sorted(fields)}")
+    return cls(**{k: _cast(cls, k, v, source) for k, v in data.items()})
+
+
+def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
+    """Load ``path`` (YAML mapping, optional) into ``cls`` and apply ``key=value`` overrides."""
+    data: dict[str, Any] = {}
+    source = str(path) if path else "<defaults>"
+    if path:
+        loaded = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{source}: expected a mapping at top level")
+        data.update(loaded)
+    data.update(parse_overrides(overrides))
+    return from_mapping(cls, data, source)
+
+
+def signature(kb_sha256: str = "", pool: str | int = "closed", fuzzy: float = 0.80,
+              nli: str = "none", seed: int = 42, **extra: Any) -> str:
+    """The provenance signature string (STYLE: Provenance)."""
+    parts = [f"trace|v:{__version__}", f"kb:{kb_sha256[:8] or 'none'}", f"pool:{pool}",
+             f"fuzzy:{fuzzy:.2f}", f"nli:{nli}", f"seed:{seed}"]
+    parts += [f"{k}:{v}" for k, v in sorted(extra.items())]
+    return "|".join(parts)

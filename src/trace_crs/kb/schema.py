@@ -1,0 +1,121 @@
+"""POI and Review records of the Trace knowledge base (paper §2.1, Appendix D).
+
+Both sources (the embedded synthetic KB and a user's Yelp bundle) produce exactly these
+records.  Parsing is strict: a wrong type or a missing field raises :class:`KBFormatError`
+naming the file, the line and the field, so that nothing is silently dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+POI_TYPES: tuple[str, ...] = ("restaurant", "hotel", "attraction")
+REVIEW_MAX_CHARS = 500
+
+
+class KBFormatError(ValueError):
+    """A KB record is malformed; the message names file, line and field."""
+
+    def __init__(self, path: str, line: int | None, field_name: str, problem: str):
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: field '{field_name}': {problem}")
+        self.path, self.line, self.field_name = path, line, field_name
+
+
+@dataclass(frozen=True)
+class POI:
+    business_id: str
+    name: str
+    address: str
+    city: str
+    state: str
+    latitude: float
+    longitude: float
+    poi_type: str
+    categories: list[str]
+    stars: float
+    review_count: int
+    price: int | None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Review:
+    review_id: str
+    business_id: str
+    stars: int
+    text: str
+    date: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _typed(rec: dict, name: str, types: type | tuple[type, ...], path: str, line: int | None,
+           nullable: bool = False) -> Any:
+    if name not in rec:
+        raise KBFormatError(path, line, name, "missing")
+    value = rec[name]
+    if value is None and nullable:
+        return None
+    # bool is an int subclass: never accept it where a number is expected
+    if isinstance(value, bool) or not isinstance(value, types):
+        want = types.__name__ if isinstance(types, type) else "/".join(t.__name__ for t in types)
+        raise KBFormatError(path, line, name, f"expected {want}, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def poi_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) -> POI:
+    """Validate one ``pois.jsonl`` record and build a :class:`POI`."""
+    if not isinstance(rec, dict):
+        raise KBFormatError(path, line, "<record>", "expected a JSON object")
+    poi_type = _typed(rec, "poi_type", str, path, line)
+    if poi_type not in POI_TYPES:
+        raise KBFormatError(path, line, "poi_type", f"{poi_type!r} not in {POI_TYPES}")
+    categories = _typed(rec, "categories", list, path, line)
+    if not all(isinstance(c, str) for c in categories):
+        raise KBFormatError(path, line, "categories", "expected a list of strings")
+    price = _typed(rec, "price", int, path, line, nullable=True)
+    if price is not None and not 1 <= price <= 4:
+        raise KBFormatError(path, line, "price", f"{price} not in 1..4")
+    lat = float(_typed(rec, "latitude", (int, float), path, line))
+    lon = float(_typed(rec, "longitude", (int, float), path, line))
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        raise KBFormatError(path, line, "latitude/longitude", f"({lat}, {lon}) out of range")
+    return POI(
+        business_id=_typed(rec, "business_id", str, path, line),
+        name=_typed(rec, "name", str, path, line),
+        address=_typed(rec, "address", str, path, line),
+        city=_typed(rec, "city", str, path, line),
+        state=_typed(rec, "state", str, path, line),
+        latitude=lat,
+        longitude=lon,
+        poi_type=poi_type,
+        categories=list(categories),
+        stars=float(_typed(rec, "stars", (int, float), path, line)),
+        review_count=_typed(rec, "review_count", int, path, line),
+        price=price,
+        attributes=dict(_typed(rec, "attributes", dict, path, line)),
+    )
+
+
+def review_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) -> Review:
+    """Validate one ``reviews.jsonl`` record and build a :class:`Review`."""
+    if not isinstance(rec, dict):
+        raise KBFormatError(path, line, "<record>", "expected a JSON object")
+    text = _typed(rec, "text", str, path, line)
+    if len(text) > REVIEW_MAX_CHARS:
+        raise KBFormatError(path, line, "text", f"{len(text)} chars > {REVIEW_MAX_CHARS}")
+    stars = _typed(rec, "stars", int, path, line)
+    if not 1 <= stars <= 5:
+        raise KBFormatError(path, line, "stars", f"{stars} not in 1..5")
+    return Review(
+        review_id=_typed(rec, "review_id", str, path, line),
+        business_id=_typed(rec, "business_id", str, path, line),
+        stars=stars,
+        text=text,
+        date=_typed(rec, "date", str, path, line),
+    )

@@ -1,0 +1,125 @@
+"""Reading and writing a KB directory: ``pois.jsonl``, ``reviews.jsonl``, ``MANIFEST.json``.
+
+Files are written with sorted keys, one record per line, ``\\n`` line ends and no trailing
+spaces, so that the same records always give the same bytes (and SHA256).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from trace_crs.kb.schema import POI, KBFormatError, Review, poi_from_dict, review_from_dict
+
+POIS_FILE, REVIEWS_FILE, MANIFEST_FILE = "pois.jsonl", "reviews.jsonl", "MANIFEST.json"
+
+
+def sha256_file(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def dump_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
+    """Write records atomically (temp file + rename) as canonical JSON lines."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+    os.replace(tmp, path)
+
+
+def iter_jsonl(path: str | Path) -> Iterable[tuple[int, dict]]:
+    """Yield ``(line_number, record)``; a malformed line raises :class:`KBFormatError`."""
+    path = Path(path)
+    if not path.exists():
+        raise KBFormatError(str(path), None, "<file>", "file not found")
+    with open(path, encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                yield lineno, json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise KBFormatError(str(path), lineno, "<json>", f"malformed JSON: {exc.msg}") from None
+
+
+@dataclass
+class KB:
+    """An in-memory KB with the look-ups every layer above needs."""
+
+    pois: dict[str, POI]
+    reviews: dict[str, Review]
+    manifest: dict[str, Any] = field(default_factory=dict)
+    reviews_by_poi: dict[str, list[Review]] = field(init=False)
+    _slices: dict[tuple[str, str], list[str]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        by_poi: dict[str, list[Review]] = defaultdict(list)
+        for review in self.reviews.values():
+            by_poi[review.business_id].append(review)
+        self.reviews_by_poi = {bid: sorted(rs, key=lambda r: r.review_id) for bid, rs in by_poi.items()}
+        slices: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for poi in self.pois.values():
+            slices[(poi.city, poi.poi_type)].append(poi.business_id)
+        self._slices = {key: sorted(ids) for key, ids in slices.items()}
+
+    @property
+    def sha256(self) -> str:
+        """SHA256 of the POI file (from the manifest), the KB's identity in signatures."""
+        return self.manifest.get("files", {}).get(POIS_FILE, {}).get("sha256", "")
+
+    def pois_in(self, city: str, poi_type: str) -> list[str]:
+        """Sorted business ids of one city × type slice (the open-set pool)."""
+        return self._slices.get((city, poi_type), [])
+
+    def cities(self) -> list[str]:
+        return sorted({city for city, _ in self._slices})
+
+    def reviews_of(self, business_id: str) -> list[Review]:
+        return self.reviews_by_poi.get(business_id, [])
+
+
+def load_kb(directory: str | Path) -> KB:
+    """Load and validate a KB directory; every review must belong to a known POI."""
+    directory = Path(directory)
+    pois: dict[str, POI] = {}
+    pois_path = directory / POIS_FILE
+    for lineno, rec in iter_jsonl(pois_path):
+        poi = poi_from_dict(rec, str(pois_path), lineno)
+        if poi.business_id in pois:
+            raise KBFormatError(str(pois_path), lineno, "business_id", f"duplicate {poi.business_id}")
+        pois[poi.business_id] = poi
+    reviews: dict[str, Review] = {}
+    reviews_path = directory / REVIEWS_FILE
+    for lineno, rec in iter_jsonl(reviews_path):
+        review = review_from_dict(rec, str(reviews_path), lineno)
+        if review.business_id not in pois:
+            raise KBFormatError(str(reviews_path), lineno, "business_id", f"unknown POI {review.business_id}")
+        if review.review_id in reviews:
+            raise KBFormatError(str(reviews_path), lineno, "review_id", f"duplicate {review.review_id}")
+        reviews[review.review_id] = review
+    manifest_path = directory / MANIFEST_FILE
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    return KB(pois=pois, reviews=reviews, manifest=manifest)
+
+
+def write_kb(pois: list[POI], reviews: list[Review], directory: str | Path, manifest: dict[str, Any]) -> dict:
+    """Write a KB directory deterministically; returns the manifest with file SHA256s added."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    dump_jsonl((p.to_dict() for p in sorted(pois, key=lambda p: p.business_id)), directory / POIS_FILE)
+    dump_jsonl((r.to_dict() for r in sorted(reviews, key=lambda r: r.review_id)), directory / REVIEWS_FILE)
+    manifest = dict(manifest)
+    manifest["files"] = {name: {"sha256": sha256_file(directory / name)} for name in (POIS_FILE, REVIEWS_FILE)}
+    tmp = directory / (MANIFEST_FILE + ".tmp")
+    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    os.replace(tmp, directory / MANIFEST_FILE)
+    return manifest
