@@ -1,0 +1,22 @@
+"""Report layer: load results, set them beside the paper's numbers, plot, state findings.
+
+Modules: :mod:`results` (score files -> frames), :mod:`paper` (printed numbers shipped as
+package data), :mod:`compare` (baseline labels, reported vs reproduced), :mod:`figures`
+(PNG + SVG), :mod:`findings` (one computed sentence per headline finding) and one
+``tNN`` module per table family with ``load(results_dir, **params)`` and ``plot(df)``.
+"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+MODULES = ("results", "paper", "compare", "figures", "t05")
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = list(MODULES)

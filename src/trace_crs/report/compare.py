@@ -1,0 +1,108 @@
+"""Reported vs reproduced: the paper's printed value, ours, and the difference.
+
+``BASELINES`` is the one canonical mapping from our baseline keys (ARCHITECTURE §3) to
+the paper's row labels and families.  :func:`side_by_side` joins a paper table with our
+metric table into a long frame ``Baseline, baseline, column, metric, paper, ours, diff``
+(``diff = ours - paper``), which is what every ``results/<profile>/tables/<name>.csv``
+holds; :func:`wide` pivots it for display.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.report import paper
+
+# key: (paper label, family); family "llm" = uses a language model at inference time.
+BASELINES: dict[str, tuple[str, str]] = {
+    "popularity": ("Popularity", "non_llm"), "tfidf": ("TF-IDF", "non_llm"),
+    "aspect": ("Aspect", "non_llm"), "dense": ("Dense", "non_llm"),
+    "spatial": ("Spatial", "non_llm"), "hybrid_rrf": ("Hybrid-RRF", "non_llm"),
+    "itinerary": ("Itinerary", "non_llm"), "knowledge": ("Knowledge-Enh.", "non_llm"),
+    "persona": ("Persona-Ground.", "non_llm"), "llm_zero_shot": ("LLM Zero-Shot", "llm"),
+    "dst": ("DST", "llm"), "rag_citation": ("RAG-Citation", "llm"),
+    "mrs": ("Multi-Rev. Synth.", "llm"), "memory": ("Memory-Aug.", "llm"),
+    "itinerary_llm": ("Itinerary-LLM", "llm"),
+}
+# Short forms the paper prints in a few tables (Table 21).
+ALIASES = {"RAG-Cit.": "rag_citation", "Multi-Rev.": "mrs"}
+LONG_COLUMNS = ["Baseline", "baseline", "column", "metric", "paper", "ours", "diff"]
+# Carried from our metric table into every table CSV (which run and config made the number).
+PROVENANCE_COLUMNS = ["run", "n_dialogues", "n_turns", "signature"]
+
+
+def label(key: str) -> str:
+    """The paper's row label of a baseline key; unknown keys are returned unchanged."""
+    return BASELINES[key][0] if key in BASELINES else key
+
+
+def key_of(text: str) -> str | None:
+    """The baseline key of a paper row label (None for rows that are not our baselines)."""
+    by_label = {lab: key for key, (lab, _) in BASELINES.items()}
+    return by_label.get(text, ALIASES.get(text))
+
+
+def family(key: str) -> str:
+    """``"llm"`` or ``"non_llm"`` for a baseline key."""
+    return BASELINES[key][1]
+
+
+def side_by_side(reported: pd.DataFrame, ours: pd.DataFrame, columns: Mapping[str, str],
+                 label_col: str = "Baseline") -> pd.DataFrame:
+    """Long reported-vs-reproduced frame.
+
+    ``reported``: a paper table (printed strings); ``ours``: metric table indexed by
+    baseline key; ``columns``: paper column -> our metric column.  Rows: paper rows in
+    printed order, then our baselines the paper does not print.  A metric we did not
+    compute gives ``ours = NaN``; a paper cell lost in extraction gives ``paper = NaN``.
+    """
+    keys = [key_of(t) for t in reported[label_col]]
+    extra = [k for k in ours.index if k not in keys]
+    rows = []
+    for col, metric in columns.items():
+        printed = paper.numeric(reported[col]) if col in reported else pd.Series(
+            float("nan"), index=reported.index)
+        for text, key, value in zip(reported[label_col], keys, printed):
+            rows.append((text, key, col, metric, value, _ours(ours, key, metric)))
+        for key in extra:
+            rows.append((label(key), key, col, metric, float("nan"), _ours(ours, key, metric)))
+    frame = pd.DataFrame(rows, columns=LONG_COLUMNS[:-1])
+    frame["diff"] = frame["ours"] - frame["paper"]
+    carried = [c for c in PROVENANCE_COLUMNS if c in ours.columns]
+    return frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
+
+
+def _ours(ours: pd.DataFrame, key: str | None, metric: str) -> float:
+    if key is None or key not in ours.index or metric not in ours.columns:
+        return float("nan")
+    value = ours.at[key, metric]
+    return float("nan") if value is None else float(value)
+
+
+def wide(long: pd.DataFrame) -> pd.DataFrame:
+    """Display form: one row per paper label, columns ``(column, paper|ours|diff)``."""
+    order = list(dict.fromkeys(long["Baseline"]))
+    cols = list(dict.fromkeys(long["column"]))
+    table = long.pivot(index="Baseline", columns="column", values=["paper", "ours", "diff"])
+    table = table.swaplevel(0, 1, axis=1)
+    table = table.reindex(index=order, columns=pd.MultiIndex.from_product(
+        [cols, ["paper", "ours", "diff"]]))
+    table.columns.names = [None, None]
+    return table
+
+
+def plot(long: pd.DataFrame, title: str) -> Figure:
+    """Scatter of ours vs paper for every cell both have, one colour per column, y = x."""
+    both = long.dropna(subset=["paper", "ours"])
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    for col, part in both.groupby("column", sort=False):
+        ax.scatter(part["paper"], part["ours"], label=col, s=18)
+    lims = [0.0, max(1.0, float(both[["paper", "ours"]].max().max()) if len(both) else 1.0)]
+    ax.plot(lims, lims, color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="paper (printed)", ylabel="this run", title=title)
+    if len(both):
+        ax.legend(fontsize=7, ncol=2)
+    return fig

@@ -1,0 +1,46 @@
+"""Table 5: closed-set headline, non-LLM (run ``closed``) and LLM (run ``closed_llm``) rows.
+
+``load`` joins our aggregates with the paper's printed Table 5 (long reported-vs-reproduced
+frame, see :mod:`trace_crs.report.compare`) and writes
+``<results_dir>/tables/table5_headline.csv``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.report import compare, figures, paper, results
+
+NAME = "table5_headline"
+COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "BLEU": "bleu4",
+           "ROUGE-L": "rouge_l", "CGS": "cgs", "CiteDensity": "cd", "TSR": "tsr", "T2R": "t2r"}
+
+
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
+         baselines: Sequence[str] | None = None) -> pd.DataFrame:
+    """Reported vs reproduced Table 5; writes the table CSV."""
+    ours = results.metric_table(results.load_aggregates(results_dir, runs, baselines))
+    long = compare.side_by_side(paper.table(NAME), ours, COLUMNS)
+    results.write_table(long, results_dir, NAME)
+    return long
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Ours vs printed for every Table 5 cell; saved as ``figures/table5_headline``."""
+    fig = compare.plot(df[df["column"] != "T2R"], "Table 5: this run vs paper (T2R omitted)")
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Numbers quoted in the notebook prose (glued)."""
+    r1 = df[(df["column"] == "R@1") & df["ours"].notna()]
+    best = r1.loc[r1["ours"].idxmax()]
+    return {"n_baselines": int(r1["baseline"].nunique()),
+            "best_r1_label": str(best["Baseline"]), "best_r1": float(best["ours"]),
+            "best_r1_paper": float(best["paper"]),
+            "mean_abs_diff_r1": float(r1["diff"].abs().mean()),
+            "mean_abs_diff_cgs": float(df.loc[df["column"] == "CGS", "diff"].abs().mean())}
