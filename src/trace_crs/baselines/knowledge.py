@@ -1,0 +1,43 @@
+"""KnowledgeEnhancedBaseline (paper Table 8: attribute-constraint matching, "S+KB").
+
+Facets the user stated (:func:`trace_crs.baselines.preferences.stated_preferences`: style,
+noise, ambience, features, price ceiling) are matched against ``POI.attributes`` / ``POI.price``.
+``score(p) = satisfied(p) + mm(tfidf(p))`` — the count of met constraints dominates and the
+min-max-scaled TF-IDF cosine (in [0, 1]) orders POIs meeting equally many.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from trace_crs.baselines.base import BaselineOutput, TurnContext
+from trace_crs.baselines.preferences import satisfied, stated_preferences
+from trace_crs.baselines.ranking import minmax, rank_by_score
+from trace_crs.baselines.responses import render
+from trace_crs.baselines.text import content_terms
+from trace_crs.baselines.tfidf import tfidf_scores
+from trace_crs.kb import KB
+
+
+def knowledge_scores(ctx: TurnContext) -> np.ndarray:
+    """Constraints met plus scaled TF-IDF, per candidate."""
+    stated = stated_preferences(ctx.user_texts)
+    met = np.array([satisfied(ctx.kb.pois[c], stated) for c in ctx.candidates], dtype=float)
+    return met + minmax(tfidf_scores(ctx))
+
+
+class KnowledgeBaseline:
+    """Attribute-constraint matching over the KB's structured facets."""
+
+    name: ClassVar[str] = "knowledge"
+    display_name: ClassVar[str] = "Knowledge-Enh."
+    uses_llm: ClassVar[bool] = False
+
+    def prepare(self, kb: KB) -> None:
+        """Nothing beyond the shared TF-IDF indexes."""
+
+    def predict(self, ctx: TurnContext) -> BaselineOutput:
+        ranked = rank_by_score(ctx.candidates, knowledge_scores(ctx), ctx.rejected_poi_ids)
+        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
+        return BaselineOutput(ranked, text, citations)

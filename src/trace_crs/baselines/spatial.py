@@ -1,0 +1,92 @@
+"""SpatialBaseline (paper Appendix F): TF-IDF blended with closeness to a location anchor.
+
+``score(p) = α · mm(tfidf(p)) + (1 − α) · mm(1 / (1 + d(p, anchor)))`` with ``α = 0.7``,
+``mm`` min-max scaling over the candidates and ``d`` the haversine distance in km
+(:func:`trace_crs.kb.geo.haversine_km`).  Anchor detection is keyword matching over the user
+turns: the last mention of a neighbourhood of the city (``kb/data/cities.yaml`` hot spots)
+or of a KB POI of the same city (any type) wins; with no mention the anchor is the city
+centroid (mean coordinates of the city's POIs).
+"""
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import numpy as np
+
+from trace_crs.baselines.base import BaselineOutput, TurnContext
+from trace_crs.baselines.cache import memo
+from trace_crs.baselines.ranking import minmax, rank_by_score
+from trace_crs.baselines.responses import render
+from trace_crs.baselines.text import content_terms
+from trace_crs.baselines.tfidf import tfidf_scores
+from trace_crs.kb import KB
+from trace_crs.kb.geo import city_table, haversine_km
+
+ALPHA = 0.7
+
+
+def _places(kb: KB, city: str) -> tuple[re.Pattern[str] | None, dict[str, tuple[float, float]]]:
+    """The anchor pattern of one city and ``{lower-cased name: (lat, lon)}``."""
+    table = memo(kb, "spatial_places")
+    if city not in table:
+        coords: dict[str, tuple[float, float]] = {}
+        for spot in city_table().get(city, {}).get("hotspots", []):
+            coords[spot["name"].lower()] = (float(spot["lat"]), float(spot["lon"]))
+        for poi in sorted(kb.pois.values(), key=lambda p: p.business_id):
+            if poi.city == city and len(poi.name) >= 4:
+                coords.setdefault(poi.name.lower(), (poi.latitude, poi.longitude))
+        names = sorted(coords, key=lambda n: (-len(n), n))
+        pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE) \
+            if names else None
+        table[city] = (pattern, coords)
+    return table[city]
+
+
+def city_centroid(kb: KB, city: str) -> tuple[float, float]:
+    """Mean latitude/longitude of the city's POIs."""
+    pts = [(p.latitude, p.longitude) for p in kb.pois.values() if p.city == city]
+    if not pts:
+        raise ValueError(f"no POIs in city {city!r}: cannot place a spatial anchor")
+    lat, lon = np.mean(pts, axis=0)
+    return float(lat), float(lon)
+
+
+def detect_anchor(kb: KB, city: str, user_texts: list[str]) -> tuple[float, float, str | None]:
+    """``(lat, lon, name)`` of the last place named in the user turns, else the centroid
+    with name None."""
+    pattern, coords = _places(kb, city)
+    found = None
+    if pattern is not None:
+        for text in user_texts:
+            for m in pattern.finditer(text):
+                found = m.group(1).lower()
+    if found is None:
+        return (*city_centroid(kb, city), None)
+    return (*coords[found], found)
+
+
+def spatial_scores(ctx: TurnContext) -> np.ndarray:
+    """The blended score of each candidate."""
+    if not ctx.candidates:
+        return np.zeros(0)
+    lat, lon, _ = detect_anchor(ctx.kb, ctx.dialogue["scenario"]["city"], ctx.user_texts)
+    pois = [ctx.kb.pois[c] for c in ctx.candidates]
+    dist = haversine_km(lat, lon, np.array([p.latitude for p in pois]), np.array([p.longitude for p in pois]))
+    return ALPHA * minmax(tfidf_scores(ctx)) + (1 - ALPHA) * minmax(1.0 / (1.0 + np.atleast_1d(dist)))
+
+
+class SpatialBaseline:
+    """Location-aware ranking (TF-IDF + haversine distance to an anchor)."""
+
+    name: ClassVar[str] = "spatial"
+    display_name: ClassVar[str] = "Spatial"
+    uses_llm: ClassVar[bool] = False
+
+    def prepare(self, kb: KB) -> None:
+        """Indexes and anchor patterns are built lazily per city."""
+
+    def predict(self, ctx: TurnContext) -> BaselineOutput:
+        ranked = rank_by_score(ctx.candidates, spatial_scores(ctx), ctx.rejected_poi_ids)
+        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
+        return BaselineOutput(ranked, text, citations)
