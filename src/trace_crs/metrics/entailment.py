@@ -1,0 +1,163 @@
+"""Entailment grounding (paper §3, Finding 2b, Appendix L Table 17/22) behind one interface.
+
+Entailment(turn) = (# claim sentences c with max_r p(r ⊨ c) ≥ 0.5) / (# claim sentences),
+where r ranges over the turn's resolved cited reviews (:mod:`~trace_crs.metrics.quotes`).
+Claim sentences: the response split after ``. ! ?``, ``[Rn]`` labels removed, sentences of
+at least three word tokens kept.  No claim sentence, or no resolved citation → 0.0 (nothing
+is supported; unlike GS there is no vacuous pass).
+
+Backends (every score names the one that produced it, ``backend.name``):
+
+* ``hf:DIR`` — any local sequence-classification NLI checkpoint directory (the paper's
+  DeBERTa-v3-base MNLI when a user has it); p = softmax probability of the label whose
+  ``id2label`` name contains "entail"; premise = review, hypothesis = claim.
+* ``llm`` — zero-shot yes/maybe/no through a DSPy LM (:class:`NLIVerdict`); p(yes) = 1,
+  p(no) = 0, and "maybe" = 1/3 (mass spread evenly over entail/neutral/contradict), so only
+  "yes" passes the 0.5 threshold.
+* ``embedding`` — a MiniLM support proxy, not NLI: p = max(0, max cosine between the claim
+  and the sentences of the review) via :func:`trace_crs.lm.embeddings.embed`.
+
+All backends cache p per (premise, hypothesis) pair within the process.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, Literal, Sequence
+
+import dspy
+import numpy as np
+
+from trace_crs.metrics.quotes import LABEL_RE
+
+THRESHOLD = 0.5
+_SENT = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"\w+")
+
+
+def claim_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` with labels stripped and at least three word tokens."""
+    parts = (LABEL_RE.sub("", s).strip() for s in _SENT.split(text))
+    return [s for s in parts if len(_WORD.findall(s)) >= 3]
+
+
+class Backend:
+    """Base: ``probabilities(pairs)`` with a per-process cache; subclasses fill ``_compute``."""
+
+    name = "base"
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str], float] = {}
+
+    def _compute(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        raise NotImplementedError
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """p(premise ⊨ hypothesis) for each ``(premise, hypothesis)`` pair."""
+        todo = sorted({p for p in pairs if p not in self._cache})
+        if todo:
+            self._cache.update(zip(todo, (float(x) for x in self._compute(todo))))
+        return np.array([self._cache[p] for p in pairs], dtype=float)
+
+
+class HFBackend(Backend):
+    """A local sequence-classification NLI checkpoint directory."""
+
+    def __init__(self, directory: str | Path, batch_size: int = 16) -> None:
+        super().__init__()
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        directory = Path(directory)
+        if not directory.is_dir():
+            raise FileNotFoundError(f"entailment hf: checkpoint directory {directory} not found")
+        self.tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
+        self.model = AutoModelForSequenceClassification.from_pretrained(directory, local_files_only=True).eval()
+        labels = {i: str(n).lower() for i, n in self.model.config.id2label.items()}
+        hits = [i for i, n in labels.items() if "entail" in n and not n.startswith("not")]
+        if len(hits) != 1:
+            raise ValueError(f"entailment hf: {directory}: need exactly one 'entailment' label in id2label, got {labels}")
+        self.entail_index, self.batch_size = int(hits[0]), batch_size
+        self.name = f"hf:{directory.name}"
+
+    def _compute(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        import torch
+
+        out = []
+        with torch.no_grad():
+            for i in range(0, len(pairs), self.batch_size):
+                chunk = pairs[i:i + self.batch_size]
+                enc = self.tokenizer([p for p, _ in chunk], [h for _, h in chunk], padding=True,
+                                     truncation=True, max_length=512, return_tensors="pt")
+                logits = self.model(**enc).logits
+                out.append(torch.softmax(logits, dim=-1)[:, self.entail_index].numpy())
+        return np.concatenate(out)
+
+
+class NLIVerdict(dspy.Signature):
+    """Does the review (premise) support the claim (hypothesis)? Answer yes, maybe or no. [v1]"""
+
+    premise: str = dspy.InputField(desc="a customer review")
+    hypothesis: str = dspy.InputField(desc="a claim made by a recommender")
+    verdict: Literal["yes", "maybe", "no"] = dspy.OutputField()
+
+
+VERDICT_PROB = {"yes": 1.0, "maybe": 1.0 / 3.0, "no": 0.0}
+
+
+class LLMBackend(Backend):
+    """Zero-shot yes/maybe/no entailment through a DSPy LM (passed in, never global)."""
+
+    def __init__(self, lm: dspy.BaseLM, name: str = "llm") -> None:
+        super().__init__()
+        self.lm, self.predict = lm, dspy.Predict(NLIVerdict)
+        self.name = f"llm:{getattr(lm, 'model', name)}"
+
+    def _compute(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        with dspy.context(lm=self.lm):
+            return np.array([VERDICT_PROB[self.predict(premise=p, hypothesis=h).verdict] for p, h in pairs])
+
+
+class EmbeddingBackend(Backend):
+    """MiniLM support proxy: max cosine between the claim and the review's sentences."""
+
+    name = "embedding:all-MiniLM-L6-v2"
+
+    def _compute(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        from trace_crs.lm.embeddings import embed
+
+        sents = {p: [s for s in _SENT.split(p) if s.strip()] or [p] for p, _ in pairs}
+        texts = sorted({s for ss in sents.values() for s in ss} | {h for _, h in pairs})
+        vec = dict(zip(texts, embed(texts)))
+        return np.array([max(0.0, max(float(vec[s] @ vec[h]) for s in sents[p])) for p, h in pairs])
+
+
+BACKENDS: dict[str, Callable[..., Backend]] = {
+    "hf": lambda arg, lm=None: HFBackend(arg),
+    "llm": lambda arg, lm=None: LLMBackend(lm),
+    "embedding": lambda arg, lm=None: EmbeddingBackend(),
+}
+
+
+def make_backend(spec: str, lm: dspy.BaseLM | None = None) -> Backend | None:
+    """``none`` → None; ``embedding``; ``llm`` (needs ``lm``); ``hf:DIR``."""
+    name, _, arg = spec.partition(":")
+    if name == "none":
+        return None
+    if name not in BACKENDS or (name == "hf") != bool(arg):
+        raise ValueError(f"--entailment {spec!r}: expected none, embedding, llm or hf:DIR")
+    if name == "llm" and lm is None:
+        raise ValueError("--entailment llm needs a configured LM")
+    return BACKENDS[name](arg, lm=lm)
+
+
+def entailment_scores(texts: Sequence[str], cited: Sequence[Sequence[str]], backend: Backend,
+                      threshold: float = THRESHOLD) -> np.ndarray:
+    """Per turn: fraction of claim sentences entailed (p ≥ threshold) by some cited review."""
+    claims = [claim_sentences(t) for t in texts]
+    pairs = sorted({(r, c) for cs, rs in zip(claims, cited) for c in cs for r in rs})
+    prob = dict(zip(pairs, backend.probabilities(pairs))) if pairs else {}
+    out = np.zeros(len(texts))
+    for i, (cs, rs) in enumerate(zip(claims, cited)):
+        if cs and rs:
+            out[i] = np.mean([max(prob[(r, c)] for r in rs) >= threshold for c in cs])
+    return out

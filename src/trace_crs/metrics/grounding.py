@@ -1,0 +1,125 @@
+"""Grounding metrics per system turn: GS, CD, PC, CGS, CGSent (paper §3, Appendix J, L).
+
+Inputs per turn: the response text and ``cited`` = {label: cited review text} for the
+labels that resolve (:mod:`trace_crs.metrics.quotes`).
+
+* **GS** = (# quotes whose best fuzzy match in the cited review reaches τ) / (# quotes), with
+  match = rapidfuzz ``partial_ratio`` on lower-cased strings / 100 ≥ τ (τ = 0.80).  A quote
+  whose label does not resolve fails.  No quotes → 1.0 (the vacuous case the paper flags).
+* **CD** = (word tokens of quotes that occur verbatim — lower-cased, whitespace collapsed — in
+  their cited review) / (word tokens of the response); tokens are ``\\w+`` runs; empty → 0.
+* **PC** (Algorithm 1) = (# distinct aspect terms mentioned that are covered) / (# distinct
+  aspect terms mentioned), over the 41-term seed list :data:`ASPECT_SEEDS` (four families),
+  case-insensitive whole-word matches; a term is covered if some ``[Rn]`` label starts within
+  w characters (|label offset − mention offset| ≤ w, w = 80) of one of its mentions;
+  overlapping terms each count once and repeats of a term merge.  A turn with no aspect
+  mention scores 1.0 — every scored turn is a recommend/compare turn, so the paper's
+  exclusion ("no aspect mention and no recommendation") never applies.
+* **CGS** = GS × 1[CD ≥ 0.05] × max(PC, 0.5) per turn, then averaged over turns.
+  Check against Table 22 (Dense GS 0.997, CD 0.393, PC 0.733, CGS 0.864): if PC is 0 or 1
+  per turn (short template responses mention one or two aspects) and the gate passes, the
+  mean is GS × (PC̄ + 0.5 (1 − PC̄)) = 0.997 × 0.8665 = 0.864; the same reading reproduces
+  Popularity, TF-IDF, Spatial and Itinerary to the third decimal, while MRS (CD 0.001) is
+  gated to ≈ 0.  So the per-turn product with the floor is the intended formula
+  (``tests/metrics/test_grounding.py`` re-derives these rows).
+* **CGSent** = entailment × 1[CD ≥ 0.05] × max(PC, 0.5) (Appendix L), same gate and floor.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Mapping, Sequence
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from trace_crs.metrics.quotes import label_offsets, parse_quotes
+
+ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
+    "food_menu": ("seafood", "vegan", "vegetarian", "breakfast", "brunch", "dessert", "cocktails",
+                  "coffee", "pizza", "sushi", "cafe"),
+    "ambience_style": ("quiet", "cozy", "romantic", "lively", "casual", "elegant", "trendy",
+                       "rustic", "modern", "view"),
+    "logistics": ("parking", "wifi", "outdoor seating", "reservations", "delivery", "takeout",
+                  "wheelchair accessible", "pet-friendly", "pool", "location"),
+    "value_price": ("cheap", "affordable", "budget", "upscale", "luxury", "expensive", "value",
+                    "family-friendly", "deal", "moderate"),
+}
+_TERM_RES = tuple(re.compile(rf"\b{re.escape(t)}\b", re.IGNORECASE)
+                  for ts in ASPECT_SEEDS.values() for t in ts)
+_WORD = re.compile(r"\w+")
+_SPACE = re.compile(r"\s+")
+
+
+def _norm(text: str) -> str:
+    return _SPACE.sub(" ", text.lower()).strip()
+
+
+@lru_cache(maxsize=200_000)
+def quote_match(quote: str, review_text: str) -> float:
+    """Best fuzzy partial-ratio match (0–1) of ``quote`` inside ``review_text`` (cached)."""
+    return fuzz.partial_ratio(quote.lower(), review_text.lower()) / 100.0
+
+
+@lru_cache(maxsize=200_000)
+def is_verbatim(quote: str, review_text: str) -> bool:
+    """Whether ``quote`` occurs verbatim (case- and whitespace-insensitive) in the review."""
+    q = _norm(quote)
+    return bool(q) and q in _norm(review_text)
+
+
+def quote_passes(text: str, cited: Mapping[str, str], threshold: float) -> list[bool]:
+    """Per quote of ``text``: resolved and fuzzy match ≥ threshold."""
+    return [q.label in cited and quote_match(q.text, cited[q.label]) >= threshold for q in parse_quotes(text)]
+
+
+def grounding_score(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = 0.80) -> np.ndarray:
+    """GS per turn (1.0 when a turn has no quotes)."""
+    out = np.ones(len(texts))
+    for i, (t, c) in enumerate(zip(texts, cited)):
+        passes = quote_passes(t, c, threshold)
+        if passes:
+            out[i] = sum(passes) / len(passes)
+    return out
+
+
+def citation_density(texts: Sequence[str], cited: Sequence[Mapping[str, str]]) -> np.ndarray:
+    """CD per turn: verbatim-quote word tokens / response word tokens."""
+    out = np.zeros(len(texts))
+    for i, (t, c) in enumerate(zip(texts, cited)):
+        n = len(_WORD.findall(t))
+        if n:
+            verbatim = sum(len(_WORD.findall(q.text)) for q in parse_quotes(t)
+                           if q.label in c and is_verbatim(q.text, c[q.label]))
+            out[i] = verbatim / n
+    return out
+
+
+def aspect_mentions(text: str) -> dict[str, list[int]]:
+    """{seed term: offsets of its whole-word, case-insensitive mentions} for terms present."""
+    out = {}
+    for term_re in _TERM_RES:
+        offsets = [m.start() for m in term_re.finditer(text)]
+        if offsets:
+            out[term_re.pattern] = offsets
+    return out
+
+
+def provenance_coverage(texts: Sequence[str], window: int = 80) -> np.ndarray:
+    """PC per turn (Algorithm 1); 1.0 when the turn mentions no aspect term."""
+    out = np.ones(len(texts))
+    for i, t in enumerate(texts):
+        mentions = aspect_mentions(t)
+        if not mentions:
+            continue
+        labels = np.array(label_offsets(t))
+        covered = sum(bool(labels.size) and any(np.abs(labels - o).min() <= window for o in offs)
+                      for offs in mentions.values())
+        out[i] = covered / len(mentions)
+    return out
+
+
+def composite(score: np.ndarray, cd: np.ndarray, pc: np.ndarray, cd_gate: float = 0.05,
+              pc_floor: float = 0.5) -> np.ndarray:
+    """CGS (score = GS) or CGSent (score = entailment): score × 1[CD ≥ gate] × max(PC, floor)."""
+    return np.asarray(score, float) * (np.asarray(cd) >= cd_gate) * np.maximum(np.asarray(pc, float), pc_floor)

@@ -1,0 +1,86 @@
+"""Practical-value metrics per dialogue (paper §3 "Spatial Coherence"/"Price Alignment",
+Appendix A Table 7, Appendix L spatial thresholds).
+
+The *recommended POIs* of a dialogue are the distinct POIs its scored turns recommend
+(:func:`trace_crs.metrics.recommendation.recommended`), in order of first appearance.
+
+* Spatial Coherence = (# pairs of recommended POIs with haversine distance ≤ d km) /
+  (# pairs), d = 2 by default; < 2 POIs → NaN (no pairs).
+* Route Efficiency (``route_km``) = length of the nearest-neighbour path that starts at the
+  first recommended POI and repeatedly moves to the closest unvisited one (ties → earlier
+  POI); < 2 POIs → NaN.
+* Price Alignment = (# recommended POIs with a known price ≤ ceiling) / (# with a known
+  price).  The ceiling comes from budget keywords in USER turns (case-insensitive whole
+  words): budget/cheap/affordable → 2 ($–$$), moderate → 3, luxury/upscale → 4; when
+  several appear, the last one stated (latest turn, rightmost in it) wins, since refinements
+  override.  A dialogue with no keyword, or no priced recommended POI, is NaN — excluded and
+  counted by the caller.
+* Itinerary Diversity = |distinct POI types among recommended POIs| / 3; no POI → NaN.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+from trace_crs.kb.geo import haversine_km
+
+PRICE_CEILINGS: dict[str, int] = {"budget": 2, "cheap": 2, "affordable": 2, "moderate": 3,
+                                  "luxury": 4, "upscale": 4}
+_PRICE_RE = re.compile(r"\b(" + "|".join(PRICE_CEILINGS) + r")\b", re.IGNORECASE)
+
+Coords = Sequence[tuple[float, float]]
+
+
+def _distances(coords: Coords) -> np.ndarray:
+    xy = np.asarray(coords, dtype=float).reshape(-1, 2)
+    return haversine_km(xy[:, None, 0], xy[:, None, 1], xy[None, :, 0], xy[None, :, 1])
+
+
+def spatial_coherence(coords: Coords, max_km: float = 2.0) -> float:
+    """Fraction of unordered POI pairs within ``max_km`` (NaN for < 2 POIs)."""
+    if len(coords) < 2:
+        return float("nan")
+    d = _distances(coords)
+    iu = np.triu_indices(len(coords), k=1)
+    return float(np.mean(d[iu] <= max_km))
+
+
+def route_km(coords: Coords) -> float:
+    """Nearest-neighbour path length in km from the first POI (NaN for < 2 POIs)."""
+    n = len(coords)
+    if n < 2:
+        return float("nan")
+    d = _distances(coords)
+    visited, here, total = [0], 0, 0.0
+    while len(visited) < n:
+        rest = [j for j in range(n) if j not in visited]
+        nxt = min(rest, key=lambda j: (d[here, j], j))
+        total += float(d[here, nxt])
+        visited.append(nxt)
+        here = nxt
+    return total
+
+
+def price_ceiling(user_texts: Sequence[str]) -> int | None:
+    """Ceiling (1–4) from the last budget keyword in the user turns, or None."""
+    ceiling = None
+    for text in user_texts:
+        found = _PRICE_RE.findall(text)
+        if found:
+            ceiling = PRICE_CEILINGS[found[-1].lower()]
+    return ceiling
+
+
+def price_alignment(prices: Sequence[int | None], ceiling: int | None) -> float:
+    """Fraction of priced POIs at or under ``ceiling``; NaN without ceiling or priced POI."""
+    known = [p for p in prices if p is not None]
+    if ceiling is None or not known:
+        return float("nan")
+    return sum(p <= ceiling for p in known) / len(known)
+
+
+def itinerary_diversity(poi_types: Sequence[str]) -> float:
+    """|distinct POI types| / 3 (restaurant, hotel, attraction); NaN when empty."""
+    return len(set(poi_types)) / 3.0 if poi_types else float("nan")

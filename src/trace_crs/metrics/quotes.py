@@ -1,0 +1,59 @@
+"""Parse review-span citations from response text: the one place that reads ``"…" [Rn]``.
+
+Response convention (ARCHITECTURE §3): a quote is a span in straight double quotes followed
+(after optional spaces) by its label ``[Rn]``.  ``labels`` finds every ``[Rn]`` (also bare
+ones that follow no quote) with its character offset, for Provenance Coverage (Appendix J).
+
+Label resolution (:func:`resolve_labels`, used by every grounding metric):
+
+* if the prediction carries a non-empty ``citations`` list, label ``Rn`` resolves to the
+  ``review_id`` of the citation with that label; a label not listed there is unresolved
+  (its quotes fail GS, and it contributes no cited text);
+* if ``citations`` is absent or empty, label ``Rn`` resolves to the n-th review (1-based,
+  reviews sorted by ``review_id``, i.e. ``KB.reviews_of``) of the top-ranked POI; an ``n``
+  beyond that POI's review count is unresolved.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+QUOTE_RE = re.compile(r'"([^"]+)"\s*\[(R\d+)\]')
+LABEL_RE = re.compile(r"\[(R\d+)\]")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One ``"text" [label]`` span: quote text, label, offset of the opening quote mark."""
+
+    text: str
+    label: str
+    start: int
+
+
+def parse_quotes(text: str) -> list[Quote]:
+    """All quoted spans immediately followed by a ``[Rn]`` label, in order of appearance."""
+    return [Quote(m.group(1), m.group(2), m.start()) for m in QUOTE_RE.finditer(text)]
+
+
+def label_offsets(text: str) -> list[int]:
+    """Character offsets of the ``[`` of every ``[Rn]`` label in ``text``."""
+    return [m.start() for m in LABEL_RE.finditer(text)]
+
+
+def resolve_labels(labels: Sequence[str], citations: Sequence[dict] | None,
+                   top_reviews: Sequence[str]) -> dict[str, str]:
+    """Map each label to a review id (unresolved labels are left out); see module docstring.
+
+    ``top_reviews`` are the review ids of the top-ranked POI sorted by review id.
+    """
+    if citations:
+        by_label = {c["label"]: c["review_id"] for c in citations}
+        return {lab: by_label[lab] for lab in labels if lab in by_label}
+    out = {}
+    for lab in labels:
+        n = int(lab[1:])
+        if 1 <= n <= len(top_reviews):
+            out[lab] = top_reviews[n - 1]
+    return out

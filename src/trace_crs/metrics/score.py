@@ -1,0 +1,179 @@
+"""``score_predictions(kb, dialogues, predictions, cfg) -> Scores`` (ARCHITECTURE §5).
+
+One row per reference system recommend/compare turn (``per_turn``), one per dialogue
+(``per_dialogue``), and ``aggregate`` = {n_dialogues, n_turns, n_missing, signature, config,
+metrics, n_undefined, entailment_backend}: turn metrics are means over turns, dialogue
+metrics means over the dialogues where they are defined (``n_undefined`` counts the rest,
+e.g. dialogues without a stated price for ``price_alignment``).  ``mr_recall@k_alt_only``
+is multi-reference recall over turns that have acceptable alternatives (Appendix S).
+
+A reference turn without a prediction is scored as an empty ranking with empty text and
+counted in ``n_missing`` (``cfg.strict`` makes it an error).  Definitions of each metric are
+in its family module; citation labels resolve as in :mod:`trace_crs.metrics.quotes`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from trace_crs.config import signature
+from trace_crs.kb import KB
+from trace_crs.metrics import recommendation as rec
+from trace_crs.metrics.dialogue import REC_ACTIONS, recovery_turns
+from trace_crs.metrics.entailment import Backend, entailment_scores
+from trace_crs.metrics.predictions import Key, index_predictions, scored_turns
+from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
+from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, TURN_METRICS
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    """Scoring parameters (issue 5 item 9 flags); ``entailment``/``judge`` name the backends."""
+
+    pool: str = "closed"
+    fuzzy_threshold: float = 0.80
+    cd_gate: float = 0.05
+    pc_window: int = 80
+    pc_floor: float = 0.5
+    spatial_km: float = 2.0
+    entailment: str = "none"
+    entail_threshold: float = 0.5
+    judge: str = "none"
+    judge_n: int = 200
+    strict: bool = False
+    seed: int = 42
+
+
+@dataclass
+class Scores:
+    per_turn: pd.DataFrame
+    per_dialogue: pd.DataFrame
+    aggregate: dict[str, Any]
+
+
+@dataclass
+class TurnBatch:
+    """Column inputs of the turn metrics."""
+
+    gold: list[list[str]] = field(default_factory=list)
+    alternatives: list[list[str]] = field(default_factory=list)
+    ranked: list[list[str]] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    reference_text: list[str] = field(default_factory=list)
+    cited: list[dict[str, str]] = field(default_factory=list)
+    entailment: np.ndarray | None = None
+
+
+@dataclass
+class DialogueBatch:
+    """Per-dialogue inputs of the dialogue metrics."""
+
+    hits: list[list[float]] = field(default_factory=list)
+    hit_by_turn: list[dict[int, float]] = field(default_factory=list)
+    recovery: list[list[int]] = field(default_factory=list)
+    coords: list[list[tuple[float, float]]] = field(default_factory=list)
+    prices: list[list[int | None]] = field(default_factory=list)
+    poi_types: list[list[str]] = field(default_factory=list)
+    user_texts: list[list[str]] = field(default_factory=list)
+
+
+def _cited(kb: KB, pred: Mapping[str, Any]) -> dict[str, str]:
+    labels = sorted(set(LABEL_RE.findall(pred["text"])))
+    top = pred["ranked_poi_ids"][:1]
+    top_reviews = [r.review_id for r in kb.reviews_of(top[0])] if top else []
+    return {lab: kb.reviews[rid].text for lab, rid in resolve_labels(labels, pred["citations"], top_reviews).items()}
+
+
+def _mean(x: pd.Series) -> float | None:
+    v = x.dropna()
+    return float(v.mean()) if len(v) else None
+
+
+def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: Mapping[Key, dict] | Iterable[dict],
+                      cfg: ScoreConfig = ScoreConfig(), entailment: Backend | None = None) -> Scores:
+    """Score one system's predictions on ``dialogues`` (see module docstring)."""
+    if not isinstance(predictions, Mapping):
+        predictions = index_predictions(((f"predictions[{i}]", p) for i, p in enumerate(predictions)), dialogues, kb)
+    n_missing = len(scored_turns(dialogues)) - len(predictions)
+    if cfg.strict and n_missing:
+        missing = sorted(set(scored_turns(dialogues)) - set(predictions))[:5]
+        raise ValueError(f"{n_missing} reference turns have no prediction (strict), e.g. {missing}")
+    tb, db, rows = TurnBatch(), DialogueBatch(), []
+    empty = {"ranked_poi_ids": [], "text": "", "citations": []}
+    for d in dialogues:
+        sc = d["scenario"]
+        recov = recovery_turns(d["turns"])
+        hits: list[float] = []
+        hit_by_turn: dict[int, float] = {}
+        recommended: list[str] = []
+        for turn in d["turns"]:
+            if turn["role"] != "system" or turn["action"] not in REC_ACTIONS:
+                continue
+            pred = predictions.get((d["dialogue_id"], turn["turn_id"]), empty)
+            gold = list(turn.get("gold_poi_ids") or [])
+            tb.gold.append(gold)
+            tb.alternatives.append(list(turn.get("acceptable_alternative_poi_ids") or []))
+            tb.ranked.append(list(pred["ranked_poi_ids"]))
+            tb.text.append(pred["text"])
+            tb.reference_text.append(turn["text"])
+            tb.cited.append(_cited(kb, pred))
+            hit = float(rec.turn_hits([gold], [pred["ranked_poi_ids"]])[0])
+            hits.append(hit)
+            hit_by_turn[turn["turn_id"]] = hit
+            recommended += [p for p in rec.recommended(pred["ranked_poi_ids"], len(gold)) if p not in recommended]
+            rows.append({"dialogue_id": d["dialogue_id"], "turn_id": turn["turn_id"], "action": turn["action"],
+                         "difficulty": sc.get("difficulty"), "city": sc.get("city"), "poi_type": sc.get("poi_type"),
+                         "has_alternative": bool(tb.alternatives[-1]), "after_rejection": turn["turn_id"] in recov})
+        pois = [kb.pois[p] for p in recommended]
+        db.hits.append(hits)
+        db.hit_by_turn.append(hit_by_turn)
+        db.recovery.append(recov)
+        db.coords.append([(p.latitude, p.longitude) for p in pois])
+        db.prices.append([p.price for p in pois])
+        db.poi_types.append([p.poi_type for p in pois])
+        db.user_texts.append([t["text"] for t in d["turns"] if t["role"] == "user"])
+    if entailment is not None:
+        tb.entailment = entailment_scores(tb.text, [list(c.values()) for c in tb.cited], entailment,
+                                          cfg.entail_threshold)
+    cols: dict[str, np.ndarray] = {}
+    for name in TURN_METRICS:
+        if METRICS[name].needs == "entailment" and entailment is None:
+            continue
+        cols[name] = METRICS[name].fn(tb, cols, cfg) if rows else np.zeros(0)
+    per_turn = pd.concat([pd.DataFrame(rows, columns=["dialogue_id", "turn_id", "action", "difficulty", "city",
+                                                      "poi_type", "has_alternative", "after_rejection"]),
+                          pd.DataFrame(cols)], axis=1)
+    per_dialogue = pd.DataFrame({"dialogue_id": [d["dialogue_id"] for d in dialogues],
+                                 **{n: METRICS[n].fn(db, cfg) if dialogues else np.zeros(0)
+                                    for n in DIALOGUE_METRICS}})
+    return Scores(per_turn, per_dialogue, aggregate(per_turn, per_dialogue, kb, cfg, n_missing, entailment))
+
+
+def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: ScoreConfig, n_missing: int,
+              entailment: Backend | None = None) -> dict[str, Any]:
+    """The score-file dictionary (NaN → None so that it is valid JSON)."""
+    metrics: dict[str, float | None] = {}
+    for name in METRICS:
+        if name in per_turn:
+            metrics[name] = _mean(per_turn[name])
+        elif name in per_dialogue:
+            metrics[name] = _mean(per_dialogue[name])
+    alt = per_turn[per_turn["has_alternative"].astype(bool)] if len(per_turn) else per_turn
+    for key, base in ALT_ONLY.items():
+        metrics[key] = _mean(alt[base]) if len(alt) else None
+    for col in [c for c in per_turn.columns if c.startswith("judge_")]:
+        metrics[col] = _mean(per_turn[col])
+    nli = entailment.name if entailment is not None else "none"
+    return {
+        "n_dialogues": int(len(per_dialogue)), "n_turns": int(len(per_turn)), "n_missing": int(n_missing),
+        "signature": signature(kb.sha256, cfg.pool, cfg.fuzzy_threshold, nli, cfg.seed, cd=f"{cfg.cd_gate:.2f}",
+                               pc=cfg.pc_window, km=f"{cfg.spatial_km:g}"),
+        "config": dataclasses.asdict(cfg), "entailment_backend": nli,
+        "n_undefined": {n: int(per_dialogue[n].isna().sum()) for n in DIALOGUE_METRICS if n in per_dialogue},
+        "metrics": {k: (None if v is None or math.isnan(v) else v) for k, v in metrics.items()},
+    }
