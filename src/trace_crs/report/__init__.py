@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-MODULES = ("results", "paper", "compare", "figures", "t05")
+MODULES = ("results", "paper", "compare", "figures", "findings", "provenance",
+           "t03", "t05", "t06", "t09", "t16", "t21", "t24", "t25", "t26", "t27", "t29",
+           "f02", "f06", "oracle_knapsack")
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -8,13 +8,14 @@ holds; :func:`wide` pivots it for display.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import paper
+from trace_crs.report import paper, results
 
 # key: (paper label, family); family "llm" = uses a language model at inference time.
 BASELINES: dict[str, tuple[str, str]] = {
@@ -73,6 +74,14 @@ def side_by_side(reported: pd.DataFrame, ours: pd.DataFrame, columns: Mapping[st
     frame["diff"] = frame["ours"] - frame["paper"]
     carried = [c for c in PROVENANCE_COLUMNS if c in ours.columns]
     return frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
+
+
+def publish(results_dir: str | Path, name: str, ours: pd.DataFrame,
+            columns: Mapping[str, str]) -> pd.DataFrame:
+    """:func:`side_by_side` against paper table ``name``, written to ``tables/<name>.csv``."""
+    long = side_by_side(paper.table(name), ours, columns)
+    results.write_table(long, results_dir, name)
+    return long
 
 
 def _ours(ours: pd.DataFrame, key: str | None, metric: str) -> float:

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, paper, results
+from trace_crs.report import compare, figures, results
 
 NAME = "table5_headline"
 COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "BLEU": "bleu4",
@@ -23,9 +23,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
          baselines: Sequence[str] | None = None) -> pd.DataFrame:
     """Reported vs reproduced Table 5; writes the table CSV."""
     ours = results.metric_table(results.load_aggregates(results_dir, runs, baselines))
-    long = compare.side_by_side(paper.table(NAME), ours, COLUMNS)
-    results.write_table(long, results_dir, NAME)
-    return long
+    return compare.publish(results_dir, NAME, ours, COLUMNS)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
