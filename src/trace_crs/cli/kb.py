@@ -1,6 +1,55 @@
-"""`trace-crs kb` commands (placeholder until its issue lands)."""
+"""`trace-crs kb build|stats`: build a KB directory (synthetic or Yelp) and summarise it
+(paper §2.1, Table 3)."""
 from __future__ import annotations
 
+import argparse
+import json
+from pathlib import Path
 
-def register(subparsers) -> None:  # noqa: ANN001
-    """Register nothing yet."""
+from trace_crs.kb.kbstats import cell_counts, format_summary, summarize
+from trace_crs.kb.store import load_kb, write_kb
+
+
+def _build(args: argparse.Namespace) -> int:
+    if args.source == "yelp":
+        if not args.yelp_dir:
+            raise ValueError("--source yelp needs --yelp-dir DIR (holding the yelp_academic_dataset_*.json files)")
+        from trace_crs.kb.yelp import build_yelp
+        pois, reviews, manifest = build_yelp(args.yelp_dir, per_cell=args.per_cell, seed=args.seed)
+    else:
+        from trace_crs.kb.synthetic import build_synthetic
+        pois, reviews, manifest = build_synthetic(per_cell=args.per_cell, seed=args.seed)
+    manifest.update(counts=cell_counts(pois), n_pois=len(pois), n_reviews=len(reviews))
+    manifest = write_kb(pois, reviews, args.out, manifest)
+    print(f"kb: {len(pois)} POIs, {len(reviews)} reviews -> {args.out}")
+    for cell, missing in manifest.get("shortfalls", {}).items():
+        print(f"kb: shortfall {cell}: {missing} POIs short of --per-cell {args.per_cell}")
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    if not Path(args.kb_dir).is_dir():
+        raise FileNotFoundError(f"{args.kb_dir}: KB directory not found")
+    stats = summarize(load_kb(args.kb_dir))
+    print(format_summary(stats))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(stats, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``kb build`` and ``kb stats``."""
+    kb = subparsers.add_parser("kb", help="build and summarise the POI knowledge base")
+    sub = kb.add_subparsers(dest="kb_command", required=True)
+    build = sub.add_parser("build", help="build a KB directory (pois.jsonl, reviews.jsonl, MANIFEST.json)")
+    build.add_argument("--source", choices=("synthetic", "yelp"), default="synthetic")
+    build.add_argument("--yelp-dir", help="directory with the Yelp Open Dataset business/review JSON files")
+    build.add_argument("--per-cell", type=int, default=100, help="POIs per city x type (default 100)")
+    build.add_argument("--seed", type=int, default=42)
+    build.add_argument("--out", required=True, help="output KB directory")
+    build.set_defaults(func=_build)
+    stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
+    stats.add_argument("kb_dir")
+    stats.add_argument("--json", help="also write the statistics as JSON to this path")
+    stats.set_defaults(func=_stats)

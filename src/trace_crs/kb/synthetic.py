@@ -47,6 +47,11 @@ def _data(name: str) -> dict[str, Any]:
     return data
 
 
+def poi_profiles() -> dict[str, Any]:
+    """The parsed, vocabulary-checked ``data/poi_profiles.yaml`` (per POI type)."""
+    return _data("poi_profiles.yaml")
+
+
 def check_profiles(profiles: dict[str, Any]) -> None:
     """Raise ``ValueError`` unless the profiles use exactly the vocabulary of ``kb/facets.py``."""
     for poi_type, prof in profiles.items():
