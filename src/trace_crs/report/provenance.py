@@ -1,0 +1,115 @@
+"""Provenance of a profile's results: which data, models, backends and code made them.
+
+:func:`runs` — per run: baselines, sizes, signature fields (pool, fuzzy, nli backend,
+seed), the LM model id and weights SHA256 read from the run's ``config.yaml`` and
+``records.parquet``.  :func:`load` — the provenance page: KB and corpus SHA256, package
+versions, git commit, per-run rows.  Nothing here is typed by hand; absent sources say so.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from trace_crs.kb.store import MANIFEST_FILE, POIS_FILE, REVIEWS_FILE, sha256_file
+from trace_crs.lm.weights import WEIGHTS
+from trace_crs.report import results
+
+PACKAGES = ("trace-crs", "numpy", "pandas", "scikit-learn", "scipy", "sentence-transformers",
+            "rapidfuzz", "sacrebleu", "dspy", "litellm", "matplotlib", "papermill", "jupyter-book")
+ABSENT = "not recorded"
+
+
+def signature_fields(signature: str) -> dict[str, str]:
+    """``trace|v:0.1.0|kb:1a2b|pool:8|…`` -> ``{"v": "0.1.0", "kb": "1a2b", "pool": "8", …}``."""
+    parts = [p.split(":", 1) for p in (signature or "").split("|")[1:]]
+    return {k: v for k, v in (p for p in parts if len(p) == 2)}
+
+
+def _lm(results_dir: str | Path, run: str) -> dict[str, str]:
+    """LM model id(s), weights hash and summed latency of a run, from its config and records."""
+    root = Path(results_dir) / "runs" / run
+    config: dict[str, Any] = {}
+    if (root / "config.yaml").exists():
+        config = results.load_run_config(results_dir, run).get("lm") or {}
+    models, latency = ABSENT, ABSENT
+    if (root / "records.parquet").exists():
+        records = pd.read_parquet(root / "records.parquet", columns=["model", "latency_s"])
+        models = ", ".join(sorted(str(m) for m in records["model"].dropna().unique())) or "none (no LM)"
+        latency = f"{float(records['latency_s'].sum()):.1f}"
+    weights = config.get("weights")
+    uses_local = config.get("model") == "local"
+    sha = WEIGHTS[weights].sha256 if uses_local and weights in WEIGHTS else (
+        "n/a (API model)" if config else ABSENT)
+    return {"lm_model": str(config.get("model", ABSENT)), "models_in_records": models,
+            "weights": str(weights) if uses_local else "n/a", "weights_sha256": sha,
+            "summed_latency_s": latency}
+
+
+def runs(results_dir: str | Path, names: Sequence[str]) -> pd.DataFrame:
+    """One row per run: baselines, dialogue/turn counts, signature fields and LM identity."""
+    rows = []
+    for run in names:
+        agg = results.load_aggregates(results_dir, run)
+        sig = signature_fields(str(agg["signature"].iloc[0]))
+        rows.append({"run": run, "baselines": ", ".join(agg["baseline"]),
+                     "n_dialogues": int(agg["n_dialogues"].max()),
+                     "n_turns": int(agg["n_turns"].max()),
+                     "kb": sig.get("kb", ABSENT), "pool": sig.get("pool", ABSENT),
+                     "fuzzy": sig.get("fuzzy", ABSENT), "nli": sig.get("nli", ABSENT),
+                     "seed": sig.get("seed", ABSENT), **_lm(results_dir, run)})
+    return pd.DataFrame(rows)
+
+
+def git_commit(repo: str | Path = ".") -> str:
+    """``git rev-parse HEAD`` of ``repo`` (plus ``-dirty`` if tracked files changed)."""
+    try:
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "-uno"],
+                               check=True, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ABSENT
+    return head + ("-dirty" if dirty else "")
+
+
+def versions(packages: Sequence[str] = PACKAGES) -> dict[str, str]:
+    """Installed version of each distribution (``not installed`` when absent)."""
+    out = {}
+    for name in packages:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def inputs(kb_dir: str | Path, dialogues_path: str | Path) -> dict[str, str]:
+    """SHA256 of the KB files (from the KB manifest, checked against the bytes) and corpus."""
+    kb_dir = results.require(kb_dir, "KB directory")
+    manifest = json.loads(results.require(Path(kb_dir) / MANIFEST_FILE, "KB manifest").read_text())
+    out = {}
+    for name in (POIS_FILE, REVIEWS_FILE):
+        actual = sha256_file(Path(kb_dir) / name)
+        recorded = manifest.get("files", {}).get(name, {}).get("sha256", "")
+        out[f"kb/{name}"] = actual if actual == recorded else f"{actual} (manifest says {recorded})"
+    out["dialogues"] = sha256_file(results.require(dialogues_path, "dialogue corpus"))
+    return out
+
+
+def load(results_dir: str | Path, kb_dir: str | Path, dialogues_path: str | Path,
+         run_names: Sequence[str], repo: str | Path = ".") -> pd.DataFrame:
+    """Key/value provenance table (``section, key, value``) for the provenance page."""
+    done = Path(results_dir) / ".done"
+    rows: list[tuple[str, str, Any]] = [("inputs", k, v) for k, v in inputs(kb_dir, dialogues_path).items()]
+    rows += [("code", "git commit", git_commit(repo))]
+    rows += [("packages", k, v) for k, v in versions().items()]
+    rows += [("results", "all runs scored (.done)",
+              pd.Timestamp(done.stat().st_mtime, unit="s").isoformat() if done.exists() else ABSENT)]
+    for record in runs(results_dir, run_names).to_dict("records"):
+        rows += [(f"run {record['run']}", k, v) for k, v in record.items() if k != "run"]
+    return pd.DataFrame(rows, columns=["section", "key", "value"]).astype(str)

@@ -1,0 +1,50 @@
+import json
+
+import pandas as pd
+import yaml
+
+from trace_crs.kb.store import sha256_file
+from trace_crs.lm.weights import WEIGHTS
+from trace_crs.report import provenance
+
+
+def test_signature_fields():
+    assert provenance.signature_fields("trace|v:0.1.0|kb:1a2b3c4d|pool:8|nli:none|seed:42") == {
+        "v": "0.1.0", "kb": "1a2b3c4d", "pool": "8", "nli": "none", "seed": "42"}
+    assert provenance.signature_fields("") == {}
+
+
+def test_runs_reads_lm_identity_from_config_and_records(tmp_path, scores):
+    scores(tmp_path, "closed_llm", "llm_zero_shot", {"recall@1": 0.5}, n_dialogues=4, n_turns=9)
+    run = tmp_path / "runs" / "closed_llm"
+    run.mkdir(parents=True)
+    name = sorted(WEIGHTS)[0]
+    (run / "config.yaml").write_text(yaml.safe_dump({"lm": {"model": "local", "weights": name}}))
+    pd.DataFrame({"model": ["m-a", "m-a", None], "latency_s": [0.5, 1.25, 0.0]}).to_parquet(
+        run / "records.parquet")
+    row = provenance.runs(tmp_path, ["closed_llm"]).iloc[0]
+    assert (row["n_dialogues"], row["n_turns"], row["pool"], row["nli"]) == (4, 9, "8", "none")
+    assert row["weights_sha256"] == WEIGHTS[name].sha256
+    assert row["models_in_records"] == "m-a" and row["summed_latency_s"] == "1.8"
+
+
+def test_runs_without_run_directory_say_not_recorded(tmp_path, scores):
+    scores(tmp_path, "closed", "tfidf", {"recall@1": 0.5})
+    row = provenance.runs(tmp_path, ["closed"]).iloc[0]
+    assert row["lm_model"] == row["weights_sha256"] == row["models_in_records"] == "not recorded"
+
+
+def test_inputs_hashes(tmp_path):
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "pois.jsonl").write_text("{}\n")
+    (kb / "reviews.jsonl").write_text("")
+    empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"  # sha256 of b""
+    (kb / "MANIFEST.json").write_text(json.dumps({"files": {"pois.jsonl": {"sha256": "x"},
+                                                            "reviews.jsonl": {"sha256": empty}}}))
+    corpus = tmp_path / "d.jsonl"
+    corpus.write_text("")
+    out = provenance.inputs(kb, corpus)
+    assert out["kb/reviews.jsonl"] == empty and out["dialogues"] == empty
+    assert out["kb/pois.jsonl"].endswith("(manifest says x)")
+    assert out["kb/pois.jsonl"].startswith(sha256_file(kb / "pois.jsonl"))
