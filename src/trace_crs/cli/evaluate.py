@@ -1,6 +1,52 @@
-"""`trace-crs evaluate` commands (placeholder until its issue lands)."""
+"""``trace-crs evaluate``: replay reference dialogues through baselines (ARCHITECTURE §4).
+
+    trace-crs evaluate --kb D --dialogues F --baselines all|non-llm|llm|name,... \\
+        --pool closed|16|32|open [--subset N] [--seed 42] [--workers 2] --out results/runs/<run_id>
+
+A ``--config`` YAML (keys of :class:`trace_crs.runner.run.RunConfig`) and ``--set k=v`` give
+the same settings; explicit flags win.  Re-running into the same ``--out`` resumes.
+"""
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import json
 
-def register(subparsers) -> None:  # noqa: ANN001
-    """Register nothing yet."""
+from trace_crs.config import load_config
+
+
+def _run(args: argparse.Namespace) -> int:
+    from trace_crs.runner.run import RunConfig, evaluate
+
+    cfg = load_config(RunConfig, args.config, args.set)
+    flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(RunConfig)
+             if getattr(args, f.name, None) is not None}
+    cfg = dataclasses.replace(cfg, **flags)
+    if not cfg.kb or not cfg.dialogues:
+        raise ValueError("evaluate: --kb and --dialogues are required (or set them in --config)")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
+    manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir)
+    print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"]},
+                     sort_keys=True))
+    return 0
+
+
+def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subparsers type
+    """Add the ``evaluate`` command."""
+    p = subparsers.add_parser("evaluate", help="run baselines over reference dialogues (resumable)",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--config", help="run config YAML (RunConfig keys)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key")
+    p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
+    p.add_argument("--dialogues", help="dialogues JSON-lines file")
+    p.add_argument("--baselines", help="all | non-llm | llm | comma-separated registry keys")
+    p.add_argument("--pool", choices=["closed", "16", "32", "open"])
+    p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
+    p.add_argument("--workers", type=int, default=2, help="processes for non-LLM baselines (default 2)")
+    p.add_argument("--cache-dir", help="on-disk cache for shared work (default .cache/trace_crs)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--out", required=True, help="run directory, e.g. results/runs/<run_id>")
+    p.set_defaults(func=_run)

@@ -1,0 +1,151 @@
+"""``trace-crs evaluate``: replay reference dialogues through baselines, resumably
+(issue 4 item 5, ARCHITECTURE §4).
+
+Layout of ``out/``: ``config.yaml`` (resolved), ``records/<baseline>/<chunk>.parquet`` (atomic
+chunk files — a present file is a finished chunk, so a killed run resumes where it stopped),
+``records.parquet`` (all chunks, sorted by dialogue_id, turn_id, baseline), ``predictions/
+<baseline>.jsonl`` and ``MANIFEST.json`` (SHA256 of inputs and outputs, record and fallback
+counts).  Non-LLM baselines run over chunks in ``workers`` spawned processes; LLM baselines
+run serially in this process.  Re-running with a different resolved config into the same
+directory is refused.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing as mp
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import yaml
+from tqdm import tqdm
+
+from trace_crs import __version__
+from trace_crs.baselines.cache import CACHE_ENV
+from trace_crs.baselines.registry import GROUPS, resolve
+from trace_crs.dialogues.schema import load_dialogues
+from trace_crs.kb import load_kb
+from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
+from trace_crs.runner.execute import Clock, build_baselines, init_worker, run_chunk, worker_task
+from trace_crs.runner.records import read_records, write_predictions, write_table
+from trace_crs.runner.tasks import POOLS, chunks, select_subset
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    kb: str = ""
+    dialogues: str = ""
+    baselines: str = "all"
+    pool: str = "closed"
+    subset: int | None = None
+    seed: int = 42
+    chunk_size: int = 50
+
+
+def resolved_config(cfg: RunConfig) -> dict[str, Any]:
+    """The config as written to ``config.yaml``: names resolved, inputs identified by SHA256."""
+    if cfg.pool not in POOLS:
+        raise ValueError(f"pool {cfg.pool!r}: expected one of {', '.join(POOLS)}")
+    for label, path in (("--kb", Path(cfg.kb) / POIS_FILE), ("--dialogues", Path(cfg.dialogues))):
+        if not path.is_file():
+            raise FileNotFoundError(f"{label}: {path} not found")
+    return {**dataclasses.asdict(cfg), "baselines": resolve(cfg.baselines), "trace_version": __version__,
+            "kb_sha256": sha256_file(Path(cfg.kb) / POIS_FILE), "dialogues_sha256": sha256_file(cfg.dialogues)}
+
+
+def _claim(out: Path, resolved: dict[str, Any]) -> None:
+    """Write ``config.yaml``, or check that an existing one describes the same run."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "config.yaml"
+    text = yaml.safe_dump(resolved, sort_keys=True)
+    if path.exists():
+        old = yaml.safe_load(path.read_text())
+        same = {k: v for k, v in old.items() if k not in ("kb", "dialogues")} == \
+               {k: v for k, v in resolved.items() if k not in ("kb", "dialogues")}
+        if not same:
+            raise ValueError(f"{path}: an existing run with a different configuration; use another --out")
+    tmp = path.with_name(".config.yaml.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _pending(out: Path, names: list[str], n_chunks: int) -> dict[int, dict[str, str]]:
+    """``{chunk: {baseline: path}}`` of chunk files not yet written."""
+    todo: dict[int, dict[str, str]] = {}
+    for name in names:
+        for k in range(n_chunks):
+            path = out / "records" / name / f"{k:05d}.parquet"
+            if not path.exists():
+                todo.setdefault(k, {})[name] = str(path)
+    return todo
+
+
+def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progress) -> None:  # noqa: ANN001
+    tasks = [(parts[k], {n: p for n, p in todo[k].items() if n in names}) for k in sorted(todo)]
+    tasks = [t for t in tasks if t[1]]
+    if not tasks:
+        return
+    bar = tqdm(total=len(tasks), desc="non-LLM chunks", disable=not progress, unit="chunk")
+    if workers <= 1:
+        baselines = build_baselines(names, kb)
+        for dialogues, targets in tasks:
+            run_chunk(baselines, kb, dialogues, cfg.pool, cfg.seed, {n: Path(p) for n, p in targets.items()}, clock)
+            bar.update()
+    else:
+        build_baselines(names, kb)  # fills the on-disk caches once before the workers start
+        with mp.get_context("spawn").Pool(workers, init_worker, (cfg.kb, names, cfg.pool, cfg.seed)) as pool:
+            for _ in pool.imap_unordered(worker_task, tasks):
+                bar.update()
+    bar.close()
+
+
+def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = time.perf_counter,
+             progress: bool = True, cache_dir: str | Path | None = None) -> dict[str, Any]:
+    """Run (or resume) one evaluation into ``out``; returns the manifest."""
+    out = Path(out)
+    resolved = resolved_config(cfg)
+    names = resolved["baselines"]
+    if cache_dir is not None:
+        os.environ[CACHE_ENV] = str(cache_dir)
+    kb = load_kb(cfg.kb)
+    dialogues = select_subset(load_dialogues(cfg.dialogues), cfg.subset, cfg.seed)
+    _claim(out, resolved)
+    parts = chunks(dialogues, cfg.chunk_size)
+    todo = _pending(out, names, len(parts))
+    _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
+    llm = [n for n in names if GROUPS[n] == "LLM"]
+    if llm and todo:
+        baselines = build_baselines(llm, kb)
+        for k in tqdm(sorted(todo), desc="LLM chunks", disable=not progress, unit="chunk"):
+            targets = {n: Path(p) for n, p in todo[k].items() if n in llm}
+            if targets:
+                run_chunk(baselines, kb, parts[k], cfg.pool, cfg.seed, targets, clock)
+    return finalize(out, names, resolved, cfg)
+
+
+def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig) -> dict[str, Any]:
+    """Consolidate chunk files into ``records.parquet``, predictions and ``MANIFEST.json``."""
+    table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
+    write_table(table, out / "records.parquet")
+    preds = write_predictions(table, names, out / "predictions")
+    counts = {}
+    for name in names:
+        mask = pc.equal(table.column("baseline"), name)
+        sub = table.filter(mask)
+        counts[name] = {"records": sub.num_rows, "fallbacks": int(pc.sum(sub.column("fallback")).as_py() or 0)}
+    outputs = [out / "config.yaml", out / "records.parquet", *preds]
+    manifest = {
+        "inputs": {f"kb/{POIS_FILE}": resolved["kb_sha256"],
+                   f"kb/{REVIEWS_FILE}": sha256_file(Path(cfg.kb) / REVIEWS_FILE),
+                   "dialogues": resolved["dialogues_sha256"]},
+        "outputs": {str(p.relative_to(out)): sha256_file(p) for p in outputs},
+        "counts": counts, "n_records": table.num_rows,
+    }
+    tmp = out / ".MANIFEST.json.tmp"
+    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    os.replace(tmp, out / "MANIFEST.json")
+    return manifest

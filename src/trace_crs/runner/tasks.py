@@ -1,0 +1,67 @@
+"""What gets evaluated: the dialogue subset, the candidate pool of each dialogue and the
+system turns to predict (paper §4: every system recommend/compare turn of every reference
+dialogue is replayed).
+
+The pool is shuffled once per dialogue with a generator seeded by ``(seed, dialogue id)`` so
+that candidate order carries no position signal and does not depend on which other
+dialogues are in the run (subset, chunking or worker count never change it).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from trace_crs.baselines.base import TurnContext
+from trace_crs.kb import KB
+
+POOLS: tuple[str, ...] = ("closed", "16", "32", "open")
+REC_ACTIONS: tuple[str, ...] = ("recommend", "compare")
+
+
+def select_subset(dialogues: list[dict[str, Any]], subset: int | None, seed: int) -> list[dict[str, Any]]:
+    """``subset`` dialogues drawn without replacement with ``seed``, kept in file order
+    (all of them when ``subset`` is None or ≥ the corpus size)."""
+    if subset is None or subset >= len(dialogues):
+        return list(dialogues)
+    if subset < 1:
+        raise ValueError(f"--subset must be ≥ 1, got {subset}")
+    keep = np.sort(np.random.default_rng(seed).choice(len(dialogues), size=subset, replace=False))
+    return [dialogues[i] for i in keep]
+
+
+def pool_ids(dialogue: dict[str, Any], pool: str) -> list[str]:
+    """The dialogue's candidate ids for ``pool`` (closed 8, expanded 16/32, open set)."""
+    if pool == "closed":
+        return list(dialogue["candidate_poi_ids"])
+    if pool in ("16", "32"):
+        return list(dialogue["expanded_pool_poi_ids"][pool])
+    if pool == "open":
+        return list(dialogue["open_set_poi_ids"])
+    raise ValueError(f"unknown pool {pool!r}; expected one of {', '.join(POOLS)}")
+
+
+def shuffled_pool(dialogue: dict[str, Any], pool: str, seed: int) -> tuple[str, ...]:
+    """The pool permuted by ``default_rng([seed, first 8 bytes of sha256(dialogue_id)])``."""
+    ids = pool_ids(dialogue, pool)
+    salt = int.from_bytes(hashlib.sha256(dialogue["dialogue_id"].encode()).digest()[:8], "big")
+    order = np.random.default_rng([seed, salt]).permutation(len(ids))
+    return tuple(ids[i] for i in order)
+
+
+def turn_contexts(dialogue: dict[str, Any], kb: KB, pool: str, seed: int) -> list[TurnContext]:
+    """One :class:`TurnContext` per system recommend/compare turn, in turn order."""
+    candidates = shuffled_pool(dialogue, pool, seed)
+    unknown = [c for c in candidates if c not in kb.pois]
+    if unknown:
+        raise ValueError(f"dialogue {dialogue['dialogue_id']}: pool {pool} has POI id(s) not in the KB: {unknown[:3]}")
+    return [TurnContext(dialogue=dialogue, turn_index=i, action=t["action"], candidates=candidates, kb=kb, pool=pool)
+            for i, t in enumerate(dialogue["turns"]) if t["role"] == "system" and t["action"] in REC_ACTIONS]
+
+
+def chunks(dialogues: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
+    """Consecutive chunks of ``size`` dialogues (the unit of atomic, resumable output)."""
+    if size < 1:
+        raise ValueError(f"chunk size must be ≥ 1, got {size}")
+    return [dialogues[i:i + size] for i in range(0, len(dialogues), size)]
