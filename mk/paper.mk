@@ -1,4 +1,89 @@
-# Placeholder until the compendium issue lands: the smoke book target used by `make test`.
-smoke-book: $(STAMP) ## build the smoke book (tiny KB, few dialogues)
-	@echo "smoke book: not built yet"
-.PHONY: smoke-book
+# `make paper`: KB → dialogues → runs → scores → notebooks (papermill) → jupyter-book HTML.
+# Every step has real file prerequisites (make -j safe; nothing re-runs unless an input or the
+# code changed). One config per run: configs/$(PROFILE)/<run>.yaml (see book/reproduce.md).
+# Ablations: make paper PARAMS="pool=32 fuzzy_threshold=0.9" re-executes only the notebooks
+# whose params/$(PROFILE)/<name>.yaml declares one of those keys.
+
+KB_DIR      ?= data/kb/$(PROFILE)
+DIALOGUES   ?= data/dialogues/$(PROFILE)/dialogues.jsonl
+LLAMA_STAMP ?= $(VENV)/.llama-installed
+TRACE       := $(VENV)/bin/trace-crs
+TOOL        := $(PY) book/tools/pipeline.py
+RES         := results/$(PROFILE)
+KB_MANIFEST := $(KB_DIR)/MANIFEST.json
+PARAMS      ?=
+comma       := ,
+
+# Runs and their baselines, read from the config files (plain `key: value` lines, no Python).
+RUN_CONFIGS := $(sort $(wildcard configs/$(PROFILE)/*.yaml))
+RUNS        := $(basename $(notdir $(RUN_CONFIGS)))
+cfg_value    = $(strip $(shell sed -n "s/^ *$(2): *\([^ #]*\).*/\1/p" configs/$(PROFILE)/$(1).yaml))
+run_baselines = $(subst $(comma), ,$(call cfg_value,$(1),baselines))
+run_weights  = $(if $(call cfg_value,$(1),weights),models/$(call cfg_value,$(1),weights).gguf $(LLAMA_STAMP))
+
+# Notebooks: the chapters listed in book/_toc.yml (content/<name>), in book order.
+NOTEBOOKS   := $(shell sed -n 's|^ *- file: content/\([A-Za-z0-9_]*\).*|\1|p' book/_toc.yml)
+NB_OUT      := $(NOTEBOOKS:%=book/content/%.ipynb)
+BOOK_PAGES  := book/_config.yml book/_toc.yml $(wildcard book/*.md) book/references.bib
+BOOK_HTML   := book/_build/html/index.html
+
+define RUN_RULES
+$(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(DIALOGUES) $(KB_MANIFEST) $(SRC) $(call run_weights,$(1)) | $(STAMP)
+	mkdir -p $$(@D)
+	$(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate) --out $$(@D)
+
+$(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml
+	mkdir -p $$(@D)
+	$(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score) --out $$@
+
+SCORES += $(patsubst %,$(RES)/scores/$(1)/%.json,$(call run_baselines,$(1)))
+endef
+SCORES :=
+$(foreach r,$(RUNS),$(eval $(call RUN_RULES,$(r))))
+
+$(RES)/.done: $(SCORES)
+	touch $@
+
+# PARAMS and PROFILE as files whose content (not mtime) says what changed: rewritten only on change.
+$(RES)/params/PARAMS: FORCE | $(STAMP)
+	@mkdir -p $(@D)
+	$(if $(strip $(PARAMS)),$(TOOL) check-params '$(PARAMS)' $(NOTEBOOKS:%=params/$(PROFILE)/%.yaml))
+	@echo '$(PARAMS)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+book/content/.profile: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PROFILE)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+$(RES)/params/%.yaml: params/$(PROFILE)/%.yaml $(RES)/params/PARAMS
+	$(TOOL) params $< '$(PARAMS)' $@
+.SECONDARY: $(NOTEBOOKS:%=$(RES)/params/%.yaml)
+
+# jupytext → papermill (from the repo root, so notebooks see results/ and figures/ as relative paths).
+book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done book/content/.profile
+	mkdir -p figures $(RES)/tables $(@D)
+	$(VENV)/bin/jupytext --quiet --set-kernel python3 --to ipynb --output $(@D)/.$*.src.ipynb $<
+	$(VENV)/bin/papermill --cwd . -k python3 --no-progress-bar -f $(RES)/params/$*.yaml \
+	  -p results_dir $(RES) $(@D)/.$*.src.ipynb $(@D)/.$*.out.ipynb
+	rm $(@D)/.$*.src.ipynb
+	mv $(@D)/.$*.out.ipynb $@
+
+$(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done
+	$(VENV)/bin/jupyter-book build -W -q book
+	$(TOOL) check $(NB_OUT)
+	touch $@
+
+paper: $(BOOK_HTML) ## regenerate every table and figure and build the book (book/_build/html/index.html)
+
+results: $(RES)/.done ## KB, dialogues, every run and score (results/$(PROFILE)/), no notebooks
+
+notebooks: $(NB_OUT) ## execute every notebook into book/content/ (papermill)
+
+book: | $(STAMP) ## rebuild the HTML book from the existing book/content/ (no notebook execution)
+	$(VENV)/bin/jupyter-book build -W -q book
+	$(TOOL) check $(wildcard book/content/*.ipynb)
+
+smoke-book: ## the whole paper chain on the smoke profile (tiny KB, few dialogues; what CI runs)
+	$(MAKE) PROFILE=smoke paper
+
+.PHONY: paper results notebooks book smoke-book FORCE
+FORCE:

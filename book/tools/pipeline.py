@@ -1,0 +1,105 @@
+"""Small helpers for the `make paper` pipeline (mk/paper.mk); standard library + PyYAML only.
+
+    pipeline.py args CONFIG SECTION          print `--key value` flags for one CLI call
+    pipeline.py params BASE PARAMS OUT        write BASE ⊕ PARAMS (only keys BASE declares) to OUT
+    pipeline.py check-params PARAMS FILE...   fail if a PARAMS key is declared by no FILE
+    pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error output
+
+A run config (`configs/<profile>/<run>.yaml`) has one mapping per CLI (`evaluate`, `score`);
+each key is the CLI flag without dashes (`fuzzy_threshold` → `--fuzzy-threshold`), a list
+value repeats the flag (`set: [a=1, b=2]` → `--set a=1 --set b=2`) and `null` omits it.
+PARAMS is the ablation string `"pool=32 fuzzy_threshold=0.9"`; values are YAML scalars.
+Files are written only when their content changes, so Make re-runs only what is affected.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def cli_args(config: Path, section: str) -> list[str]:
+    """The flags of `section` in `config`, in file order."""
+    data = yaml.safe_load(config.read_text()) or {}
+    block = data.get(section)
+    if not isinstance(block, dict):
+        raise SystemExit(f"{config}: no '{section}:' mapping")
+    out: list[str] = []
+    for key, value in block.items():
+        flag = "--" + str(key).replace("_", "-")
+        for v in value if isinstance(value, list) else [value]:
+            if v is None:
+                continue
+            out += [flag, str(v).lower() if isinstance(v, bool) else str(v)]
+    return out
+
+
+def parse_params(text: str) -> dict:
+    """`"a=1 b=x"` → `{"a": 1, "b": "x"}` (YAML scalars); a token without `=` is an error."""
+    out = {}
+    for token in shlex.split(text or ""):
+        key, sep, raw = token.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"PARAMS: {token!r} is not key=value")
+        out[key] = yaml.safe_load(raw)
+    return out
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text() == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def effective_params(base: Path, params: str, out: Path) -> None:
+    """Notebook parameters = the profile's params file, overridden by the PARAMS it declares."""
+    data = yaml.safe_load(base.read_text()) or {}
+    data.update({k: v for k, v in parse_params(params).items() if k in data})
+    write_if_changed(out, yaml.safe_dump(data, sort_keys=True))
+
+
+def check_params(params: str, files: list[Path]) -> None:
+    declared = set().union(*[set(yaml.safe_load(f.read_text()) or {}) for f in files])
+    unknown = sorted(set(parse_params(params)) - declared)
+    if unknown:
+        raise SystemExit(f"PARAMS: {unknown} is declared by no params file; known: {sorted(declared)}")
+
+
+def notebook_errors(path: Path) -> list[str]:
+    """Error outputs (and papermill's error marker) of an executed notebook."""
+    nb = json.loads(path.read_text())
+    found = []
+    for i, cell in enumerate(nb.get("cells", [])):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                found.append(f"{path}: cell {i}: {out.get('ename')}: {out.get('evalue')}")
+        if "papermill-error-cell-tag" in cell.get("metadata", {}).get("tags", []):
+            found.append(f"{path}: cell {i}: papermill error marker")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "args":
+        print(shlex.join(cli_args(Path(rest[0]), rest[1])))
+    elif cmd == "params":
+        effective_params(Path(rest[0]), rest[1], Path(rest[2]))
+    elif cmd == "check-params":
+        check_params(rest[0], [Path(f) for f in rest[1:]])
+    elif cmd == "check":
+        errors = [e for f in rest for e in notebook_errors(Path(f))]
+        print("\n".join(errors) or f"{len(rest)} notebooks, no error outputs")
+        return 1 if errors else 0
+    else:
+        raise SystemExit(__doc__)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
