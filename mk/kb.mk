@@ -1,0 +1,24 @@
+# The POI knowledge base (issue 2): synthetic by default, a real Yelp bundle when YELP_DIR is set.
+#   make kb                      -> data/kb/$(PROFILE)/{pois,reviews}.jsonl + MANIFEST.json
+#   make kb YELP_DIR=/path/yelp  -> the same from yelp_academic_dataset_{business,review}.json
+KB_DIR      := data/kb/$(PROFILE)
+KB_PER_CELL := $(if $(filter smoke,$(PROFILE)),40,100)
+YELP_DIR    ?=
+KB_SOURCES  := $(sort $(wildcard src/trace_crs/kb/*.py src/trace_crs/kb/data/*)) src/trace_crs/cli/kb.py
+KB_ARGS     := $(if $(YELP_DIR),--source yelp --yelp-dir $(YELP_DIR),--source synthetic)
+
+# The build arguments as a file rewritten only when they change (switching source/seed rebuilds).
+$(KB_DIR)/.build-args: FORCE
+	mkdir -p $(@D)
+	echo '$(KB_ARGS) --per-cell $(KB_PER_CELL) --seed $(SEED)' | cmp -s - $@ || echo '$(KB_ARGS) --per-cell $(KB_PER_CELL) --seed $(SEED)' > $@
+
+$(KB_DIR)/MANIFEST.json: $(STAMP) $(KB_SOURCES) $(KB_DIR)/.build-args $(if $(YELP_DIR),$(wildcard $(YELP_DIR)/yelp_academic_dataset_*.json))
+	$(VENV)/bin/trace-crs kb build $(KB_ARGS) --per-cell $(KB_PER_CELL) --seed $(SEED) --out $(KB_DIR)
+
+kb: $(KB_DIR)/MANIFEST.json ## build the POI knowledge base (YELP_DIR=... for a real Yelp bundle; PROFILE=smoke for 40/cell)
+
+kb-stats: $(KB_DIR)/MANIFEST.json ## print the Table-3-style KB summary and write results/$(PROFILE)/kb_stats.json
+	$(VENV)/bin/trace-crs kb stats $(KB_DIR) --json results/$(PROFILE)/kb_stats.json
+
+.PHONY: kb kb-stats FORCE
+FORCE:
