@@ -7,7 +7,8 @@ labels that resolve (:mod:`trace_crs.metrics.quotes`).
   match = rapidfuzz ``partial_ratio`` on lower-cased strings / 100 ≥ τ (τ = 0.80).  A quote
   whose label does not resolve fails.  No quotes → 1.0 (the vacuous case the paper flags).
 * **CD** = (word tokens of quotes that occur verbatim — lower-cased, whitespace collapsed — in
-  their cited review) / (word tokens of the response); tokens are ``\\w+`` runs; empty → 0.
+  their cited review) / (word tokens of the response, ``[Rn]`` labels not counted); tokens
+  are ``\\w+`` runs; a response without tokens → 0.
 * **PC** (Algorithm 1) = (# distinct aspect terms mentioned that are covered) / (# distinct
   aspect terms mentioned), over the 41-term seed list :data:`ASPECT_SEEDS` (four families),
   case-insensitive whole-word matches; a term is covered if some ``[Rn]`` label starts within
@@ -33,7 +34,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from rapidfuzz import fuzz
 
-from trace_crs.metrics.quotes import label_offsets, parse_quotes
+from trace_crs.metrics.quotes import LABEL_RE, label_offsets, parse_quotes
 
 ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
     "food_menu": ("seafood", "vegan", "vegetarian", "breakfast", "brunch", "dessert", "cocktails",
@@ -87,7 +88,7 @@ def citation_density(texts: Sequence[str], cited: Sequence[Mapping[str, str]]) -
     """CD per turn: verbatim-quote word tokens / response word tokens."""
     out = np.zeros(len(texts))
     for i, (t, c) in enumerate(zip(texts, cited)):
-        n = len(_WORD.findall(t))
+        n = len(_WORD.findall(LABEL_RE.sub(" ", t)))
         if n:
             verbatim = sum(len(_WORD.findall(q.text)) for q in parse_quotes(t)
                            if q.label in c and is_verbatim(q.text, c[q.label]))
