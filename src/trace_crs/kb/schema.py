@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from trace_crs.kb.geo import CITIES  # the 8 paper cities (ARCHITECTURE §1)
+
 POI_TYPES: tuple[str, ...] = ("restaurant", "hotel", "attraction")
 REVIEW_MAX_CHARS = 500
 
@@ -85,11 +87,14 @@ def poi_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) ->
     lon = float(_typed(rec, "longitude", (int, float), path, line))
     if not (-90 <= lat <= 90 and -180 <= lon <= 180):
         raise KBFormatError(path, line, "latitude/longitude", f"({lat}, {lon}) out of range")
+    city = _typed(rec, "city", str, path, line)
+    if city not in CITIES:
+        raise KBFormatError(path, line, "city", f"unknown city {city!r}; expected one of {CITIES}")
     return POI(
         business_id=_typed(rec, "business_id", str, path, line),
         name=_typed(rec, "name", str, path, line),
         address=_typed(rec, "address", str, path, line),
-        city=_typed(rec, "city", str, path, line),
+        city=city,
         state=_typed(rec, "state", str, path, line),
         latitude=lat,
         longitude=lon,
