@@ -131,6 +131,18 @@ def metric_table(aggregates: pd.DataFrame) -> pd.DataFrame:
     return aggregates.set_index("baseline")
 
 
+def with_metric(table: pd.DataFrame, results_dir: str | Path, runs: str | Iterable[str] | None,
+                metric: str, as_name: str | None = None) -> pd.DataFrame:
+    """``table`` with ``metric`` taken from the aggregates of ``runs`` (joined by baseline,
+    stored as ``as_name``); ``runs=None`` returns ``table`` unchanged."""
+    if runs is None:
+        return table
+    other = metric_table(load_aggregates(results_dir, runs))
+    name = as_name or metric
+    column = other[metric] if metric in other.columns else pd.Series(float("nan"), index=other.index)
+    return table.drop(columns=name, errors="ignore").join(column.rename(name))
+
+
 def write_table(frame: pd.DataFrame, results_dir: str | Path, name: str) -> Path:
     """Write ``<results_dir>/tables/<name>.csv`` (deterministic: no index, fixed float format)."""
     path = Path(results_dir) / TABLES_DIR / f"{name}.csv"

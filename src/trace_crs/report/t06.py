@@ -25,11 +25,8 @@ def load(results_dir: str | Path, closed_runs: Sequence[str] = ("closed", "close
          nli_runs: Sequence[str] | None = None) -> pd.DataFrame:
     """Reported vs reproduced Table 6; writes the table CSV."""
     ours = results.metric_table(results.load_aggregates(results_dir, closed_runs))
-    opened = results.metric_table(results.load_aggregates(results_dir, open_runs))
-    ours = ours.join(opened[["recall@1"]].rename(columns={"recall@1": "recall@1_open"}))
-    if nli_runs is not None:
-        nli = results.metric_table(results.load_aggregates(results_dir, nli_runs))
-        ours = ours.drop(columns="entailment", errors="ignore").join(nli[["entailment"]])
+    ours = results.with_metric(ours, results_dir, open_runs, "recall@1", "recall@1_open")
+    ours = results.with_metric(ours, results_dir, nli_runs, "entailment")
     return compare.publish(results_dir, NAME, ours, COLUMNS)
 
 

@@ -1,0 +1,69 @@
+"""Findings on hand-built metric tables; each verdict worked out by hand in the comment."""
+import pandas as pd
+import pytest
+
+from trace_crs.report import findings
+
+
+def _table(rows):
+    return pd.DataFrame(rows).set_index("baseline")
+
+
+CLOSED = _table([
+    {"baseline": "tfidf", "recall@1": 0.25, "mr_recall@1": 0.35, "cgs": 0.80, "gs": 0.99,
+     "entailment": 0.20, "rejection_recovery": 0.80},
+    {"baseline": "dense", "recall@1": 0.20, "mr_recall@1": 0.30, "cgs": 0.70, "gs": 0.99,
+     "entailment": 0.10, "rejection_recovery": 0.70},
+    {"baseline": "llm_zero_shot", "recall@1": 0.50, "mr_recall@1": 0.62, "cgs": 0.60, "gs": 0.95,
+     "entailment": 0.05, "rejection_recovery": 0.95},
+    {"baseline": "mrs", "recall@1": 0.30, "mr_recall@1": 0.30, "cgs": 0.01, "gs": 0.90,
+     "entailment": 0.05, "rejection_recovery": 0.30},
+    {"baseline": "memory", "recall@1": 0.99, "cgs": 0.99, "rejection_recovery": 0.99},
+])
+OPENED = _table([{"baseline": "tfidf", "recall@1": 0.10}, {"baseline": "llm_zero_shot", "recall@1": 0.12}])
+
+
+def test_all_findings_on_hand_table():
+    out = findings.evaluate(CLOSED, OPENED).set_index("finding")
+    # 1a: best LLM 0.50 (memory excluded) > best non-LLM 0.25
+    assert out.at["1a", "holds"] == True  # noqa: E712
+    assert "LLM Zero-Shot R@1 0.500" in out.at["1a", "sentence"]
+    # 1b: both drop (0.10 < 0.25, 0.12 < 0.50) and 0.12 > 0.10
+    assert out.at["1b", "holds"] == True  # noqa: E712
+    assert "for 2 of 2 baselines" in out.at["1b", "sentence"]
+    # 1c: mrs lift is 0 pp, not > 0 -> does not hold; range +0.0 .. +12.0 pp
+    assert out.at["1c", "holds"] == False  # noqa: E712
+    assert "+0.0 to +12.0 pp across 4 baselines" in out.at["1c", "sentence"]
+    # 1d: no itinerary_llm -> cannot be checked
+    assert out.at["1d", "holds"] is None and "cannot be checked" in out.at["1d", "sentence"]
+    # 2a: lowest non-LLM CGS 0.70 (Dense) > highest LLM 0.60
+    assert out.at["2a", "holds"] == True  # noqa: E712
+    # 2b: gaps 0.79, 0.89, 0.90, 0.85 >= 0.5
+    assert out.at["2b", "holds"] == True  # noqa: E712
+    assert "0.790 to 0.900 over 4 baselines" in out.at["2b", "sentence"]
+    # 3a: max 0.95 llm_zero_shot, min 0.30 mrs
+    assert out.at["3a", "holds"] == True  # noqa: E712
+
+
+def test_gap_and_tolerance_parameters():
+    closed = CLOSED.copy()
+    closed.loc["itinerary_llm", ["recall@1"]] = 0.52
+    out = findings.evaluate(closed, OPENED, tolerance=0.01, gap=0.8).set_index("finding")
+    assert out.at["1d", "holds"] == False  # noqa: E712  0.52 - 0.50 = 0.02 > 0.01
+    assert out.at["2b", "holds"] == False  # noqa: E712  tfidf gap 0.79 < 0.8
+    out = findings.evaluate(closed, OPENED, tolerance=0.05).set_index("finding")
+    assert out.at["1d", "holds"] == True  # noqa: E712
+
+
+def test_no_entailment_column():
+    out = findings.evaluate(CLOSED.drop(columns="entailment"), OPENED).set_index("finding")
+    assert out.at["2b", "holds"] is None
+
+
+def test_load_writes_csv_and_names_missing_open_run(tmp_path, scores):
+    scores(tmp_path, "closed", "tfidf", {"recall@1": 0.25})
+    with pytest.raises(FileNotFoundError, match="scores/open"):
+        findings.load(tmp_path, closed_runs=["closed"], open_runs=["open"])
+    scores(tmp_path, "open", "tfidf", {"recall@1": 0.1})
+    out = findings.load(tmp_path, closed_runs=["closed"], open_runs=["open"])
+    assert len(out) == 7 and (tmp_path / "tables" / "findings.csv").exists()
