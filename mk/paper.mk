@@ -14,6 +14,8 @@ KB_MANIFEST := $(KB_DIR)/MANIFEST.json
 PARAMS      ?=
 comma       := ,
 
+# A run re-executes from scratch when an input changed (its old directory is removed); a run
+# that was interrupted (no records.parquet yet) resumes from its finished chunks.
 # Runs and their baselines, read from the config files (plain `key: value` lines, no Python).
 RUN_CONFIGS := $(sort $(wildcard configs/$(PROFILE)/*.yaml))
 RUNS        := $(basename $(notdir $(RUN_CONFIGS)))
@@ -29,6 +31,7 @@ BOOK_HTML   := book/_build/html/index.html
 
 define RUN_RULES
 $(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(DIALOGUES) $(KB_MANIFEST) $(SRC) $(call run_weights,$(1)) | $(STAMP)
+	if [ -f $$@ ]; then rm -rf $$(@D); fi  # a finished run whose inputs changed starts afresh
 	mkdir -p $$(@D)
 	$(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate) --out $$(@D)
 

@@ -1,0 +1,128 @@
+"""The book's structure: toc ↔ notebooks, execution off, no typed numbers in prose, run configs."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from trace_crs.baselines.registry import BASELINES
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOK = ROOT / "book"
+PROFILES = ("default", "smoke")
+RUNS = {"closed", "closed_llm", "pool16", "pool32", "open", "open_llm", "open_llm_dense"}
+
+
+def toc_files() -> list[str]:
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [ch["file"] for ch in part["chapters"]]
+    return files
+
+
+def chapters() -> list[str]:
+    return [f.removeprefix("content/") for f in toc_files() if f.startswith("content/")]
+
+
+def test_config_executes_nothing():
+    cfg = yaml.safe_load((BOOK / "_config.yml").read_text())
+    assert cfg["execute"]["execute_notebooks"] == "off"
+    assert cfg["only_build_toc_files"] is True
+    assert "execute_notebooks: 'off'" in (BOOK / "_config.yml").read_text()  # quoted: YAML 1.1 'off' is False
+
+
+def test_toc_pages_exist():
+    for f in toc_files():
+        if not f.startswith("content/"):
+            assert (BOOK / f"{f}.md").is_file(), f
+
+
+def test_toc_lists_every_notebook_once():
+    names = chapters()
+    assert len(names) == len(set(names))
+    assert sorted(names) == sorted(p.stem for p in (ROOT / "notebooks").glob("*.py"))
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_chapter_has_params(profile):
+    for name in chapters():
+        params = yaml.safe_load((ROOT / "params" / profile / f"{name}.yaml").read_text()) or {}
+        assert isinstance(params, dict), name
+
+
+# Digits are allowed only in code, glue roles, cross-references, citations and references to
+# the paper's own numbered parts (Table 5, Appendix D, §2.1, [Q:N]).
+ALLOWED = [r"```.*?```", r"`[^`\n]*`", r"\{[a-z:]+\}`[^`]*`", r"\[[^\]]*\]\([^)]*\)",
+           r"\b(?:Tables?|Figures?|Appendix|Appendices|Sections?|Findings?)\s+[\dA-Z][\w.–-]*(?:\s*(?:,|and|–)\s*[\dA-Z][\w.]*)*",
+           r"§\s?[\d.]+", r"\[Q:N\]"]
+
+
+def typed_numbers(text: str) -> list[str]:
+    for pattern in ALLOWED:
+        text = re.sub(pattern, " ", text, flags=re.S)
+    text = re.sub(r"(?m)^\s*\d+\.\s", " ", text)  # ordered-list markers
+    # a number standing alone (not part of an identifier such as SHA256, T2R or Recall@k)
+    return re.findall(r"[^\n]{0,20}(?<![\w@])\d+(?:[.,]\d+)*%?(?!\w)[^\n]{0,20}", text)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in BOOK.glob("*.md")))
+def test_no_typed_numbers_in_prose(page):
+    assert typed_numbers((BOOK / page).read_text()) == []
+
+
+def test_typed_numbers_detector():
+    assert typed_numbers("Recall@1 reaches 0.53 here") != []
+    assert typed_numbers("a corpus of 10,000 dialogues") != []
+    assert typed_numbers("hashed with SHA256, scored by T2R and Recall@1") == []
+    assert typed_numbers("see Table 5 and {glue:text}`t05_headline.ipynb::r1:.3f`, `make -j2`") == []
+
+
+def run_config(profile: str, run: str) -> dict:
+    return yaml.safe_load((ROOT / "configs" / profile / f"{run}.yaml").read_text())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_one_config_per_run(profile):
+    assert {p.stem for p in (ROOT / "configs" / profile).glob("*.yaml")} == RUNS
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_run_config_is_consistent(profile, run):
+    cfg = run_config(profile, run)
+    assert cfg["run"] == run
+    baselines = cfg["evaluate"]["baselines"].split(",")
+    assert set(baselines) <= set(BASELINES), set(baselines) - set(BASELINES)
+    assert cfg["score"]["pool"] == cfg["evaluate"]["pool"]
+    sets = cfg["evaluate"].get("set", [])
+    if "weights" in cfg:  # the weights the run depends on (Make) are the weights it uses
+        assert f"lm.weights={cfg['weights']}" in sets
+
+
+def test_pipeline_args_and_params(tmp_path):
+    import subprocess
+    import sys
+    tool = [sys.executable, str(BOOK / "tools" / "pipeline.py")]
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("evaluate:\n  pool: 16\n  subset: null\n  set: [a=1, b=2]\n  fuzzy_threshold: 0.9\n")
+    out = subprocess.run(tool + ["args", str(cfg), "evaluate"], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["--pool", "16", "--set", "a=1", "--set", "b=2", "--fuzzy-threshold", "0.9"]
+    base, eff = tmp_path / "p.yaml", tmp_path / "eff.yaml"
+    base.write_text("pool: 8\nseed: 42\n")
+    subprocess.run(tool + ["params", str(base), "pool=32 other=1", str(eff)], check=True)
+    assert yaml.safe_load(eff.read_text()) == {"pool": 32, "seed": 42}
+    bad = subprocess.run(tool + ["check-params", "nokey=1", str(base)], capture_output=True, text=True)
+    assert bad.returncode != 0 and "nokey" in bad.stderr
+
+
+def test_environment_matches_requirements():
+    reqs = [l.strip() for l in (ROOT / "requirements.txt").read_text().splitlines()
+            if l.strip() and not l.startswith("#")]
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert pip[0] == "torch==2.13.0"
+    assert set(reqs) <= set(pip), set(reqs) - set(pip)
+    assert "python=3.11" in env["dependencies"]
