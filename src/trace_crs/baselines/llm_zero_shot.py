@@ -1,0 +1,114 @@
+"""LLMZeroShotBaseline (paper Appendix F; §5): dialogue history + formatted POI cards + a
+one-sentence action instruction, no guidelines or structured constraints; Popularity fallback.
+
+Ranking ``mode`` (``Usage.mode``): ``generative`` — the paper's, one call returns the ranked
+ids and the reply (:class:`RankAndRespond`); ``logprob`` — each card scored by log P(yes)
+(:mod:`trace_crs.lm.ranking`), then one call writes the reply over the top cards
+(:class:`Respond`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
+MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
+"""
+from __future__ import annotations
+
+import zlib
+from typing import ClassVar
+
+import dspy
+import numpy as np
+
+from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, cards_text, extract_citations,
+                                            history_text, instruction, parse_ranking, rank_candidates)
+from trace_crs.baselines.ranking import rank_by_score
+
+PREFILTER_K = 16
+PREFILTERS = ("tfidf", "dense")
+
+
+class RankAndRespond(dspy.Signature):
+    """[zero-shot v1] You are a tourism assistant: rank the candidate places for the traveler and reply, quoting review excerpts verbatim as "quote" [Rn]."""
+
+    conversation: str = dspy.InputField(desc="the dialogue so far")
+    places: str = dspy.InputField(desc="candidate places: [id] facts, then review excerpts labelled [Rn]")
+    instruction: str = dspy.InputField()
+    ranked_ids: list[str] = dspy.OutputField(desc="the candidate ids, best fit first")
+    response: str = dspy.OutputField(desc="your reply to the traveler")
+
+
+class Respond(dspy.Signature):
+    """[respond v1] You are a tourism assistant: reply to the traveler about the places shown (best first), quoting review excerpts verbatim as "quote" [Rn]."""
+
+    conversation: str = dspy.InputField(desc="the dialogue so far")
+    places: str = dspy.InputField(desc="places to present, best first, with review excerpts labelled [Rn]")
+    instruction: str = dspy.InputField()
+    response: str = dspy.OutputField(desc="your reply to the traveler")
+
+
+def turn_seed(ctx: TurnContext, seed: int) -> int:
+    """A per-turn seed from the run seed, dialogue id and turn index (stable across runs)."""
+    return int(np.random.SeedSequence([seed, zlib.crc32(ctx.dialogue["dialogue_id"].encode()),
+                                       ctx.turn_index]).generate_state(1)[0])
+
+
+def prefilter_order(ctx: TurnContext, method: str) -> list[str]:
+    """All candidates by the prefilter's score (rejected last); pool order when not open-set."""
+    if ctx.pool != "open":
+        return list(ctx.candidates)
+    if method == "tfidf":
+        from trace_crs.baselines.tfidf import tfidf_scores
+        scores = tfidf_scores(ctx)
+    elif method == "dense":
+        from trace_crs.baselines.dense import dense_scores
+        scores = dense_scores(ctx)
+    else:
+        raise ValueError(f"prefilter: expected one of {PREFILTERS}, got {method!r}")
+    return rank_by_score(ctx.candidates, scores, ctx.rejected_poi_ids)
+
+
+class ZeroShotModule(dspy.Module):
+    """History + cards → ranking + cited reply.  Subclasses add context via :meth:`notes`."""
+
+    def __init__(self, prefilter: str = "tfidf") -> None:
+        super().__init__()
+        if prefilter not in PREFILTERS:
+            raise ValueError(f"prefilter: expected one of {PREFILTERS}, got {prefilter!r}")
+        self.prefilter = prefilter
+        self.rank_and_respond = dspy.Predict(RankAndRespond)
+        self.respond = dspy.Predict(Respond)
+
+    def notes(self, ctx: TurnContext, shown: list[str]) -> str:
+        """Extra context appended to the conversation (none for plain Zero-Shot)."""
+        return ""
+
+    def forward(self, ctx: TurnContext, mode: str, seed: int) -> dspy.Prediction:
+        order = prefilter_order(ctx, self.prefilter)
+        shown = order[:PREFILTER_K] if ctx.pool == "open" else order
+        conversation = history_text(ctx.history)
+        extra = self.notes(ctx, shown)
+        if extra:
+            conversation = f"{conversation}\n\n{extra}"
+        evidence = Evidence()
+        if mode == "generative":
+            pred = self.rank_and_respond(conversation=conversation, places=cards_text(ctx.kb, shown, evidence),
+                                         instruction=instruction(ctx.action))
+            ranked = parse_ranking(pred.ranked_ids, shown)
+        else:
+            ranked = rank_candidates(ctx, shown, conversation, mode, turn_seed(ctx, seed))
+            pred = self.respond(conversation=conversation, places=cards_text(ctx.kb, ranked[:3], evidence),
+                                instruction=instruction(ctx.action))
+        ranked += [c for c in order if c not in ranked]
+        return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response,
+                               citations=extract_citations(pred.response, evidence, ctx.kb))
+
+
+class LLMZeroShotBaseline(LLMBaseline):
+    """Unaugmented LLM (the paper's reference LLM baseline)."""
+
+    name: ClassVar[str] = "llm_zero_shot"
+    display_name: ClassVar[str] = "LLM Zero-Shot"
+
+    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:  # noqa: ANN001
+        self.prefilter = prefilter
+        super().__init__(lm_config, lm, seed)
+
+    def build_module(self) -> dspy.Module:
+        return ZeroShotModule(self.prefilter)

@@ -1,0 +1,126 @@
+"""LMConfig → a DSPy LM, with on-disk record/replay and per-turn usage (issue 4 item 3).
+
+``open_lm(cfg)`` is a context manager yielding a :class:`TraceLM` (a ``dspy.LM``):
+
+* ``model: local`` starts (or shares) the llama.cpp server on the configured GGUF weights and
+  points DSPy at it as ``openai/<alias>`` + ``api_base``; the alias embeds the weights'
+  SHA-256, so cache keys differ per weights.  The server is stopped on exit.
+* any other model is handed to litellm as is (API key from the environment).
+
+Caching: DSPy's cache keys a request on model id + messages + every decoding parameter
+(``api_base``/``api_key`` excluded, so the server's random port never splits the cache).
+``open_lm`` points DSPy's disk cache at ``cfg.cache_dir`` (default ``data/cache/lm``) — the
+only global DSPy setting it touches, and only when called, never at import.
+
+Usage: ``TraceLM.forward`` adds each response's token usage and cost (kept on cache hits, so
+a replayed turn reports what it cost to produce) to the tally of the innermost
+``recording_usage()`` block of the current thread/context.
+"""
+from __future__ import annotations
+
+import contextvars
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import dspy
+
+from trace_crs.lm.config import LMConfig
+from trace_crs.lm.server import shared_server
+from trace_crs.lm.weights import get_weights, verified_path
+
+LOCAL_API_KEY = "sk-local-no-key"
+
+
+@dataclass
+class UsageTally:
+    """Token usage and cost summed over the LM calls of one block."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, response: Any) -> None:
+        usage = getattr(response, "usage", None) or {}
+        get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
+        self.calls += 1
+        self.cache_hits += int(bool(getattr(response, "cache_hit", False)))
+        self.prompt_tokens += int(get("prompt_tokens", 0) or 0)
+        self.completion_tokens += int(get("completion_tokens", 0) or 0)
+        hidden = getattr(response, "_hidden_params", None) or {}
+        self.cost_usd += float(hidden.get("response_cost") or 0.0)
+
+
+_TALLY: contextvars.ContextVar[UsageTally | None] = contextvars.ContextVar("trace_lm_tally", default=None)
+
+
+@contextmanager
+def recording_usage() -> Iterator[UsageTally]:
+    """Collect the usage of every :class:`TraceLM` call made inside the block."""
+    tally = UsageTally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
+
+class TraceLM(dspy.LM):
+    """``dspy.LM`` that reports each response's usage to :func:`recording_usage`."""
+
+    def __init__(self, model: str, *, trace_config: LMConfig | None = None, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self.trace_config = trace_config
+
+    def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
+        response = super().forward(prompt=prompt, messages=messages, **kwargs)
+        tally = _TALLY.get()
+        if tally is not None:
+            tally.add(response)
+        return response
+
+
+def model_id(cfg: LMConfig) -> str:
+    """The litellm model string DSPy uses (``openai/<alias with weights sha256>`` when local)."""
+    return f"openai/{get_weights(cfg.weights).alias}" if cfg.is_local else cfg.model
+
+
+def build_lm(cfg: LMConfig, api_base: str | None = None) -> TraceLM:
+    """The DSPy LM for ``cfg`` without starting anything (no network until called).
+
+    Retries are done by the baselines (:mod:`trace_crs.baselines.llm_common`) with backoff,
+    so litellm's own ``num_retries`` is 0.
+    """
+    extra: dict[str, Any] = {"timeout": cfg.timeout_s}
+    if cfg.is_local:
+        extra.update(api_key=LOCAL_API_KEY, seed=cfg.seed)
+    base = api_base or cfg.api_base
+    if base:
+        extra["api_base"] = base
+    return TraceLM(model_id(cfg), trace_config=cfg, temperature=cfg.temperature,
+                   max_tokens=cfg.max_tokens, num_retries=0, cache=True, **extra)
+
+
+def configure_disk_cache(cache_dir: str | Path) -> None:
+    """Point DSPy's request cache at ``cache_dir`` (no-op when it already is)."""
+    path = str(Path(cache_dir).resolve())
+    current = getattr(getattr(dspy.cache, "disk_cache", None), "directory", None)
+    if current != path:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=path)
+
+
+@contextmanager
+def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
+    """A ready LM for ``cfg``; for ``local`` the llama.cpp server runs for the block only."""
+    configure_disk_cache(cfg.cache_dir)
+    if not cfg.is_local:
+        yield build_lm(cfg)
+        return
+    w = get_weights(cfg.weights)
+    path = verified_path(cfg.weights, cfg.models_dir)
+    with shared_server(path, w.alias, cfg.n_ctx, cfg.n_threads, logits_all=cfg.mode == "logprob") as srv:
+        yield build_lm(cfg, api_base=srv.api_base)

@@ -1,0 +1,113 @@
+"""The one LM config block shared by every LLM baseline (issue 4 item 3; paper §5 "Models").
+
+``LMConfig`` is the whole backend choice: a litellm ``model`` string, ``api_base``, decoding
+parameters, ``num_threads`` and the ranking ``mode``.  Presets reproduce the paper's
+settings — "max_tokens=600 for non-reasoning models, and temperature=1.0,
+max_tokens=16,000 for gpt-5.4-mini" — plus the offline default ``local``.
+
+``model: local`` means "start the llama.cpp server on ``weights`` and talk to it"; any other
+value is passed to litellm unchanged, so setting only ``model: openai/gpt-5.4-mini`` switches
+the backbone (the preset's decoding parameters follow the model, see ``resolve_lm_config``).
+
+Ranking ``mode``: ``generative`` (the paper's: the LLM writes the ranked id list) or
+``logprob`` (each candidate card is scored by log P("yes") to "does this place fit the
+request?", see ``lm.ranking``) — small local models rank generatively at chance, so
+``local`` defaults to ``logprob``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trace_crs.config import from_mapping, parse_overrides
+
+LOCAL = "local"
+MODES = ("generative", "logprob")
+
+
+@dataclass(frozen=True)
+class LMConfig:
+    """One LM backend; every field can be set from YAML or ``--set lm.<field>=...``."""
+
+    preset: str = "local"
+    model: str = LOCAL                 # litellm model string, or "local" for the llama.cpp server
+    api_base: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 600
+    num_threads: int = 1               # concurrent LM requests (runner); server threads = n_threads
+    mode: str = "logprob"              # "generative" | "logprob"
+    weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"   # lm.weights key (local only)
+    models_dir: str = "models"
+    n_ctx: int = 4096
+    n_threads: int = 2                 # llama.cpp CPU threads (local only)
+    timeout_s: float = 300.0
+    retries: int = 3                   # attempts after the first, with exponential backoff
+    backoff_s: float = 1.0
+    cache_dir: str = "data/cache/lm"
+    seed: int = 42
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"lm.mode: expected one of {MODES}, got {self.mode!r}")
+        if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0:
+            raise ValueError(f"lm config: max_tokens, num_threads must be >= 1 and retries >= 0: {self}")
+
+    @property
+    def is_local(self) -> bool:
+        return self.model == LOCAL
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # Offline default: llama.cpp server, greedy decoding, logprob ranking.
+    "local": {"model": LOCAL, "temperature": 0.0, "max_tokens": 600, "mode": "logprob"},
+    # Paper §5: gpt-5.4-mini via DSPy, temperature 1.0, max_tokens 16,000.
+    "gpt-5.4-mini": {"model": "openai/gpt-5.4-mini", "temperature": 1.0, "max_tokens": 16000,
+                     "mode": "generative"},
+    # Paper §5: any non-reasoning API model (e.g. the cross-family backbones), max_tokens 600.
+    "api": {"model": "openai/gpt-4o-mini", "temperature": 1.0, "max_tokens": 600,
+            "mode": "generative"},
+}
+# Which preset a bare ``model`` value implies when the user sets only the model.
+MODEL_PRESETS: dict[str, str] = {LOCAL: "local", "openai/gpt-5.4-mini": "gpt-5.4-mini"}
+
+
+def resolve_lm_config(data: dict[str, Any] | None = None, overrides: list[str] | None = None,
+                      source: str = "<lm config>") -> LMConfig:
+    """Merge preset ← mapping ← ``key=value`` overrides into an :class:`LMConfig`.
+
+    The preset is ``data["preset"]`` if given, else implied by ``model`` (``local`` →
+    ``local``; ``openai/gpt-5.4-mini`` → ``gpt-5.4-mini``; any other non-local model →
+    ``api``), else ``local``.  Explicit keys always win over the preset.
+    """
+    merged = dict(data or {})
+    merged.update(parse_overrides(overrides))
+    if "preset" in merged:
+        preset = merged["preset"]
+    elif "model" in merged:
+        preset = MODEL_PRESETS.get(merged["model"], "api")
+    else:
+        preset = "local"
+    if preset not in PRESETS:
+        raise ValueError(f"{source}: unknown lm preset {preset!r}; known: {sorted(PRESETS)}")
+    resolved = {**PRESETS[preset], **merged, "preset": preset}
+    return from_mapping(LMConfig, resolved, source)
+
+
+def lm_config_from_yaml(path: str | Path, overrides: list[str] | None = None) -> LMConfig:
+    """Read the ``lm:`` block (or a bare mapping) of a YAML file."""
+    import yaml
+
+    loaded = yaml.safe_load(Path(path).read_text()) or {}
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{path}: expected a mapping at top level")
+    block = loaded.get("lm", loaded)
+    if not isinstance(block, dict):
+        raise ValueError(f"{path}: key 'lm': expected a mapping")
+    return resolve_lm_config(block, overrides, str(path))
+
+
+def as_dict(cfg: LMConfig) -> dict[str, Any]:
+    """Plain mapping of ``cfg`` (for run manifests)."""
+    return dataclasses.asdict(cfg)

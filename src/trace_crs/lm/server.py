@@ -1,0 +1,149 @@
+"""The local OpenAI-compatible llama.cpp server (issue 4 item 3).
+
+``LlamaServer`` runs ``python -m llama_cpp.server`` (llama-cpp-python[server]) on
+127.0.0.1 at a free port, waits until ``GET /v1/models`` lists its alias, and is a context
+manager that always stops the process (terminate → kill), also at interpreter exit.
+``shared_server`` reference-counts servers per (weights, n_ctx, n_threads, logits_all) so
+that all LLM baselines of one run share one process and its prompt-prefix cache.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+HOST = "127.0.0.1"
+_LIVE: set["LlamaServer"] = set()
+_SHARED: dict[tuple, list] = {}          # key -> [server, refcount]
+_LOCK = threading.Lock()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+class LlamaServer:
+    """One llama.cpp server process serving ``model_path`` under the name ``alias``."""
+
+    def __init__(self, model_path: str | Path, alias: str, n_ctx: int = 4096, n_threads: int = 2,
+                 logits_all: bool = True, startup_timeout_s: float = 180.0,
+                 log_path: str | Path | None = None) -> None:
+        self.model_path = Path(model_path)
+        if not self.model_path.exists():
+            raise FileNotFoundError(f"{self.model_path}: GGUF weights not found (run `make models`)")
+        self.alias, self.n_ctx, self.n_threads = alias, n_ctx, n_threads
+        self.logits_all, self.startup_timeout_s = logits_all, startup_timeout_s
+        self.log_path = Path(log_path) if log_path else None
+        self.port: int | None = None
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def api_base(self) -> str:
+        """OpenAI-compatible base URL (``http://127.0.0.1:<port>/v1``)."""
+        if self.port is None:
+            raise RuntimeError("server not started")
+        return f"http://{HOST}:{self.port}/v1"
+
+    def command(self, port: int) -> list[str]:
+        """The exact command line that starts the server."""
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
+                "--model_alias", self.alias, "--host", HOST, "--port", str(port),
+                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
+                "--n_threads_batch", str(self.n_threads), "--n_gpu_layers", "0",
+                "--logits_all", str(self.logits_all).lower(), "--verbose", "false"]
+
+    def start(self) -> "LlamaServer":
+        """Start the process and block until it answers, or raise RuntimeError with its log."""
+        try:
+            import llama_cpp  # noqa: F401
+        except ImportError as exc:
+            raise RuntimeError("llama-cpp-python is not installed; run `make llama`") from exc
+        self.port = free_port()
+        if self.log_path is None:
+            fd, name = tempfile.mkstemp(prefix="llama_server_", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
+        with open(self.log_path, "ab") as log:   # the child keeps its own handle
+            self.proc = subprocess.Popen(self.command(self.port), stdout=log,
+                                         stderr=subprocess.STDOUT, start_new_session=True)
+        _LIVE.add(self)
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                code = self.proc.returncode
+                self.stop()
+                tail = self.log_path.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"llama.cpp server exited with {code} (log {self.log_path}): {tail}")
+            if self.healthy():
+                return self
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"llama.cpp server not healthy after {self.startup_timeout_s} s")
+
+    def healthy(self) -> bool:
+        """True when ``GET /v1/models`` answers and lists ``alias``."""
+        try:
+            with urllib.request.urlopen(f"{self.api_base}/models", timeout=2) as resp:
+                ids = [m["id"] for m in json.load(resp)["data"]]
+        except (urllib.error.URLError, ConnectionError, TimeoutError, ValueError, KeyError):
+            return False
+        return self.alias in ids
+
+    def stop(self) -> None:
+        """Terminate the process (kill after 10 s); idempotent."""
+        proc, self.proc = self.proc, None
+        _LIVE.discard(self)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def __enter__(self) -> "LlamaServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextmanager
+def shared_server(model_path: str | Path, alias: str, n_ctx: int = 4096, n_threads: int = 2,
+                  logits_all: bool = True) -> Iterator[LlamaServer]:
+    """A running server for these settings, shared by nested users; stopped by the last one."""
+    key = (str(Path(model_path).resolve()), alias, n_ctx, n_threads, logits_all)
+    with _LOCK:
+        entry = _SHARED.get(key)
+        if entry is None:
+            entry = _SHARED[key] = [LlamaServer(model_path, alias, n_ctx, n_threads, logits_all).start(), 0]
+        entry[1] += 1
+    try:
+        yield entry[0]
+    finally:
+        with _LOCK:
+            entry[1] -= 1
+            if entry[1] == 0:
+                _SHARED.pop(key, None)
+                entry[0].stop()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for server in list(_LIVE):
+        server.stop()
