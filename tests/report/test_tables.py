@@ -128,3 +128,31 @@ def test_t27_multi_reference(tmp_path, scores):
     assert _row(df, "tfidf", "MR_R@1_alt_only")["ours"] == 0.5
     assert _row(df, "tfidf", "Delta_alt_only_pp")["ours"] == 50.0  # (1 + 0) / 2 × 100
     assert t27.facts(df)["lift_min_pp"] == 25.0
+
+
+def test_t21_joins_printed_delta(tmp_path, scores):
+    from trace_crs.report import t21
+    turns = lambda vals: [{"dialogue_id": d, "turn_id": 2, "recall@1": v, "mrr": v}  # noqa: E731
+                          for d, v in vals]
+    scores(tmp_path, "closed", "tfidf", {}, per_turn=turns([("d1", 0.0), ("d2", 0.0), ("d3", 1.0)]))
+    scores(tmp_path, "closed_llm", "llm_zero_shot", {}, per_turn=turns([("d1", 1.0), ("d2", 1.0)]))
+    df = t21.load(tmp_path, pairs=[["llm_zero_shot", "tfidf", "recall@1"]], B=50, seed=1)
+    row = df.iloc[0]
+    # d3 is outside the LLM subset: Δ = mean(1, 1) - mean(0, 0) = 1
+    assert (row["pair"], row["ours"], row["paper"], row["n_dialogues"]) == (
+        "LLM Zero-Shot vs. TF-IDF", 1.0, 0.273, 2)
+    assert row["diff"] == pytest.approx(1 - 0.273)
+    assert t21.facts(df)["B"] == 50
+
+
+def test_f02_projection(tmp_path, scores):
+    from trace_crs.report import f02
+    scores(tmp_path, "open", "dense", {"recall@1": 0.03, "cgs": 0.80})
+    scores(tmp_path, "open_llm", "llm_zero_shot", {"recall@1": 0.13, "cgs": 0.50})
+    df = f02.load(tmp_path)
+    dense = df.set_index("baseline").loc["dense"]
+    assert (dense["paper_r1_open"], dense["paper_cgs_open"], dense["family"]) == (0.033, 0.855, "non_llm")
+    assert f02.facts(df) == {"top_r1_label": "LLM Zero-Shot", "top_r1": 0.13,
+                             "top_cgs_label": "Dense", "top_cgs": 0.80}
+    f02.plot(df, figures_dir=tmp_path / "fig")
+    assert (tmp_path / "fig" / "figure2_gap.svg").exists()

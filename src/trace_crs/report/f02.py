@@ -1,0 +1,61 @@
+"""Figure 2: the Three-Competency Gap on the open-set projection (CGS vs open-set R@1).
+
+One point per baseline from the open-set runs, coloured by family; the paper's printed
+open-set R@1 (Table 6) and the two open-set CGS values its prose gives (Finding 2b) sit
+beside ours.  Writes ``tables/figure2_gap.csv`` and ``figures/figure2_gap.png|svg``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.report import compare, figures, paper, results
+
+NAME = "figure2_gap"
+PRINTED_CGS = {"dense": ("§6.2 Finding 2b", "Dense open-set CGS"),
+               "mrs": ("§6.2 Finding 2b", "Multi-Review Synthesis open-set CGS (closed 0.008)")}
+
+
+def load(results_dir: str | Path, open_runs: Sequence[str] = ("open", "open_llm")) -> pd.DataFrame:
+    """Per baseline: open-set R@1 and CGS (ours and printed); writes the table CSV."""
+    ours = results.metric_table(results.load_aggregates(results_dir, open_runs))
+    t6 = paper.table("table6_per_axis")
+    printed_r1 = dict(zip((compare.key_of(t) for t in t6["Baseline"]), paper.numeric(t6["R@1_open"])))
+    known = [k for k in ours.index if k in compare.BASELINES]
+    frame = pd.DataFrame({
+        "Baseline": [compare.label(k) for k in known], "baseline": known,
+        "family": [compare.family(k) for k in known],
+        "r1_open": ours.loc[known, "recall@1"].astype(float).to_numpy(),
+        "cgs_open": ours.loc[known, "cgs"].astype(float).to_numpy(),
+        "paper_r1_open": [printed_r1.get(k, float("nan")) for k in known],
+        "paper_cgs_open": [float(paper.claim(*PRINTED_CGS[k])) if k in PRINTED_CGS else float("nan")
+                           for k in known],
+        "run": ours.loc[known, "run"].to_numpy(), "n_turns": ours.loc[known, "n_turns"].to_numpy()})
+    results.write_table(frame, results_dir, NAME)
+    return frame
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """CGS vs R@1 on the open set, one marker per family, labelled points."""
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for fam, part in df.groupby("family", sort=True):
+        ax.scatter(part["r1_open"], part["cgs_open"], label=fam.replace("_", "-").upper(), s=30)
+        for _, row in part.iterrows():
+            ax.annotate(row["Baseline"], (row["r1_open"], row["cgs_open"]), fontsize=7,
+                        xytext=(3, 3), textcoords="offset points")
+    ax.set(xlabel="open-set Recall@1 (accuracy)", ylabel="open-set CGS (grounding)",
+           title="Figure 2: open-set projection, this run")
+    ax.legend(fontsize=8)
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """The most accurate and the best-grounded baseline on the open set."""
+    acc, grd = df.loc[df["r1_open"].idxmax()], df.loc[df["cgs_open"].idxmax()]
+    return {"top_r1_label": str(acc["Baseline"]), "top_r1": float(acc["r1_open"]),
+            "top_cgs_label": str(grd["Baseline"]), "top_cgs": float(grd["cgs_open"])}

@@ -1,0 +1,71 @@
+"""Table 21: paired cluster bootstrap (by dialogue) of selected baseline differences.
+
+Per-turn frames of ``runs`` restricted to the dialogues of ``subset_run`` (the seeded
+LLM subset, so every pair is compared on the same dialogues), then
+``trace_crs.stats.bootstrap.bootstrap_pairs`` with ``B`` resamples and ``seed``.  Joined
+with the paper's printed Δ (CI and significance were lost in extraction).  Writes
+``tables/table21_bootstrap_pairs.csv``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.report import compare, figures, paper, results
+from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
+
+NAME = "table21_bootstrap_pairs"
+METRICS = {"R@1": "recall@1", "MRR": "mrr", "CGS": "cgs", "GS": "gs", "CD": "cd"}
+
+
+def _printed() -> dict[tuple[str | None, str | None, str], float]:
+    """Paper Δ keyed by (a, b, metric key)."""
+    table = paper.table(NAME)
+    out = {}
+    for pair, metric, delta in zip(table["A vs B"], table["Metric"], paper.numeric(table["Delta"])):
+        a, b = (compare.key_of(x) for x in pair.split(" vs. "))
+        out[(a, b, METRICS[metric])] = float(delta)
+    return out
+
+
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
+         subset_run: str = "closed_llm", pairs: Sequence[Sequence[str]] | None = None,
+         B: int = 1000, seed: int = 42) -> pd.DataFrame:
+    """Bootstrap Δ with 95 % CI and p-value beside the printed Δ; writes the table CSV."""
+    turns = results.load_per_turn(results_dir, runs)
+    subset = set(results.load_per_turn(results_dir, subset_run)["dialogue_id"])
+    chosen = [tuple(p) for p in pairs] if pairs is not None else list(TABLE21_PAIRS)
+    ours = bootstrap_pairs(turns[turns["dialogue_id"].isin(subset)], chosen, n_boot=B, seed=seed)
+    printed = _printed()
+    ours.insert(0, "pair", [f"{compare.label(a)} vs. {compare.label(b)}" for a, b in zip(ours["a"], ours["b"])])
+    ours["paper"] = [printed.get(k, float("nan")) for k in zip(ours["a"], ours["b"], ours["metric"])]
+    ours = ours.rename(columns={"delta": "ours"})
+    ours["diff"] = ours["ours"] - ours["paper"]
+    results.write_table(ours, results_dir, NAME)
+    return ours
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Forest plot: our Δ with its CI (bars) and the printed Δ (crosses)."""
+    labels = [f"{p} ({m})" for p, m in zip(df["pair"], df["metric"])]
+    y = range(len(df))
+    fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(df) + 1))
+    ax.errorbar(df["ours"], y, xerr=[df["ours"] - df["ci_low"], df["ci_high"] - df["ours"]],
+                fmt="o", label="this run (95% CI)")
+    ax.scatter(df["paper"], y, marker="x", color="black", label="paper (printed)")
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(list(y), labels, fontsize=8)
+    ax.set(xlabel="Δ = A − B")
+    ax.legend(fontsize=8)
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Counts quoted in the prose."""
+    return {"n_pairs": int(len(df)), "n_significant": int(df["significant"].sum()),
+            "n_dialogues": int(df["n_dialogues"].max()), "B": int(df["n_boot"].iloc[0])}
