@@ -1,0 +1,69 @@
+"""Natural-language rendering of the simulated dialogues from the template banks in
+``data/templates.yaml`` (paper §2.2).  Preference statements use facet-lexicon keywords
+(``kb.lexicon``), varying the keyword and the sentence frame, so text retrievers get a fair
+but not trivial signal."""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import yaml
+
+from trace_crs.dialogues.constraints import Constraint
+from trace_crs.kb.lexicon import facet_lexicon
+
+
+@lru_cache(maxsize=1)
+def templates() -> dict[str, Any]:
+    """The parsed ``data/templates.yaml``."""
+    return yaml.safe_load(resources.files("trace_crs.dialogues").joinpath("data/templates.yaml").read_text())
+
+
+def choose(options: list[str], rng: np.random.Generator) -> str:
+    """One option, uniformly."""
+    return options[int(rng.integers(len(options)))]
+
+
+def keyword(facet: str, value: Any, rng: np.random.Generator) -> str:
+    """A lexicon keyword expressing ``facet = value`` (price words from the template bank)."""
+    if facet == "price_max":
+        return choose(templates()["price_words"][int(value)], rng)
+    words = facet_lexicon()[facet].get(str(value))
+    if not words:
+        raise ValueError(f"facet lexicon has no keywords for {facet}={value!r}")
+    return choose(list(words), rng)
+
+
+def pref_text(constraint: Constraint, poi_type: str, rng: np.random.Generator) -> str:
+    """One sentence stating a constraint."""
+    facet, value = constraint
+    bank = templates()["pref"]
+    if facet == "anchor":
+        km = f"{value['max_km']:g}"
+        return choose(bank["anchor"], rng).format(anchor=value["name"], km=km)
+    frames = bank["style"][poi_type] if facet == "style" else bank["price" if facet == "price_max" else facet]
+    text = choose(frames, rng).format(kw=keyword(facet, value, rng))
+    return text[0].upper() + text[1:]
+
+
+def prefs_text(constraints: list[Constraint], poi_type: str, rng: np.random.Generator) -> str:
+    """Sentences stating several constraints, space-joined ("" for none)."""
+    return " ".join(pref_text(c, poi_type, rng) for c in constraints)
+
+
+def render(role: str, action: str, rng: np.random.Generator, **slots: Any) -> str:
+    """A user or system sentence for ``action`` with its slots filled.  Empty slots are
+    removed from the frame first (whitespace of the frame collapsed), so slot values such
+    as verbatim quotes are never altered."""
+    frame = choose(templates()[role][action], rng)
+    for key, value in slots.items():
+        if value == "":
+            frame = frame.replace("{" + key + "}", "")
+    return " ".join(frame.split()).format(**slots)
+
+
+def evidence(quote: str, label: str, rng: np.random.Generator) -> str:
+    """One evidence clause ``… "quote" [Rn].``"""
+    return choose(templates()["system"]["evidence"], rng).format(quote=quote, label=label)

@@ -1,0 +1,160 @@
+"""The scripted dialogue plan of the simulated generator (paper §2.2; Appendix G rules).
+
+A plan is a list of user → system :class:`Step` pairs::
+
+    greet_and_seek → ask_preference, [provide_preference → ask_preference],
+    provide_preference → recommend P0,
+    reject_and_refine (c1, violated by P0) → recommend P1 | compare, ...   (R rejections)
+    [provide_preference → compare], accept → farewell
+
+The user's hidden preferences are constraints a target candidate T satisfies, so the set
+``S`` of candidates satisfying everything stated so far is never empty.  Every recommended
+POI lies in ``S`` (gold), every other member of ``S`` is an acceptable alternative (exact by
+construction), and each rejection states a constraint the rejected POI violates.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from trace_crs.dialogues.constraints import Constraint, loosened, preference_pool, satisfies, satisfying
+from trace_crs.dialogues.tiers import TierSpec
+from trace_crs.kb.schema import POI
+
+MAX_TURNS = 12
+P_STYLE_FIRST = 0.4     # the greeting states the style (when the target has one)
+P_SILENT_GREETING = 0.15
+SLACK_EVERY = 8  # attempts before one fewer up-front constraint is tried  # the greeting states no preference at all
+
+
+@dataclass
+class Step:
+    """One user turn and the system turn answering it."""
+
+    user_action: str
+    system_action: str
+    revealed: list[Constraint] = field(default_factory=list)
+    rejected: str | None = None
+    recommended: list[str] = field(default_factory=list)
+    alternatives: list[str] = field(default_factory=list)
+    stated: list[Constraint] = field(default_factory=list)  # all constraints stated up to this step
+
+
+@dataclass
+class Plan:
+    steps: list[Step]
+    constraints: list[Constraint]
+    target: str
+
+
+def _pick(ids: list[str], rng: np.random.Generator, avoid: set[str], k: int = 1) -> list[str] | None:
+    pool = [b for b in ids if b not in avoid]
+    if len(pool) < k:
+        return None
+    return [pool[i] for i in rng.choice(len(pool), size=k, replace=False)]
+
+
+def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator) -> list[Constraint]:
+    """Broad constraints (met by many candidates) first, ties and near-ties shuffled; the
+    style leads with probability ``P_STYLE_FIRST``."""
+    cover = {i: sum(satisfies(p, c) for p in cands) + rng.random() * 2 for i, c in enumerate(pool)}
+    ordered = [pool[i] for i in sorted(cover, key=lambda i: -cover[i])]
+    if rng.random() < P_STYLE_FIRST:
+        ordered.sort(key=lambda c: c[0] != "style")
+    return ordered
+
+
+def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
+             slack: int = 0) -> Plan | None:
+    """One random try; ``slack`` states that many fewer constraints before the first
+    recommendation (never fewer than one), which makes rejections feasible in sparse pools."""
+    by_id = {p.business_id: p for p in cands}
+    peers = np.array([sum(q.attributes.get("style") == p.attributes.get("style") for q in cands) for p in cands], float)
+    target = cands[int(rng.choice(len(cands), p=peers**2 / (peers**2).sum()))]  # favour the focus style
+    pool = _order(preference_pool(target, hotspots), cands, rng)
+    n_rej = int(rng.choice(spec.rejections))
+    n_con = min(int(rng.integers(spec.constraints[0], spec.constraints[1] + 1)), len(pool))
+    tight = next((c for c in pool if loosened(c) is not None), None) if spec.conflicts else None
+    rest = [c for c in pool if c is not tight]
+    n_pre = max(1, n_con - n_rej - slack)
+    if tight is not None and n_pre < 2:
+        tight, rest = None, pool
+    pre = rest[: n_pre - (tight is not None)] + ([loosened(tight)] if tight is not None else [])
+    later = rest[n_pre - (tight is not None):]  # rejection constraints are chosen among these
+    compare_first = rng.random() < 0.5
+    sep = rng.random() < spec.p_separate_compare and 2 * (4 + n_rej) <= MAX_TURNS
+    extra = rng.random() < spec.p_extra_ask
+    if compare_first:
+        extra, sep = (extra or sep) and 2 * (4 + n_rej) <= MAX_TURNS, False
+    extra = extra and 2 * (4 + n_rej + sep) <= MAX_TURNS
+    greet_n = 0 if rng.random() < P_SILENT_GREETING or len(pre) < 2 else 1
+    steps = [Step("greet_and_seek", "ask_preference", pre[:greet_n])]
+    if extra and len(pre) - greet_n >= 2:
+        steps.append(Step("provide_preference", "ask_preference", pre[greet_n:greet_n + 1]))
+        greet_n += 1
+    current = Step("provide_preference", "compare" if compare_first else "recommend", pre[greet_n:])
+    if not current.revealed:
+        return None
+    steps.append(current)
+    stated, s_ids, recommended = list(pre), satisfying(cands, pre), []
+    for j in range(n_rej):
+        k = 2 if current.system_action == "compare" else 1
+        options = [later[i] for i in rng.permutation(len(later)) if later[i] not in stated]
+        if tight is not None and tight not in stated:
+            options.insert(0, tight)
+        choice = None
+        for c in options:
+            violators = [b for b in s_ids if b not in recommended and not satisfies(by_id[b], c)]
+            if len(violators) >= k:
+                choice = (c, [violators[i] for i in rng.choice(len(violators), size=k, replace=False)])
+                break
+        if choice is None:
+            return None
+        c, victims = choice
+        current.recommended = victims
+        recommended += victims
+        stated.append(c)
+        s_ids = [b for b in s_ids if satisfies(by_id[b], c)]
+        final_compare = j == n_rej - 1 and not sep and not compare_first
+        current = Step("reject_and_refine", "compare" if final_compare else "recommend", [c], rejected=victims[0])
+        steps.append(current)
+    if sep:
+        pick = _pick(s_ids, rng, set(recommended) | {target.business_id}) or _pick(s_ids, rng, set(recommended))
+        if pick is None:
+            return None
+        current.recommended = pick
+        recommended += pick
+        current = Step("provide_preference", "compare")
+        steps.append(current)
+    k = 2 if current.system_action == "compare" else 1
+    rest_ids = [b for b in s_ids if b not in recommended and b != target.business_id]
+    pair = ([target.business_id] + (_pick(rest_ids, rng, set(), k - 1) or [])) if target.business_id not in recommended \
+        else (_pick(s_ids, rng, set(recommended), k) or [])
+    if len(pair) < k:
+        return None
+    pair = [pair[i] for i in rng.permutation(k)]
+    current.recommended = pair
+    recommended += pair
+    if len(set(recommended)) < 3:
+        return None
+    steps.append(Step("accept", "farewell"))
+    stated_now: list[Constraint] = []
+    for step in steps:
+        stated_now += step.revealed
+        step.stated = list(stated_now)
+        if step.recommended:
+            ok = satisfying(cands, stated_now)
+            step.alternatives = [b for b in ok if b not in step.recommended]
+    return Plan(steps=steps, constraints=stated, target=target.business_id)
+
+
+def build_plan(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
+               attempts: int = 40) -> Plan | None:
+    """A feasible plan for these candidates, or ``None`` after ``attempts`` random tries."""
+    for i in range(attempts):
+        plan = _attempt(cands, spec, hotspots, rng, slack=i // SLACK_EVERY)
+        if plan is not None:
+            return plan
+    return None

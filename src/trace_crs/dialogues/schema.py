@@ -1,0 +1,68 @@
+"""The dialogue JSON-lines format (ARCHITECTURE.md §2, paper Appendix H) and its loader.
+
+Every line is one dialogue validated against ``dialogue.schema.json``; a malformed line raises
+:class:`DialogueFormatError` naming the file, the line, the dialogue id and the field.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterator
+
+import jsonschema
+
+from trace_crs.kb.schema import KBFormatError
+from trace_crs.kb.store import iter_jsonl
+
+USER_ACTIONS: tuple[str, ...] = ("greet_and_seek", "provide_preference", "reject_and_refine", "accept")
+SYSTEM_ACTIONS: tuple[str, ...] = ("ask_preference", "recommend", "compare", "farewell")
+REC_ACTIONS: tuple[str, ...] = ("recommend", "compare")
+TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+SPLITS: tuple[str, ...] = ("train", "val", "test")
+
+
+class DialogueFormatError(ValueError):
+    """A dialogue record is malformed; the message names file, line, dialogue id and field."""
+
+    def __init__(self, path: str, line: int | None, dialogue_id: str | None, field_name: str, problem: str):
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: dialogue {dialogue_id or '?'}: field '{field_name}': {problem}")
+        self.path, self.line, self.dialogue_id, self.field_name = path, line, dialogue_id, field_name
+
+
+@lru_cache(maxsize=1)
+def dialogue_schema() -> dict[str, Any]:
+    """The JSON Schema of one dialogue (``dialogues/dialogue.schema.json``)."""
+    return json.loads(resources.files("trace_crs.dialogues").joinpath("dialogue.schema.json").read_text())
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(dialogue_schema())
+
+
+def check_dialogue(rec: Any, path: str = "<memory>", line: int | None = None) -> dict[str, Any]:
+    """Validate one record against the schema; return it or raise :class:`DialogueFormatError`."""
+    did = rec.get("dialogue_id") if isinstance(rec, dict) else None
+    errors = sorted(_validator().iter_errors(rec), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        field = "/".join(str(p) for p in err.absolute_path) or "<record>"
+        raise DialogueFormatError(path, line, did if isinstance(did, str) else None, field, err.message[:200])
+    return rec
+
+
+def iter_dialogues(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Yield validated dialogues of a JSON-lines file, in file order."""
+    try:
+        for lineno, rec in iter_jsonl(path):
+            yield check_dialogue(rec, str(path), lineno)
+    except KBFormatError as exc:  # malformed JSON / missing file from the shared reader
+        raise DialogueFormatError(exc.path, exc.line, None, exc.field_name, str(exc).split(": ", 2)[-1]) from None
+
+
+def load_dialogues(path: str | Path) -> list[dict[str, Any]]:
+    """All validated dialogues of a file (raises on the first malformed line)."""
+    return list(iter_dialogues(path))
