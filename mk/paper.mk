@@ -33,11 +33,11 @@ define RUN_RULES
 $(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(DIALOGUES) $(KB_MANIFEST) $(SRC) $(call run_weights,$(1)) | $(STAMP)
 	if [ -f $$@ ]; then rm -rf $$(@D); fi  # a finished run whose inputs changed starts afresh
 	mkdir -p $$(@D)
-	$(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate) --out $$(@D)
+	$(TOOL) timed $(RES)/timings/run-$(1).json run/$(1) -- $(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate) --out $$(@D)
 
 $(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml
 	mkdir -p $$(@D)
-	$(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score) --out $$@
+	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score) --out $$@
 
 SCORES += $(patsubst %,$(RES)/scores/$(1)/%.json,$(call run_baselines,$(1)))
 endef
@@ -61,11 +61,12 @@ $(RES)/params/%.yaml: params/$(PROFILE)/%.yaml $(RES)/params/PARAMS
 	$(TOOL) params $< '$(PARAMS)' $@
 .SECONDARY: $(NOTEBOOKS:%=$(RES)/params/%.yaml)
 
+# Each run, score and notebook step records its wall time in $(RES)/timings/<step>.json.
 # jupytext → papermill (from the repo root, so notebooks see results/ and figures/ as relative paths).
 book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done book/content/.profile
 	mkdir -p figures $(RES)/tables $(@D)
 	$(VENV)/bin/jupytext --quiet --set-kernel python3 --to ipynb --output $(@D)/.$*.src.ipynb $<
-	$(VENV)/bin/papermill --cwd . -k python3 --no-progress-bar -f $(RES)/params/$*.yaml \
+	$(TOOL) timed $(RES)/timings/notebook-$*.json notebook/$* -- $(VENV)/bin/papermill --cwd . -k python3 --no-progress-bar -f $(RES)/params/$*.yaml \
 	  -p results_dir $(RES) $(@D)/.$*.src.ipynb $(@D)/.$*.out.ipynb
 	rm $(@D)/.$*.src.ipynb
 	mv $(@D)/.$*.out.ipynb $@

@@ -4,6 +4,7 @@
     pipeline.py params BASE PARAMS OUT        write BASE ⊕ PARAMS (only keys BASE declares) to OUT
     pipeline.py check-params PARAMS FILE...   fail if a PARAMS key is declared by no FILE
     pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error output
+    pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode"} to OUT
 
 A run config (`configs/<profile>/<run>.yaml`) has one mapping per CLI (`evaluate`, `score`);
 each key is the CLI flag without dashes (`fuzzy_threshold` → `--fuzzy-threshold`), a list
@@ -15,7 +16,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
@@ -84,6 +88,17 @@ def notebook_errors(path: Path) -> list[str]:
     return found
 
 
+def timed(out: Path, step: str, cmd: list[str]) -> int:
+    """Run ``cmd``; record its wall time (results/<profile>/timings/, read by the provenance page)."""
+    start = time.perf_counter()
+    code = subprocess.call(cmd)
+    record = {"step": step, "seconds": round(time.perf_counter() - start, 3), "returncode": code,
+              "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(record, sort_keys=True) + "\n")
+    return code
+
+
 def main(argv: list[str]) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd == "args":
@@ -96,6 +111,9 @@ def main(argv: list[str]) -> int:
         errors = [e for f in rest for e in notebook_errors(Path(f))]
         print("\n".join(errors) or f"{len(rest)} notebooks, no error outputs")
         return 1 if errors else 0
+    elif cmd == "timed":
+        sep = rest.index("--")
+        return timed(Path(rest[0]), rest[1], rest[sep + 1:])
     else:
         raise SystemExit(__doc__)
     return 0
