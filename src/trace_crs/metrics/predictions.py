@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 from trace_crs.kb import KB, KBFormatError
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.dialogue import REC_ACTIONS
+from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
 
 Key = tuple[str, int]
 
@@ -82,3 +83,13 @@ def read_predictions(path: str | Path, dialogues: list[Mapping[str, Any]], kb: K
             raise FileNotFoundError(f"predictions file {path} not found") from None
         raise PredictionError(str(path), "<json>", str(exc)) from None
     return index_predictions(pairs, dialogues, kb)
+
+
+def cited_texts(kb: KB, pred: Mapping[str, Any]) -> dict[str, str]:
+    """{label: cited review text} for the ``[Rn]`` labels of a prediction that resolve
+    (rules in :mod:`trace_crs.metrics.quotes`)."""
+    labels = sorted(set(LABEL_RE.findall(pred["text"])))
+    top = pred["ranked_poi_ids"][:1]
+    top_reviews = [r.review_id for r in kb.reviews_of(top[0])] if top else []
+    resolved = resolve_labels(labels, pred.get("citations") or [], top_reviews)
+    return {lab: kb.reviews[rid].text for lab, rid in resolved.items()}

@@ -26,8 +26,7 @@ from trace_crs.kb import KB
 from trace_crs.metrics import recommendation as rec
 from trace_crs.metrics.dialogue import REC_ACTIONS, recovery_turns
 from trace_crs.metrics.entailment import Backend, entailment_scores
-from trace_crs.metrics.predictions import Key, index_predictions, scored_turns
-from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
+from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, scored_turns
 from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, TURN_METRICS
 
 
@@ -82,13 +81,6 @@ class DialogueBatch:
     user_texts: list[list[str]] = field(default_factory=list)
 
 
-def _cited(kb: KB, pred: Mapping[str, Any]) -> dict[str, str]:
-    labels = sorted(set(LABEL_RE.findall(pred["text"])))
-    top = pred["ranked_poi_ids"][:1]
-    top_reviews = [r.review_id for r in kb.reviews_of(top[0])] if top else []
-    return {lab: kb.reviews[rid].text for lab, rid in resolve_labels(labels, pred["citations"], top_reviews).items()}
-
-
 def _mean(x: pd.Series) -> float | None:
     v = x.dropna()
     return float(v.mean()) if len(v) else None
@@ -121,7 +113,7 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
             tb.ranked.append(list(pred["ranked_poi_ids"]))
             tb.text.append(pred["text"])
             tb.reference_text.append(turn["text"])
-            tb.cited.append(_cited(kb, pred))
+            tb.cited.append(cited_texts(kb, pred))
             hit = float(rec.turn_hits([gold], [pred["ranked_poi_ids"]])[0])
             hits.append(hit)
             hit_by_turn[turn["turn_id"]] = hit

@@ -1,0 +1,127 @@
+import math
+
+import dspy
+import numpy as np
+import pytest
+from dspy.utils import DummyLM
+
+from trace_crs.metrics import entailment as en
+from trace_crs.metrics import errors as er
+from trace_crs.metrics.judge import LikertJudge, cross_judge_agreement, dialogue_context
+
+WORDS = ["the", "pasta", "was", "great", "and", "quiet", "patio", "cheap", "tacos", "loud", "music", "."]
+
+
+@pytest.fixture(autouse=True)
+def _reset_dspy():
+    with dspy.context(lm=None):
+        yield
+
+
+def tiny_nli(tmp_path, labels=("entailment", "neutral", "contradiction")):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS) + "\n")
+    BertTokenizer(str(vocab)).save_pretrained(tmp_path / "nli")
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=32, num_labels=3, id2label=dict(enumerate(labels)),
+                     label2id={n: i for i, n in enumerate(labels)})
+    BertForSequenceClassification(cfg).save_pretrained(tmp_path / "nli")
+    return tmp_path / "nli"
+
+
+def test_claim_sentences():
+    text = 'Try P1 now. "Great pasta" [R1] and a quiet patio! Ok. Really good food here?'
+    assert en.claim_sentences(text) == ["Try P1 now.", '"Great pasta"  and a quiet patio!', "Really good food here?"]
+    assert en.claim_sentences("") == []
+
+
+def test_hf_backend_loads_local_checkpoint_and_matches_manual_softmax(tmp_path):
+    import torch
+    from transformers import BertForSequenceClassification, BertTokenizer
+
+    d = tiny_nli(tmp_path)
+    b = en.make_backend(f"hf:{d}")
+    assert b.name == "hf:nli"
+    pairs = [("the pasta was great", "quiet patio"), ("cheap tacos", "loud music .")]
+    got = b.probabilities(pairs)
+    tok, model = BertTokenizer.from_pretrained(d), BertForSequenceClassification.from_pretrained(d).eval()
+    for (p, h), g in zip(pairs, got):  # independent path: one pair at a time, no padding
+        ids = [2] + tok.convert_tokens_to_ids(p.split()) + [3] + tok.convert_tokens_to_ids(h.split()) + [3]
+        types = [0] * (len(p.split()) + 2) + [1] * (len(h.split()) + 1)
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([ids]), token_type_ids=torch.tensor([types])).logits[0].numpy()
+        want = np.exp(logits[0]) / np.exp(logits).sum()
+        assert g == pytest.approx(float(want), abs=1e-5)
+    assert en.entailment_scores(["pasta was great. loud music ."], [[]], b)[0] == 0.0  # no cited review
+
+
+def test_hf_backend_bad_inputs(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        en.make_backend(f"hf:{tmp_path / 'missing'}")
+    d = tiny_nli(tmp_path, labels=("a", "b", "c"))
+    with pytest.raises(ValueError, match="entailment"):
+        en.make_backend(f"hf:{d}")
+    for spec in ("hf", "nli", "embedding:x"):
+        with pytest.raises(ValueError):
+            en.make_backend(spec)
+    with pytest.raises(ValueError, match="LM"):
+        en.make_backend("llm")
+    assert en.make_backend("none") is None
+
+
+def test_llm_backend_verdicts_and_turn_fraction():
+    # pairs are asked in sorted order: (R, c1), (R, c2), (R, c3)
+    lm = DummyLM([{"verdict": "yes"}, {"verdict": "maybe"}, {"verdict": "no"}])
+    b = en.make_backend("llm", lm)
+    text = "c1 claim here. c2 claim here. c3 claim here."
+    got = en.entailment_scores([text], [["R"]], b)
+    assert got[0] == pytest.approx(1 / 3)  # only "yes" reaches 0.5 ("maybe" = 1/3)
+    np.testing.assert_allclose(b.probabilities([("R", "c2 claim here."), ("R", "c1 claim here.")]), [1 / 3, 1.0])
+
+
+def test_embedding_backend_proxy():
+    b = en.make_backend("embedding")
+    review = "The pasta was great. Parking is impossible downtown."
+    p = b.probabilities([(review, "The pasta was great."), (review, "The pasta was great"), (review, "zzz qqq")])
+    assert p[0] == pytest.approx(1.0, abs=1e-5)  # identical sentence: cosine 1
+    assert p[1] > 0.9 and p[2] < 0.5
+
+
+def test_judge_program_and_range_check():
+    ok = {"relevance": 5, "informativeness": 4, "grounding_quality": 3, "natural_flow": 2, "justification": 1}
+    with dspy.context(lm=DummyLM([ok, {**ok, "relevance": 7}])):
+        r = LikertJudge()(dialogue="User: hi", response="Try P1.", cited_reviews="(none)")
+        assert (r.relevance, r.justification) == (5, 1)
+        with pytest.raises(ValueError, match="outside 1-5"):
+            LikertJudge()(dialogue="User: hi", response="Try P2.", cited_reviews="(none)")
+
+
+def test_dialogue_context():
+    turns = [{"turn_id": 1, "role": "user", "text": "hi"}, {"turn_id": 2, "role": "system", "text": "yo"}]
+    assert dialogue_context(turns, 2) == "User: hi" and dialogue_context(turns, 3) == "User: hi\nSystem: yo"
+
+
+def test_cross_judge_agreement_hand_values():
+    a = {"x": 1.0, "y": 2.0, "z": 3.0, "w": 4.0}
+    assert cross_judge_agreement(a, {"x": 2.0, "y": 3.0, "z": 4.0, "w": 5.0}) == \
+        {"kendall_tau": pytest.approx(1.0), "spearman_rho": pytest.approx(1.0), "n_systems": 4}
+    # one swapped adjacent pair among 4: tau = (5 - 1) / 6, rho = 1 - 6*2/(4*15) = 0.8
+    got = cross_judge_agreement(a, {"x": 1.0, "y": 3.0, "z": 2.0, "w": 4.0})
+    assert got["kendall_tau"] == pytest.approx(4 / 6) and got["spearman_rho"] == pytest.approx(0.8)
+    assert math.isnan(cross_judge_agreement(a, {"x": 1.0})["kendall_tau"])
+
+
+def test_error_flags():
+    cited = {"R1": "The pasta was fantastic."}
+    texts = ['"pasta was fantastic" [R1]', '"made up words here" [R1]', "no quotes"]
+    np.testing.assert_array_equal(er.grounding_errors(texts, [cited] * 3), [0, 1, 0])
+    np.testing.assert_array_equal(er.recommendation_errors([["A"], ["A"], ["A", "B"]], [["A"], [], ["C", "A"]]), [0, 1, 1])
+    hist = [["A quiet italian place"], ["A quiet italian place"], ["hello"]]
+    resp = ["Calm and peaceful pasta spot.", "Quiet trattoria.", "anything"]
+    # 1: noise quiet ok (peaceful), style italian ok (pasta) -> 0; 2: quiet + trattoria -> 0; 3: nothing stated -> 0
+    np.testing.assert_array_equal(er.relevance_errors(resp, hist), [0, 0, 0])
+    np.testing.assert_array_equal(er.relevance_errors(["A loud bar."], [["A quiet italian place"]]), [1])
