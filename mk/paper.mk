@@ -53,7 +53,7 @@ $(RES)/params/PARAMS: FORCE | $(STAMP)
 	$(if $(strip $(PARAMS)),$(TOOL) check-params '$(PARAMS)' $(NOTEBOOKS:%=params/$(PROFILE)/%.yaml))
 	@echo '$(PARAMS)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-book/content/.profile: FORCE
+book/_build/.content-profile: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PROFILE)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
@@ -63,7 +63,7 @@ $(RES)/params/%.yaml: params/$(PROFILE)/%.yaml $(RES)/params/PARAMS
 
 # Each run, score and notebook step records its wall time in $(RES)/timings/<step>.json.
 # jupytext → papermill (from the repo root, so notebooks see results/ and figures/ as relative paths).
-book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done book/content/.profile
+book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done book/_build/.content-profile
 	mkdir -p figures $(RES)/tables $(@D)
 	$(VENV)/bin/jupytext --quiet --set-kernel python3 --to ipynb --output $(@D)/.$*.src.ipynb $<
 	$(TOOL) timed $(RES)/timings/notebook-$*.json notebook/$* -- $(VENV)/bin/papermill --cwd . -k python3 --no-progress-bar -f $(RES)/params/$*.yaml \
