@@ -62,7 +62,8 @@ def query_vectors(kb: KB, texts: Iterable[str]) -> list[np.ndarray]:
     texts = list(texts)
     table = memo(kb, "dense_query")
     missing = sorted({t for t in texts if t not in table})
-    table.update(zip(missing, embed(missing)))
+    if missing:
+        table.update(zip(missing, embed(missing)))
     return [table[t] for t in texts]
 
 
