@@ -91,9 +91,10 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     extra = extra and 2 * (4 + n_rej + sep) <= MAX_TURNS
     greet_n = 0 if rng.random() < P_SILENT_GREETING or len(pre) < 2 else 1
     steps = [Step("greet_and_seek", "ask_preference", pre[:greet_n])]
-    if extra and len(pre) - greet_n >= 2:
-        steps.append(Step("provide_preference", "ask_preference", pre[greet_n:greet_n + 1]))
-        greet_n += 1
+    if extra:  # a second ask round; the user may have nothing new to add
+        more = pre[greet_n:greet_n + 1] if len(pre) - greet_n >= 2 else []
+        steps.append(Step("provide_preference", "ask_preference", more))
+        greet_n += len(more)
     current = Step("provide_preference", "compare" if compare_first else "recommend", pre[greet_n:])
     if not current.revealed:
         return None

@@ -90,8 +90,10 @@ def _user_turn(step: Step, kb: KB, rng: np.random.Generator, slots: dict[str, st
         text = render("user", "accept", rng, name=kb.pois[accepted].name)
     elif step.system_action == "compare":
         text = render("user", "ask_compare", rng, pref=pref)
-    else:
+    elif pref:
         text = render("user", "provide_preference", rng, pref=pref)
+    else:
+        text = render("user", "no_preference", rng, **slots)
     return {"role": "user", "action": step.user_action, "text": text, "referenced_poi_ids": refs,
             "referenced_review_ids": [], "citations": []}
 

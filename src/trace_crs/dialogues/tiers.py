@@ -35,8 +35,8 @@ class TierSpec:
 
 
 TIER_SPECS: dict[str, TierSpec] = {
-    "easy": TierSpec((2, 3), (1,), 0, 0.6, 0.4),
-    "medium": TierSpec((3, 4), (1,), 0, 1.0, 0.8),
+    "easy": TierSpec((2, 3), (1,), 0, 0.2, 0.0),
+    "medium": TierSpec((3, 4), (1,), 0, 1.0, 0.35),
     "hard": TierSpec((4, 5), (2,), 1, 1.0, 0.5),
     "expert": TierSpec((5, 6), (2, 3), 1, 1.0, 0.0),
 }
