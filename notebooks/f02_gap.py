@@ -1,0 +1,64 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+results_dir = 'results/default'
+profile = 'default'
+closed_runs = ['closed', 'closed_llm']
+open_runs = ['open', 'open_llm']
+nli_runs = None
+tolerance = 0.01
+gap = 0.5
+
+# %% [markdown]
+# # Figure 2 — The Three-Competency Gap, and the headline findings
+#
+# Open-set accuracy against open-set grounding, one point per baseline; then one computed
+# sentence per headline finding saying whether it holds on this run.
+
+# %%
+from trace_crs import report
+
+df = report.f02.load(results_dir, open_runs=open_runs)
+report.prose.glue_facts("f02", report.f02.facts(df))
+found = report.findings.load(results_dir, closed_runs=closed_runs, open_runs=open_runs,
+                             nli_runs=nli_runs, tolerance=tolerance, gap=gap)
+report.prose.glue_sentences("finding", found)
+
+# %% [markdown]
+# On the open set the most accurate baseline is {glue:md}`f02_top_r1_label`
+# (R@1 {glue:text}`f02_top_r1:.3f`) and the best grounded is {glue:md}`f02_top_cgs_label`
+# (CGS {glue:text}`f02_top_cgs:.3f`).
+#
+# - {glue:md}`finding_1a`
+# - {glue:md}`finding_1b`
+# - {glue:md}`finding_1c`
+# - {glue:md}`finding_1d`
+# - {glue:md}`finding_2a`
+# - {glue:md}`finding_2b`
+# - {glue:md}`finding_3a`
+
+# %%
+found
+
+# %%
+report.f02.plot(df);
+
+# %% [markdown]
+# ## Provenance of these numbers
+#
+# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
+# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
+# `config.yaml` and `records.parquet`.
+
+# %%
+report.provenance.runs(results_dir, [*closed_runs, *open_runs])

@@ -1,0 +1,40 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+results_dir = 'results/default'
+profile = 'default'
+kb_dir = 'data/kb/default'
+dialogues_path = 'data/dialogues/default/dialogues.jsonl'
+runs = ['closed', 'closed_llm', 'open', 'open_llm', 'open_llm_dense', 'pool16', 'pool32']
+
+# %% [markdown]
+# # Provenance
+#
+# What produced the numbers of this book: the SHA256 of the KB files and of the dialogue
+# corpus, the git commit of the code, the versions of the packages that computed them, when the
+# last run was scored, and per run the baselines, sizes, signature fields (KB hash, pool, fuzzy
+# threshold, entailment backend, seed), LM model id and weights SHA256, and the summed model
+# latency. Everything is read from the files; nothing is typed.
+
+# %%
+from trace_crs import report
+
+df = report.provenance.load(results_dir, kb_dir=kb_dir, dialogues_path=dialogues_path,
+                            run_names=runs)
+report.prose.glue_facts("prov", {"commit": df.loc[df["key"] == "git commit", "value"].iloc[0]})
+
+# %% [markdown]
+# The code is at commit {glue:md}`prov_commit`.
+
+# %%
+df

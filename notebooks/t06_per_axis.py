@@ -1,0 +1,51 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+results_dir = 'results/default'
+profile = 'default'
+closed_runs = ['closed', 'closed_llm']
+open_runs = ['open', 'open_llm']
+nli_runs = None
+
+# %% [markdown]
+# # Table 6 — Per-axis stressors
+#
+# Open-set R@1 (system level, open-set subset), fuzzy grounding GS, provenance coverage PC,
+# entailment grounding (NLI column: the backend is the `nli` field below) and rejection recovery.
+
+# %%
+from trace_crs import report
+
+df = report.t06.load(results_dir, closed_runs=closed_runs, open_runs=open_runs, nli_runs=nli_runs)
+report.prose.glue_facts("t06", report.t06.facts(df))
+
+# %% [markdown]
+# Entailment grounding was scored for {glue:text}`t06_n_nli_baselines` baselines. The best
+# rejection recovery is {glue:md}`t06_best_recovery_label` at {glue:text}`t06_best_recovery:.3f`;
+# the mean absolute GS difference to the paper is {glue:text}`t06_mean_abs_diff_gs:.3f`.
+
+# %%
+report.compare.wide(df)
+
+# %%
+report.t06.plot(df);
+
+# %% [markdown]
+# ## Provenance of these numbers
+#
+# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
+# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
+# `config.yaml` and `records.parquet`.
+
+# %%
+report.provenance.runs(results_dir, [*closed_runs, *open_runs])

@@ -1,0 +1,54 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+results_dir = 'results/default'
+profile = 'default'
+runs = ['closed', 'closed_llm']
+subset_run = 'closed_llm'
+pairs = None
+B = 1000
+seed = 42
+
+# %% [markdown]
+# # Table 21 — Paired cluster bootstrap
+#
+# Differences between baseline pairs, resampling dialogues (clusters) with replacement on the
+# dialogues of the LLM subset, with percentile intervals. The paper printed only Δ
+# (intervals and significance were lost in text extraction, and some signs may be lost).
+
+# %%
+from trace_crs import report
+
+df = report.t21.load(results_dir, runs=runs, subset_run=subset_run, pairs=pairs, B=B, seed=seed)
+report.prose.glue_facts("t21", report.t21.facts(df))
+
+# %% [markdown]
+# With {glue:text}`t21_B` resamples over {glue:text}`t21_n_dialogues` dialogues,
+# {glue:text}`t21_n_significant` of {glue:text}`t21_n_pairs` differences have an interval that
+# excludes zero.
+
+# %%
+df
+
+# %%
+report.t21.plot(df);
+
+# %% [markdown]
+# ## Provenance of these numbers
+#
+# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
+# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
+# `config.yaml` and `records.parquet`.
+
+# %%
+report.provenance.runs(results_dir, runs)

@@ -1,0 +1,50 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+results_dir = 'results/default'
+profile = 'default'
+dialogues_path = 'data/dialogues/default/dialogues.jsonl'
+run = 'closed'
+split = 'test'
+
+# %% [markdown]
+# # Table 26 — Official test split
+#
+# The non-LLM closed-set run re-aggregated on the dialogues of the official test split.
+
+# %%
+from trace_crs import report
+
+df = report.t26.load(results_dir, dialogues_path=dialogues_path, run=run, split=split)
+report.prose.glue_facts("t26", report.t26.facts(df))
+
+# %% [markdown]
+# The test split holds {glue:text}`t26_n_dialogues` dialogues ({glue:text}`t26_n_turns`
+# scored turns per baseline); mean absolute difference to the paper:
+# {glue:text}`t26_mean_abs_diff:.3f`.
+
+# %%
+report.compare.wide(df)
+
+# %%
+report.t26.plot(df);
+
+# %% [markdown]
+# ## Provenance of these numbers
+#
+# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
+# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
+# `config.yaml` and `records.parquet`.
+
+# %%
+report.provenance.runs(results_dir, [run])

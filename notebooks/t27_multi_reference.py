@@ -1,0 +1,49 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+results_dir = 'results/default'
+profile = 'default'
+runs = ['closed', 'closed_llm']
+
+# %% [markdown]
+# # Table 27 — Multi-reference recall (Finding 1c)
+#
+# Single-reference R@1 against multi-reference R@1, which also accepts the other candidates
+# that satisfy every stated preference, over all turns and over turns that have such an
+# alternative.
+
+# %%
+from trace_crs import report
+
+df = report.t27.load(results_dir, runs=runs)
+report.prose.glue_facts("t27", report.t27.facts(df))
+
+# %% [markdown]
+# Multi-reference gold lifts R@1 by {glue:text}`t27_lift_min_pp:.1f` to
+# {glue:text}`t27_lift_max_pp:.1f` percentage points across {glue:text}`t27_n_baselines` baselines.
+
+# %%
+report.compare.wide(df)
+
+# %%
+report.t27.plot(df);
+
+# %% [markdown]
+# ## Provenance of these numbers
+#
+# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
+# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
+# `config.yaml` and `records.parquet`.
+
+# %%
+report.provenance.runs(results_dir, runs)
