@@ -8,6 +8,8 @@ baselines once (:func:`init_worker`); shared indexes and embedding caches are pe
 """
 from __future__ import annotations
 
+import os
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -65,15 +67,13 @@ _STATE: dict[str, Any] = {}
 
 
 def init_worker(kb_dir: str, names: list[str], pool: str, seed: int) -> None:
-    """Worker start-up: one thread for torch, load the KB, build the baselines."""
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover — torch is a pinned requirement
-        pass
+    """Worker start-up: one thread per worker (torch is imported only if a baseline needs it),
+    load the KB, build the baselines."""
+    os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
     kb = load_kb(kb_dir)
     _STATE.update(kb=kb, baselines=build_baselines(names, kb), pool=pool, seed=seed)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 def worker_task(task: tuple[list[dict[str, Any]], dict[str, str]]) -> dict[str, int]:
