@@ -1,0 +1,145 @@
+"""DSTBaseline (paper Appendix F): per-turn dialogue-state tracking, filtering, TF-IDF, reply.
+
+1. For every user turn so far, :class:`ExtractStateDelta` extracts a ``TourismDialogueState``
+   delta (price ceiling, wanted / avoided styles, ambience, noise level, required features,
+   location) given the state before that turn (calls are cached, so earlier turns replay).
+2. Deltas merge into a cumulative state: scalars take the latest non-null value, lists are
+   unions, an avoided style is removed from the wanted ones; rejected POIs are the ones the
+   user turned down (``TurnContext.rejected_poi_ids``).
+3. A candidate passes the filter when: price ≤ ceiling (unknown price passes); style in the
+   wanted styles (if any) and not avoided; noise equals the wanted level (``quiet`` also
+   accepts ``average``; unknown passes); every required feature present.
+4. Ranking: passing candidates by TF-IDF, then the others by TF-IDF, rejected last (DST
+   reranks the full pool, also open-set).  5. :class:`RespondWithState` writes the reply over
+   the top cards conditioned on the structured state.  ``Usage.mode`` is ``pipeline``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import ClassVar, Optional
+
+import dspy
+
+from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, cards_text, extract_citations,
+                                            history_text, instruction)
+from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.kb.schema import POI
+
+NOISE_OK = {"quiet": {"quiet", "average"}, "average": {"average"}, "loud": {"loud", "average"}}
+
+
+class ExtractStateDelta(dspy.Signature):
+    """[dst-delta v1] Extract only what this traveler message adds or changes in their tourism preferences; leave a field empty if the message does not mention it."""
+
+    previous_state: str = dspy.InputField(desc="the preference state so far, JSON")
+    user_message: str = dspy.InputField()
+    price_max: Optional[int] = dspy.OutputField(desc="highest acceptable price level 1-4, or null")
+    styles: list[str] = dspy.OutputField(desc="wanted cuisines / hotel styles / attraction kinds")
+    avoid_styles: list[str] = dspy.OutputField(desc="styles the traveler does not want")
+    ambience: list[str] = dspy.OutputField(desc="wanted ambience, e.g. romantic, casual")
+    noise: Optional[str] = dspy.OutputField(desc="quiet, average or loud, or null")
+    features: list[str] = dspy.OutputField(desc="required features, e.g. parking, outdoor_seating")
+    location: Optional[str] = dspy.OutputField(desc="a location constraint, or null")
+
+
+class RespondWithState(dspy.Signature):
+    """[dst-respond v1] You are a tourism assistant: using the traveler's tracked preferences, reply about the places shown (best first), quoting review excerpts verbatim as "quote" [Rn]."""
+
+    conversation: str = dspy.InputField(desc="the dialogue so far")
+    state: str = dspy.InputField(desc="tracked preferences, JSON")
+    places: str = dspy.InputField(desc="places to present, best first, with review excerpts labelled [Rn]")
+    instruction: str = dspy.InputField()
+    response: str = dspy.OutputField(desc="your reply to the traveler")
+
+
+def _norm(values: list[str] | None) -> list[str]:
+    return sorted({str(v).strip().lower().replace(" ", "_") for v in values or [] if str(v).strip()})
+
+
+@dataclass
+class DialogueState:
+    """The cumulative TourismDialogueState."""
+
+    price_max: int | None = None
+    styles: list[str] = field(default_factory=list)
+    avoid_styles: list[str] = field(default_factory=list)
+    ambience: list[str] = field(default_factory=list)
+    noise: str | None = None
+    features: list[str] = field(default_factory=list)
+    location: str | None = None
+    rejected: list[str] = field(default_factory=list)
+
+    def merge(self, delta: dspy.Prediction) -> "DialogueState":
+        """New state: latest non-null scalars, list unions, avoided styles removed from wanted."""
+        price = delta.price_max if delta.price_max is not None else self.price_max
+        if price is not None and not 1 <= int(price) <= 4:
+            price = self.price_max
+        noise = str(delta.noise).strip().lower() if delta.noise else self.noise
+        avoid = _norm(self.avoid_styles + _norm(delta.avoid_styles))
+        styles = [s for s in _norm(self.styles + _norm(delta.styles)) if s not in avoid]
+        return DialogueState(int(price) if price is not None else None, styles, avoid,
+                             _norm(self.ambience + _norm(delta.ambience)), noise if noise in NOISE_OK else self.noise,
+                             _norm(self.features + _norm(delta.features)), delta.location or self.location,
+                             list(self.rejected))
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+def passes(poi: POI, state: DialogueState) -> bool:
+    """The state filter of step 3 (module docstring)."""
+    attrs = poi.attributes
+    style = (attrs.get("style") or "").lower()
+    cats = {c.lower().replace(" ", "_") for c in poi.categories}
+    if state.price_max is not None and poi.price is not None and poi.price > state.price_max:
+        return False
+    if state.styles and not (style in state.styles or cats & set(state.styles)):
+        return False
+    if style and style in state.avoid_styles:
+        return False
+    if state.noise and attrs.get("noise") and attrs["noise"] not in NOISE_OK[state.noise]:
+        return False
+    return all(f in (attrs.get("features") or []) for f in state.features)
+
+
+class DSTModule(dspy.Module):
+    """State extraction per user turn → filter → TF-IDF → state-conditioned reply."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.extract = dspy.Predict(ExtractStateDelta)
+        self.respond = dspy.Predict(RespondWithState)
+
+    def track(self, ctx: TurnContext) -> DialogueState:
+        state = DialogueState()
+        for text in ctx.user_texts:
+            state = state.merge(self.extract(previous_state=state.to_json(), user_message=text))
+        state.rejected = sorted(ctx.rejected_poi_ids)
+        return state
+
+    def forward(self, ctx: TurnContext, mode: str, seed: int) -> dspy.Prediction:
+        from trace_crs.baselines.tfidf import tfidf_scores
+
+        state = self.track(ctx)
+        tfidf = tfidf_scores(ctx)
+        ok = [passes(ctx.kb.pois[c], state) for c in ctx.candidates]
+        ranked = rank_by_score(ctx.candidates, [s + (2.0 if k else 0.0) for s, k in zip(tfidf, ok)],
+                               ctx.rejected_poi_ids)  # cosine ≤ 1 < 2: passing ones first
+        evidence = Evidence()
+        pred = self.respond(conversation=history_text(ctx.history), state=state.to_json(),
+                            places=cards_text(ctx.kb, ranked[:3], evidence), instruction=instruction(ctx.action))
+        return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response, state=state,
+                               citations=extract_citations(pred.response, evidence, ctx.kb))
+
+
+class DSTBaseline(LLMBaseline):
+    """Preference state tracking (LLM) + filtering + TF-IDF ranking + LLM reply."""
+
+    name: ClassVar[str] = "dst"
+    display_name: ClassVar[str] = "DST"
+    ranks_with_llm: ClassVar[bool] = False
+
+    def build_module(self) -> dspy.Module:
+        return DSTModule()

@@ -1,0 +1,109 @@
+"""RAGCitationBaseline (paper Appendix F): Jaccard-retrieved review evidence + a quote constraint.
+
+Evidence: the review sentences (``responses.sentence_spans``) of the shown candidates with
+at least ``MIN_QUOTE_TOKENS`` tokens, scored by Jaccard similarity ``|Q ∩ S| / |Q ∪ S|``
+between the content-term sets of the query (all user turns) and the sentence; the top 10
+(ties: POI order shown, then review id, then position) are numbered ``[R1]``… with the POI
+name and star rating.  The reply must contain at least one verbatim quote of ≥ 10 tokens
+``"…" [Rn]`` taken from the labelled sentence; if the check fails the call is repeated with
+feedback (a new prompt, so never a cache replay), up to 2 retries, and the last reply is kept.
+Ranking as LLM Zero-Shot (``generative`` ids or ``logprob`` cards); open set: TF-IDF top-16.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import dspy
+
+from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, extract_citations, history_text,
+                                            instruction, parse_ranking, rank_candidates)
+from trace_crs.baselines.llm_zero_shot import PREFILTER_K, prefilter_order, turn_seed
+from trace_crs.baselines.responses import sentence_spans
+from trace_crs.baselines.text import content_terms, tokenize
+
+TOP_SENTENCES = 10
+MIN_QUOTE_TOKENS = 10
+CITATION_RETRIES = 2
+
+
+class CiteAndRecommend(dspy.Signature):
+    """[rag-citation v1] You are a tourism assistant: rank the candidate places and reply, including at least one verbatim quote of 10 or more words from the evidence, written "quote" [Rn]."""
+
+    conversation: str = dspy.InputField(desc="the dialogue so far")
+    candidates: str = dspy.InputField(desc="candidate places: [id] name, stars")
+    evidence: str = dspy.InputField(desc="numbered review sentences [Rn] with place name and stars")
+    instruction: str = dspy.InputField()
+    feedback: str = dspy.InputField(desc="problems with the previous attempt, if any")
+    ranked_ids: list[str] = dspy.OutputField(desc="the candidate ids, best fit first")
+    response: str = dspy.OutputField(desc="your reply to the traveler with verbatim quotes")
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    """``|a ∩ b| / |a ∪ b|`` (0 for two empty sets)."""
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def top_sentences(ctx: TurnContext, shown: list[str], k: int = TOP_SENTENCES) -> list[tuple[str, str, str]]:
+    """``(poi_id, review_id, sentence)`` of the ``k`` best Jaccard matches to the user turns."""
+    query = content_terms(ctx.user_texts)
+    scored = []
+    for rank, pid in enumerate(shown):
+        for review in ctx.kb.reviews_of(pid):
+            for pos, (start, end) in enumerate(sentence_spans(review.text)):
+                sentence = review.text[start:end]
+                if len(tokenize(sentence)) >= MIN_QUOTE_TOKENS:
+                    scored.append((-jaccard(query, content_terms([sentence])), rank, review.review_id, pos,
+                                   pid, sentence))
+    scored.sort(key=lambda s: s[:4])
+    return [(pid, rid, sentence) for _, _, rid, _, pid, sentence in scored[:k]]
+
+
+def citation_ok(citations: list[dict]) -> bool:
+    """True when some citation is verbatim (has ``start``) and has ≥ ``MIN_QUOTE_TOKENS`` tokens."""
+    return any("start" in c and len(tokenize(c["quote"])) >= MIN_QUOTE_TOKENS for c in citations)
+
+
+class RAGCitationModule(dspy.Module):
+    """Jaccard evidence → ranked ids + reply with a checked verbatim quote."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cite = dspy.Predict(CiteAndRecommend)
+
+    def forward(self, ctx: TurnContext, mode: str, seed: int) -> dspy.Prediction:
+        order = prefilter_order(ctx, "tfidf")
+        shown = order[:PREFILTER_K] if ctx.pool == "open" else order
+        conversation = history_text(ctx.history)
+        if mode == "logprob":
+            shown = rank_candidates(ctx, shown, conversation, mode, turn_seed(ctx, seed))
+        evidence = Evidence()
+        lines = []
+        for pid, rid, sentence in top_sentences(ctx, shown):
+            poi = ctx.kb.pois[pid]
+            lines.append(f"[{evidence.add(rid, sentence)}] {poi.name} ({poi.stars:.1f} stars): \"{sentence}\"")
+        cands = "\n".join(f"[{c}] {ctx.kb.pois[c].name}, {ctx.kb.pois[c].stars:.1f} stars" for c in shown)
+        feedback = ""
+        for attempt in range(CITATION_RETRIES + 1):   # the feedback changes the prompt: no cache replay
+            pred = self.cite(conversation=conversation, candidates=cands, evidence="\n".join(lines),
+                             instruction=instruction(ctx.action), feedback=feedback)
+            citations = extract_citations(pred.response, evidence, ctx.kb)
+            if citation_ok(citations):
+                break
+            feedback = ("Your previous reply had no verbatim quote of at least 10 words from the evidence; "
+                        "copy one evidence sentence exactly inside double quotes followed by its [Rn] label.")
+        ranked = shown if mode == "logprob" else parse_ranking(pred.ranked_ids, shown)
+        ranked = list(ranked) + [c for c in order if c not in ranked]
+        return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response, citations=citations,
+                               citation_attempts=attempt + 1)
+
+
+class RAGCitationBaseline(LLMBaseline):
+    """Retrieval-augmented generation with a verbatim-quote constraint."""
+
+    name: ClassVar[str] = "rag_citation"
+    display_name: ClassVar[str] = "RAG-Citation"
+
+    def build_module(self) -> dspy.Module:
+        return RAGCitationModule()
