@@ -183,3 +183,14 @@ def test_stratified_sample_quotas():
     assert stratified_sample([], [], 5, np.random.default_rng(0)) == []
     # ties in remainders: 4 bins of 1 id each, k = 2 -> the first two bins (stable order)
     assert stratified_sample(["a", "b", "c", "d"], [1.0, 3.0, 4.0, 5.0], 2, np.random.default_rng(0)) == ["a", "b"]
+
+
+@needs_sample
+def test_real_sample_build_is_deterministic_and_seeded(tmp_path):
+    from trace_crs.kb.store import sha256_file, write_kb
+    hashes = []
+    for i, seed in enumerate((42, 42, 7)):
+        pois, reviews, manifest = build_yelp(SAMPLE, per_cell=3, seed=seed)
+        write_kb(pois, reviews, tmp_path / str(i), manifest)
+        hashes.append(sha256_file(tmp_path / str(i) / "pois.jsonl"))
+    assert hashes[0] == hashes[1] != hashes[2]
