@@ -27,7 +27,7 @@ POIS = [  # id, lat, lon, type, price
 
 
 @pytest.fixture(scope="session")
-def kb(tmp_path_factory):
+def kb_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("kb")
     pois = [POI(business_id=b, name=b, address="1 Main St", city="Tampa", state="FL", latitude=la, longitude=lo,
                 poi_type=t, categories=[], stars=4.0, review_count=1, price=p,
@@ -35,7 +35,12 @@ def kb(tmp_path_factory):
             for b, la, lo, t, p in POIS]
     reviews = [Review(review_id=r, business_id=b, stars=4, text=t, date="2020-01-01") for r, (b, t) in REVIEWS.items()]
     write_kb(pois, reviews, d, {"profile": "test"})
-    return load_kb(d)
+    return d
+
+
+@pytest.fixture(scope="session")
+def kb(kb_dir):
+    return load_kb(kb_dir)
 
 
 def turn(tid, role, action, text="", gold=None, alts=None):
