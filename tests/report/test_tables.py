@@ -156,3 +156,14 @@ def test_f02_projection(tmp_path, scores):
                              "top_cgs_label": "Dense", "top_cgs": 0.80}
     f02.plot(df, figures_dir=tmp_path / "fig")
     assert (tmp_path / "fig" / "figure2_gap.svg").exists()
+
+
+def test_t29_judge_columns(tmp_path, scores):
+    from trace_crs.report import t29
+    scores(tmp_path, "closed", "tfidf", {"recall@1": 0.3})  # judge off for this run
+    scores(tmp_path, "closed_llm", "dst", {"judge_relevance": 4.0, "judge_natural_flow": 3.5})
+    df = t29.load(tmp_path)
+    assert _row(df, "dst", "Relevance")["diff"] == pytest.approx(4.0 - 4.44)
+    assert _row(df, "dst", "Flow")["diff"] == pytest.approx(3.5 - 4.74)
+    assert pd.isna(_row(df, "tfidf", "Relevance")["ours"])
+    assert t29.facts(df) == {"n_judged": 1}

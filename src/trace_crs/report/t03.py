@@ -1,0 +1,85 @@
+"""Table 3: KB and dialogue-corpus statistics, printed vs this profile's data.
+
+KB figures from :func:`trace_crs.kb.kbstats.summarize`, corpus figures from
+:func:`trace_crs.dialogues.stats.corpus_stats`; this module only maps them to the paper's
+rows.  "POIs per type" is the mean over the three POI types; the rejection rate is in %.
+The printed price range is text and has no numeric twin.  Writes
+``tables/table3_dataset_stats.csv`` (``statistic, paper, ours, diff``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.dialogues.schema import load_dialogues
+from trace_crs.dialogues.stats import corpus_stats
+from trace_crs.kb.kbstats import summarize
+from trace_crs.kb.store import load_kb
+from trace_crs.report import figures, paper, results
+
+NAME = "table3_dataset_stats"
+Getter = Callable[[dict[str, Any], dict[str, Any]], float]
+# paper statistic -> value from (kb summary, corpus stats)
+ROWS: dict[str, Getter] = {
+    "KB: POIs": lambda k, d: k["pois"],
+    "KB: POIs per type (restaurant / hotel / attraction, each)": lambda k, d: float(np.mean(list(k["pois_per_type"].values()))),
+    "KB: Reviews": lambda k, d: k["reviews"],
+    "KB: Avg. reviews per POI": lambda k, d: k["reviews_per_poi_mean"],
+    "KB: Avg. stars": lambda k, d: k["stars_mean_poi"],
+    "KB: Unique categories": lambda k, d: k["unique_categories"],
+    "KB: Cities (U.S., Yelp Academic)": lambda k, d: len(k["cities"]),
+    "Dialogues: Total dialogues": lambda k, d: d["dialogues"],
+    "Dialogues: Avg. turns / dialogue": lambda k, d: d["turns_mean"],
+    "Dialogues: Avg. turns / dialogue, parenthetical value (printed '10.5 (1.9)'; likely SD)": lambda k, d: d["turns_sd"],
+    "Dialogues: Avg. POIs rec. / dialogue": lambda k, d: d["pois_recommended_mean"],
+    "Dialogues: Persona archetypes": lambda k, d: d["persona_archetypes"],
+    "Dialogues: Candidates / dialogue": lambda k, d: d["candidates_per_dialogue"],
+    "Dialogues: Rejection rate (%)": lambda k, d: 100 * d["rejection_rate"],
+    **{f"Difficulty (generation-time): {t.capitalize()} (dialogues)": (lambda k, d, t=t: d["tiers"][t])
+       for t in ("easy", "medium", "hard", "expert")},
+}
+
+
+def compare_stats(kb_stats: dict[str, Any], corpus: dict[str, Any]) -> pd.DataFrame:
+    """Paper rows in printed order with ``paper, ours, diff`` (text-only rows: ours NaN)."""
+    printed = paper.table(NAME)
+    ours = [float(ROWS[s](kb_stats, corpus)) if s in ROWS else float("nan") for s in printed["statistic"]]
+    frame = pd.DataFrame({"statistic": printed["statistic"], "paper_printed": printed["value"],
+                          "paper": paper.numeric(printed["value"]), "ours": ours})
+    frame["diff"] = frame["ours"] - frame["paper"]
+    return frame
+
+
+def load(results_dir: str | Path, kb_dir: str | Path, dialogues_path: str | Path) -> pd.DataFrame:
+    """Table 3 for the profile's KB and corpus; writes the table CSV."""
+    kb = load_kb(results.require(kb_dir, "KB directory"))
+    corpus = corpus_stats(load_dialogues(results.require(dialogues_path, "dialogue corpus")))
+    frame = compare_stats(summarize(kb), corpus)
+    results.write_table(frame, results_dir, NAME)
+    return frame
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Ratio ours / paper per statistic (log scale: the profile may be much smaller)."""
+    both = df.dropna(subset=["paper", "ours"])
+    both = both[both["paper"] > 0]
+    fig, ax = plt.subplots(figsize=(6.5, 0.3 * len(both) + 1))
+    ax.barh(both["statistic"], both["ours"] / both["paper"])
+    ax.axvline(1, color="grey", lw=0.8)
+    ax.set_xscale("log")
+    ax.set(xlabel="this profile / paper")
+    ax.tick_params(axis="y", labelsize=7)
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Sizes quoted in the prose."""
+    ours = df.set_index("statistic")["ours"]
+    return {"n_pois": int(ours["KB: POIs"]), "n_dialogues": int(ours["Dialogues: Total dialogues"]),
+            "turns_mean": float(ours["Dialogues: Avg. turns / dialogue"])}
