@@ -7,7 +7,7 @@ ask_preference, ≥ 1 reject_and_refine, ≥ 1 compare, ≥ 3 distinct recommend
 compare turns recommend two POIs; every referenced POI exists in the KB and in the 8-POI
 pool; gold ⊆ referenced POIs, alternatives ⊆ pool \\ gold; every cited review exists and
 belongs to a POI the turn references; every quote matches its review with rapidfuzz
-partial ratio ≥ 0.80, its offsets (when exact) and appears in the text as ``"quote" [Rn]``.
+partial ratio ≥ 0.80 (a quote longer than its review fails), its offsets and appears in the text as ``"quote" [Rn]``.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def _turn_failures(turn: dict[str, Any], d: dict[str, Any], kb: KB) -> list[tupl
         if review.business_id not in turn["referenced_poi_ids"]:
             out.append(("review_poi_mismatch", f"turn {tid}: {c['review_id']}"))
         if review.text[c["start"]:c["end"]] != c["quote"]:
-            if fuzz.partial_ratio(c["quote"], review.text) < FUZZY_THRESHOLD:
+            if len(c["quote"]) > len(review.text) or fuzz.partial_ratio(c["quote"], review.text) < FUZZY_THRESHOLD:
                 out.append(("quote_mismatch", f"turn {tid}: {c['label']}"))
             else:
                 out.append(("offset_mismatch", f"turn {tid}: {c['label']}"))
