@@ -70,10 +70,9 @@ def make_ctx(pool: str = "closed", turn_index: int = 3, dialogue: dict | None = 
 
 
 @pytest.fixture(autouse=True)
-def reset_dspy(tmp_path):
-    """Fresh DSPy settings and a private cache for every test."""
-    dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True,
-                         disk_cache_dir=str(tmp_path / "dspy_cache"))
+def reset_dspy():
+    """Fresh DSPy settings and an empty in-memory cache for every test (no disk writes)."""
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
     with dspy.context(lm=None, adapter=None, track_usage=False):
         yield
     dspy.settings.configure(lm=None)

@@ -12,9 +12,9 @@ Caching: DSPy's cache keys a request on model id + messages + every decoding par
 ``open_lm`` points DSPy's disk cache at ``cfg.cache_dir`` (default ``data/cache/lm``) — the
 only global DSPy setting it touches, and only when called, never at import.
 
-Usage: ``TraceLM.forward`` adds each response's token usage and cost (kept on cache hits, so
-a replayed turn reports what it cost to produce) to the tally of the innermost
-``recording_usage()`` block of the current thread/context.
+Usage: ``TraceLM.forward`` adds each response's token usage and cost to the tally of the
+innermost ``recording_usage()`` block of the current thread/context.  A cache hit counts as
+a call and a ``cache_hit`` with zero tokens and zero cost (a replay costs nothing).
 """
 from __future__ import annotations
 

@@ -1,0 +1,150 @@
+"""LM config presets, the one-flag backbone switch, the disk cache (record/replay against a
+fake OpenAI-compatible HTTP server) and per-turn usage."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import dspy
+import pytest
+
+from trace_crs.baselines.dst import DSTBaseline
+from trace_crs.baselines.itinerary_llm import ItineraryLLMBaseline
+from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
+from trace_crs.baselines.memory import MemoryAugmentedBaseline
+from trace_crs.baselines.mrs import MultiReviewSynthesisBaseline
+from trace_crs.baselines.rag_citation import RAGCitationBaseline
+from trace_crs.lm.backend import build_lm, configure_disk_cache, model_id, recording_usage
+from trace_crs.lm.config import lm_config_from_yaml, resolve_lm_config
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+LLM_BASELINES = [LLMZeroShotBaseline, DSTBaseline, RAGCitationBaseline, MultiReviewSynthesisBaseline,
+                 MemoryAugmentedBaseline, ItineraryLLMBaseline]
+QWEN15_SHA = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+
+
+@pytest.fixture(autouse=True)
+def reset_dspy():
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+    with dspy.context(lm=None):
+        yield
+
+
+def test_default_is_local_qwen_logprob_with_the_weights_hash_in_the_model_id():
+    cfg = resolve_lm_config()
+    assert (cfg.preset, cfg.model, cfg.mode, cfg.max_tokens, cfg.temperature) == ("local", "local", "logprob", 600, 0.0)
+    assert model_id(cfg) == f"openai/qwen2.5-coder-1.5b-instruct-q4_k_m-sha256-{QWEN15_SHA}"
+
+
+@pytest.mark.parametrize("cls", LLM_BASELINES)
+def test_setting_only_the_model_switches_every_llm_baseline(cls):
+    base = cls(lm_config={"model": "openai/gpt-5.4-mini"})
+    lm = base.configured_lm()                       # built, never called: no network
+    assert lm.model == "openai/gpt-5.4-mini"
+    assert lm.kwargs["temperature"] == 1.0
+    assert 16000 in (lm.kwargs.get("max_tokens"), lm.kwargs.get("max_completion_tokens"))
+    assert "api_base" not in lm.kwargs and base.lm_config.mode == "generative"
+    assert base.mode == ("generative" if base.ranks_with_llm else "pipeline")
+
+
+def test_other_api_model_gets_the_600_token_preset_and_explicit_keys_win():
+    cfg = resolve_lm_config({"model": "anthropic/claude-haiku-4-5"}, ["temperature=0.2"])
+    assert (cfg.preset, cfg.max_tokens, cfg.temperature, cfg.mode) == ("api", 600, 0.2, "generative")
+
+
+@pytest.mark.parametrize("data, match", [
+    ({"mode": "beam"}, "lm.mode"),
+    ({"preset": "nope"}, "unknown lm preset"),
+    ({"tempreature": 1.0}, "unknown key"),
+    ({"max_tokens": 0}, "max_tokens"),
+])
+def test_bad_config_is_a_clear_error(data, match):
+    with pytest.raises(ValueError, match=match):
+        resolve_lm_config(data)
+
+
+def test_yaml_block(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("lm:\n  model: openai/gpt-5.4-mini\n")
+    assert lm_config_from_yaml(path).max_tokens == 16000
+    path.write_text("lm: [1]\n")
+    with pytest.raises(ValueError, match="'lm': expected a mapping"):
+        lm_config_from_yaml(path)
+
+
+class _FakeOpenAI(BaseHTTPRequestHandler):
+    calls: list = []
+
+    def do_POST(self):  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _FakeOpenAI.calls.append(body)
+        payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                   "choices": [{"index": 0, "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": f"echo {len(_FakeOpenAI.calls)}"}}],
+                   "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}}
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):  # noqa: ANN002
+        pass
+
+
+@pytest.fixture
+def fake_server():
+    _FakeOpenAI.calls = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_disk_cache_replays_across_processes_and_keys_on_weights(fake_server, tmp_path):
+    msgs = [{"role": "user", "content": "hello"}]
+    cfg = resolve_lm_config({"weights": "smollm2-135m-instruct-q4_1", "cache_dir": str(tmp_path / "lm")})
+    configure_disk_cache(cfg.cache_dir)
+    with recording_usage() as first:
+        out1 = build_lm(cfg, api_base=fake_server)(messages=msgs)
+    assert out1 == ["echo 1"] and len(_FakeOpenAI.calls) == 1
+    assert _FakeOpenAI.calls[0]["model"].endswith("sha256-b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53")
+    assert (first.calls, first.cache_hits, first.prompt_tokens, first.completion_tokens) == (1, 0, 11, 3)
+
+    # A "new process": fresh cache object on the same directory, a different server port.
+    dspy.configure_cache(enable_disk_cache=False)
+    configure_disk_cache(cfg.cache_dir)
+    with recording_usage() as replay:
+        out2 = build_lm(cfg, api_base=fake_server.replace("/v1", "/v1/")) (messages=msgs)
+    assert out2 == ["echo 1"] and len(_FakeOpenAI.calls) == 1            # served from disk
+    assert (replay.calls, replay.cache_hits, replay.prompt_tokens) == (1, 1, 0)   # a replay costs nothing
+
+    other = resolve_lm_config({"weights": "qwen2.5-coder-0.5b-instruct-q4_k_m", "cache_dir": cfg.cache_dir})
+    assert build_lm(other, api_base=fake_server)(messages=msgs) == ["echo 2"]     # other weights: miss
+    hotter = resolve_lm_config({"weights": cfg.weights, "cache_dir": cfg.cache_dir, "temperature": 0.5})
+    assert build_lm(hotter, api_base=fake_server)(messages=msgs) == ["echo 3"]    # other params: miss
+    assert len(_FakeOpenAI.calls) == 3
+
+
+def test_connection_refused_falls_back_to_popularity(monkeypatch):
+    import socket
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[1] / "baselines"))
+    from test_llm_helpers import make_ctx
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    with socket.socket() as s:                      # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = resolve_lm_config({"model": "openai/test", "api_base": f"http://127.0.0.1:{port}/v1", "retries": 1,
+                             "backoff_s": 0.0, "timeout_s": 5, "mode": "generative"})
+    base = LLMZeroShotBaseline(cfg, lm=build_lm(cfg))
+    out = base.predict(make_ctx())
+    assert out.usage.fallback is True and "after 2 attempt(s)" in out.usage.error
+    assert "Connection" in out.usage.error or "connect" in out.usage.error.lower()
+    assert out.usage.model == "openai/test" and out.ranked_poi_ids == ["p3", "p1", "p4", "p2"]
