@@ -118,3 +118,11 @@ def test_validation_catches_broken_dialogues(corpus, tiny_kb):
     assert ("unknown_poi", "turn 2: nope") in dialogue_failures(e, tiny_kb)
     assert dialogue_failures({"dialogue_id": "x"}, tiny_kb)[0][0] == "schema"
     assert summarize([], tiny_kb)["n"] == 0
+
+
+def test_kb_missing_a_cited_review_is_reported(corpus, tiny_kb):
+    d = corpus[0]
+    cite = next(c for t in d["turns"] for c in t["citations"])
+    tid = next(t["turn_id"] for t in d["turns"] if cite in t["citations"])
+    kb = KB(pois=tiny_kb.pois, reviews={k: v for k, v in tiny_kb.reviews.items() if k != cite["review_id"]})
+    assert ("unknown_review", f"turn {tid}: {cite['review_id']}") in dialogue_failures(d, kb)
