@@ -75,3 +75,10 @@ def test_table22_reading_pc_zero_one_per_turn(gs, cd, pc, cgs):
     pc_turn = (np.arange(n) < round(pc * n)).astype(float)  # PC is 0 or 1 per turn
     got = gr.composite(np.full(n, gs), np.full(n, cd), pc_turn).mean()
     assert got == pytest.approx(cgs, abs=1.5e-3)
+
+
+def test_no_seed_term_contains_another_as_whole_word():
+    import re
+
+    terms = [t for ts in gr.ASPECT_SEEDS.values() for t in ts]
+    assert not [(a, b) for a in terms for b in terms if a != b and re.search(rf"\b{re.escape(b)}\b", a)]

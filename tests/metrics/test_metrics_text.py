@@ -1,4 +1,5 @@
 import math
+import re
 
 import pytest
 from rouge_score import rouge_scorer
@@ -38,3 +39,13 @@ def test_rouge_l_hand_computed():
 def test_rouge_l_matches_rouge_score_reference(hyp, ref):
     want = rouge_scorer.RougeScorer(["rougeL"]).score(ref, hyp)["rougeL"].fmeasure
     assert rouge_l_f1([hyp], [ref])[0] == pytest.approx(want)
+
+
+@pytest.mark.parametrize("hyp,ref", [("Great pasta, quiet patio!", "Great pasta and a quiet patio!"),
+                                     ("a b a b a b", "a b a b"), ("one two three four five", "one two three four five six")])
+def test_bleu4_matches_sacrebleu_sentence_score_on_pretokenised_text(hyp, ref):
+    from sacrebleu.metrics import BLEU
+
+    want = BLEU(smooth_method="exp", effective_order=False, tokenize="none").sentence_score(
+        " ".join(re.findall(r"\w+|[^\w\s]", hyp)), [" ".join(re.findall(r"\w+|[^\w\s]", ref))]).score / 100
+    assert bleu4([hyp], [ref])[0] == pytest.approx(want)

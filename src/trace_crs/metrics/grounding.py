@@ -46,8 +46,10 @@ ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
     "value_price": ("cheap", "affordable", "budget", "upscale", "luxury", "expensive", "value",
                     "family-friendly", "deal", "moderate"),
 }
-_TERM_RES = tuple(re.compile(rf"\b{re.escape(t)}\b", re.IGNORECASE)
-                  for ts in ASPECT_SEEDS.values() for t in ts)
+# One alternation (longest first) scanned once; no seed term contains another seed term as a
+# whole word (checked in the tests), so non-overlapping matching finds every mention.
+_TERMS_RE = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(
+    (t for ts in ASPECT_SEEDS.values() for t in ts), key=len, reverse=True)) + r")\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
 
@@ -98,11 +100,9 @@ def citation_density(texts: Sequence[str], cited: Sequence[Mapping[str, str]]) -
 
 def aspect_mentions(text: str) -> dict[str, list[int]]:
     """{seed term: offsets of its whole-word, case-insensitive mentions} for terms present."""
-    out = {}
-    for term_re in _TERM_RES:
-        offsets = [m.start() for m in term_re.finditer(text)]
-        if offsets:
-            out[term_re.pattern] = offsets
+    out: dict[str, list[int]] = {}
+    for m in _TERMS_RE.finditer(text):
+        out.setdefault(m.group(1).lower(), []).append(m.start())
     return out
 
 

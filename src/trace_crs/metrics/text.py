@@ -1,10 +1,11 @@
 """Turn-level text quality against the reference system turn (Appendix J, "Text Quality").
 
 * BLEU-4 = BP · exp(¼ Σₙ log pₙ), n = 1..4, with Chen & Cherry (2014) smoothing method 3
-  (sacrebleu ``smooth_method="exp"``: the k-th n-gram order with zero matches gets
-  pₙ = 1 / (2ᵏ · totalₙ)), sacrebleu's ``13a`` tokenizer, case-sensitive, full order 4
-  (no effective-order shortcut), BP = exp(1 − r/c) when c < r.  Reported on a 0–1 scale.
-  A hypothesis with no matching unigram scores 0.
+  (sacrebleu's ``compute_bleu`` with ``smooth_method="exp"``: the k-th n-gram order with
+  zero matches gets pₙ = 1 / (2ᵏ · totalₙ)), full order 4 (no effective-order shortcut),
+  clipped n-gram counts, BP = exp(1 − r/c) when c < r.  Tokens: case-sensitive regex
+  ``\\w+|[^\\w\\s]`` (words and single punctuation marks, close to sacrebleu's ``13a``
+  but ~10× faster).  Reported on a 0–1 scale; no matching unigram → 0.
 * ROUGE-L F1 = 2PR / (P + R), P = LCS / |hyp|, R = LCS / |ref| over rouge-score's default
   tokens (lower-cased alphanumeric runs, no stemming); the LCS length comes from rapidfuzz's
   ``LCSseq`` (C++), which gives the same value as rouge-score's own table (checked in the
@@ -12,8 +13,8 @@
 """
 from __future__ import annotations
 
-import logging
-from functools import lru_cache
+import re
+from collections import Counter
 from typing import Sequence
 
 import numpy as np
@@ -21,12 +22,19 @@ from rapidfuzz.distance import LCSseq
 from rouge_score.tokenizers import DefaultTokenizer
 from sacrebleu.metrics import BLEU
 
-logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # silence the effective-order advice
+_BLEU_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
-@lru_cache(maxsize=1)
-def _bleu() -> BLEU:
-    return BLEU(smooth_method="exp", effective_order=False, tokenize="13a")
+def _ngrams(tokens: list[str]) -> list[Counter]:
+    return [Counter(zip(*(tokens[i:] for i in range(n)))) for n in range(1, 5)]
+
+
+def _sentence_bleu(hyp: str, ref: str) -> float:
+    h, r = _BLEU_TOKEN.findall(hyp), _BLEU_TOKEN.findall(ref)
+    hc, rc = _ngrams(h), _ngrams(r)
+    correct = [sum((a & b).values()) for a, b in zip(hc, rc)]
+    total = [max(0, len(h) - n) for n in range(4)]
+    return BLEU.compute_bleu(correct, total, len(h), len(r), smooth_method="exp").score / 100.0
 
 
 _ROUGE_TOKENIZER = DefaultTokenizer(use_stemmer=False)
@@ -34,9 +42,7 @@ _ROUGE_TOKENIZER = DefaultTokenizer(use_stemmer=False)
 
 def bleu4(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
     """Sentence BLEU-4 (0–1) of each hypothesis against its single reference."""
-    bleu = _bleu()
-    return np.array([bleu.sentence_score(h, [r]).score / 100.0 for h, r in zip(hypotheses, references)],
-                    dtype=float)
+    return np.array([_sentence_bleu(h, r) for h, r in zip(hypotheses, references)], dtype=float)
 
 
 def rouge_l_f1(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
