@@ -1,0 +1,77 @@
+"""Cost accounting per baseline (issue 6; paper §5 efficiency, HotelQuEST Table 2).
+
+Input: run records (ARCHITECTURE.md §4) with ``dialogue_id, baseline, model, prompt_tokens,
+completion_tokens, latency_s``.  Dollars are recomputed from the dated price table
+``stats/data/prices.yaml`` (US$ per 1M prompt / completion tokens):
+``usd = prompt_tokens · input_per_mtok / 1e6 + completion_tokens · output_per_mtok / 1e6``.
+Rows without a model (non-LLM baselines) cost 0 $; an unknown model or a null price is an
+error.  Wall time is the sum of ``latency_s`` as recorded by the runner (batch baselines record
+batch time / n per turn); latency percentiles are over turns.
+"""
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from trace_crs.stats.frames import require_columns, require_finite
+
+PRICE_FILE = files("trace_crs.stats") / "data" / "prices.yaml"
+_RECORD_COLUMNS = ["dialogue_id", "baseline", "model", "prompt_tokens", "completion_tokens", "latency_s"]
+
+
+def load_prices(path: str | Path | None = None) -> dict:
+    """The price table as ``{"as_of", "models": {name: {input_per_mtok, output_per_mtok}}}``."""
+    source = Path(path) if path is not None else PRICE_FILE
+    table = yaml.safe_load(source.read_text(encoding="utf-8"))
+    if not isinstance(table, dict) or "as_of" not in table or not isinstance(table.get("models"), dict):
+        raise ValueError(f"{source}: expected keys 'as_of' and 'models'")
+    return table | {"source": str(source)}
+
+
+def record_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records") -> pd.DataFrame:
+    """``records`` plus ``usd`` and ``tokens`` columns (one row per record)."""
+    prices = prices or load_prices()
+    require_columns(records, _RECORD_COLUMNS, source)
+    for col in ("prompt_tokens", "completion_tokens", "latency_s"):
+        require_finite(records, col, source, min_value=0.0)
+    models = records["model"].where(records["model"].notna() & (records["model"] != ""), None)
+    rate_in, rate_out = np.zeros(len(records)), np.zeros(len(records))
+    for name in sorted({m for m in models if m is not None}):
+        entry = prices["models"].get(name)
+        if entry is None:
+            raise ValueError(f"{prices['source']}: no price for model {name!r} (used in {source}); add it")
+        if entry.get("input_per_mtok") is None or entry.get("output_per_mtok") is None:
+            raise ValueError(f"{prices['source']}: price of model {name!r} is null (as of {prices['as_of']}); fill it in")
+        mask = (models == name).to_numpy()
+        rate_in[mask], rate_out[mask] = float(entry["input_per_mtok"]), float(entry["output_per_mtok"])
+    prompt, completion = records["prompt_tokens"].to_numpy(float), records["completion_tokens"].to_numpy(float)
+    return records.assign(usd=(prompt * rate_in + completion * rate_out) / 1e6, tokens=prompt + completion)
+
+
+def cost_accounting(records: pd.DataFrame, prices: dict | None = None, source: str = "records") -> pd.DataFrame:
+    """Per baseline: totals and per-dialogue means of tokens and $, wall time, latency P50/P90."""
+    prices = prices or load_prices()
+    rows = []
+    for base, f in record_costs(records, prices, source).groupby("baseline", sort=True):
+        n_dialogues = f["dialogue_id"].nunique()
+        lat = f["latency_s"].to_numpy(float)
+        rows.append({"baseline": base, "n_dialogues": n_dialogues, "n_turns": len(f),
+                     "prompt_tokens": float(f["prompt_tokens"].sum()),
+                     "completion_tokens": float(f["completion_tokens"].sum()),
+                     "prompt_tokens_per_dialogue": float(f["prompt_tokens"].sum()) / n_dialogues,
+                     "completion_tokens_per_dialogue": float(f["completion_tokens"].sum()) / n_dialogues,
+                     "usd": float(f["usd"].sum()), "usd_per_dialogue": float(f["usd"].sum()) / n_dialogues,
+                     "wall_s": float(lat.sum()), "latency_p50_s": float(np.percentile(lat, 50)),
+                     "latency_p90_s": float(np.percentile(lat, 90)), "prices_as_of": prices["as_of"]})
+    return pd.DataFrame(rows)
+
+
+def dialogue_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records") -> pd.DataFrame:
+    """Oracle cost table: ``dialogue_id, baseline, usd, tokens, seconds`` summed over a dialogue's turns."""
+    costed = record_costs(records, prices, source)
+    out = costed.groupby(["dialogue_id", "baseline"], sort=True)[["usd", "tokens", "latency_s"]].sum()
+    return out.rename(columns={"latency_s": "seconds"}).reset_index()
