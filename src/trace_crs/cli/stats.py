@@ -1,6 +1,89 @@
-"""`trace-crs stats` commands (placeholder until its issue lands)."""
+"""`trace-crs stats` commands: cluster bootstrap and routing oracles over score parquet files.
+
+* ``trace-crs stats bootstrap --scores DIR [--level per_turn|per_dialogue] [--pair A:B:METRIC ...]
+  [--n-boot 1000] [--seed 42] --out CSV`` — Table 21 pairs by default.
+* ``trace-crs stats oracle --scores DIR --records RECORDS.parquet [--quality recall@1,cgs,...]
+  [--cost usd|tokens|seconds] [--budgets N] --out CSV`` — budget curve (in-sample upper bound
+  with perfect foresight); the quality of a dialogue is the mean of the listed metrics
+  (turn metrics first averaged over the dialogue's turns; undefined components skipped).
+"""
 from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from trace_crs.oracle import budget_curve, elbow, oracle_instance
+from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
+from trace_crs.stats.cost import dialogue_costs
+
+
+def _load_scores(directory: Path, level: str) -> pd.DataFrame:
+    paths = sorted(directory.glob(f"*.{level}.parquet"))
+    if not paths:
+        raise FileNotFoundError(f"{directory}: no *.{level}.parquet score files")
+    return pd.concat([pd.read_parquet(p).assign(baseline=p.name.split(".")[0]) for p in paths], ignore_index=True)
+
+
+def _pair(text: str) -> tuple[str, str, str]:
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError(f"--pair expects A:B:METRIC, got {text!r}")
+    return parts[0], parts[1], parts[2]
+
+
+def _bootstrap(args: argparse.Namespace) -> int:
+    frame = _load_scores(args.scores, args.level)
+    out = bootstrap_pairs(frame, args.pair or TABLE21_PAIRS, args.n_boot, args.seed, source=str(args.scores))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    out.to_csv(args.out, index=False)
+    print(out.to_string(index=False))
+    return 0
+
+
+def joint_quality(turns: pd.DataFrame, dialogues: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    """``dialogue_id, baseline, quality``: mean of ``metrics`` per dialogue (NaN components skipped)."""
+    per_dialogue = turns.groupby(["dialogue_id", "baseline"]).mean(numeric_only=True).reset_index()
+    merged = dialogues.merge(per_dialogue, on=["dialogue_id", "baseline"], how="outer", suffixes=("", "_turn"))
+    missing = [m for m in metrics if m not in merged.columns]
+    if missing:
+        raise ValueError(f"quality metric(s) {missing} are in neither the per-turn nor the per-dialogue scores")
+    return merged[["dialogue_id", "baseline"]].assign(quality=merged[metrics].mean(axis=1, skipna=True))
+
+
+def _oracle(args: argparse.Namespace) -> int:
+    quality = joint_quality(_load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"),
+                            args.quality.split(","))
+    costs = dialogue_costs(pd.read_parquet(args.records), source=str(args.records))
+    table = quality.merge(costs[["dialogue_id", "baseline", args.cost]], on=["dialogue_id", "baseline"], how="left")
+    inst = oracle_instance(table, "quality", args.cost, source=f"{args.scores} + {args.records}")
+    curve, shares = budget_curve(inst, n_points=args.budgets)
+    curve["elbow_budget"] = elbow(curve["budget"], curve["mean_quality"])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    curve.to_csv(args.out, index=False)
+    shares.to_csv(args.out.with_suffix(".shares.csv"), index=False)
+    print(curve.to_string(index=False))
+    return 0
 
 
 def register(subparsers) -> None:  # noqa: ANN001
-    """Register nothing yet."""
+    """Add ``stats bootstrap`` and ``stats oracle``."""
+    group = subparsers.add_parser("stats", help="bootstrap CIs and routing oracles over score files")
+    sub = group.add_subparsers(dest="stats_command", required=True)
+    boot = sub.add_parser("bootstrap", help="paired cluster bootstrap by dialogue (Table 21)")
+    boot.add_argument("--scores", type=Path, required=True, help="results/<profile>/scores/<run>/")
+    boot.add_argument("--level", choices=("per_turn", "per_dialogue"), default="per_turn")
+    boot.add_argument("--pair", type=_pair, action="append", help="A:B:METRIC (repeatable; default Table 21)")
+    boot.add_argument("--n-boot", type=int, default=1000)
+    boot.add_argument("--seed", type=int, default=42)
+    boot.add_argument("--out", type=Path, required=True)
+    boot.set_defaults(func=_bootstrap)
+    orc = sub.add_parser("oracle", help="budget-oracle curve (in-sample upper bound with perfect foresight)")
+    orc.add_argument("--scores", type=Path, required=True)
+    orc.add_argument("--records", type=Path, required=True, help="the run's records.parquet (for costs)")
+    orc.add_argument("--quality", default="recall@1,cgs,rejection_recovery")
+    orc.add_argument("--cost", choices=("usd", "tokens", "seconds"), default="usd")
+    orc.add_argument("--budgets", type=int, default=20)
+    orc.add_argument("--out", type=Path, required=True)
+    orc.set_defaults(func=_oracle)
