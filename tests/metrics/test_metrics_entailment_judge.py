@@ -73,3 +73,14 @@ def test_error_flags():
     # 1: noise quiet ok (peaceful), style italian ok (pasta) -> 0; 2: quiet + trattoria -> 0; 3: nothing stated -> 0
     np.testing.assert_array_equal(er.relevance_errors(resp, hist), [0, 0, 0])
     np.testing.assert_array_equal(er.relevance_errors(["A loud bar."], [["A quiet italian place"]]), [1])
+
+
+def test_error_table_on_dialogues(kb, dialogues):
+    preds = {("crs_yelp_00001", 2): {"dialogue_id": "crs_yelp_00001", "turn_id": 2, "ranked_poi_ids": ["P1"],
+                                     "text": '"the pasta was fantastic" [R1] and "invented" [R1]', "citations": []}}
+    t = er.error_table(kb, dialogues, preds)
+    assert list(zip(t["dialogue_id"], t["turn_id"])) == [("crs_yelp_00001", 2), ("crs_yelp_00001", 4), ("crs_yelp_00002", 2)]
+    # turn 2: second quote not in review ra -> grounding error; top-1 P1 is gold; user said nothing from the lexicon
+    assert list(t["grounding_error"]) == [1.0, 0.0, 0.0]
+    assert list(t["recommendation_error"]) == [0.0, 1.0, 1.0]  # missing predictions -> empty ranking
+    assert list(t["relevance_error"]) == [0.0, 0.0, 0.0]

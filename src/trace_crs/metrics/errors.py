@@ -8,16 +8,21 @@
   style, noise, ambience, features) is never addressed, i.e. none of that value's keywords
   appears in the response.  No stated preference → no relevance error.
 
-Rates are means of the flags over turns.
+Rates are means of the flags over turns; :func:`error_table` builds them for one system's
+predictions (opt-in: not part of ``score_predictions``, which stays fast).
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
+from trace_crs.kb import KB
 from trace_crs.kb.lexicon import find_facets
+from trace_crs.metrics.dialogue import REC_ACTIONS
 from trace_crs.metrics.grounding import quote_passes
+from trace_crs.metrics.predictions import Key, cited_texts
 
 FACETS = ("style", "noise", "ambience", "features")
 
@@ -44,4 +49,31 @@ def relevance_errors(texts: Sequence[str], user_histories: Sequence[Sequence[str
         wanted = stated_preferences(history)
         said = {(f, v) for f, v in wanted if any(val == v for val, _, _ in find_facets(text, f))}
         out[i] = float(bool(wanted - said))
+    return out
+
+
+def error_table(kb: KB, dialogues: Sequence[Mapping[str, Any]], predictions: Mapping[Key, dict],
+                threshold: float = 0.80) -> pd.DataFrame:
+    """One row per reference recommend/compare turn: ``dialogue_id, turn_id`` and the three
+    0/1 flags ``grounding_error, recommendation_error, relevance_error`` (missing prediction =
+    empty ranking and text)."""
+    empty = {"ranked_poi_ids": [], "text": "", "citations": []}
+    rows, texts, cited, gold, ranked, hist = [], [], [], [], [], []
+    for d in dialogues:
+        users: list[str] = []
+        for t in d["turns"]:
+            if t["role"] == "user":
+                users.append(t["text"])
+            elif t["action"] in REC_ACTIONS:
+                pred = predictions.get((d["dialogue_id"], t["turn_id"]), empty)
+                rows.append((d["dialogue_id"], t["turn_id"]))
+                texts.append(pred["text"])
+                cited.append(cited_texts(kb, pred))
+                gold.append(t.get("gold_poi_ids") or [])
+                ranked.append(pred["ranked_poi_ids"])
+                hist.append(list(users))
+    out = pd.DataFrame(rows, columns=["dialogue_id", "turn_id"])
+    out["grounding_error"] = grounding_errors(texts, cited, threshold)
+    out["recommendation_error"] = recommendation_errors(gold, ranked)
+    out["relevance_error"] = relevance_errors(texts, hist)
     return out

@@ -25,14 +25,12 @@ from sacrebleu.metrics import BLEU
 _BLEU_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
-def _ngrams(tokens: list[str]) -> list[Counter]:
-    return [Counter(zip(*(tokens[i:] for i in range(n)))) for n in range(1, 5)]
-
-
 def _sentence_bleu(hyp: str, ref: str) -> float:
     h, r = _BLEU_TOKEN.findall(hyp), _BLEU_TOKEN.findall(ref)
-    hc, rc = _ngrams(h), _ngrams(r)
-    correct = [sum((a & b).values()) for a, b in zip(hc, rc)]
+    correct = []
+    for n in range(1, 5):
+        hc, rc = Counter(zip(*(h[i:] for i in range(n)))), Counter(zip(*(r[i:] for i in range(n))))
+        correct.append(sum(min(c, rc[g]) for g, c in hc.items() if g in rc))
     total = [max(0, len(h) - n) for n in range(4)]
     return BLEU.compute_bleu(correct, total, len(h), len(r), smooth_method="exp").score / 100.0
 
