@@ -88,7 +88,12 @@ def _mean(x: pd.Series) -> float | None:
 
 def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: Mapping[Key, dict] | Iterable[dict],
                       cfg: ScoreConfig = ScoreConfig(), entailment: Backend | None = None) -> Scores:
-    """Score one system's predictions on ``dialogues`` (see module docstring)."""
+    """Score one system's predictions on ``dialogues`` (see module docstring).
+
+    ``predictions`` is either the mapping returned by :func:`~trace_crs.metrics.predictions.
+    read_predictions` (already validated) or an iterable of prediction records (validated
+    here, errors name ``predictions[i]``).
+    """
     if not isinstance(predictions, Mapping):
         predictions = index_predictions(((f"predictions[{i}]", p) for i, p in enumerate(predictions)), dialogues, kb)
     n_missing = len(scored_turns(dialogues)) - len(predictions)
