@@ -26,3 +26,18 @@ def test_dense_top_semantic(kb):
 @pytest.mark.parametrize("name", ["dense", "hybrid_rrf"])
 def test_quotes_are_verbatim_and_rejected_last(kb, name):
     check_verbatim_and_rejection(kb, name)
+
+
+def test_warm_reuses_the_disk_cache(kb, monkeypatch):
+    from trace_crs.baselines import dense
+    from trace_crs.baselines.cache import memo
+
+    ctxs = [first_turn(kb, "sushi bar"), first_turn(kb, "pasta place")]
+    dense.DenseBaseline().warm(ctxs)
+    first = {k: v.copy() for k, v in memo(kb, "dense_query").items()}
+    memo(kb, "dense_warm").clear()
+    monkeypatch.setattr(dense, "embed", lambda texts: (_ for _ in ()).throw(AssertionError("re-embedded")))
+    dense.DenseBaseline().warm(ctxs)                        # must load from disk, not embed again
+    again = memo(kb, "dense_query")
+    assert sorted(again) == sorted(first) == ["Hi pasta place", "Hi sushi bar"]
+    assert all(np.array_equal(first[k], again[k]) for k in first)

@@ -8,10 +8,11 @@ the hard demotion of :func:`trace_crs.baselines.ranking.rank_by_score`.
 
 POI embeddings are computed once per KB and cached on disk (``dense_poi_<kb sha>.npz`` in
 :func:`trace_crs.baselines.cache.disk_cache_dir`); query embeddings are memoised per process
-and can be batch-computed ahead of time with :meth:`DenseBaseline.warm`.
+and can be batch-computed ahead of time (and disk-cached) with :meth:`DenseBaseline.warm`.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import ClassVar, Iterable, Sequence
 
@@ -93,14 +94,26 @@ class DenseBaseline:
 
         The query memo is cleared first, so a vector never depends on which earlier batch
         happened to embed the same text (batch composition changes the last float bits).
+        The batch is cached on disk keyed by the SHA256 of its sorted texts, so the runs over
+        the same dialogues with other pools (16, 32, open) reuse it.
         """
         if not contexts:
             return
         kb, texts = contexts[0].kb, frozenset(query_text(c.user_texts) for c in contexts)
         last = memo(kb, "dense_warm")
         if last.get("texts") != texts:
-            memo(kb, "dense_query").clear()
-            query_vectors(kb, texts)
+            table = memo(kb, "dense_query")
+            table.clear()
+            ordered = sorted(texts)
+            digest = hashlib.sha256("\n".join(ordered).encode()).hexdigest()[:24]
+            path = disk_cache_dir() / f"dense_query_{digest}.npy"
+            if path.exists():
+                table.update(zip(ordered, np.load(path)))
+            else:
+                query_vectors(kb, ordered)
+                tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
+                np.save(tmp, np.stack([table[t] for t in ordered]))
+                os.replace(tmp, path)
             last["texts"] = texts
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
