@@ -25,6 +25,7 @@ from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.kb import KB
+from trace_crs.lm.adapter import LenientChatAdapter
 from trace_crs.lm.backend import build_lm, open_lm, recording_usage
 from trace_crs.lm.config import LMConfig, resolve_lm_config
 from trace_crs.lm.ranking import logprob_rank, score_fit
@@ -222,7 +223,7 @@ class LLMBaseline:
         with recording_usage() as tally:
             for attempt in range(cfg.retries + 1):
                 try:
-                    with dspy.context(lm=self._attempt_lm(attempt)):
+                    with dspy.context(lm=self._attempt_lm(attempt), adapter=LenientChatAdapter()):
                         pred = self.module(ctx=ctx, mode=cfg.mode, seed=self.seed)
                     break
                 except Exception as exc:  # noqa: BLE001 - any LM/parse failure → retry, then fallback

@@ -76,6 +76,11 @@ class TraceLM(dspy.LM):
         self.trace_config = trace_config
 
     def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
+        if self.trace_config is not None and self.trace_config.is_local:
+            # litellm sends ``max_completion_tokens``, which llama-cpp-python's server ignores
+            # (it would generate until EOS): repeat the limit as ``max_tokens`` in the body.
+            limit = kwargs.get("max_tokens", self.kwargs.get("max_tokens"))
+            kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": limit}
         response = super().forward(prompt=prompt, messages=messages, **kwargs)
         tally = _TALLY.get()
         if tally is not None:

@@ -41,7 +41,7 @@ class LMConfig:
     weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"   # lm.weights key (local only)
     models_dir: str = "models"
     n_ctx: int = 4096
-    n_threads: int = 2                 # llama.cpp CPU threads (local only)
+    n_threads: int = 1                 # llama.cpp CPU threads; >1 collapses (spin-wait) on a busy CPU
     timeout_s: float = 300.0
     retries: int = 3                   # attempts after the first, with exponential backoff
     backoff_s: float = 1.0

@@ -2,7 +2,8 @@
 
 ``LlamaServer`` runs ``python -m llama_cpp.server`` (llama-cpp-python[server]) on
 127.0.0.1 at a free port, waits until ``GET /v1/models`` lists its alias, and is a context
-manager that always stops the process (terminate → kill), also at interpreter exit.
+manager that always stops the process (terminate → kill after 10 s), also at interpreter exit,
+and on Linux the child is killed if this process dies (PR_SET_PDEATHSIG).
 ``shared_server`` reference-counts servers per (weights, n_ctx, n_threads, logits_all) so
 that all LLM baselines of one run share one process and its prompt-prefix cache.
 """
@@ -27,6 +28,17 @@ HOST = "127.0.0.1"
 _LIVE: set["LlamaServer"] = set()
 _SHARED: dict[tuple, list] = {}          # key -> [server, refcount]
 _LOCK = threading.Lock()
+
+
+def _die_with_parent() -> None:
+    """In the child: ask Linux to SIGKILL it when the parent dies (no orphaned servers)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def free_port() -> int:
@@ -78,8 +90,8 @@ class LlamaServer:
             os.close(fd)
             self.log_path = Path(name)
         with open(self.log_path, "ab") as log:   # the child keeps its own handle
-            self.proc = subprocess.Popen(self.command(self.port), stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+            self.proc = subprocess.Popen(self.command(self.port), stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True, preexec_fn=_die_with_parent)
         _LIVE.add(self)
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
