@@ -1,0 +1,59 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters"]
+results_dir = 'results/default'
+profile = 'default'
+runs = ['closed', 'closed_llm']
+n_dialogues = 1000
+seed = 42
+fuzzy_threshold = 0.8
+
+# %% [markdown]
+# # Figure 6 — Error analysis (Appendix O)
+#
+# Share of recommend/compare turns with a grounding error (some quote fails the fuzzy match
+# against its cited review), a recommendation error (the top-1 POI is not gold) and a relevance
+# error (a preference the user stated is not addressed), per baseline. The flags come from
+# `trace_crs.metrics.errors` applied to each run's predictions on a seeded sample of its
+# dialogues; the paper prints only some of the rates, in its prose.
+
+# %%
+from trace_crs.report import f06, prose, provenance
+
+df = f06.load(results_dir, runs=runs, n_dialogues=n_dialogues, seed=seed, fuzzy_threshold=fuzzy_threshold)
+prose.glue_facts("f06", f06.facts(df))
+
+# %% [markdown]
+# Over {glue:text}`f06_n_turns` turns of {glue:text}`f06_n_baselines` baselines, the highest
+# grounding error rate is {glue:md}`f06_worst_grounding_label`'s ({glue:text}`f06_worst_grounding:.3f`),
+# the highest recommendation error rate {glue:md}`f06_worst_recommendation_label`'s
+# ({glue:text}`f06_worst_recommendation:.3f`) and the highest relevance error rate
+# {glue:md}`f06_worst_relevance_label`'s ({glue:text}`f06_worst_relevance:.3f`). Mean grounding
+# error: {glue:text}`f06_mean_grounding_non_llm:.3f` for the non-LLM baselines and
+# {glue:text}`f06_mean_grounding_llm:.3f` for the LLM baselines (NaN when none was run).
+
+# %%
+df.pivot(index="Baseline", columns="column", values=["ours", "paper"])
+
+# %%
+f06.plot(df);
+
+# %% [markdown]
+# ## Provenance of these numbers
+#
+# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
+# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
+# `config.yaml` and `records.parquet`.
+
+# %%
+provenance.runs(results_dir, runs)

@@ -1,0 +1,102 @@
+"""Figure 6 / Appendix O: grounding, recommendation and relevance error rates per baseline.
+
+The per-turn score files do not carry the error flags, so :func:`load` re-reads each run's
+predictions (:mod:`.rescore`; ``n_dialogues`` drawn with ``seed``, all when None) and calls
+``trace_crs.metrics.errors`` — ``grounding_errors`` (fuzzy threshold ``fuzzy_threshold``),
+``recommendation_errors`` and ``relevance_errors`` — on every reference recommend/compare
+turn.  A rate is the mean of a flag over a baseline's turns (``metrics.errors``).  The paper
+prints only some rates in the Appendix O prose (``headline_claims``, section "App. O (Figure
+6)"); those are joined as ``paper``.  Writes ``tables/figure6_error_analysis.csv`` in the long
+reported-vs-reproduced format.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.metrics import errors
+from trace_crs.report import compare, figures, paper, rescore, results
+
+NAME = "figure6_error_analysis"
+KINDS = {"grounding": "grounding error", "recommendation": "recommendation error",
+         "relevance": "relevance error"}
+SECTION = "App. O (Figure 6)"
+# (baseline key, kind) -> claim text in headline_claims (the rates the prose prints).
+CLAIMS = {("mrs", "grounding"): "Multi-Review Synthesis grounding error rate",
+          ("llm_zero_shot", "grounding"): "LLM Zero-Shot grounding error rate",
+          ("dst", "grounding"): "DST grounding error rate",
+          ("popularity", "recommendation"): "Popularity recommendation error rate",
+          ("aspect", "recommendation"): "Aspect recommendation error rate",
+          ("rag_citation", "grounding"): "RAG-Citation grounding error rate (lowest among LLM baselines)"}
+
+
+def flags(turns: pd.DataFrame, fuzzy_threshold: float = 0.80) -> pd.DataFrame:
+    """``turns`` (from :meth:`rescore.RunInputs.turns`) with one 0/1 column per error kind."""
+    return turns.assign(
+        grounding=errors.grounding_errors(list(turns["text"]), list(turns["cited"]), fuzzy_threshold),
+        recommendation=errors.recommendation_errors(list(turns["gold"]), list(turns["ranked"])),
+        relevance=errors.relevance_errors(list(turns["text"]), list(turns["user_history"])))
+
+
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
+         n_dialogues: int | None = 1000, seed: int = 42, fuzzy_threshold: float = 0.80) -> pd.DataFrame:
+    """Long table ``Baseline, baseline, column, metric, paper, ours, diff, run, n_dialogues,
+    n_turns`` with one row per baseline × error kind; writes the table CSV."""
+    frames = []
+    for run in runs:
+        inputs = rescore.run_inputs(results_dir, run, n_dialogues=n_dialogues, seed=seed)
+        frames.append(flags(inputs.turns(), fuzzy_threshold).assign(run=run, n_dialogues=len(inputs.dialogues)))
+    turns = pd.concat(frames, ignore_index=True)
+    rates = turns.groupby("baseline")[list(KINDS)].mean()
+    meta = turns.groupby("baseline").agg(run=("run", "first"), n_dialogues=("n_dialogues", "first"),
+                                         n_turns=("turn_id", "size"))
+    rows = []
+    for key in rates.index:
+        for kind in KINDS:
+            claim = CLAIMS.get((key, kind))
+            printed = float(paper.claim(SECTION, claim)) if claim else float("nan")
+            rows.append({"Baseline": compare.label(key), "baseline": key, "column": kind,
+                         "metric": f"{kind}_error_rate", "paper": printed, "ours": float(rates.at[key, kind])})
+    long = pd.DataFrame(rows)
+    long["diff"] = long["ours"] - long["paper"]
+    long = long.merge(meta, left_on="baseline", right_index=True, how="left")
+    results.write_table(long, results_dir, NAME)
+    return long
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Grouped bars of the three error rates per baseline; crosses mark printed rates."""
+    labels = list(dict.fromkeys(df["Baseline"]))
+    x = np.arange(len(labels))
+    width = 0.8 / len(KINDS)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(labels) + 2), 4))
+    for i, (kind, name) in enumerate(KINDS.items()):
+        part = df[df["column"] == kind].set_index("Baseline").reindex(labels)
+        pos = x - 0.4 + width * (i + 0.5)
+        ax.bar(pos, part["ours"], width, label=f"{name} (this run)")
+        ax.scatter(pos, part["paper"], marker="x", color="black", zorder=3,
+                   label="paper (printed)" if i == 0 else None)
+    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    ax.set(ylabel="error rate (share of turns)", ylim=(0, 1.05))
+    ax.legend(fontsize=7)
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Numbers quoted in the prose: worst baseline per error kind, and family means."""
+    out: dict[str, Any] = {"n_baselines": int(df["baseline"].nunique()), "n_turns": int(df["n_turns"].sum() / len(KINDS))}
+    for kind in KINDS:
+        part = df[df["column"] == kind].set_index("baseline")["ours"]
+        worst = str(part.idxmax())
+        out[f"worst_{kind}_label"] = compare.label(worst)
+        out[f"worst_{kind}"] = float(part.max())
+        fam = part.groupby(part.index.map(compare.family)).mean()
+        for family in ("non_llm", "llm"):
+            out[f"mean_{kind}_{family}"] = float(fam.get(family, float("nan")))
+    return out

@@ -1,0 +1,157 @@
+"""Oracle knapsack (HotelQuEST §4 "Oracle models") applied to Trace: per-dialogue routing
+between baselines with perfect foresight — an in-sample upper bound, not a router.
+
+Input table (ARCHITECTURE §6), one row per (dialogue, baseline) over the dialogues every
+chosen baseline was run and scored on (the closed-set dialogues of the seeded LLM subset
+when the runs are ``closed`` + ``closed_llm``):
+
+* ``quality`` — the **joint score**: the mean of the components that are defined for the
+  dialogue among (i) the mean R@1 over its recommend/compare turns, (ii) the mean CGS over
+  the same turns, and (iii) rejection recovery (undefined without a rejection, then the mean
+  of (i) and (ii));
+* ``cost`` — a column of the runs' ``records.parquet`` summed over the dialogue's turns:
+  ``latency_s`` (default: wall seconds, since the local LM costs 0 $), ``cost_usd``, or
+  ``tokens`` = prompt + completion tokens.
+
+``load`` solves, through ``trace_crs.oracle``, the budget oracle over ``n_points`` budgets
+(exact multiple-choice knapsack, bootstrap bands with ``n_boot`` resamples), its elbow and the
+quality oracle, and returns one long frame with ``kind`` ∈ {baseline, budget, quality_oracle,
+elbow}: ``budget, feasible, mean_quality, total_cost, mean_cost, ci_low, ci_high, solver,
+label`` and ``share:<baseline>`` (share of dialogues routed to each baseline).  Writes
+``tables/oracle_knapsack.csv``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.oracle import LABEL, budget_curve, curve_bands, elbow, oracle_instance, quality_oracle
+from trace_crs.oracle.curve import default_budgets
+from trace_crs.report import compare, figures, results
+
+NAME = "oracle_knapsack"
+COMPONENTS = ("recall@1", "cgs", "rejection_recovery")
+COSTS = ("latency_s", "cost_usd", "tokens")
+
+
+def _records(results_dir: str | Path, runs: Sequence[str], cost: str) -> pd.DataFrame:
+    frames = []
+    for run in runs:
+        path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+        rec = pd.read_parquet(path)
+        if cost == "tokens":
+            rec = rec.assign(tokens=rec["prompt_tokens"] + rec["completion_tokens"])
+        frames.append(rec[["dialogue_id", "baseline", cost]])
+    return pd.concat(frames, ignore_index=True).groupby(["dialogue_id", "baseline"], as_index=False)[cost].sum()
+
+
+def oracle_table(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
+                 baselines: Sequence[str] | None = None, cost: str = "latency_s") -> pd.DataFrame:
+    """``dialogue_id, baseline, quality, cost`` (joint score and cost, see module docstring)."""
+    if cost not in COSTS:
+        raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
+    turns = results.load_per_turn(results_dir, runs, baselines)
+    per_dialogue = results.load_per_dialogue(results_dir, runs, baselines)
+    parts = turns.groupby(["dialogue_id", "baseline"])[list(COMPONENTS[:2])].mean()
+    parts = parts.join(per_dialogue.set_index(["dialogue_id", "baseline"])[COMPONENTS[2]], how="left")
+    quality = parts.mean(axis=1, skipna=True).rename("quality").reset_index()
+    table = quality.merge(_records(results_dir, runs, cost).rename(columns={cost: "cost"}),
+                          on=["dialogue_id", "baseline"], how="inner")
+    names = sorted(table["baseline"].unique())
+    counts = table.groupby("dialogue_id")["baseline"].nunique()
+    common = counts.index[counts == len(names)]
+    return table[table["dialogue_id"].isin(common)].sort_values(["dialogue_id", "baseline"], ignore_index=True)
+
+
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
+         baselines: Sequence[str] | None = None, cost: str = "latency_s", n_points: int = 20,
+         n_boot: int = 200, seed: int = 42) -> pd.DataFrame:
+    """Budget curve, elbow, quality oracle and single-baseline points (long frame, see above)."""
+    table = oracle_table(results_dir, runs, baselines, cost)
+    inst = oracle_instance(table, source=f"oracle table ({', '.join(runs)}; cost {cost})")
+    n = len(inst.dialogue_ids)
+    curve, shares = budget_curve(inst, np.unique(default_budgets(inst, n_points)))  # equal costs: one budget
+    wide = shares.pivot(index="budget", columns="baseline", values="share").add_prefix("share:")
+    curve = curve.merge(wide, left_on="budget", right_index=True, how="left").assign(kind="budget")
+    if n_boot:
+        curve = curve.merge(curve_bands(inst, curve["budget"], n_boot, seed)[["budget", "ci_low", "ci_high"]],
+                            on="budget", how="left")
+    knee = elbow(curve["budget"], curve["mean_quality"])
+    at_knee = curve[curve["budget"] == knee].assign(kind="elbow")
+    qo = quality_oracle(inst)
+    oracle_row = {"kind": "quality_oracle", "budget": qo.total_cost, "feasible": True, "mean_quality": qo.mean_quality,
+                  "total_cost": qo.total_cost, "solver": qo.solver, "label": LABEL,
+                  **qo.shares(inst).add_prefix("share:").to_dict()}
+    single = [{"kind": "baseline", "baseline": b, "mean_quality": float(inst.quality[:, j].mean()),
+               "total_cost": float(inst.cost[:, j].sum()), "feasible": True}
+              for j, b in enumerate(inst.baselines)]
+    out = pd.concat([pd.DataFrame(single), curve, pd.DataFrame([oracle_row]), at_knee], ignore_index=True)
+    out["mean_cost"] = out["total_cost"] / n
+    out = out.assign(n_dialogues=n, cost_column=cost, runs="+".join(runs), n_boot=n_boot, seed=seed)
+    first = ["kind", "baseline", "budget", "feasible", "mean_quality", "total_cost", "mean_cost"]
+    out = out[first + [c for c in out.columns if c not in first]]
+    results.write_table(out, results_dir, NAME)
+    return out
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Budget curve with band and elbow; choice histogram; cost–quality Pareto plot."""
+    curve, single = df[df["kind"] == "budget"], df[df["kind"] == "baseline"]
+    qo, knee = df[df["kind"] == "quality_oracle"].iloc[0], df[df["kind"] == "elbow"]
+    n = float(df["n_dialogues"].iloc[0])
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(15, 4.2))
+    a.plot(curve["budget"] / n, curve["mean_quality"], marker=".", label="budget oracle")
+    if "ci_low" in curve and curve["ci_low"].notna().any():
+        a.fill_between(curve["budget"] / n, curve["ci_low"], curve["ci_high"], alpha=0.2, label="95% bootstrap band")
+    a.axhline(qo["mean_quality"], color="grey", ls="--", lw=0.8, label="quality oracle")
+    if len(knee):
+        a.scatter(knee["budget"] / n, knee["mean_quality"], color="red", zorder=3, label="elbow")
+    a.set(xlabel=f"budget per dialogue ({df['cost_column'].iloc[0]})", ylabel="mean joint quality",
+          title="Budget curve")
+    a.legend(fontsize=7)
+    share_cols = [col for col in df.columns if col.startswith("share:")]
+    picks = {"quality oracle": qo[share_cols]}
+    if len(knee):
+        picks["elbow"] = knee.iloc[0][share_cols]
+    x = np.arange(len(share_cols))
+    for i, (name, row) in enumerate(picks.items()):
+        b.bar(x + 0.4 * i - 0.2 * (len(picks) - 1), row.astype(float), 0.4, label=name)
+    b.set_xticks(x, [compare.label(col.split(":", 1)[1]) for col in share_cols], rotation=40, ha="right", fontsize=7)
+    b.set(ylabel="share of dialogues", title="Oracle choices")
+    b.legend(fontsize=7)
+    c.scatter(single["mean_cost"], single["mean_quality"], color="black", s=14, label="single baseline")
+    for _, row in single.iterrows():
+        c.annotate(compare.label(row["baseline"]), (row["mean_cost"], row["mean_quality"]), fontsize=6)
+    feasible = curve[curve["feasible"].astype(bool)]
+    c.plot(feasible["mean_cost"], feasible["mean_quality"], marker=".", label="budget oracle")
+    c.scatter([qo["mean_cost"]], [qo["mean_quality"]], marker="*", s=120, color="red", label="quality oracle")
+    c.set(xlabel=f"mean cost per dialogue ({df['cost_column'].iloc[0]})", ylabel="mean joint quality",
+          title="Cost–quality")
+    c.legend(fontsize=7)
+    fig.suptitle(f"Oracles: {LABEL}", fontsize=9)
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Numbers quoted in the prose: best single baseline, quality oracle, elbow, gain."""
+    single = df[df["kind"] == "baseline"].set_index("baseline")
+    qo, knee = df[df["kind"] == "quality_oracle"].iloc[0], df[df["kind"] == "elbow"]
+    best = str(single["mean_quality"].idxmax())
+    share_cols = [c for c in df.columns if c.startswith("share:")]
+    top = qo[share_cols].astype(float).idxmax()
+    return {"n_dialogues": int(df["n_dialogues"].iloc[0]), "n_baselines": int(len(single)),
+            "cost_column": str(df["cost_column"].iloc[0]),
+            "best_single_label": compare.label(best), "best_single_quality": float(single.at[best, "mean_quality"]),
+            "best_single_cost": float(single.at[best, "mean_cost"]),
+            "oracle_quality": float(qo["mean_quality"]), "oracle_cost": float(qo["mean_cost"]),
+            "oracle_gain": float(qo["mean_quality"] - single.at[best, "mean_quality"]),
+            "oracle_top_label": compare.label(top.split(":", 1)[1]), "oracle_top_share": float(qo[top]),
+            "elbow_cost": float(knee["mean_cost"].iloc[0]) if len(knee) else float("nan"),
+            "elbow_quality": float(knee["mean_quality"].iloc[0]) if len(knee) else float("nan"),
+            "label": LABEL}
