@@ -2,7 +2,8 @@
 
 Memory entries are user preference statements ``(persona_type, dialogue_id, text, t)``.
 Time is a deterministic session clock: the ``k``-th distinct dialogue this baseline sees
-(0-based) happens at ``t = k · session_gap_h`` hours.  For a turn of dialogue ``d`` at time
+(0-based) happens at ``t = k · session_gap_h`` hours (after a loaded memory: one gap after
+its latest entry, at the earliest).  For a turn of dialogue ``d`` at time
 ``t_now`` the memories of the *same persona type* from *other* dialogues are scored
 
     score(m) = cos(q, e_m) · exp(−λ (t_now − t_m)),   λ = ln 2 / 168 h   (half-life one week)
