@@ -11,7 +11,8 @@ import importlib
 from types import ModuleType
 
 MODULES = ("results", "paper", "compare", "figures", "prose", "findings", "provenance",
-           "t03", "t05", "t06", "t09", "t21", "t24", "t25", "t26", "t27", "t29", "f02")
+           "t03", "t05", "t06", "t09", "t16", "t21", "t24", "t25", "t26", "t27", "t29", "f02", "f06",
+           "knapsack_report", "rescore")
 
 
 def __getattr__(name: str) -> ModuleType:
