@@ -78,7 +78,14 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: list[st
         if not isinstance(loaded, dict):
             raise ConfigError(f"{source}: expected a mapping at top level")
         data.update(loaded)
-    data.update(parse_overrides(overrides))
+    for key, value in parse_overrides(overrides).items():
+        head, dot, rest = key.partition(".")
+        if dot:  # ``--set lm.weights=x`` sets one key of a mapping-valued field
+            nested = dict(data.get(head) or {})
+            nested[rest] = value
+            data[head] = nested
+        else:
+            data[key] = value
     return from_mapping(cls, data, source)
 
 

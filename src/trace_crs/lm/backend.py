@@ -9,7 +9,7 @@
 
 Caching: DSPy's cache keys a request on model id + messages + every decoding parameter
 (``api_base``/``api_key`` excluded, so the server's random port never splits the cache).
-``open_lm`` points DSPy's disk cache at ``cfg.cache_dir`` (default ``data/cache/lm``) — the
+``open_lm`` points DSPy's disk cache at ``cfg.cache_dir`` (default ``~/.cache/trace-crs/lm``, outside the work tree so a fresh clone replays it) — the
 only global DSPy setting it touches, and only when called, never at import.
 
 Usage: ``TraceLM.forward`` adds each response's token usage and cost to the tally of the
@@ -111,7 +111,7 @@ def build_lm(cfg: LMConfig, api_base: str | None = None) -> TraceLM:
 
 def configure_disk_cache(cache_dir: str | Path) -> None:
     """Point DSPy's request cache at ``cache_dir`` (no-op when it already is)."""
-    path = str(Path(cache_dir).resolve())
+    path = str(Path(cache_dir).expanduser().resolve())
     current = getattr(getattr(dspy.cache, "disk_cache", None), "directory", None)
     if current != path:
         Path(path).mkdir(parents=True, exist_ok=True)

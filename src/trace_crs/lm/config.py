@@ -45,7 +45,7 @@ class LMConfig:
     timeout_s: float = 300.0
     retries: int = 3                   # attempts after the first, with exponential backoff
     backoff_s: float = 1.0
-    cache_dir: str = "data/cache/lm"
+    cache_dir: str = "~/.cache/trace-crs/lm"   # outside the work tree: survives a fresh clone
     seed: int = 42
 
     def __post_init__(self) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.popularity import fallback_output
-from trace_crs.baselines.registry import create
+from trace_crs.baselines.registry import GROUPS, create
 from trace_crs.kb import KB, load_kb
 from trace_crs.runner.records import to_record, write_chunk
 from trace_crs.runner.tasks import turn_contexts
@@ -24,11 +24,12 @@ from trace_crs.runner.tasks import turn_contexts
 Clock = Callable[[], float]
 
 
-def build_baselines(names: list[str], kb: KB) -> dict[str, Any]:
-    """Instantiate and ``prepare`` each baseline once."""
+def build_baselines(names: list[str], kb: KB, **llm_kwargs: Any) -> dict[str, Any]:
+    """Instantiate and ``prepare`` each baseline once; ``llm_kwargs`` (``lm_config``, ``seed``)
+    go to the LLM baselines only."""
     out = {}
     for name in names:
-        baseline = create(name)
+        baseline = create(name, **(llm_kwargs if GROUPS[name] == "LLM" else {}))
         baseline.prepare(kb)
         out[name] = baseline
     return out

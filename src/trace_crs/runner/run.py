@@ -44,6 +44,7 @@ class RunConfig:
     subset: int | None = None
     seed: int = 42
     chunk_size: int = 50
+    lm: dict[str, Any] | None = None   # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
 
 
 def resolved_config(cfg: RunConfig) -> dict[str, Any]:
@@ -53,7 +54,13 @@ def resolved_config(cfg: RunConfig) -> dict[str, Any]:
     for label, path in (("--kb", Path(cfg.kb) / POIS_FILE), ("--dialogues", Path(cfg.dialogues))):
         if not path.is_file():
             raise FileNotFoundError(f"{label}: {path} not found")
-    return {**dataclasses.asdict(cfg), "baselines": resolve(cfg.baselines), "trace_version": __version__,
+    names = resolve(cfg.baselines)
+    lm = None
+    if any(GROUPS[n] == "LLM" for n in names):
+        from trace_crs.lm.config import resolve_lm_config
+
+        lm = dataclasses.asdict(resolve_lm_config(cfg.lm, source="run config lm"))
+    return {**dataclasses.asdict(cfg), "baselines": names, "lm": lm, "trace_version": __version__,
             "kb_sha256": sha256_file(Path(cfg.kb) / POIS_FILE), "dialogues_sha256": sha256_file(cfg.dialogues)}
 
 
@@ -119,11 +126,15 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
     _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
     llm = [n for n in names if GROUPS[n] == "LLM"]
     if llm and todo:
-        baselines = build_baselines(llm, kb)
-        for k in tqdm(sorted(todo), desc="LLM chunks", disable=not progress, unit="chunk"):
-            targets = {n: Path(p) for n, p in todo[k].items() if n in llm}
-            if targets:
-                run_chunk(baselines, kb, parts[k], cfg.pool, cfg.seed, targets, clock)
+        baselines = build_baselines(llm, kb, lm_config=resolved["lm"], seed=cfg.seed)
+        try:
+            for k in tqdm(sorted(todo), desc="LLM chunks", disable=not progress, unit="chunk"):
+                targets = {n: Path(p) for n, p in todo[k].items() if n in llm}
+                if targets:
+                    run_chunk(baselines, kb, parts[k], cfg.pool, cfg.seed, targets, clock)
+        finally:
+            for baseline in baselines.values():
+                baseline.close()  # stops the local llama.cpp server
     return finalize(out, names, resolved, cfg)
 
 
