@@ -2,7 +2,9 @@
 # Every step has real file prerequisites (make -j safe; nothing re-runs unless an input or the
 # code changed). One config per run: configs/$(PROFILE)/<run>.yaml (see book/reproduce.md).
 # Ablations: make paper PARAMS="pool=32 fuzzy_threshold=0.9" re-executes only the notebooks
-# whose params/$(PROFILE)/<name>.yaml declares one of those keys.
+# whose params/$(PROFILE)/<name>.yaml declares one of those keys. Run-level ablations:
+# make paper SET="score.fuzzy_threshold=0.9" overrides a key of every run config (score.* keys
+# re-score only; evaluate.* keys re-run the runs).
 
 KB_DIR      ?= data/kb/$(PROFILE)
 DIALOGUES   ?= data/dialogues/$(PROFILE)/dialogues.jsonl
@@ -12,6 +14,7 @@ TOOL        := $(PY) book/tools/pipeline.py
 RES         := results/$(PROFILE)
 KB_MANIFEST := $(KB_DIR)/MANIFEST.json
 PARAMS      ?=
+SET         ?=
 comma       := ,
 
 # A run re-executes from scratch when an input changed (its old directory is removed); a run
@@ -30,14 +33,14 @@ BOOK_PAGES  := book/_config.yml book/_toc.yml $(wildcard book/*.md) book/referen
 BOOK_HTML   := book/_build/html/index.html
 
 define RUN_RULES
-$(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(DIALOGUES) $(KB_MANIFEST) $(SRC) $(call run_weights,$(1)) | $(STAMP)
+$(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.evaluate $(DIALOGUES) $(KB_MANIFEST) $(SRC) $(call run_weights,$(1)) | $(STAMP)
 	if [ -f $$@ ]; then rm -rf $$(@D); fi  # a finished run whose inputs changed starts afresh
 	mkdir -p $$(@D)
-	$(TOOL) timed $(RES)/timings/run-$(1).json run/$(1) -- $(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate) --out $$(@D)
+	$(TOOL) timed $(RES)/timings/run-$(1).json run/$(1) -- $(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate '$(SET)') --out $$(@D)
 
-$(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml
+$(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.score
 	mkdir -p $$(@D)
-	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score) --out $$@
+	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score '$(SET)') --out $$@
 
 SCORES += $(patsubst %,$(RES)/scores/$(1)/%.json,$(call run_baselines,$(1)))
 endef
@@ -53,13 +56,17 @@ $(RES)/params/PARAMS: FORCE | $(STAMP)
 	$(if $(strip $(PARAMS)),$(TOOL) check-params '$(PARAMS)' $(NOTEBOOKS:%=params/$(PROFILE)/%.yaml))
 	@echo '$(PARAMS)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
+$(RES)/params/SET.%: FORCE
+	@mkdir -p $(@D)
+	@echo '$(filter $*.%,$(SET))' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
 book/_build/.content-profile: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PROFILE)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 $(RES)/params/%.yaml: params/$(PROFILE)/%.yaml $(RES)/params/PARAMS
 	$(TOOL) params $< '$(PARAMS)' $@
-.SECONDARY: $(NOTEBOOKS:%=$(RES)/params/%.yaml)
+.SECONDARY: $(NOTEBOOKS:%=$(RES)/params/%.yaml) $(RES)/params/SET.evaluate $(RES)/params/SET.score
 
 # Each run, score and notebook step records its wall time in $(RES)/timings/<step>.json.
 # jupytext → papermill (from the repo root, so notebooks see results/ and figures/ as relative paths).

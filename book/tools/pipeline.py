@@ -1,6 +1,6 @@
 """Small helpers for the `make paper` pipeline (mk/paper.mk); standard library + PyYAML only.
 
-    pipeline.py args CONFIG SECTION          print `--key value` flags for one CLI call
+    pipeline.py args CONFIG SECTION [SET]    print `--key value` flags for one CLI call
     pipeline.py params BASE PARAMS OUT        write BASE ⊕ PARAMS (only keys BASE declares) to OUT
     pipeline.py check-params PARAMS FILE...   fail if a PARAMS key is declared by no FILE
     pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error output
@@ -9,7 +9,9 @@
 A run config (`configs/<profile>/<run>.yaml`) has one mapping per CLI (`evaluate`, `score`);
 each key is the CLI flag without dashes (`fuzzy_threshold` → `--fuzzy-threshold`), a list
 value repeats the flag (`set: [a=1, b=2]` → `--set a=1 --set b=2`) and `null` omits it.
-PARAMS is the ablation string `"pool=32 fuzzy_threshold=0.9"`; values are YAML scalars.
+PARAMS is the notebook ablation string `"B=2000 n_boot=200"`; SET is the run ablation string
+`"score.fuzzy_threshold=0.9 evaluate.subset=50"` (section.key=value, applied to every run's
+config before its flags are made). Values are YAML scalars.
 Files are written only when their content changes, so Make re-runs only what is affected.
 """
 from __future__ import annotations
@@ -25,12 +27,18 @@ from pathlib import Path
 import yaml
 
 
-def cli_args(config: Path, section: str) -> list[str]:
-    """The flags of `section` in `config`, in file order."""
+def cli_args(config: Path, section: str, overrides: str = "") -> list[str]:
+    """The flags of `section` in `config`, in file order, after the `section.key=value` overrides."""
     data = yaml.safe_load(config.read_text()) or {}
     block = data.get(section)
     if not isinstance(block, dict):
         raise SystemExit(f"{config}: no '{section}:' mapping")
+    for dotted, value in parse_params(overrides).items():
+        head, _, key = dotted.partition(".")
+        if not key or head not in ("evaluate", "score"):
+            raise SystemExit(f"SET: {dotted!r} is not evaluate.<key> or score.<key>")
+        if head == section:
+            block[key] = value
     out: list[str] = []
     for key, value in block.items():
         flag = "--" + str(key).replace("_", "-")
@@ -102,7 +110,7 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
 def main(argv: list[str]) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd == "args":
-        print(shlex.join(cli_args(Path(rest[0]), rest[1])))
+        print(shlex.join(cli_args(Path(rest[0]), rest[1], rest[2] if len(rest) > 2 else "")))
     elif cmd == "params":
         effective_params(Path(rest[0]), rest[1], Path(rest[2]))
     elif cmd == "check-params":
