@@ -112,7 +112,7 @@ def test_pipeline_args_and_params(tmp_path):
     assert out.stdout.split() == ["--pool", "16", "--set", "a=1", "--set", "b=2", "--fuzzy-threshold", "0.9"]
     out = subprocess.run(tool + ["args", str(cfg), "evaluate", "evaluate.subset=5 score.judge=local"],
                          capture_output=True, text=True, check=True)
-    assert out.stdout.split()[-2:] == ["--subset", "5"] and "--judge" not in out.stdout
+    assert "--subset 5" in out.stdout and "--judge" not in out.stdout
     base, eff = tmp_path / "p.yaml", tmp_path / "eff.yaml"
     base.write_text("pool: 8\nseed: 42\n")
     subprocess.run(tool + ["params", str(base), "pool=32 other=1", str(eff)], check=True)
