@@ -68,12 +68,13 @@ def citation_ok(citations: list[dict]) -> bool:
 class RAGCitationModule(dspy.Module):
     """Jaccard evidence → ranked ids + reply with a checked verbatim quote."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefilter: str = "tfidf") -> None:
         super().__init__()
+        self.prefilter = prefilter
         self.cite = dspy.Predict(CiteAndRecommend)
 
     def forward(self, ctx: TurnContext, mode: str, seed: int) -> dspy.Prediction:
-        order = prefilter_order(ctx, "tfidf")
+        order = prefilter_order(ctx, self.prefilter)
         shown = order[:PREFILTER_K] if ctx.pool == "open" else order
         conversation = history_text(ctx.history)
         if mode == "logprob":
@@ -105,5 +106,9 @@ class RAGCitationBaseline(LLMBaseline):
     name: ClassVar[str] = "rag_citation"
     display_name: ClassVar[str] = "RAG-Citation"
 
+    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:  # noqa: ANN001
+        self.prefilter = prefilter   # open set: "tfidf" (paper) or "dense" top-16 (Table 25)
+        super().__init__(lm_config, lm, seed)
+
     def build_module(self) -> dspy.Module:
-        return RAGCitationModule()
+        return RAGCitationModule(self.prefilter)

@@ -8,6 +8,7 @@ baselines once (:func:`init_worker`); shared indexes and embedding caches are pe
 """
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import time
@@ -16,7 +17,7 @@ from typing import Any, Callable
 
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.popularity import fallback_output
-from trace_crs.baselines.registry import GROUPS, create
+from trace_crs.baselines.registry import GROUPS, baseline_class, create
 from trace_crs.kb import KB, load_kb
 from trace_crs.runner.records import to_record, write_chunk
 from trace_crs.runner.tasks import turn_contexts
@@ -25,11 +26,13 @@ Clock = Callable[[], float]
 
 
 def build_baselines(names: list[str], kb: KB, **llm_kwargs: Any) -> dict[str, Any]:
-    """Instantiate and ``prepare`` each baseline once; ``llm_kwargs`` (``lm_config``, ``seed``)
-    go to the LLM baselines only."""
+    """Instantiate and ``prepare`` each baseline once; ``llm_kwargs`` (``lm_config``, ``seed``,
+    ``prefilter``) go to the LLM baselines that take them."""
     out = {}
     for name in names:
-        baseline = create(name, **(llm_kwargs if GROUPS[name] == "LLM" else {}))
+        kwargs = llm_kwargs if GROUPS[name] == "LLM" else {}
+        accepted = inspect.signature(baseline_class(name)).parameters
+        baseline = create(name, **{k: v for k, v in kwargs.items() if k in accepted})
         baseline.prepare(kb)
         out[name] = baseline
     return out

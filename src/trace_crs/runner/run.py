@@ -44,6 +44,7 @@ class RunConfig:
     subset: int | None = None
     seed: int = 42
     chunk_size: int = 50
+    prefilter: str = "tfidf"           # open-set prefilter of LLM Zero-Shot / RAG-Citation (Table 25)
     lm: dict[str, Any] | None = None   # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
 
 
@@ -126,7 +127,7 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
     _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
     llm = [n for n in names if GROUPS[n] == "LLM"]
     if llm and todo:
-        baselines = build_baselines(llm, kb, lm_config=resolved["lm"], seed=cfg.seed)
+        baselines = build_baselines(llm, kb, lm_config=resolved["lm"], seed=cfg.seed, prefilter=cfg.prefilter)
         try:
             for k in tqdm(sorted(todo), desc="LLM chunks", disable=not progress, unit="chunk"):
                 targets = {n: Path(p) for n, p in todo[k].items() if n in llm}
