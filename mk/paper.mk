@@ -18,7 +18,8 @@ SET         ?=
 comma       := ,
 
 # A run re-executes from scratch when an input changed (its old directory is removed); a run
-# that was interrupted (no records.parquet yet) resumes from its finished chunks.
+# that was interrupted (no records.parquet yet) and whose inputs are all older than its
+# config.yaml resumes from its finished chunks.
 # Runs and their baselines, read from the config files (plain `key: value` lines, no Python).
 RUN_CONFIGS := $(sort $(wildcard configs/$(PROFILE)/*.yaml))
 RUNS        := $(basename $(notdir $(RUN_CONFIGS)))
@@ -34,7 +35,8 @@ BOOK_HTML   := book/_build/html/index.html
 
 define RUN_RULES
 $(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.evaluate $(DIALOGUES) $(KB_MANIFEST) $(SRC) $(call run_weights,$(1)) | $(STAMP)
-	if [ -f $$@ ]; then rm -rf $$(@D); fi  # a finished run whose inputs changed starts afresh
+	if [ -f $$@ ] || [ ! -f $$(@D)/config.yaml ] || [ -n "$$$$(find $$^ -newer $$(@D)/config.yaml -print -quit)" ]; \
+	  then rm -rf $$(@D); fi
 	mkdir -p $$(@D)
 	$(TOOL) timed $(RES)/timings/run-$(1).json run/$(1) -- $(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate '$(SET)') --out $$(@D)
 
