@@ -16,6 +16,10 @@ KB_MANIFEST := $(KB_DIR)/MANIFEST.json
 PARAMS      ?=
 SET         ?=
 comma       := ,
+# What a run executes (not metrics, statistics or report code): editing a table notebook's
+# module re-executes notebooks, never baselines; editing a metric re-scores, never re-runs.
+RUN_SRC     := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/metrics/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py,$(SRC))
+SCORE_SRC   := $(filter src/trace_crs/metrics/% src/trace_crs/kb/% src/trace_crs/dialogues/% src/trace_crs/lm/% src/trace_crs/cli/score.py src/trace_crs/config.py,$(SRC))
 
 # A run re-executes from scratch when an input changed (its old directory is removed); a run
 # that was interrupted (no records.parquet yet) and whose inputs are all older than its
@@ -34,13 +38,13 @@ BOOK_PAGES  := book/_config.yml book/_toc.yml $(wildcard book/*.md) book/referen
 BOOK_HTML   := book/_build/html/index.html
 
 define RUN_RULES
-$(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.evaluate $(DIALOGUES) $(KB_MANIFEST) $(SRC) $(call run_weights,$(1)) | $(STAMP)
-	if [ -f $$@ ] || [ ! -f $$(@D)/config.yaml ] || [ -n "$$$$(find $$^ -newer $$(@D)/config.yaml -print -quit)" ]; \
+$(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.evaluate $(DIALOGUES) $(KB_MANIFEST) $(RUN_SRC) $(call run_weights,$(1)) | $(STAMP)
+	@if [ -f $$@ ] || [ ! -f $$(@D)/config.yaml ] || [ -n "$$$$(find $$^ -newer $$(@D)/config.yaml -print -quit)" ]; \
 	  then rm -rf $$(@D); fi
 	mkdir -p $$(@D)
 	$(TOOL) timed $(RES)/timings/run-$(1).json run/$(1) -- $(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate '$(SET)') --out $$(@D)
 
-$(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.score
+$(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.score $(SCORE_SRC)
 	mkdir -p $$(@D)
 	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score '$(SET)') --out $$@
 
