@@ -39,7 +39,7 @@ report.compare.wide(df)
 report.t24.plot(df);
 
 # %% [markdown]
-# ### By difficulty tier (Table 23)
+# ## By difficulty tier (Table 23)
 
 # %%
 by_tier = report.t24.load(results_dir, part="difficulty", runs=runs)
