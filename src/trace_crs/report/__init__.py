@@ -10,6 +10,13 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+import pandas as pd
+
+# Book tables are read whole: never elide columns or rows of a reproduced table.
+pd.set_option("display.max_columns", None)
+pd.set_option("display.max_rows", 200)
+pd.set_option("display.width", 200)
+
 MODULES = ("results", "paper", "compare", "figures", "prose", "findings", "provenance",
            "t03", "t05", "t06", "t09", "t16", "t21", "t24", "t25", "t26", "t27", "t29", "f02", "f06",
            "knapsack_report", "rescore")

@@ -100,7 +100,7 @@ def wide(long: pd.DataFrame) -> pd.DataFrame:
     table = table.reindex(index=order, columns=pd.MultiIndex.from_product(
         [cols, ["paper", "ours", "diff"]]))
     table.columns.names = [None, None]
-    return table
+    return table.astype(float).round(3)
 
 
 def plot(long: pd.DataFrame, title: str) -> Figure:
