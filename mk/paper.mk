@@ -46,7 +46,7 @@ $(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(RES)/params/SET
 
 $(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.score $(SCORE_SRC)
 	mkdir -p $$(@D)
-	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score '$(SET)') --out $$@
+	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl --dialogue-ids $(RES)/runs/$(1)/dialogue_ids.json $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score '$(SET)') --out $$@
 
 SCORES += $(patsubst %,$(RES)/scores/$(1)/%.json,$(call run_baselines,$(1)))
 endef

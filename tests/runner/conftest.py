@@ -4,7 +4,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from tinykb import tiny_kb  # noqa: E402
+from tinykb import DIALOGUES, tiny_kb  # noqa: E402
+
+from trace_crs.kb.store import dump_jsonl  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -18,3 +20,13 @@ def _cache_dir(tmp_path_factory):
     mp.setenv("TRACE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     yield
     mp.undo()
+
+
+@pytest.fixture()
+def inputs(tmp_path):
+    """A tiny KB directory and three hand-written dialogues on disk: ``(kb_dir, dialogues_path)``."""
+    path = tmp_path / "dialogues.jsonl"
+    dump_jsonl(DIALOGUES, path)
+    kb_dir = tmp_path / "kb"
+    tiny_kb(kb_dir)
+    return str(kb_dir), str(path)

@@ -15,16 +15,6 @@ from trace_crs.runner.tasks import select_subset, shuffled_pool
 FAST = "popularity,tfidf,knowledge"
 
 
-@pytest.fixture()
-def inputs(kb, tmp_path):
-    path = tmp_path / "dialogues.jsonl"
-    dump_jsonl(DIALOGUES, path)
-    kb_dir = Path(tmp_path / "kb")
-    from tinykb import tiny_kb
-    tiny_kb(kb_dir)
-    return str(kb_dir), str(path)
-
-
 def run(inputs, out, baselines=FAST, workers=1, **kw):
     cfg = RunConfig(kb=inputs[0], dialogues=inputs[1], baselines=baselines, chunk_size=1, **kw)
     return evaluate(cfg, out, workers=workers, clock=lambda: 0.0, progress=False)

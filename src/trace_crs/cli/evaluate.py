@@ -26,7 +26,8 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("evaluate: --kb and --dialogues are required (or set them in --config)")
     if args.workers < 1:
         raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
-    manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir)
+    manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir,
+                        score=args.score)
     print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"]},
                      sort_keys=True))
     return 0
@@ -48,5 +49,7 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--workers", type=int, default=2, help="processes for non-LLM baselines (default 2)")
     p.add_argument("--cache-dir", help="on-disk cache for shared work (default .cache/trace_crs)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--score", action="store_true",
+                   help="also write scores/<baseline>.json (default score settings for the run's pool)")
     p.add_argument("--out", required=True, help="run directory, e.g. results/runs/<run_id>")
     p.set_defaults(func=_run)

@@ -23,6 +23,8 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--kb", required=True, help="KB directory")
     p.add_argument("--dialogues", required=True, help="dialogues JSON lines")
     p.add_argument("--predictions", required=True, help="predictions JSON lines (ARCHITECTURE §5)")
+    p.add_argument("--dialogue-ids", help="JSON list of the dialogue ids to score (a run's dialogue_ids.json, "
+                   "for runs on a seeded subset); default: every dialogue in --dialogues")
     p.add_argument("--pool", default="closed", help="candidate pool the predictions used: closed|16|32|open")
     p.add_argument("--fuzzy-threshold", type=float, default=0.80, help="GS fuzzy match threshold")
     p.add_argument("--cd-gate", type=float, default=0.05, help="CGS citation-density gate")
@@ -46,6 +48,21 @@ def _lm(model: str, stack: contextlib.ExitStack):  # noqa: ANN202
     return stack.enter_context(open_lm(resolve_lm_config(parse_overrides([f"model={model}"]))))
 
 
+def restrict(dialogues: list[dict], ids_path: str | None) -> list[dict]:
+    """The dialogues whose ids ``ids_path`` (a JSON list) names; an unknown id is an error."""
+    if not ids_path:
+        return dialogues
+    ids = json.loads(Path(ids_path).read_text())
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise ValueError(f"{ids_path}: expected a JSON list of dialogue ids")
+    known = {d["dialogue_id"] for d in dialogues}
+    unknown = sorted(set(ids) - known)
+    if unknown:
+        raise ValueError(f"{ids_path}: {len(unknown)} dialogue id(s) not in the corpus, e.g. {unknown[:3]}")
+    keep = set(ids)
+    return [d for d in dialogues if d["dialogue_id"] in keep]
+
+
 def run(args: argparse.Namespace) -> int:
     """Load inputs, score, write the outputs, print the output path."""
     from trace_crs.dialogues.schema import load_dialogues
@@ -63,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                       pc_window=args.pc_window, spatial_km=args.spatial_km, entailment=args.entailment,
                       judge=args.judge, judge_n=args.judge_n, strict=args.strict, seed=args.seed)
     kb = load_kb(args.kb)
-    dialogues = load_dialogues(args.dialogues)
+    dialogues = restrict(load_dialogues(args.dialogues), args.dialogue_ids)
     predictions = read_predictions(args.predictions, dialogues, kb)
     with contextlib.ExitStack() as stack:
         ent = make_backend(args.entailment, _lm(args.lm_model, stack) if args.entailment == "llm" else None)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import yaml
 from tqdm import tqdm
 
@@ -112,8 +113,9 @@ def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progres
 
 
 def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = time.perf_counter,
-             progress: bool = True, cache_dir: str | Path | None = None) -> dict[str, Any]:
-    """Run (or resume) one evaluation into ``out``; returns the manifest."""
+             progress: bool = True, cache_dir: str | Path | None = None, score: bool = False) -> dict[str, Any]:
+    """Run (or resume) one evaluation into ``out``; returns the manifest.  ``score`` also
+    writes ``scores/<baseline>.json`` (default :class:`ScoreConfig` for the run's pool)."""
     out = Path(out)
     resolved = resolved_config(cfg)
     names = resolved["baselines"]
@@ -136,11 +138,38 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
         finally:
             for baseline in baselines.values():
                 baseline.close()  # stops the local llama.cpp server
-    return finalize(out, names, resolved, cfg)
+    manifest = finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues])
+    if score:
+        score_run(out, names, kb, dialogues, cfg)
+    return manifest
 
 
-def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig) -> dict[str, Any]:
-    """Consolidate chunk files into ``records.parquet``, predictions and ``MANIFEST.json``."""
+def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> None:  # noqa: ANN001
+    """The run's own aggregates, from its records (not its prediction files): ``trace-crs
+    score`` on ``predictions/<b>.jsonl`` with ``--dialogue-ids dialogue_ids.json`` must agree."""
+    from trace_crs.metrics.predictions import index_predictions
+    from trace_crs.metrics.score import ScoreConfig, score_predictions
+
+    table = pq.read_table(out / "records.parquet").to_pylist()
+    (out / "scores").mkdir(exist_ok=True)
+    for name in names:
+        rows = [r for r in table if r["baseline"] == name]
+        preds = index_predictions(((f"{out}/records.parquet:{name}", {
+            "dialogue_id": r["dialogue_id"], "turn_id": r["turn_id"], "ranked_poi_ids": list(r["ranked_poi_ids"]),
+            "text": r["text"], "citations": json.loads(r["citations"])}) for r in rows), dialogues, kb)
+        scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
+        tmp = out / "scores" / f".{name}.json.tmp"
+        tmp.write_text(json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n")
+        os.replace(tmp, out / "scores" / f"{name}.json")
+
+
+def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig,
+             dialogue_ids: list[str]) -> dict[str, Any]:
+    """Consolidate chunk files into ``records.parquet``, predictions, ``dialogue_ids.json``
+    (the evaluated dialogues: a seeded subset is scored on exactly these) and ``MANIFEST.json``."""
+    ids_tmp = out / ".dialogue_ids.json.tmp"
+    ids_tmp.write_text(json.dumps(sorted(dialogue_ids)) + "\n")
+    os.replace(ids_tmp, out / "dialogue_ids.json")
     table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
     write_table(table, out / "records.parquet")
     preds = write_predictions(table, names, out / "predictions")
@@ -149,7 +178,7 @@ def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConf
         mask = pc.equal(table.column("baseline"), name)
         sub = table.filter(mask)
         counts[name] = {"records": sub.num_rows, "fallbacks": int(pc.sum(sub.column("fallback")).as_py() or 0)}
-    outputs = [out / "config.yaml", out / "records.parquet", *preds]
+    outputs = [out / "config.yaml", out / "dialogue_ids.json", out / "records.parquet", *preds]
     manifest = {
         "inputs": {f"kb/{POIS_FILE}": resolved["kb_sha256"],
                    f"kb/{REVIEWS_FILE}": sha256_file(Path(cfg.kb) / REVIEWS_FILE),

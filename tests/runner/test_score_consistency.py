@@ -1,0 +1,37 @@
+"""Issue 5 done-when: ``trace-crs score`` on the runner's prediction files reproduces the
+runner's own aggregates exactly — also for a seeded subset run (scored on its dialogue ids)."""
+import json
+
+from tinykb import DIALOGUES
+
+from trace_crs.cli import main
+from trace_crs.runner.run import RunConfig, evaluate
+
+
+def test_cli_score_on_predictions_equals_runner_scores(inputs, tmp_path, capsys):
+    out = tmp_path / "run"
+    cfg = RunConfig(kb=inputs[0], dialogues=inputs[1], baselines="popularity,tfidf", subset=2, chunk_size=1)
+    evaluate(cfg, out, workers=1, clock=lambda: 0.0, progress=False, score=True)
+    ids = json.loads((out / "dialogue_ids.json").read_text())
+    assert len(ids) == 2 and set(ids) < {d["dialogue_id"] for d in DIALOGUES}
+    for name in ("popularity", "tfidf"):
+        own = json.loads((out / "scores" / f"{name}.json").read_text())
+        cli_out = tmp_path / f"{name}.json"
+        assert main(["score", "--kb", inputs[0], "--dialogues", inputs[1],
+                     "--predictions", str(out / "predictions" / f"{name}.jsonl"),
+                     "--dialogue-ids", str(out / "dialogue_ids.json"), "--out", str(cli_out)]) == 0
+        cli = json.loads(cli_out.read_text())
+        assert cli["metrics"] == own["metrics"]
+        assert (cli["n_dialogues"], cli["n_turns"], cli["n_missing"]) == (2, 4, 0) == \
+            (own["n_dialogues"], own["n_turns"], own["n_missing"])
+    capsys.readouterr()
+
+
+def test_dialogue_ids_naming_an_unknown_dialogue_is_an_error(inputs, tmp_path, capsys):
+    ids = tmp_path / "ids.json"
+    ids.write_text(json.dumps(["crs_nope_00001"]))
+    preds = tmp_path / "p.jsonl"
+    preds.write_text("")
+    assert main(["score", "--kb", inputs[0], "--dialogues", inputs[1], "--predictions", str(preds),
+                 "--dialogue-ids", str(ids), "--out", str(tmp_path / "s.json")]) == 2
+    assert "crs_nope_00001" in capsys.readouterr().err
