@@ -24,8 +24,18 @@ def _generate(args: argparse.Namespace) -> int:
         if not args.model:
             raise ValueError("--generator llm needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
         from trace_crs.dialogues.llm import generate_llm
-        dialogues, failures = generate_llm(kb, args.n, args.model, args.seed, max_retries=args.max_retries,
-                                           api_base=args.api_base, progress=True)
+        if args.model.split(":")[0] == "local":  # local[:weights]: the project's llama.cpp server
+            from trace_crs.lm.backend import open_lm
+            from trace_crs.lm.config import resolve_lm_config
+
+            weights = args.model.partition(":")[2] or "qwen2.5-coder-1.5b-instruct-q4_k_m"
+            cfg = resolve_lm_config({"model": "local", "weights": weights, "max_tokens": 2048, "n_ctx": 8192})
+            with open_lm(cfg) as lm:
+                dialogues, failures = generate_llm(kb, args.n, f"local:{weights}", args.seed,
+                                                   max_retries=args.max_retries, progress=True, lm=lm)
+        else:
+            dialogues, failures = generate_llm(kb, args.n, args.model, args.seed, max_retries=args.max_retries,
+                                               api_base=args.api_base, progress=True)
     out = write_corpus(dialogues, args.out)
     if failures:
         from trace_crs.kb.store import dump_jsonl
@@ -87,7 +97,8 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--kb", required=True)
     p.add_argument("--n", type=int, required=True)
     p.add_argument("--generator", choices=("simulated", "llm"), default="simulated")
-    p.add_argument("--model", default=None, help="litellm model string for --generator llm")
+    p.add_argument("--model", default=None, help="litellm model string for --generator llm, or local[:weights] for the "
+                   "project's llama.cpp server (default weights: the 1.5B Qwen2.5-Coder)")
     p.add_argument("--api-base", default=None, help="OpenAI-compatible server URL for --generator llm")
     p.add_argument("--max-retries", type=int, default=2)
     p.add_argument("--seed", type=int, default=42)
