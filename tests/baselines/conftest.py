@@ -11,10 +11,3 @@ from tinykb import tiny_kb  # noqa: E402
 def kb(tmp_path_factory):
     return tiny_kb(tmp_path_factory.mktemp("kb"))
 
-
-@pytest.fixture(autouse=True, scope="session")
-def _cache_dir(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TRACE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    yield
-    mp.undo()

@@ -14,14 +14,6 @@ def kb(tmp_path_factory):
     return tiny_kb(tmp_path_factory.mktemp("kb"))
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _cache_dir(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("TRACE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    yield
-    mp.undo()
-
-
 @pytest.fixture()
 def inputs(tmp_path):
     """A tiny KB directory and three hand-written dialogues on disk: ``(kb_dir, dialogues_path)``."""
