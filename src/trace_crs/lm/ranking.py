@@ -14,7 +14,9 @@ and ties keep that shuffled order, so no pool position is favoured.
 """
 from __future__ import annotations
 
+import logging
 import math
+from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
 import dspy
@@ -66,10 +68,23 @@ def yes_logprob(pairs: Sequence[tuple[str, float]]) -> float:
     return top + math.log(sum(math.exp(lp - top) for lp in yes))
 
 
+@contextmanager
+def _quiet_truncation() -> Any:
+    """Silence DSPy's "response was truncated" warning: a 1-token answer is truncated on purpose."""
+    log = logging.getLogger("dspy.clients.lm")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 def score_fit(lm: Callable[..., Any], conversation: str, card: str) -> float:
     """``log P(yes)`` for one card, via one cached 1-token call with ``top_logprobs``."""
-    outputs = lm(messages=fits_messages(conversation, card), logprobs=True, top_logprobs=TOP_K,
-                 max_tokens=1, temperature=0.0)
+    with _quiet_truncation():
+        outputs = lm(messages=fits_messages(conversation, card), logprobs=True, top_logprobs=TOP_K,
+                     max_tokens=1, temperature=0.0)
     first = outputs[0]
     if not isinstance(first, dict) or "logprobs" not in first:
         raise ValueError("LM returned no logprobs for the fit judgement")
