@@ -3,7 +3,7 @@
     pipeline.py args CONFIG SECTION [SET]    print `--key value` flags for one CLI call
     pipeline.py params BASE PARAMS OUT        write BASE ⊕ PARAMS (only keys BASE declares) to OUT
     pipeline.py check-params PARAMS FILE...   fail if a PARAMS key is declared by no FILE
-    pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error output
+    pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error or stderr output
     pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode"} to OUT
 
 A run config (`configs/<profile>/<run>.yaml`) has one mapping per CLI (`evaluate`, `score`);
@@ -84,13 +84,17 @@ def check_params(params: str, files: list[Path]) -> None:
 
 
 def notebook_errors(path: Path) -> list[str]:
-    """Error outputs (and papermill's error marker) of an executed notebook."""
+    """Error outputs, stderr text (warnings on a rendered page are noise a reader must not see)
+    and papermill's error marker of an executed notebook."""
     nb = json.loads(path.read_text())
     found = []
     for i, cell in enumerate(nb.get("cells", [])):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 found.append(f"{path}: cell {i}: {out.get('ename')}: {out.get('evalue')}")
+            elif out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = "".join(out.get("text", ""))
+                found.append(f"{path}: cell {i}: stderr: {text.strip()[:200]}")
         if "papermill-error-cell-tag" in cell.get("metadata", {}).get("tags", []):
             found.append(f"{path}: cell {i}: papermill error marker")
     return found

@@ -129,3 +129,25 @@ def test_environment_matches_requirements():
     assert pip[0] == "torch==2.13.0"
     assert set(reqs) <= set(pip), set(reqs) - set(pip)
     assert "python=3.11" in env["dependencies"]
+
+
+def test_pipeline_check_flags_errors_and_stderr(tmp_path):
+    import json
+    import subprocess
+    import sys
+    tool = [sys.executable, str(BOOK / "tools" / "pipeline.py"), "check"]
+
+    def notebook(name: str, outputs: list[dict]) -> str:
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "source": "x",
+                                               "outputs": outputs}]}))
+        return str(path)
+
+    clean = notebook("clean", [{"output_type": "stream", "name": "stdout", "text": ["ok\n"]}])
+    noisy = notebook("noisy", [{"output_type": "stream", "name": "stderr", "text": ["UserWarning: x\n"]}])
+    broken = notebook("broken", [{"output_type": "error", "ename": "KeyError", "evalue": "'k'", "traceback": []}])
+    assert subprocess.run(tool + [clean], capture_output=True, text=True).returncode == 0
+    out = subprocess.run(tool + [noisy, broken], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "noisy.ipynb: cell 0: stderr: UserWarning: x" in out.stdout
+    assert "broken.ipynb: cell 0: KeyError: 'k'" in out.stdout

@@ -8,6 +8,8 @@ package data), :mod:`compare` (baseline labels, reported vs reproduced), :mod:`f
 from __future__ import annotations
 
 import importlib
+import os
+import warnings
 from types import ModuleType
 
 import pandas as pd
@@ -16,6 +18,10 @@ import pandas as pd
 pd.set_option("display.max_columns", None)
 pd.set_option("display.max_rows", 200)
 pd.set_option("display.width", 200)
+# The book shows no progress bars: sentence-transformers imports tqdm.auto (which warns in a kernel
+# without ipywidgets) and transformers draws a "Loading weights" bar; both would land on the page.
+warnings.filterwarnings("ignore", message="IProgress not found")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 MODULES = ("results", "paper", "compare", "figures", "prose", "findings", "provenance",
            "t03", "t05", "t06", "t09", "t16", "t21", "t24", "t25", "t26", "t27", "t29", "f02", "f06",
