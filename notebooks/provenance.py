@@ -10,7 +10,7 @@
 #     name: python3
 # ---
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 profile = 'default'
 kb_dir = 'data/kb/default'

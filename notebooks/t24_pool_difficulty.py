@@ -10,7 +10,7 @@
 #     name: python3
 # ---
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 profile = 'default'
 pool_runs = [[8, 'closed'], [16, 'pool16'], [32, 'pool32']]

@@ -11,16 +11,13 @@ from IPython.display import Markdown
 from myst_nb import glue
 
 
-def glue_facts(prefix: str, facts: Mapping[str, Any]) -> list[str]:
-    """Glue every fact as ``<prefix>_<key>`` (hidden); return the glued keys."""
-    keys = []
+def glue_facts(prefix: str, facts: Mapping[str, Any]) -> None:
+    """Glue every fact as ``<prefix>_<key>`` (hidden).  Returns nothing, so the call can end a
+    notebook cell without printing the key list onto the page."""
     for key, value in facts.items():
-        name = f"{prefix}_{key}"
-        glue(name, Markdown(value) if isinstance(value, str) else value, display=False)
-        keys.append(name)
-    return keys
+        glue(f"{prefix}_{key}", Markdown(value) if isinstance(value, str) else value, display=False)
 
 
-def glue_sentences(prefix: str, frame: Any, key: str = "finding", text: str = "sentence") -> list[str]:
+def glue_sentences(prefix: str, frame: Any, key: str = "finding", text: str = "sentence") -> None:
     """Glue each row's ``text`` column as Markdown under ``<prefix>_<row key>``."""
-    return glue_facts(prefix, dict(zip(frame[key], frame[text])))
+    glue_facts(prefix, dict(zip(frame[key], frame[text])))
