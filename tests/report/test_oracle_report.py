@@ -4,17 +4,21 @@ tfidf (closed): d1 R@1 [1, 0], CGS [.5, .5], recovery 1 → joint (.5 + .5 + 1) 
                 d2 R@1 [1], CGS [1], no rejection → (1 + 1) / 2 = 1; latency 0.1 s per dialogue.
 dst (closed_llm): d1 R@1 [1, 1], CGS [1, 1], recovery 1 → 1;  d2 R@1 [1], CGS [.6] → .8;
                 latency 2 s (d1), 3 s (d2); d3 is not in the closed run, so it is left out.
+Records: 10 prompt + 5 completion tokens per turn; tfidf has no model, dst runs on the local
+llama.cpp weights (priced 0 $ by the packaged table, whatever ``cost_usd`` the record carries).
 """
 import matplotlib
 import pandas as pd
 import pytest
 
+from trace_crs.lm.weights import WEIGHTS
 from trace_crs.report import knapsack_report as kr
 
 matplotlib.use("Agg")
+LOCAL_ID = f"openai/{next(iter(WEIGHTS.values())).alias}"
 
 
-def _fabricate(root, scores):
+def _fabricate(root, scores, dst_model=LOCAL_ID):
     t = lambda d, tid, r1, cgs: {"dialogue_id": d, "turn_id": tid, "recall@1": r1, "cgs": cgs}  # noqa: E731
     scores(root, "closed", "tfidf", {}, per_turn=[t("d1", 2, 1, .5), t("d1", 4, 0, .5), t("d2", 2, 1, 1.0)],
            per_dialogue=[{"dialogue_id": "d1", "rejection_recovery": 1.0},
@@ -24,8 +28,8 @@ def _fabricate(root, scores):
            per_dialogue=[{"dialogue_id": "d1", "rejection_recovery": 1.0},
                          {"dialogue_id": "d2", "rejection_recovery": None},
                          {"dialogue_id": "d3", "rejection_recovery": None}])
-    rec = lambda d, b, s: {"dialogue_id": d, "baseline": b, "latency_s": s, "cost_usd": 0.0,  # noqa: E731
-                           "prompt_tokens": 10, "completion_tokens": 5}
+    rec = lambda d, b, s: {"dialogue_id": d, "baseline": b, "latency_s": s, "cost_usd": 7.0,  # noqa: E731
+                           "prompt_tokens": 10, "completion_tokens": 5, "model": dst_model if b == "dst" else ""}
     for run, rows in {"closed": [rec("d1", "tfidf", .05), rec("d1", "tfidf", .05), rec("d2", "tfidf", .1)],
                       "closed_llm": [rec("d1", "dst", 1.0), rec("d1", "dst", 1.0), rec("d2", "dst", 3.0),
                                      rec("d3", "dst", 1.0)]}.items():
@@ -80,3 +84,20 @@ def test_equal_costs_give_a_single_budget(tmp_path, scores):
     df = kr.load(tmp_path, cost="cost_usd", n_points=5, n_boot=0)
     assert df[df["kind"] == "budget"]["budget"].tolist() == [0.0]
     assert df[df["kind"] == "quality_oracle"]["mean_quality"].iloc[0] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("model, message", [("openai/gpt-5.4-mini", "is null"), ("acme/unknown-model", "no price")])
+def test_dollar_cost_of_an_unpriced_api_model_is_an_error(tmp_path, scores, model, message):
+    _fabricate(tmp_path, scores, dst_model=model)
+    with pytest.raises(ValueError, match=message):
+        kr.oracle_table(tmp_path, cost="cost_usd")
+    seconds = kr.oracle_table(tmp_path)  # seconds (and tokens) need no price
+    assert seconds.set_index(["dialogue_id", "baseline"]).at[("d1", "dst"), "cost"] == pytest.approx(2.0)
+
+
+def test_dollars_come_from_the_price_table_not_the_records(tmp_path, scores):
+    _fabricate(tmp_path, scores)
+    table = kr.oracle_table(tmp_path, cost="cost_usd")  # records say 7 $ per turn; local and no-model cost 0 $
+    assert table["cost"].tolist() == [0.0, 0.0, 0.0, 0.0]
+    only_tfidf = kr.oracle_table(tmp_path, baselines=["tfidf"], cost="cost_usd")
+    assert only_tfidf["baseline"].unique().tolist() == ["tfidf"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from trace_crs.stats.cost import cost_accounting, dialogue_costs, load_prices
+from trace_crs.stats.cost import cost_accounting, dialogue_costs, load_prices, price_of
 
 PRICES = {"as_of": "2026-01-01", "source": "test", "models": {"m": {"input_per_mtok": 2.0, "output_per_mtok": 10.0},
                                                               "nul": {"input_per_mtok": None, "output_per_mtok": 1.0}}}
@@ -43,3 +43,49 @@ def test_negative_tokens_and_packaged_table():
         cost_accounting(_records().assign(prompt_tokens=-1), PRICES)
     table = load_prices()
     assert table["models"]["local"]["input_per_mtok"] == 0.0 and table["as_of"]
+
+
+def _local_ids() -> list[str]:
+    """Server ids of the local weights, built here from the registry (``openai/<name>-sha256-<hash>``)."""
+    from trace_crs.lm.weights import WEIGHTS
+    return [f"openai/{w.name}-sha256-{w.sha256}" for w in WEIGHTS.values()]
+
+
+def test_local_weights_cost_nothing_but_keep_their_wall_time():
+    ids = _local_ids()
+    records = pd.DataFrame({"dialogue_id": ["d1"] * len(ids), "baseline": ["llm"] * len(ids), "model": ids,
+                            "prompt_tokens": [1000] * len(ids), "completion_tokens": [100] * len(ids),
+                            "latency_s": [2.5] * len(ids)})
+    out = cost_accounting(records).set_index("baseline")  # the packaged table: local = 0 $
+    assert out.loc["llm", "usd"] == 0.0
+    assert out.loc["llm", "wall_s"] == 2.5 * len(ids) and out.loc["llm", "prompt_tokens"] == 1000 * len(ids)
+    per_dialogue = dialogue_costs(records).iloc[0]
+    assert (per_dialogue["usd"], per_dialogue["seconds"], per_dialogue["tokens"]) == (0.0, 2.5 * len(ids),
+                                                                                      1100 * len(ids))
+
+
+def test_local_lookup_is_exact_and_an_explicit_entry_wins():
+    local_id = _local_ids()[0]
+    priced = {**PRICES, "models": {**PRICES["models"], "local": {"input_per_mtok": 0.0, "output_per_mtok": 0.0},
+                                   local_id: {"input_per_mtok": 1.0, "output_per_mtok": 0.0}}}
+    assert price_of(local_id, priced) == (1.0, 0.0)  # its own entry beats the local rule
+    no_local = PRICES  # no `local` entry: a local id is unpriced
+    with pytest.raises(ValueError, match="no price"):
+        price_of(local_id, no_local)
+    with pytest.raises(ValueError, match="no price for model 'openai/other-sha256-0000'"):
+        price_of("openai/other-sha256-0000", priced)  # alias-shaped but not registered weights
+    table = load_prices()
+    assert price_of(local_id, table) == (0.0, 0.0) and price_of("local", table) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="null"):
+        price_of("openai/gpt-5.4-mini", table)
+
+
+def test_dialogue_cost_columns_and_prices_only_for_dollars():
+    unknown = _records().assign(model="acme/unpriced")
+    out = dialogue_costs(unknown, PRICES, columns=["seconds", "tokens"]).set_index(["dialogue_id", "baseline"])
+    assert list(out.columns) == ["seconds", "tokens"]
+    assert out.loc[("d1", "llm"), "seconds"] == 3.0 and out.loc[("d1", "llm"), "tokens"] == 3200
+    with pytest.raises(ValueError, match="no price"):
+        dialogue_costs(unknown, PRICES, columns=["usd"])
+    with pytest.raises(ValueError, match="columns must be among"):
+        dialogue_costs(_records(), PRICES, columns=["dollars"])

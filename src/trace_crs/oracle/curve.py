@@ -19,7 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from trace_crs.oracle.knapsack import LABEL, _prepare, budget_oracle, quality_choice
+from trace_crs.oracle.knapsack import LABEL, budget_oracle, quality_choice
+from trace_crs.oracle.mckp import prepare
 from trace_crs.oracle.table import OracleInstance
 from trace_crs.stats.bootstrap import bootstrap_indices
 
@@ -42,7 +43,7 @@ def budget_curve(inst: OracleInstance, budgets: Sequence[float] | None = None, n
     grid = np.sort(np.asarray(default_budgets(inst, n_points) if budgets is None else budgets, float))
     if grid.size == 0:
         raise ValueError("budget curve: no budgets given")
-    prep = _prepare(inst.quality, inst.cost)
+    prep = prepare(inst.quality, inst.cost)
     curve, shares = [], []
     for b in grid:
         res = budget_oracle(inst, float(b), prep)
@@ -76,7 +77,7 @@ def curve_bands(inst: OracleInstance, budgets: Sequence[float], n_boot: int = 20
     values = np.full((n_boot, grid.size), np.nan)
     for r, rows in enumerate(idx):
         sample = inst.take(rows)
-        prep = _prepare(sample.quality, sample.cost)
+        prep = prepare(sample.quality, sample.cost)
         for j, b in enumerate(grid):
             values[r, j] = budget_oracle(sample, float(b), prep).mean_quality
     out = []

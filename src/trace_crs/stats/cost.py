@@ -4,12 +4,17 @@ Input: run records (ARCHITECTURE.md §4) with ``dialogue_id, baseline, model, pr
 completion_tokens, latency_s``.  Dollars are recomputed from the dated price table
 ``stats/data/prices.yaml`` (US$ per 1M prompt / completion tokens):
 ``usd = prompt_tokens · input_per_mtok / 1e6 + completion_tokens · output_per_mtok / 1e6``.
-Rows without a model (non-LLM baselines) cost 0 $; an unknown model or a null price is an
+Rows without a model (non-LLM baselines) cost 0 $.  The local llama.cpp model is priced by the
+table's ``local`` entry (0 $): records name it by its server id ``openai/<weights
+alias>`` (``trace_crs.lm.backend.model_id``; the alias ``<name>-sha256-<hash>`` of
+``trace_crs.lm.weights.WEIGHTS`` carries the weights' hash), so every registered weights' id
+is looked up as ``local``.  Any other model missing from the table, or with a null price, is an
 error.  Wall time is the sum of ``latency_s`` as recorded by the runner (batch baselines record
-batch time / n per turn); latency percentiles are over turns.
+batch time / n per turn), local model included; latency percentiles are over turns.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 
@@ -17,9 +22,12 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from trace_crs.lm.weights import WEIGHTS
 from trace_crs.stats.frames import require_columns, require_finite
 
 PRICE_FILE = files("trace_crs.stats") / "data" / "prices.yaml"
+LOCAL = "local"
+COST_COLUMNS = ("usd", "tokens", "seconds")
 _RECORD_COLUMNS = ["dialogue_id", "baseline", "model", "prompt_tokens", "completion_tokens", "latency_s"]
 
 
@@ -32,24 +40,43 @@ def load_prices(path: str | Path | None = None) -> dict:
     return table | {"source": str(source)}
 
 
-def record_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records") -> pd.DataFrame:
-    """``records`` plus ``usd`` and ``tokens`` columns (one row per record)."""
-    prices = prices or load_prices()
+def local_model_ids() -> frozenset[str]:
+    """Model ids of the local llama.cpp server, one per registered weights file."""
+    return frozenset(f"openai/{w.alias}" for w in WEIGHTS.values())
+
+
+def price_of(model: str, prices: dict, source: str = "records") -> tuple[float, float]:
+    """``(input_per_mtok, output_per_mtok)`` of ``model``; local weights use the ``local`` entry."""
+    name = LOCAL if model in local_model_ids() and model not in prices["models"] else model
+    entry = prices["models"].get(name)
+    if entry is None:
+        raise ValueError(f"{prices['source']}: no price for model {model!r} (used in {source}); add it "
+                         f"(local llama.cpp ids are openai/<alias> of trace_crs.lm.weights.WEIGHTS)")
+    if entry.get("input_per_mtok") is None or entry.get("output_per_mtok") is None:
+        raise ValueError(f"{prices['source']}: price of model {name!r} is null (as of {prices['as_of']}); fill it in")
+    return float(entry["input_per_mtok"]), float(entry["output_per_mtok"])
+
+
+def _usage(records: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Validated ``records`` plus ``tokens`` = prompt + completion tokens."""
     require_columns(records, _RECORD_COLUMNS, source)
     for col in ("prompt_tokens", "completion_tokens", "latency_s"):
         require_finite(records, col, source, min_value=0.0)
+    tokens = records["prompt_tokens"].to_numpy(float) + records["completion_tokens"].to_numpy(float)
+    return records.assign(tokens=tokens)
+
+
+def record_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records") -> pd.DataFrame:
+    """``records`` plus ``usd`` and ``tokens`` columns (one row per record)."""
+    prices = prices or load_prices()
+    records = _usage(records, source)
     models = records["model"].where(records["model"].notna() & (records["model"] != ""), None)
     rate_in, rate_out = np.zeros(len(records)), np.zeros(len(records))
     for name in sorted({m for m in models if m is not None}):
-        entry = prices["models"].get(name)
-        if entry is None:
-            raise ValueError(f"{prices['source']}: no price for model {name!r} (used in {source}); add it")
-        if entry.get("input_per_mtok") is None or entry.get("output_per_mtok") is None:
-            raise ValueError(f"{prices['source']}: price of model {name!r} is null (as of {prices['as_of']}); fill it in")
         mask = (models == name).to_numpy()
-        rate_in[mask], rate_out[mask] = float(entry["input_per_mtok"]), float(entry["output_per_mtok"])
+        rate_in[mask], rate_out[mask] = price_of(name, prices, source)
     prompt, completion = records["prompt_tokens"].to_numpy(float), records["completion_tokens"].to_numpy(float)
-    return records.assign(usd=(prompt * rate_in + completion * rate_out) / 1e6, tokens=prompt + completion)
+    return records.assign(usd=(prompt * rate_in + completion * rate_out) / 1e6)
 
 
 def cost_accounting(records: pd.DataFrame, prices: dict | None = None, source: str = "records") -> pd.DataFrame:
@@ -70,8 +97,14 @@ def cost_accounting(records: pd.DataFrame, prices: dict | None = None, source: s
     return pd.DataFrame(rows)
 
 
-def dialogue_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records") -> pd.DataFrame:
-    """Oracle cost table: ``dialogue_id, baseline, usd, tokens, seconds`` summed over a dialogue's turns."""
-    costed = record_costs(records, prices, source)
-    out = costed.groupby(["dialogue_id", "baseline"], sort=True)[["usd", "tokens", "latency_s"]].sum()
-    return out.rename(columns={"latency_s": "seconds"}).reset_index()
+def dialogue_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records",
+                   columns: Sequence[str] = COST_COLUMNS) -> pd.DataFrame:
+    """Oracle cost table: ``dialogue_id, baseline`` and ``columns`` (of ``usd, tokens, seconds``), each
+    summed over the dialogue's turns; ``seconds`` sums ``latency_s``.  Models are priced only when
+    ``usd`` is asked for, so seconds and tokens never need the price table."""
+    unknown = [col for col in columns if col not in COST_COLUMNS]
+    if unknown or not columns:
+        raise ValueError(f"dialogue costs: columns must be among {COST_COLUMNS}, got {list(columns)}")
+    costed = record_costs(records, prices, source) if "usd" in columns else _usage(records, source)
+    out = costed.rename(columns={"latency_s": "seconds"}).groupby(["dialogue_id", "baseline"], sort=True)
+    return out[list(columns)].sum().reset_index()
