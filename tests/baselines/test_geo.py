@@ -62,6 +62,24 @@ def test_choose_quote_overlap_and_none(kb):
     assert render("recommend", [], kb, set()) == ("I could not find a matching place among the options I have.", [])
 
 
+# Hand-worked from tinykb: r1 has a 5★ review "The pasta was delicious and the risotto was creamy. Our
+# server was friendly and attentive." and a 4★ one "A quiet romantic spot for date night. The tiramisu
+# is a must."; r3 a 2★ "The sushi was bland …" and a 5★ "Elegant room and the ramen broth …"; r4's
+# sentence with "famous" in double quotes is never quotable.
+@pytest.mark.parametrize("poi, terms, quote", [
+    ("r1", {"romantic", "date"}, "A quiet romantic spot for date night."),              # 2 shared terms win
+    ("r1", {"tiramisu"}, "The tiramisu is a must."),
+    ("r1", set(), "The pasta was delicious and the risotto was creamy."),                # empty: 5★, first sentence
+    ("r1", {"zzz"}, "The pasta was delicious and the risotto was creamy."),              # no match: same
+    ("r1", {"server", "pasta"}, "The pasta was delicious and the risotto was creamy."),  # 1-1 tie: earlier sentence
+    ("r3", {"sushi", "ramen"}, "Elegant room and the ramen broth was rich and deep."),    # 1-1 tie: 5★ beats 2★
+    ("r3", {"sushi", "staff"}, "The sushi was bland and the staff were rude to us."),     # 2 beats 0 despite 2★
+    ("r4", {"milkshakes"}, "Decent burger and fries with plenty of parking outside."),    # quoted sentence skipped
+])
+def test_choose_quote_order(kb, poi, terms, quote):
+    assert choose_quote(kb, poi, terms).quote == quote
+
+
 @pytest.mark.parametrize("name", [n for n in NON_LLM if n not in ("dense", "hybrid_rrf")])
 def test_quotes_are_verbatim_and_rejected_last(kb, name):
     check_verbatim_and_rejection(kb, name)

@@ -55,6 +55,19 @@ def test_tfidf_matches_hand_computation(kb):
     assert TfidfBaseline().predict(ctx).ranked_poi_ids[0] == "r3"
 
 
+def test_tfidf_scores_are_computed_once_per_turn(kb, monkeypatch):
+    from trace_crs.baselines import tfidf
+
+    calls, real = [], tfidf.TfidfIndex.scores
+    monkeypatch.setattr(tfidf.TfidfIndex, "scores", lambda self, q, c: calls.append(c) or real(self, q, c))
+    ctx = first_turn(kb, "a memo check about tacos")
+    first = tfidf_scores(ctx)
+    assert tfidf_scores(ctx) is first and not first.flags.writeable   # what Spatial, Knowledge, … reuse
+    narrower = tfidf_scores(first_turn(kb, "a memo check about tacos", candidates=["r2", "r1"]))
+    assert calls == [ctx.candidates, ("r2", "r1")]                   # another pool is another key
+    assert narrower.tolist() == pytest.approx([first[1], first[0]], rel=1e-12)
+
+
 def test_tfidf_no_match_keeps_pool_order(kb):
     ctx = first_turn(kb, "zzz qqq")  # no query term in any document: all scores 0
     assert TfidfBaseline().predict(ctx).ranked_poi_ids == RESTAURANTS

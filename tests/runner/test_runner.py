@@ -8,9 +8,10 @@ from tinykb import DIALOGUES, RESTAURANTS, dialogue
 
 from trace_crs.baselines.tfidf import TfidfBaseline
 from trace_crs.cli import main
+from trace_crs.dialogues.schema import DialogueFormatError
 from trace_crs.kb.store import dump_jsonl, sha256_file
 from trace_crs.runner.run import RunConfig, evaluate
-from trace_crs.runner.tasks import select_subset, shuffled_pool
+from trace_crs.runner.tasks import load_evaluated, select_subset, shuffled_pool
 
 FAST = "popularity,tfidf,knowledge"
 
@@ -107,6 +108,16 @@ def test_subset_is_seeded_and_keeps_file_order():
     assert select_subset([], 3, 42) == []
     with pytest.raises(ValueError):
         select_subset(items, 0, 42)
+
+
+def test_only_the_evaluated_dialogues_are_validated(tmp_path):
+    items = [dialogue(f"crs_test_{i:05d}", ["a", "b", "c"], ["r1", "r2"]) for i in range(5)]
+    left_out = next(i for i, d in enumerate(items) if d not in select_subset(items, 4, 42))
+    path = tmp_path / "d.jsonl"
+    dump_jsonl([dict(d, split="nope") if i == left_out else d for i, d in enumerate(items)], path)
+    assert load_evaluated(path, 4, 42) == select_subset(items, 4, 42)   # the invalid one is not evaluated
+    with pytest.raises(DialogueFormatError, match=rf"d.jsonl:{left_out + 1}: .*field 'split'"):
+        load_evaluated(path, None, 42)
 
 
 def test_cli_evaluate(inputs, tmp_path, capsys):

@@ -9,6 +9,7 @@ word; list facets (``ambience``, ``features``) take every value mentioned.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable
 
 from trace_crs.kb.lexicon import find_facets
@@ -33,12 +34,22 @@ def _last(matches: list[tuple[str, int, int]]) -> str | None:
     return matches[-1][0] if matches else None
 
 
+FACETS: tuple[str, ...] = ("style", "noise", "price", "ambience", "features")
+
+
+@lru_cache(maxsize=4096)
+def _mentions(text: str) -> tuple[tuple[tuple[str, int, int], ...], ...]:
+    """``find_facets`` hits of one user turn for each of ``FACETS`` (memoised: turn k's user
+    texts recur in every later turn of the dialogue and in every baseline that reads them)."""
+    return tuple(tuple(find_facets(text, facet)) for facet in FACETS)
+
+
 def stated_preferences(user_texts: Iterable[str]) -> Stated:
     """Facet values mentioned across ``user_texts`` (in turn order)."""
-    found: dict[str, list[tuple[str, int, int]]] = {f: [] for f in ("style", "noise", "price", "ambience", "features")}
+    found: dict[str, list[tuple[str, int, int]]] = {f: [] for f in FACETS}
     for text in user_texts:
-        for facet, hits in found.items():
-            hits.extend(find_facets(text, facet))
+        for facet, hits in zip(FACETS, _mentions(text)):
+            found[facet].extend(hits)
     price = _last(found["price"])
     return Stated(
         style=_last(found["style"]), noise=_last(found["noise"]),

@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
+
+from trace_crs.baselines.cache import memo
 from trace_crs.baselines.text import tokenize
 from trace_crs.kb import KB
 
@@ -47,18 +50,44 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+@dataclass(frozen=True)
+class QuoteIndex:
+    """The quotable sentences of one POI in tie-break order (higher-starred review, then smaller
+    review id, then earlier sentence), with each sentence's distinct tokens as vocabulary ids:
+    ``token_ids[k]`` occurs in sentence ``sentence_of[k]``."""
+    quotes: tuple[Quote, ...]
+    token_ids: np.ndarray
+    sentence_of: np.ndarray
+
+
+def quote_index(kb: KB, poi_id: str) -> QuoteIndex:
+    """The memoised :class:`QuoteIndex` of ``poi_id`` (token ids from one per-KB vocabulary)."""
+    table = memo(kb, "quote_index")
+    if poi_id not in table:
+        vocab = memo(kb, "quote_vocab")
+        quotes, ids, owner = [], [], []
+        for review in sorted(kb.reviews_of(poi_id), key=lambda r: (-r.stars, r.review_id)):
+            for start, end in sentence_spans(review.text):
+                span = review.text[start:end]
+                for token in set(tokenize(span)):
+                    ids.append(vocab.setdefault(token, len(vocab)))
+                    owner.append(len(quotes))
+                quotes.append(Quote(review.review_id, span, start, end))
+        table[poi_id] = QuoteIndex(tuple(quotes), np.array(ids, dtype=np.int32), np.array(owner, dtype=np.int32))
+    return table[poi_id]
+
+
 def choose_quote(kb: KB, poi_id: str, terms: set[str]) -> Quote | None:
     """The review sentence of ``poi_id`` sharing most ``terms``; ties go to the higher-starred
     review, then the smaller review id, then the earlier sentence.  None if nothing quotable."""
-    best: tuple[tuple, Quote] | None = None
-    for review in kb.reviews_of(poi_id):
-        for start, end in sentence_spans(review.text):
-            span = review.text[start:end]
-            overlap = len(terms.intersection(tokenize(span)))
-            key = (-overlap, -review.stars, review.review_id, start)
-            if best is None or key < best[0]:
-                best = (key, Quote(review.review_id, span, start, end))
-    return best[1] if best else None
+    index = quote_index(kb, poi_id)
+    if not index.quotes:
+        return None
+    vocab = memo(kb, "quote_vocab")
+    wanted = np.zeros(len(vocab), dtype=bool)
+    wanted[[vocab[t] for t in terms if t in vocab]] = True
+    overlap = np.bincount(index.sentence_of[wanted[index.token_ids]], minlength=len(index.quotes))
+    return index.quotes[int(np.argmax(overlap))]  # argmax: the first sentence in tie-break order
 
 
 class Citer:

@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.baselines.cache import memo
+from trace_crs.baselines.cache import memo, memo_call
 from trace_crs.baselines.ranking import minmax, rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
@@ -43,8 +43,7 @@ def _places(kb: KB, city: str) -> tuple[re.Pattern[str] | None, dict[str, tuple[
     return table[city]
 
 
-def city_centroid(kb: KB, city: str) -> tuple[float, float]:
-    """Mean latitude/longitude of the city's POIs."""
+def _centroid(kb: KB, city: str) -> tuple[float, float]:
     pts = [(p.latitude, p.longitude) for p in kb.pois.values() if p.city == city]
     if not pts:
         raise ValueError(f"no POIs in city {city!r}: cannot place a spatial anchor")
@@ -52,15 +51,31 @@ def city_centroid(kb: KB, city: str) -> tuple[float, float]:
     return float(lat), float(lon)
 
 
+def city_centroid(kb: KB, city: str) -> tuple[float, float]:
+    """Mean latitude/longitude of the city's POIs (memoised per city)."""
+    return memo_call(kb, "spatial_centroid", city, lambda: _centroid(kb, city))
+
+
+def _last_place(kb: KB, city: str, text: str) -> str | None:
+    """The last place of ``city`` named in one user turn (lower-cased), memoised per turn text."""
+    def compute() -> str | None:
+        pattern, _ = _places(kb, city)
+        found = None
+        if pattern is not None:
+            for m in pattern.finditer(text):
+                found = m.group(1).lower()
+        return found
+
+    return memo_call(kb, "spatial_mention", (city, text), compute)
+
+
 def detect_anchor(kb: KB, city: str, user_texts: list[str]) -> tuple[float, float, str | None]:
     """``(lat, lon, name)`` of the last place named in the user turns, else the centroid
     with name None."""
-    pattern, coords = _places(kb, city)
+    _, coords = _places(kb, city)
     found = None
-    if pattern is not None:
-        for text in user_texts:
-            for m in pattern.finditer(text):
-                found = m.group(1).lower()
+    for text in user_texts:
+        found = _last_place(kb, city, text) or found
     if found is None:
         return (*city_centroid(kb, city), None)
     return (*coords[found], found)

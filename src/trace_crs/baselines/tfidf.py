@@ -4,8 +4,8 @@ Per-POI document = name + categories + all review texts.  Weights: sublinear ter
 ``1 + ln tf``, smoothed idf ``ln((1 + N) / (1 + df)) + 1``, the 80 stop words of
 :mod:`trace_crs.baselines.text`, L2-normalised rows (scikit-learn ``TfidfVectorizer``).  The
 query is all user turns so far; candidates are ranked by cosine similarity.  One index per
-(city, POI type) slice of the KB, cached per process and shared by every baseline built on it
-(Spatial, Hybrid-RRF, Itinerary, Knowledge-Enhanced).
+(city, POI type) slice of the KB, built once per process and shared by every baseline built on
+it (Spatial, Hybrid-RRF, Itinerary, Knowledge-Enhanced), as are the per-turn scores.
 """
 from __future__ import annotations
 
@@ -15,13 +15,12 @@ from typing import ClassVar, Sequence
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from trace_crs.baselines.cache import memo
+from trace_crs.baselines.cache import memo, memo_call
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import STOP_WORDS, content_terms, query_text
 from trace_crs.kb import KB
-
 
 
 def poi_document(kb: KB, poi_id: str) -> str:
@@ -65,9 +64,18 @@ def tfidf_index(kb: KB, city: str, poi_type: str) -> TfidfIndex:
 
 
 def tfidf_scores(ctx: TurnContext) -> np.ndarray:
-    """TF-IDF cosine of the user-turn query with each candidate of ``ctx`` (pool order)."""
+    """TF-IDF cosine of the user-turn query with each candidate of ``ctx`` (pool order);
+    memoised per turn (:func:`~trace_crs.baselines.cache.memo_call`) for the five baselines
+    that use it, and returned read-only."""
     scen = ctx.dialogue["scenario"]
-    return tfidf_index(ctx.kb, scen["city"], scen["poi_type"]).scores(query_text(ctx.user_texts), ctx.candidates)
+    key = (scen["city"], scen["poi_type"], query_text(ctx.user_texts), ctx.candidates)
+
+    def compute() -> np.ndarray:
+        scores = tfidf_index(ctx.kb, key[0], key[1]).scores(key[2], key[3])
+        scores.setflags(write=False)
+        return scores
+
+    return memo_call(ctx.kb, "tfidf_scores", key, compute)
 
 
 class TfidfBaseline:

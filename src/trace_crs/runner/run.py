@@ -28,12 +28,11 @@ from tqdm import tqdm
 from trace_crs import __version__
 from trace_crs.baselines.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, resolve
-from trace_crs.dialogues.schema import load_dialogues
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
 from trace_crs.runner.execute import Clock, build_baselines, init_worker, run_chunk, worker_task
 from trace_crs.runner.records import read_records, write_predictions, write_table
-from trace_crs.runner.tasks import POOLS, chunks, select_subset
+from trace_crs.runner.tasks import POOLS, chunks, load_evaluated
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
     if cache_dir is not None:
         os.environ[CACHE_ENV] = str(cache_dir)
     kb = load_kb(cfg.kb)
-    dialogues = select_subset(load_dialogues(cfg.dialogues), cfg.subset, cfg.seed)
+    dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
     _claim(out, resolved)
     parts = chunks(dialogues, cfg.chunk_size)
     todo = _pending(out, names, len(parts))
