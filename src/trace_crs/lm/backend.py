@@ -90,7 +90,7 @@ class TraceLM(dspy.LM):
 
 def model_id(cfg: LMConfig) -> str:
     """The litellm model string DSPy uses (``openai/<alias with weights sha256>`` when local)."""
-    return f"openai/{get_weights(cfg.weights).alias}" if cfg.is_local else cfg.model
+    return get_weights(cfg.weights).model_id if cfg.is_local else cfg.model
 
 
 def build_lm(cfg: LMConfig, api_base: str | None = None) -> TraceLM:

@@ -38,6 +38,12 @@ class Weights:
         """Model id the local server answers to; carries the weights hash (cache-key part)."""
         return f"{self.name}-sha256-{self.sha256}"
 
+    @property
+    def model_id(self) -> str:
+        """The litellm model string of these weights behind the local OpenAI-compatible server
+        (what records carry in ``model``)."""
+        return f"openai/{self.alias}"
+
 
 def _split(name: str, pkg: str, module: str, version: str, n: int, sha: str, filename: str,
            description: str) -> Weights:

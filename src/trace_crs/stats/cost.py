@@ -6,7 +6,7 @@ completion_tokens, latency_s``.  Dollars are recomputed from the dated price tab
 ``usd = prompt_tokens · input_per_mtok / 1e6 + completion_tokens · output_per_mtok / 1e6``.
 Rows without a model (non-LLM baselines) cost 0 $.  The local llama.cpp model is priced by the
 table's ``local`` entry (0 $): records name it by its server id ``openai/<weights
-alias>`` (``trace_crs.lm.backend.model_id``; the alias ``<name>-sha256-<hash>`` of
+alias>`` (``trace_crs.lm.weights.Weights.model_id``; the alias ``<name>-sha256-<hash>`` of
 ``trace_crs.lm.weights.WEIGHTS`` carries the weights' hash), so every registered weights' id
 is looked up as ``local``.  Any other model missing from the table, or with a null price, is an
 error.  Wall time is the sum of ``latency_s`` as recorded by the runner (batch baselines record
@@ -42,7 +42,7 @@ def load_prices(path: str | Path | None = None) -> dict:
 
 def local_model_ids() -> frozenset[str]:
     """Model ids of the local llama.cpp server, one per registered weights file."""
-    return frozenset(f"openai/{w.alias}" for w in WEIGHTS.values())
+    return frozenset(w.model_id for w in WEIGHTS.values())
 
 
 def price_of(model: str, prices: dict, source: str = "records") -> tuple[float, float]:
