@@ -4,6 +4,17 @@ JSON turns into the dialogue schema (citations parsed from ``"quote" [Rn]``, loc
 cited review and snapped to the exact span when the rapidfuzz partial ratio is ≥ 0.80),
 validation (:mod:`validate`) and a retry policy (retries counted, failures recorded).
 
+Two prompt versions (``PROMPTS``): ``v2`` shows 5 full reviews per candidate and labels a
+quote by the n-th id of the turn's ``referenced_review_ids``; ``v2-compact`` (for small local
+models) shows candidates labelled ``P1``…``P8`` with 2 excerpts each, cut to ≤ 160 characters
+and labelled ``R1``…``R16``, plus a worked example (``llm_schema.demo``, with the scenario's
+number of rejections) and a suggested action sequence in the scenario; the model names
+POIs and reviews by these labels (in id lists and after quotes), which are mapped back to ids,
+quote labels renumbered ``R1, R2, …`` per turn as the simulator writes them.  Two decodings
+(``DECODINGS``): ``free`` (DSPy's chat adapter) and ``constrained`` (JSON adapter plus a
+per-dialogue JSON-Schema grammar, :mod:`llm_schema`; llama.cpp servers only).  Both are written
+to ``metadata.prompt_version`` / ``metadata.generator_mode``; validation is the same for all.
+
 Runs against any litellm model string; DSPy is never configured at import — the LM is passed
 in and used through ``dspy.context``.
 """
@@ -11,14 +22,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import dspy
 import numpy as np
 from rapidfuzz import fuzz
 from tqdm import tqdm
 
-from trace_crs.dialogues.generate import city_hotspots
+from trace_crs.dialogues.llm_schema import SchemaJSONAdapter, demo, output_schema, response_format, suggested_actions
 from trace_crs.dialogues.personas import sample_persona, scenario_cycle
 from trace_crs.dialogues.pools import expanded_pools, open_set, sample_candidates
 from trace_crs.dialogues.schema import REC_ACTIONS
@@ -30,7 +43,14 @@ from trace_crs.kb.store import KB
 
 PROMPT_VERSION = "v2"
 REVIEWS_PER_CANDIDATE = 5
+DECODINGS: tuple[str, ...] = ("free", "constrained")
+# Decoding defaults of the local llama.cpp generator (LMConfig fields; `--set lm.<field>=...`):
+# a whole dialogue is ~0.7-1.5k tokens after a ~3k-token prompt, i.e. minutes on one thread;
+# a low temperature keeps a 1.5B model close to the worked example, seed + attempt varies retries.
+LOCAL_LM: dict[str, Any] = {"max_tokens": 2048, "timeout_s": 1800.0, "n_ctx": 6144, "temperature": 0.2,
+                            "mode": "generative"}
 _CITE = re.compile(r'"([^"]+)" \[(R\d+)\]')
+_LABEL = re.compile(r"\[(R\d+)\]")
 
 
 class GenerateDialogue(dspy.Signature):
@@ -44,24 +64,74 @@ class GenerateDialogue(dspy.Signature):
         desc="for each recommend/compare turn_id, the other candidate ids that also satisfy the stated preferences")
 
 
+class GenerateDialogueCompact(GenerateDialogue):
+    """Write a tourism recommendation dialogue (prompt V2, compact): 6-12 turns, strict user/system alternation; user opens with greet_and_seek, system closes with farewell; user actions greet_and_seek, provide_preference, reject_and_refine (the user turns down the last recommended POI and adds a requirement), accept; system actions ask_preference, recommend, compare, farewell; at least 1 ask_preference and exactly `rejections` reject_and_refine turns (the scenario suggests an action sequence); recommend at least 3 distinct candidate POIs (each recommend/compare brings in a POI not recommended before) with at least 1 compare of two POIs; every recommend/compare text MUST include EXACT verbatim quotes copied from the recommended POIs' review excerpts (substrings allowed, NO paraphrasing) as "quote" [Rn], where Rn is the label of the quoted excerpt; name POIs by their labels Pn in referenced_poi_ids and multi_reference, and reviews by their labels Rn in referenced_review_ids, e.g. "referenced_poi_ids": ["P1"], "text": "Try Casa Verde: a guest wrote \\"Patio seating is lovely at sunset.\\" [R1]", "referenced_review_ids": ["R1"]; vary the user's wording; only candidate POIs and their reviews may be referenced."""
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """One prompt version: its signature and how candidates' reviews are shown."""
+
+    version: str
+    signature: type[dspy.Signature]
+    reviews_per_candidate: int
+    excerpt_chars: int | None      # None: full review text
+    labelled: bool                 # candidates/excerpts carry labels P1../R1.. used instead of ids
+    demo: bool = False             # show llm_schema.demo(rejections) (inputs + outputs) before the task
+    suggest_actions: bool = False  # the scenario suggests an action sequence (llm_schema.suggested_actions)
+
+
+PROMPTS: dict[str, PromptSpec] = {
+    "v2": PromptSpec("v2", GenerateDialogue, REVIEWS_PER_CANDIDATE, None, False),
+    "v2-compact": PromptSpec("v2-compact", GenerateDialogueCompact, 2, 160, True, True, True),
+}
+
+
 class DialogueGenerator(dspy.Module):
-    """One LLM call per attempt: :class:`GenerateDialogue` with ``dspy.Predict``."""
+    """One LLM call per attempt: the prompt's signature with ``dspy.Predict``."""
 
-    def __init__(self) -> None:
+    def __init__(self, prompt: str = PROMPT_VERSION) -> None:
         super().__init__()
-        self.generate = dspy.Predict(GenerateDialogue)
+        self.generate = dspy.Predict(PROMPTS[prompt].signature)
 
-    def forward(self, scenario: str, candidates: str, attempt: int = 0) -> dspy.Prediction:
-        return self.generate(scenario=scenario, candidates=candidates, config={"rollout_id": attempt})
+    def forward(self, scenario: str, candidates: str, attempt: int = 0, demos: list[dict[str, Any]] | None = None,
+                **config: Any) -> dspy.Prediction:
+        return self.generate(scenario=scenario, candidates=candidates, demos=[dspy.Example(**x) for x in demos or []],
+                             config={"rollout_id": attempt, **config})
 
 
-def _citations(text: str, review_ids: list[str], kb: KB) -> tuple[str, list[dict[str, Any]]]:
-    """Parse ``"quote" [Rn]`` spans; locate each in review ``review_ids[n-1]`` (exact, else
-    the best partial alignment, snapped into the text when its ratio is ≥ 0.80)."""
+def excerpt(text: str, chars: int | None) -> str:
+    """A prefix of ``text`` of at most ``chars`` characters (so still a verbatim substring),
+    cut after its last full sentence, else at its last space, when that lies in its second half."""
+    if chars is None or len(text) <= chars:
+        return text
+    cut = text[:chars + 1]
+    for end in (max(cut.rfind(p) for p in (". ", "! ", "? ")) + 1, cut.rfind(" ")):
+        if end > chars // 2:
+            return cut[:end].rstrip()
+    return text[:chars]
+
+
+def _citations(text: str, review_ids: list[str], kb: KB,
+               labels: dict[str, str] | None = None) -> tuple[str, list[dict[str, Any]]]:
+    """Parse ``"quote" [Rn]`` spans; locate each in its review (exact, else the best partial
+    alignment, snapped into the text when its ratio is ≥ 0.80).  The review of ``[Rn]`` is
+    ``review_ids[n-1]``, or with ``labels`` (excerpt label → review id) ``labels["Rn"]``; then
+    every label of the text is renumbered ``R1, R2, …`` in order of first appearance."""
+    if labels is None:
+        def review_of(label: str) -> str:
+            k = int(label[1:]) - 1
+            return review_ids[k] if 0 <= k < len(review_ids) else ""
+    else:
+        new: dict[str, str] = {}
+        for old in _LABEL.findall(text):
+            new.setdefault(old, f"R{len(new) + 1}")
+        resolved = {new[old]: labels.get(old, "") for old in new}
+        text = _LABEL.sub(lambda m: f"[{new[m.group(1)]}]", text)
+        review_of = resolved.__getitem__
     citations = []
     for quote, label in _CITE.findall(text):
-        k = int(label[1:]) - 1
-        rid = review_ids[k] if 0 <= k < len(review_ids) else ""
+        rid = review_of(label)
         review = kb.reviews.get(rid)
         start, end = -1, -1
         if review is not None:
@@ -82,43 +152,86 @@ def _citations(text: str, review_ids: list[str], kb: KB) -> tuple[str, list[dict
     return text, citations
 
 
-def to_dialogue(pred: dspy.Prediction, base: dict[str, Any], kb: KB) -> dict[str, Any]:
-    """Assemble a dialogue record from a prediction and the scenario/pool fields ``base``."""
+def to_dialogue(pred: dspy.Prediction, base: dict[str, Any], kb: KB,
+                labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """Assemble a dialogue record from a prediction and the scenario/pool fields ``base``;
+    ``labels`` (labelled prompts: ``P1``… → POI id, ``R1``… → review id) turns the labels the
+    model wrote in id lists and after quotes (see :func:`_citations`) into ids."""
+    name = labels.get if labels else (lambda x, _=None: x)
     turns = []
     for raw in pred.turns:
         if not isinstance(raw, dict):
             raise ValueError(f"turn is not an object: {raw!r:.80}")
-        text, citations = _citations(str(raw.get("text", "")), list(raw.get("referenced_review_ids") or []), kb)
+        review_ids = [name(r, r) for r in raw.get("referenced_review_ids") or []]
+        text, citations = _citations(str(raw.get("text", "")), review_ids, kb, labels)
         turn = {"turn_id": raw.get("turn_id"), "role": raw.get("role"), "action": raw.get("action"), "text": text,
-                "referenced_poi_ids": list(raw.get("referenced_poi_ids") or []),
-                "referenced_review_ids": list(raw.get("referenced_review_ids") or []), "citations": citations}
+                "referenced_poi_ids": [name(b, b) for b in raw.get("referenced_poi_ids") or []],
+                "referenced_review_ids": review_ids, "citations": citations}
         if turn["action"] in REC_ACTIONS:
             turn["gold_poi_ids"] = list(turn["referenced_poi_ids"])
-            alts = (pred.multi_reference or {}).get(str(turn["turn_id"]), [])
+            alts = [name(b, b) for b in (pred.multi_reference or {}).get(str(turn["turn_id"]), [])]
             turn["acceptable_alternative_poi_ids"] = [b for b in alts if b not in turn["gold_poi_ids"]]
         turns.append(turn)
     return {**base, "turns": turns}
 
 
-def _inputs(kb: KB, base: dict[str, Any], rejections: int) -> tuple[str, str]:
+@dataclass(frozen=True)
+class Inputs:
+    """One scenario's prompt inputs plus what conversion and constrained decoding need."""
+
+    scenario: str
+    candidates: str
+    labels: dict[str, str] | None   # labelled prompts: P1..P8 -> POI id, R1.. -> review id
+    poi_handles: list[str]          # how the model names the candidates (labels, else ids)
+    review_handles: list[str]       # ... and the reviews shown
+    demos: list[dict[str, Any]]     # worked examples for this scenario
+
+
+def _inputs(kb: KB, base: dict[str, Any], rejections: int, prompt: str = PROMPT_VERSION) -> Inputs:
+    spec = PROMPTS[prompt]
     sc = base["scenario"]
     scenario = (f"persona: {sc['persona']} ({sc['persona_type']}); context: {sc['context']}; city: {sc['city']}; "
                 f"POI type: {sc['poi_type']}; difficulty: {sc['difficulty']}; rejections: {rejections}")
-    cands = [{"business_id": b, "name": kb.pois[b].name, "stars": kb.pois[b].stars, "price": kb.pois[b].price,
-              "categories": kb.pois[b].categories,
-              "reviews": [{"review_id": r.review_id, "text": r.text} for r in kb.reviews_of(b)[:REVIEWS_PER_CANDIDATE]]}
-             for b in base["candidate_poi_ids"]]
-    return scenario, json.dumps(cands, ensure_ascii=False)
+    if spec.suggest_actions:
+        scenario += f"; suggested actions: {suggested_actions(rejections)}"
+    cands, pois, reviews = [], {}, {}
+    for b in base["candidate_poi_ids"]:
+        poi, shown = kb.pois[b], []
+        for r in kb.reviews_of(b)[:spec.reviews_per_candidate]:
+            reviews[f"R{len(reviews) + 1}"] = r.review_id
+            text = excerpt(r.text, spec.excerpt_chars)
+            shown.append({"label": f"R{len(reviews)}", "text": text} if spec.labelled
+                         else {"review_id": r.review_id, "text": text})
+        pois[f"P{len(pois) + 1}"] = b
+        head = {"label": f"P{len(pois)}"} if spec.labelled else {"business_id": b}
+        cands.append({**head, "name": poi.name, "stars": poi.stars, "price": poi.price,
+                      "categories": poi.categories, "reviews": shown})
+    if spec.labelled:
+        return Inputs(scenario, json.dumps(cands, ensure_ascii=False), {**pois, **reviews}, list(pois), list(reviews),
+                      [demo(rejections)] if spec.demo else [])
+    return Inputs(scenario, json.dumps(cands, ensure_ascii=False), None, list(pois.values()), list(reviews.values()),
+                  [demo(rejections)] if spec.demo else [])
 
 
-def generate_one(program: DialogueGenerator, kb: KB, base: dict[str, Any], rejections: int,
-                 max_retries: int) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """Up to ``1 + max_retries`` attempts; ``(dialogue or None, attempt log)``."""
-    scenario, candidates = _inputs(kb, base, rejections)
+def generate_one(program: DialogueGenerator, kb: KB, base: dict[str, Any], rejections: int, max_retries: int,
+                 prompt: str = PROMPT_VERSION, decoding: str = "free") -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Up to ``1 + max_retries`` attempts; ``(dialogue or None, attempt log)``.  Attempt ``k``
+    is its own request (``rollout_id`` k and, when the LM has a ``seed``, seed + k); with
+    ``decoding="constrained"`` it carries the dialogue's JSON-Schema ``response_format``."""
+    if decoding not in DECODINGS:
+        raise ValueError(f"decoding: expected one of {DECODINGS}, got {decoding!r}")
+    inp = _inputs(kb, base, rejections, prompt)
+    config: dict[str, Any] = {}
+    if decoding == "constrained":
+        config["response_format"] = response_format(output_schema(inp.poi_handles, inp.review_handles))
+    lm_seed = getattr(dspy.settings.lm, "kwargs", {}).get("seed")
     reasons: list[list[str]] = []
     for attempt in range(max_retries + 1):
+        if lm_seed is not None:
+            config["seed"] = lm_seed + attempt
         try:
-            d = to_dialogue(program(scenario=scenario, candidates=candidates, attempt=attempt), base, kb)
+            pred = program(scenario=inp.scenario, candidates=inp.candidates, attempt=attempt, demos=inp.demos, **config)
+            d = to_dialogue(pred, base, kb, inp.labels)
             fails = [f"{r}: {x}" if x else r for r, x in dialogue_failures(d, kb)]
             n_rej = sum(t.get("action") == "reject_and_refine" for t in d["turns"])
             if n_rej != rejections:
@@ -127,23 +240,31 @@ def generate_one(program: DialogueGenerator, kb: KB, base: dict[str, Any], rejec
             d, fails = None, [f"parse: {type(exc).__name__}: {str(exc)[:160]}"]
         if not fails:
             d["metadata"]["retries"] = attempt
-            return d, {"dialogue_id": base["dialogue_id"], "tier": base["scenario"]["difficulty"], "retries": attempt}
+            log = {"dialogue_id": base["dialogue_id"], "tier": base["scenario"]["difficulty"], "retries": attempt}
+            return d, ({**log, "reasons": reasons} if reasons else log)
         reasons.append(fails)
     return None, {"dialogue_id": base["dialogue_id"], "tier": base["scenario"]["difficulty"],
                   "retries": max_retries, "failed": True, "reasons": reasons}
 
 
 def generate_llm(kb: KB, n: int, model: str, seed: int = 42, max_retries: int = 2, api_base: str | None = None,
-                 progress: bool = False, lm: dspy.BaseLM | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                 progress: bool = False, lm: dspy.BaseLM | None = None, prompt: str = PROMPT_VERSION,
+                 decoding: str = "free", on_log: Callable[[dict[str, Any]], None] | None = None,
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``n`` scenarios (same cycle, tiers and pools as the simulator) generated by ``model``;
-    returns ``(accepted dialogues with splits, failure records)``."""
+    returns ``(accepted dialogues with splits, failure records)``.  ``on_log`` receives every
+    dialogue's attempt log (with its wall time ``seconds``) as soon as it is done."""
     if n < 1:
         raise ValueError(f"--n must be positive, got {n}")
+    if prompt not in PROMPTS or decoding not in DECODINGS:
+        raise ValueError(f"prompt/decoding: expected one of {sorted(PROMPTS)} / {DECODINGS}, "
+                         f"got {prompt!r} / {decoding!r}")
     lm = lm or dspy.LM(model, api_base=api_base, cache=False)
-    cities, program = kb.cities(), DialogueGenerator()
+    cities, program = kb.cities(), DialogueGenerator(prompt)
     tiers = allocate_tiers(n, np.random.default_rng([seed, 1]))
     accepted, failures = [], []
-    with dspy.context(lm=lm):
+    adapter = SchemaJSONAdapter() if decoding == "constrained" else dspy.settings.adapter
+    with dspy.context(lm=lm, adapter=adapter):
         for i in tqdm(range(n), desc="llm dialogues", disable=not progress, unit="dlg"):
             rng = np.random.default_rng([seed, 2, i])
             persona_type, city, poi_type = scenario_cycle(i, cities)
@@ -157,9 +278,14 @@ def generate_llm(kb: KB, n: int, model: str, seed: int = 42, max_retries: int = 
                                                         "ambience": [], "features": [], "anchor": None}},
                     "candidate_poi_ids": cands, "expanded_pool_poi_ids": expanded_pools(open_ids, cands, rng),
                     "open_set_poi_ids": open_ids, "split": "train",
-                    "metadata": {"generator": "llm", "model": model, "seed": seed, "kb_sha256": kb.sha256, "retries": 0}}
+                    "metadata": {"generator": "llm", "model": model, "seed": seed, "kb_sha256": kb.sha256, "retries": 0,
+                                 "prompt_version": prompt, "generator_mode": decoding}}
             rejections = max(TIER_SPECS[tiers[i]].rejections)
-            d, log = generate_one(program, kb, base, rejections, max_retries)
+            t0 = time.monotonic()
+            d, log = generate_one(program, kb, base, rejections, max_retries, prompt, decoding)
+            log["seconds"] = round(time.monotonic() - t0, 1)
             (accepted.append(d) if d is not None else failures.append(log))
+            if on_log is not None:
+                on_log(log)
     assign_splits(accepted, seed)
     return accepted, failures
