@@ -140,3 +140,11 @@ def test_bad_dialogue_line_names_file_and_line(inputs, tmp_path):
                  workers=1, progress=False)
 
 
+
+
+def test_workers_use_a_fixed_mmap_threshold():
+    import platform
+
+    from trace_crs.runner.execute import fixed_mmap_threshold
+
+    assert fixed_mmap_threshold() is (platform.libc_ver()[0] == "glibc")

@@ -8,6 +8,7 @@ baselines once (:func:`init_worker`); shared indexes and embedding caches are pe
 """
 from __future__ import annotations
 
+import ctypes
 import inspect
 import os
 import sys
@@ -67,13 +68,34 @@ def run_chunk(baselines: dict[str, Any], kb: KB, dialogues: list[dict[str, Any]]
     return written
 
 
+def fill_caches(kb_dir: str, names: list[str]) -> None:
+    """Build the baselines once so that their on-disk caches (Dense POI embeddings) exist
+    before the workers start; the runner calls this in a child process with the default
+    thread settings (the ones the cached embeddings were always computed with)."""
+    build_baselines(names, load_kb(kb_dir))
+
+
 _STATE: dict[str, Any] = {}
+M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES = -3, 128 * 1024
+
+
+def fixed_mmap_threshold() -> bool:
+    """Have glibc serve every allocation of ≥ 128 KiB with its own mapping, returned to the OS
+    when freed (``mallopt(M_MMAP_THRESHOLD)``, which also stops glibc from raising that
+    threshold after the first large free).  Without it, the MiniLM activations, a different
+    shape in every batch, fragment the heap: a worker's RSS grew from 0.7 to 1.2 GB over 30
+    chunks of Dense; with it, it stayed at 0.7 GB.  No effect on results.  False off glibc."""
+    try:
+        return bool(ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES))
+    except (OSError, AttributeError):
+        return False
 
 
 def init_worker(kb_dir: str, names: list[str], pool: str, seed: int) -> None:
     """Worker start-up: one thread per worker (torch is imported only if a baseline needs it),
-    load the KB, build the baselines."""
+    a fixed mmap threshold (:func:`fixed_mmap_threshold`), load the KB, build the baselines."""
     os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
+    fixed_mmap_threshold()
     kb = load_kb(kb_dir)
     _STATE.update(kb=kb, baselines=build_baselines(names, kb), pool=pool, seed=seed)
     if "torch" in sys.modules:

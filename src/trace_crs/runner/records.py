@@ -67,7 +67,8 @@ def read_records(paths: Iterable[Path]) -> pa.Table:
 
 def prediction_rows(table: pa.Table, baseline: str) -> list[dict[str, Any]]:
     """Score-format predictions of one baseline, in (dialogue_id, turn_id) order."""
-    rows = table.filter(pc.equal(table.column("baseline"), baseline)).to_pylist()
+    columns = ["dialogue_id", "turn_id", "ranked_poi_ids", "text", "citations"]
+    rows = table.filter(pc.equal(table.column("baseline"), baseline)).select(columns).to_pylist()
     return [{"dialogue_id": r["dialogue_id"], "turn_id": r["turn_id"], "ranked_poi_ids": r["ranked_poi_ids"],
              "text": r["text"],
              "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in json.loads(r["citations"])]}

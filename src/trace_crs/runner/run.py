@@ -30,7 +30,7 @@ from trace_crs.baselines.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, resolve
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
-from trace_crs.runner.execute import Clock, build_baselines, init_worker, run_chunk, worker_task
+from trace_crs.runner.execute import Clock, build_baselines, fill_caches, init_worker, run_chunk, worker_task
 from trace_crs.runner.records import read_records, write_predictions, write_table
 from trace_crs.runner.tasks import POOLS, chunks, load_evaluated
 
@@ -104,8 +104,10 @@ def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progres
             run_chunk(baselines, kb, dialogues, cfg.pool, cfg.seed, {n: Path(p) for n, p in targets.items()}, clock)
             bar.update()
     else:
-        build_baselines(names, kb)  # fills the on-disk caches once before the workers start
-        with mp.get_context("spawn").Pool(workers, init_worker, (cfg.kb, names, cfg.pool, cfg.seed)) as pool:
+        spawn = mp.get_context("spawn")
+        with spawn.Pool(1) as prep:  # on-disk caches filled once before the workers start, in a child
+            prep.apply(fill_caches, (cfg.kb, names))  # so the parent never holds the encoder (~0.5 GB)
+        with spawn.Pool(workers, init_worker, (cfg.kb, names, cfg.pool, cfg.seed)) as pool:
             for _ in pool.imap_unordered(worker_task, tasks):
                 bar.update()
     bar.close()
