@@ -206,11 +206,9 @@ def _inputs(kb: KB, base: dict[str, Any], rejections: int, prompt: str = PROMPT_
         head = {"label": f"P{len(pois)}"} if spec.labelled else {"business_id": b}
         cands.append({**head, "name": poi.name, "stars": poi.stars, "price": poi.price,
                       "categories": poi.categories, "reviews": shown})
-    if spec.labelled:
-        return Inputs(scenario, json.dumps(cands, ensure_ascii=False), {**pois, **reviews}, list(pois), list(reviews),
-                      [demo(rejections)] if spec.demo else [])
-    return Inputs(scenario, json.dumps(cands, ensure_ascii=False), None, list(pois.values()), list(reviews.values()),
-                  [demo(rejections)] if spec.demo else [])
+    handles = (lambda table: list(table)) if spec.labelled else (lambda table: list(table.values()))
+    return Inputs(scenario, json.dumps(cands, ensure_ascii=False), {**pois, **reviews} if spec.labelled else None,
+                  handles(pois), handles(reviews), [demo(rejections)] if spec.demo else [])
 
 
 def generate_one(program: DialogueGenerator, kb: KB, base: dict[str, Any], rejections: int, max_retries: int,

@@ -54,13 +54,19 @@ def check_dialogue(rec: Any, path: str = "<memory>", line: int | None = None) ->
     return rec
 
 
-def iter_dialogues(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Yield validated dialogues of a JSON-lines file, in file order."""
+def dialogue_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, record)`` of a JSON-lines file, not yet validated; a malformed line or a
+    missing file raises :class:`DialogueFormatError`."""
     try:
-        for lineno, rec in iter_jsonl(path):
-            yield check_dialogue(rec, str(path), lineno)
+        yield from iter_jsonl(path)
     except KBFormatError as exc:  # malformed JSON / missing file from the shared reader
         raise DialogueFormatError(exc.path, exc.line, None, exc.field_name, str(exc).split(": ", 2)[-1]) from None
+
+
+def iter_dialogues(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Yield validated dialogues of a JSON-lines file, in file order."""
+    for lineno, rec in dialogue_lines(path):
+        yield check_dialogue(rec, str(path), lineno)
 
 
 def load_dialogues(path: str | Path) -> list[dict[str, Any]]:

@@ -15,10 +15,8 @@ from typing import Any
 import numpy as np
 
 from trace_crs.baselines.base import TurnContext
-from trace_crs.dialogues.schema import DialogueFormatError, check_dialogue
+from trace_crs.dialogues.schema import check_dialogue, dialogue_lines
 from trace_crs.kb import KB
-from trace_crs.kb.schema import KBFormatError
-from trace_crs.kb.store import iter_jsonl
 
 POOLS: tuple[str, ...] = ("closed", "16", "32", "open")
 REC_ACTIONS: tuple[str, ...] = ("recommend", "compare")
@@ -39,10 +37,7 @@ def load_evaluated(path: str | Path, subset: int | None, seed: int) -> list[dict
     """The dialogues a run evaluates: :func:`select_subset` of the file's records, each
     validated against the dialogue schema.  Only the selected records are validated (schema
     validation costs ~3 ms a dialogue, so a 300-dialogue run no longer validates all 10,000)."""
-    try:
-        lines = list(iter_jsonl(path))
-    except KBFormatError as exc:  # malformed JSON / missing file, named as a dialogue error
-        raise DialogueFormatError(exc.path, exc.line, None, exc.field_name, str(exc).split(": ", 2)[-1]) from None
+    lines = list(dialogue_lines(path))
     return [check_dialogue(rec, str(path), lineno) for lineno, rec in select_subset(lines, subset, seed)]
 
 
