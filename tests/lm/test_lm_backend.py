@@ -65,6 +65,17 @@ def test_bad_config_is_a_clear_error(data, match):
         resolve_lm_config(data)
 
 
+def test_llama_threads_come_from_trace_lm_threads_unless_set(monkeypatch):
+    monkeypatch.delenv("TRACE_LM_THREADS", raising=False)
+    assert resolve_lm_config().n_threads == 1
+    monkeypatch.setenv("TRACE_LM_THREADS", "2")
+    assert resolve_lm_config().n_threads == 2
+    assert resolve_lm_config({"n_threads": 3}).n_threads == 3
+    monkeypatch.setenv("TRACE_LM_THREADS", "two")
+    with pytest.raises(ValueError, match="TRACE_LM_THREADS"):
+        resolve_lm_config()
+
+
 def test_yaml_block(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("lm:\n  model: openai/gpt-5.4-mini\n")
