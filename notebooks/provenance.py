@@ -38,3 +38,20 @@ report.prose.glue_facts("prov", {"commit": df.loc[df["key"] == "git commit", "va
 
 # %%
 df
+
+# %% [markdown]
+# ## Timings
+#
+# Wall seconds of each step of the last `make paper` that ran it (runs, one scoring per run and
+# baseline, one notebook execution per chapter), read from `results/<profile>/timings/`. A step
+# that was skipped because nothing changed keeps the time of the build that last ran it; a run
+# that was interrupted and resumed shows only its final part. Runs took
+# {glue:text}`prov_run_seconds:.0f` s in total, scoring {glue:text}`prov_score_seconds:.0f` s,
+# notebooks {glue:text}`prov_notebook_seconds:.0f` s.
+
+# %%
+steps = report.provenance.timings(results_dir)
+kind = steps["step"].str.split("/").str[0]
+report.prose.glue_facts("prov", {f"{k}_seconds": float(steps.loc[kind == k, "seconds"].sum())
+                                 for k in ("run", "score", "notebook")})
+steps

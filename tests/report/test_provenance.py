@@ -48,3 +48,16 @@ def test_inputs_hashes(tmp_path):
     assert out["kb/reviews.jsonl"] == empty and out["dialogues"] == empty
     assert out["kb/pois.jsonl"].endswith("(manifest says x)")
     assert out["kb/pois.jsonl"].startswith(sha256_file(kb / "pois.jsonl"))
+
+
+def test_timings_lists_every_recorded_step_sorted(tmp_path):
+    timings_dir = tmp_path / "timings"
+    timings_dir.mkdir()
+    (timings_dir / "run-closed.json").write_text(
+        '{"finished": "2026-11-23T13:00:00+00:00", "returncode": 0, "seconds": 87.5, "step": "run/closed"}\n')
+    (timings_dir / "notebook-t05.json").write_text(
+        '{"finished": "2026-11-23T13:05:00+00:00", "returncode": 0, "seconds": 12.0, "step": "notebook/t05"}\n')
+    df = provenance.timings(tmp_path)
+    assert df["step"].tolist() == ["notebook/t05", "run/closed"]
+    assert df["seconds"].tolist() == [12.0, 87.5]
+    assert provenance.timings(tmp_path / "absent").empty

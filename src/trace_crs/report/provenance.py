@@ -2,8 +2,11 @@
 
 :func:`runs` — per run: baselines, sizes, signature fields (pool, fuzzy, nli backend,
 seed), the LM model id and weights SHA256 read from the run's ``config.yaml`` and
-``records.parquet``.  :func:`load` — the provenance page: KB and corpus SHA256, package
-versions, git commit, per-run rows.  Nothing here is typed by hand; absent sources say so.
+``records.parquet``.  :func:`timings` — wall seconds of every run, score and notebook step
+(``results/<profile>/timings/*.json``, written by ``book/tools/pipeline.py timed``; each file
+holds the last invocation of its step, so a resumed run shows only its final part).
+:func:`load` — the provenance page: KB and corpus SHA256, package versions, git commit,
+per-run rows.  Nothing here is typed by hand; absent sources say so.
 """
 from __future__ import annotations
 
@@ -63,6 +66,13 @@ def runs(results_dir: str | Path, names: Sequence[str]) -> pd.DataFrame:
                      "fuzzy": sig.get("fuzzy", ABSENT), "nli": sig.get("nli", ABSENT),
                      "seed": sig.get("seed", ABSENT), **_lm(results_dir, run)})
     return pd.DataFrame(rows)
+
+
+def timings(results_dir: str | Path) -> pd.DataFrame:
+    """One row per recorded step (``step, seconds, finished, returncode``), sorted by step."""
+    rows = [json.loads(f.read_text()) for f in sorted((Path(results_dir) / "timings").glob("*.json"))]
+    columns = ["step", "seconds", "finished", "returncode"]
+    return pd.DataFrame(rows, columns=columns).sort_values("step", ignore_index=True)
 
 
 def git_commit(repo: str | Path = ".") -> str:
