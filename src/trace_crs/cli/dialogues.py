@@ -108,9 +108,9 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.dialogues.schema import load_dialogues, record_validated
     from trace_crs.dialogues.validate import summarize
-    dialogues = load_dialogues(args.file)
+    dialogues = load_dialogues(args.file, trust_record=False)
     kb = _load_kb(args.kb)
     summary = summarize(dialogues, kb)
     print(f"validated {summary['n']} dialogues: {summary['passed']} passed ({summary['pass_rate']:.1%})")
@@ -118,7 +118,10 @@ def _validate(args: argparse.Namespace) -> int:
         print(f"  {reason:24s} {row['dialogues']:6d}  {row['share']:.1%}")
     for did, fails in list(summary["failed"].items())[: args.show]:
         print(f"  {did}: {'; '.join(fails)[:300]}")
-    return 0 if summary["passed"] == summary["n"] else 1
+    if summary["passed"] != summary["n"]:
+        return 1
+    record_validated(args.file)
+    return 0
 
 
 def _stats(args: argparse.Namespace) -> int:

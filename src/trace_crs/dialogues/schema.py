@@ -2,9 +2,16 @@
 
 Every line is one dialogue validated against ``dialogue.schema.json``; a malformed line raises
 :class:`DialogueFormatError` naming the file, the line, the dialogue id and the field.
+
+Schema validation costs about 10 ms per dialogue (jsonschema), which at paper scale made every
+``trace-crs score`` spend minutes re-checking the same corpus.  ``trace-crs dialogues validate``
+therefore records what it checked beside the file (``<file>.validated.json``: the SHA256 of the
+file's bytes and of the schema); a loader skips the per-record check only when both still match,
+so a corpus that changed by one byte, or a new schema, is checked in full again.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from importlib import resources
@@ -14,7 +21,7 @@ from typing import Any, Iterator
 import jsonschema
 
 from trace_crs.kb.schema import KBFormatError
-from trace_crs.kb.store import iter_jsonl
+from trace_crs.kb.store import iter_jsonl, sha256_file
 
 USER_ACTIONS: tuple[str, ...] = ("greet_and_seek", "provide_preference", "reject_and_refine", "accept")
 SYSTEM_ACTIONS: tuple[str, ...] = ("ask_preference", "recommend", "compare", "farewell")
@@ -63,12 +70,41 @@ def dialogue_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
         raise DialogueFormatError(exc.path, exc.line, None, exc.field_name, str(exc).split(": ", 2)[-1]) from None
 
 
-def iter_dialogues(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Yield validated dialogues of a JSON-lines file, in file order."""
+def validation_record_path(path: str | Path) -> Path:
+    """Where ``trace-crs dialogues validate`` records a passed check: ``<file>.validated.json``."""
+    return Path(f"{path}.validated.json")
+
+
+def _fingerprint(path: str | Path) -> dict[str, str]:
+    schema = json.dumps(dialogue_schema(), sort_keys=True).encode()
+    return {"sha256": sha256_file(path), "schema_sha256": hashlib.sha256(schema).hexdigest()}
+
+
+def record_validated(path: str | Path) -> None:
+    """Record that ``path``, as its bytes are now, passed validation (atomic write)."""
+    record = validation_record_path(path)
+    tmp = record.with_name(record.name + ".tmp")
+    tmp.write_text(json.dumps(_fingerprint(path), sort_keys=True) + "\n")
+    tmp.replace(record)
+
+
+def is_recorded_valid(path: str | Path) -> bool:
+    """True when a validation record exists and matches the file's bytes and the schema."""
+    record = validation_record_path(path)
+    try:
+        return json.loads(record.read_text()) == _fingerprint(path)
+    except (OSError, ValueError):
+        return False
+
+
+def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[dict[str, Any]]:
+    """Yield validated dialogues of a JSON-lines file, in file order (the per-record schema check
+    is skipped when ``trust_record`` and :func:`is_recorded_valid`)."""
+    checked = not (trust_record and is_recorded_valid(path))
     for lineno, rec in dialogue_lines(path):
-        yield check_dialogue(rec, str(path), lineno)
+        yield check_dialogue(rec, str(path), lineno) if checked else rec
 
 
-def load_dialogues(path: str | Path) -> list[dict[str, Any]]:
+def load_dialogues(path: str | Path, trust_record: bool = True) -> list[dict[str, Any]]:
     """All validated dialogues of a file (raises on the first malformed line)."""
-    return list(iter_dialogues(path))
+    return list(iter_dialogues(path, trust_record))
