@@ -84,3 +84,20 @@ def test_error_table_on_dialogues(kb, dialogues):
     assert list(t["grounding_error"]) == [1.0, 0.0, 0.0]
     assert list(t["recommendation_error"]) == [0.0, 1.0, 1.0]  # missing predictions -> empty ranking
     assert list(t["relevance_error"]) == [0.0, 0.0, 0.0]
+
+
+def test_embedding_backend_reuses_review_sentence_vectors_from_disk(monkeypatch):
+    import trace_crs.lm.embeddings as emb
+
+    review = "Quiet rooms with a view. Breakfast was cold."
+    pairs = [(review, "The rooms were quiet with a view."), (review, "Breakfast was cold today.")]
+    first = en.make_backend("embedding").probabilities(pairs)
+    embedded: list[str] = []
+    real_embed = emb.embed
+    monkeypatch.setattr(emb, "embed", lambda texts, **kw: embedded.extend(texts) or real_embed(texts, **kw))
+    second = en.make_backend("embedding").probabilities(pairs)   # a new process-level cache
+    assert embedded == sorted(h for _, h in pairs)                # only the claims are embedded again
+    np.testing.assert_allclose(second, first, atol=1e-6)
+    # p is the best cosine over the review's sentences (worked out directly here)
+    v = real_embed(["Quiet rooms with a view.", "Breakfast was cold.", pairs[1][1]])
+    assert second[1] == pytest.approx(max(float(v[0] @ v[2]), float(v[1] @ v[2])), abs=1e-5)

@@ -17,10 +17,14 @@ Backends (every score names the one that produced it, ``backend.name``):
 * ``embedding`` — a MiniLM support proxy, not NLI: p = max(0, max cosine between the claim
   and the sentences of the review) via :func:`trace_crs.lm.embeddings.embed`.
 
-All backends cache p per (premise, hypothesis) pair within the process.
+All backends cache p per (premise, hypothesis) pair within the process.  The embedding
+backend also keeps the vectors of review sentences on disk (:func:`premise_vectors`), since
+every baseline of a run cites largely the same reviews: scoring the first baseline of the
+paper-scale closed run embeds ~50k review sentences, the next ones mostly reuse them.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Callable, Literal, Sequence
@@ -28,6 +32,7 @@ from typing import Callable, Literal, Sequence
 import dspy
 import numpy as np
 
+from trace_crs.baselines.cache import disk_cache_dir
 from trace_crs.metrics.quotes import LABEL_RE
 
 THRESHOLD = 0.5
@@ -126,9 +131,38 @@ class EmbeddingBackend(Backend):
         from trace_crs.lm.embeddings import embed
 
         sents = {p: [s for s in _SENT.split(p) if s.strip()] or [p] for p, _ in pairs}
-        texts = sorted({s for ss in sents.values() for s in ss} | {h for _, h in pairs})
-        vec = dict(zip(texts, embed(texts)))
+        vec = premise_vectors(sorted({s for ss in sents.values() for s in ss}))
+        claims = sorted({h for _, h in pairs} - vec.keys())
+        vec.update(zip(claims, embed(claims)))
         return np.array([max(0.0, max(float(vec[s] @ vec[h]) for s in sents[p])) for p, h in pairs])
+
+
+PREMISE_CACHE = "entailment_minilm_premises.npz"
+
+
+def premise_vectors(texts: list[str]) -> dict[str, np.ndarray]:
+    """MiniLM vectors of review sentences, through an on-disk cache keyed by the SHA1 of each
+    text (``disk_cache_dir()/PREMISE_CACHE``; written atomically, so two scorers running at once
+    at worst recompute what the other added)."""
+    from trace_crs.lm.embeddings import embed
+
+    path = disk_cache_dir() / PREMISE_CACHE
+    keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+    stored_keys, stored = np.array([], dtype="U40"), np.zeros((0, 384), dtype=np.float32)
+    if path.exists():
+        with np.load(path) as npz:
+            stored_keys, stored = npz["keys"], npz["vecs"]
+    row = {k: i for i, k in enumerate(stored_keys.tolist())}
+    missing = sorted({(k, t) for k, t in zip(keys, texts) if k not in row})
+    if missing:
+        new = embed([t for _, t in missing])
+        stored_keys = np.concatenate([stored_keys, np.array([k for k, _ in missing], dtype="U40")])
+        stored = np.concatenate([stored, new])
+        row.update({k: len(row) + i for i, (k, _) in enumerate(missing)})
+        tmp = path.with_name(f"{path.stem}.{np.random.default_rng().integers(1 << 62)}.tmp.npz")
+        np.savez(tmp, keys=stored_keys, vecs=stored)
+        tmp.replace(path)
+    return {t: stored[row[k]] for k, t in zip(keys, texts)}
 
 
 BACKENDS: dict[str, Callable[..., Backend]] = {
