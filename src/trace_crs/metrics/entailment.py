@@ -25,6 +25,7 @@ paper-scale closed run embeds ~50k review sentences, the next ones mostly reuse 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Callable, Literal, Sequence
@@ -148,18 +149,17 @@ def premise_vectors(texts: list[str]) -> dict[str, np.ndarray]:
 
     path = disk_cache_dir() / PREMISE_CACHE
     keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-    stored_keys, stored = np.array([], dtype="U40"), np.zeros((0, 384), dtype=np.float32)
+    stored_keys, stored = np.array([], dtype="U40"), embed([])
     if path.exists():
         with np.load(path) as npz:
             stored_keys, stored = npz["keys"], npz["vecs"]
     row = {k: i for i, k in enumerate(stored_keys.tolist())}
     missing = sorted({(k, t) for k, t in zip(keys, texts) if k not in row})
     if missing:
-        new = embed([t for _, t in missing])
+        row.update({k: len(stored_keys) + i for i, (k, _) in enumerate(missing)})
         stored_keys = np.concatenate([stored_keys, np.array([k for k, _ in missing], dtype="U40")])
-        stored = np.concatenate([stored, new])
-        row.update({k: len(row) + i for i, (k, _) in enumerate(missing)})
-        tmp = path.with_name(f"{path.stem}.{np.random.default_rng().integers(1 << 62)}.tmp.npz")
+        stored = np.concatenate([stored, embed([t for _, t in missing])])
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
         np.savez(tmp, keys=stored_keys, vecs=stored)
         tmp.replace(path)
     return {t: stored[row[k]] for k, t in zip(keys, texts)}
