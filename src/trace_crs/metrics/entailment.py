@@ -149,7 +149,7 @@ def premise_vectors(texts: list[str]) -> dict[str, np.ndarray]:
 
     path = disk_cache_dir() / PREMISE_CACHE
     keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-    stored_keys, stored = np.array([], dtype="U40"), embed([])
+    stored_keys, stored = np.array([], dtype="U40"), None
     if path.exists():
         with np.load(path) as npz:
             stored_keys, stored = npz["keys"], npz["vecs"]
@@ -158,7 +158,8 @@ def premise_vectors(texts: list[str]) -> dict[str, np.ndarray]:
     if missing:
         row.update({k: len(stored_keys) + i for i, (k, _) in enumerate(missing)})
         stored_keys = np.concatenate([stored_keys, np.array([k for k, _ in missing], dtype="U40")])
-        stored = np.concatenate([stored, embed([t for _, t in missing])])
+        new = embed([t for _, t in missing])
+        stored = new if stored is None else np.concatenate([stored, new])
         tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
         np.savez(tmp, keys=stored_keys, vecs=stored)
         tmp.replace(path)
