@@ -51,3 +51,15 @@ def test_a_failed_validation_writes_no_record(tmp_path, tiny_kb_dir, validated):
     other.write_text(json.dumps(bad_opening) + "\n")
     assert main(["dialogues", "validate", str(other), "--kb", str(tiny_kb_dir)]) == 1
     assert not validation_record_path(other).exists()
+
+
+def test_a_schema_error_is_reported_as_a_schema_failure(tmp_path, tiny_kb_dir, validated, capsys):
+    lines = validated.read_text().splitlines()
+    broken = json.loads(lines[1])
+    del broken["turns"]
+    other = tmp_path / "schema.jsonl"
+    other.write_text("\n".join([lines[0], json.dumps(broken), lines[2]]) + "\n")
+    assert main(["dialogues", "validate", str(other), "--kb", str(tiny_kb_dir)]) == 1
+    out = capsys.readouterr().out
+    assert "validated 3 dialogues: 2 passed" in out and "schema" in out
+    assert not validation_record_path(other).exists()

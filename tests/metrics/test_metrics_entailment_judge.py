@@ -86,18 +86,30 @@ def test_error_table_on_dialogues(kb, dialogues):
     assert list(t["relevance_error"]) == [0.0, 0.0, 0.0]
 
 
-def test_embedding_backend_reuses_review_sentence_vectors_from_disk(monkeypatch):
+def test_embedding_backend_reuses_sentence_vectors_from_disk(monkeypatch, tmp_path):
     import trace_crs.lm.embeddings as emb
+
+    monkeypatch.setenv("TRACE_CACHE_DIR", str(tmp_path))   # an empty cache of its own
 
     review = "Quiet rooms with a view. Breakfast was cold."
     pairs = [(review, "The rooms were quiet with a view."), (review, "Breakfast was cold today.")]
-    first = en.make_backend("embedding").probabilities(pairs)
+    first = en.make_backend("embedding").probabilities(pairs[:1])   # writes one shard
     embedded: list[str] = []
     real_embed = emb.embed
     monkeypatch.setattr(emb, "embed", lambda texts, **kw: embedded.extend(texts) or real_embed(texts, **kw))
     second = en.make_backend("embedding").probabilities(pairs)   # a new process-level cache
-    assert embedded == sorted(h for _, h in pairs)                # only the claims are embedded again
-    np.testing.assert_allclose(second, first, atol=1e-6)
+    assert embedded == [pairs[1][1]]                             # only the unseen claim is embedded
+    np.testing.assert_allclose(second[:1], first, atol=1e-6)
+    embedded.clear()
+    third = en.make_backend("embedding").probabilities(pairs)    # both shards read, nothing embedded
+    assert embedded == [] and len(list((tmp_path / en.SENTENCE_CACHE).glob("*.npz"))) == 2
+    np.testing.assert_allclose(third, second, atol=1e-6)
     # p is the best cosine over the review's sentences (worked out directly here)
     v = real_embed(["Quiet rooms with a view.", "Breakfast was cold.", pairs[1][1]])
     assert second[1] == pytest.approx(max(float(v[0] @ v[2]), float(v[1] @ v[2])), abs=1e-5)
+
+
+def test_empty_embedding_has_model_width():
+    import trace_crs.lm.embeddings as emb
+
+    assert emb.embed([]).shape == (0, 384)   # all-MiniLM-L6-v2 is 384-dimensional

@@ -24,7 +24,9 @@ def embed(texts: list[str], batch_size: int = 64, show_progress: bool = False) -
     """``(len(texts), 384)`` float32 array of unit vectors (empty input gives ``(0, 384)``)."""
     model = minilm()
     if not texts:
-        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+        # sentence-transformers 6 renamed the method (the old name warns); >=3.0 is allowed
+        width = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return np.zeros((0, width()), dtype=np.float32)
     vecs = model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
                         convert_to_numpy=True, show_progress_bar=show_progress)
     return vecs.astype(np.float32, copy=False)

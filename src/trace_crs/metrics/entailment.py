@@ -18,9 +18,10 @@ Backends (every score names the one that produced it, ``backend.name``):
   and the sentences of the review) via :func:`trace_crs.lm.embeddings.embed`.
 
 All backends cache p per (premise, hypothesis) pair within the process.  The embedding
-backend also keeps the vectors of review sentences on disk (:func:`premise_vectors`), since
-every baseline of a run cites largely the same reviews: scoring the first baseline of the
-paper-scale closed run embeds ~50k review sentences, the next ones mostly reuse them.
+backend also keeps sentence vectors on disk (:func:`sentence_vectors`): every baseline of a
+run cites largely the same reviews (scoring the first baseline of the paper-scale closed run
+embeds ~50k review sentences, the next ones mostly reuse them), and re-scoring a baseline
+after a metric change re-embeds none of its ~18k claim sentences.
 """
 from __future__ import annotations
 
@@ -129,41 +130,39 @@ class EmbeddingBackend(Backend):
     name = "embedding:all-MiniLM-L6-v2"
 
     def _compute(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        from trace_crs.lm.embeddings import embed
-
         sents = {p: [s for s in _SENT.split(p) if s.strip()] or [p] for p, _ in pairs}
-        vec = premise_vectors(sorted({s for ss in sents.values() for s in ss}))
-        claims = sorted({h for _, h in pairs} - vec.keys())
-        vec.update(zip(claims, embed(claims)))
+        vec = sentence_vectors(sorted({s for ss in sents.values() for s in ss} | {h for _, h in pairs}))
         return np.array([max(0.0, max(float(vec[s] @ vec[h]) for s in sents[p])) for p, h in pairs])
 
 
-PREMISE_CACHE = "entailment_minilm_premises.npz"
+SENTENCE_CACHE = "entailment_minilm_sentences"
 
 
-def premise_vectors(texts: list[str]) -> dict[str, np.ndarray]:
-    """MiniLM vectors of review sentences, through an on-disk cache keyed by the SHA1 of each
-    text (``disk_cache_dir()/PREMISE_CACHE``; written atomically, so two scorers running at once
-    at worst recompute what the other added)."""
+def sentence_vectors(texts: list[str]) -> dict[str, np.ndarray]:
+    """MiniLM vectors of review and claim sentences, through an on-disk cache keyed by the
+    SHA1 of each text: ``disk_cache_dir()/SENTENCE_CACHE/`` holds one ``.npz`` shard per call
+    that embedded something new (named by the SHA1 of its keys, written atomically), and every
+    call reads all shards — so scorers running at once never overwrite each other's vectors."""
     from trace_crs.lm.embeddings import embed
 
-    path = disk_cache_dir() / PREMISE_CACHE
+    folder = disk_cache_dir() / SENTENCE_CACHE
+    folder.mkdir(parents=True, exist_ok=True)
     keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-    stored_keys, stored = np.array([], dtype="U40"), None
-    if path.exists():
-        with np.load(path) as npz:
-            stored_keys, stored = npz["keys"], npz["vecs"]
-    row = {k: i for i, k in enumerate(stored_keys.tolist())}
-    missing = sorted({(k, t) for k, t in zip(keys, texts) if k not in row})
+    found: dict[str, np.ndarray] = {}
+    wanted = set(keys)
+    for shard in sorted(folder.glob("*.npz")):
+        with np.load(shard) as npz:
+            found.update((k, v) for k, v in zip(npz["keys"].tolist(), npz["vecs"]) if k in wanted)
+    missing = sorted({(k, t) for k, t in zip(keys, texts) if k not in found})
     if missing:
-        row.update({k: len(stored_keys) + i for i, (k, _) in enumerate(missing)})
-        stored_keys = np.concatenate([stored_keys, np.array([k for k, _ in missing], dtype="U40")])
+        new_keys = np.array([k for k, _ in missing], dtype="U40")
         new = embed([t for _, t in missing])
-        stored = new if stored is None else np.concatenate([stored, new])
-        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-        np.savez(tmp, keys=stored_keys, vecs=stored)
-        tmp.replace(path)
-    return {t: stored[row[k]] for k, t in zip(keys, texts)}
+        found.update(zip(new_keys.tolist(), new))
+        name = hashlib.sha1("".join(new_keys.tolist()).encode()).hexdigest()
+        tmp = folder / f"{name}.{os.getpid()}.tmp.npz"
+        np.savez(tmp, keys=new_keys, vecs=new)
+        tmp.replace(folder / f"{name}.npz")
+    return {t: found[k] for k, t in zip(keys, texts)}
 
 
 BACKENDS: dict[str, Callable[..., Backend]] = {
