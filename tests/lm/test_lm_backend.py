@@ -16,7 +16,7 @@ from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
 from trace_crs.baselines.memory import MemoryAugmentedBaseline
 from trace_crs.baselines.mrs import MultiReviewSynthesisBaseline
 from trace_crs.baselines.rag_citation import RAGCitationBaseline
-from trace_crs.lm.backend import build_lm, configure_disk_cache, model_id, recording_usage
+from trace_crs.lm.backend import build_lm, configure_disk_cache, model_id, recording_usage, usage_store
 from trace_crs.lm.config import lm_config_from_yaml, resolve_lm_config
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -132,13 +132,25 @@ def test_disk_cache_replays_across_processes_and_keys_on_weights(fake_server, tm
     with recording_usage() as replay:
         out2 = build_lm(cfg, api_base=fake_server.replace("/v1", "/v1/")) (messages=msgs)
     assert out2 == ["echo 1"] and len(_FakeOpenAI.calls) == 1            # served from disk
-    assert (replay.calls, replay.cache_hits, replay.prompt_tokens) == (1, 1, 0)   # a replay costs nothing
+    # a replay reports the usage measured when the request went to the model (fake: 11 + 3 tokens)
+    assert (replay.calls, replay.cache_hits, replay.prompt_tokens, replay.completion_tokens) == (1, 1, 11, 3)
+    assert replay.model_s == replay.replayed_s == first.model_s > 0 and first.replayed_s == 0
+
+    # Cached before usage was recorded: measured once more (the model is called, its answer is
+    # not used: the cached one is returned), then recorded.
+    usage_store(cfg.cache_dir).clear()
+    with recording_usage() as remeasured:
+        assert build_lm(cfg, api_base=fake_server)(messages=msgs) == ["echo 1"]
+    assert len(_FakeOpenAI.calls) == 2 and (remeasured.cache_hits, remeasured.prompt_tokens) == (1, 11)
+    assert remeasured.replayed_s == 0 and remeasured.model_s > 0
+    assert build_lm(cfg, api_base=fake_server)(messages=msgs) == ["echo 1"]   # no tally: pure replay
+    assert len(_FakeOpenAI.calls) == 2
 
     other = resolve_lm_config({"weights": "qwen2.5-coder-0.5b-instruct-q4_k_m", "cache_dir": cfg.cache_dir})
-    assert build_lm(other, api_base=fake_server)(messages=msgs) == ["echo 2"]     # other weights: miss
+    assert build_lm(other, api_base=fake_server)(messages=msgs) == ["echo 3"]     # other weights: miss
     hotter = resolve_lm_config({"weights": cfg.weights, "cache_dir": cfg.cache_dir, "temperature": 0.5})
-    assert build_lm(hotter, api_base=fake_server)(messages=msgs) == ["echo 3"]    # other params: miss
-    assert len(_FakeOpenAI.calls) == 3
+    assert build_lm(hotter, api_base=fake_server)(messages=msgs) == ["echo 4"]    # other params: miss
+    assert len(_FakeOpenAI.calls) == 4
 
 
 def test_connection_refused_falls_back_to_popularity(monkeypatch):

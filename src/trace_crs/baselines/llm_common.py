@@ -231,7 +231,8 @@ class LLMBaseline:
                     if attempt < cfg.retries:
                         time.sleep(cfg.backoff_s * 2 ** attempt)
         lm = self._lm if self._lm is not None else None
-        usage = Usage(latency_s=time.perf_counter() - start, prompt_tokens=tally.prompt_tokens,
+        # a replayed call takes ~0 s: add the seconds it took when it was made (lm.backend)
+        usage = Usage(latency_s=time.perf_counter() - start + tally.replayed_s, prompt_tokens=tally.prompt_tokens,
                       completion_tokens=tally.completion_tokens, cost_usd=tally.cost_usd,
                       model=getattr(lm, "model", "") or "", mode=self.mode)
         if pred is None:

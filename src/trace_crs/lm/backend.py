@@ -12,18 +12,28 @@ Caching: DSPy's cache keys a request on model id + messages + every decoding par
 ``open_lm`` points DSPy's disk cache at ``cfg.cache_dir`` (default ``~/.cache/trace-crs/lm``, outside the work tree so a fresh clone replays it) — the
 only global DSPy setting it touches, and only when called, never at import.
 
-Usage: ``TraceLM.forward`` adds each response's token usage and cost to the tally of the
-innermost ``recording_usage()`` block of the current thread/context.  A cache hit counts as
-a call and a ``cache_hit`` with zero tokens and zero cost (a replay costs nothing).
+Usage: ``TraceLM.forward`` adds each call's token usage, cost and model seconds to the tally
+of the innermost ``recording_usage()`` block of the current thread/context.  DSPy returns a
+cache hit without usage, so a replayed run would report zero tokens and zero seconds and the
+cost tables (Table 9, the oracle knapsack) would change with the cache state.  Instead, the
+usage measured when a request was first sent to the model is kept beside DSPy's cache
+(``<cache_dir>/usage``, keyed by the request) and a replay reports it (``replayed_s`` sums the
+recorded seconds of the hits).  A hit with no recorded usage (cached before this record
+existed) is sent to the model once more with the cache bypassed, to measure it; the cached
+answer is still the one returned.  All of this happens only inside a ``recording_usage()``
+block (the baselines); other callers (the judge) replay without touching the model.
 """
 from __future__ import annotations
 
 import contextvars
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
+import diskcache
 import dspy
 
 from trace_crs.lm.config import LMConfig
@@ -35,23 +45,34 @@ LOCAL_API_KEY = "sk-local-no-key"
 
 @dataclass
 class UsageTally:
-    """Token usage and cost summed over the LM calls of one block."""
+    """Token usage, cost and model seconds summed over the LM calls of one block."""
 
     calls: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    model_s: float = 0.0       # seconds the model took, as measured when each call was made
+    replayed_s: float = 0.0    # the part of model_s that this block replayed from the cache
 
-    def add(self, response: Any) -> None:
-        usage = getattr(response, "usage", None) or {}
-        get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
+    def add(self, usage: dict[str, float], cache_hit: bool, replayed: bool) -> None:
         self.calls += 1
-        self.cache_hits += int(bool(getattr(response, "cache_hit", False)))
-        self.prompt_tokens += int(get("prompt_tokens", 0) or 0)
-        self.completion_tokens += int(get("completion_tokens", 0) or 0)
-        hidden = getattr(response, "_hidden_params", None) or {}
-        self.cost_usd += float(hidden.get("response_cost") or 0.0)
+        self.cache_hits += int(cache_hit)
+        self.prompt_tokens += int(usage["prompt_tokens"])
+        self.completion_tokens += int(usage["completion_tokens"])
+        self.cost_usd += float(usage["cost_usd"])
+        self.model_s += float(usage["latency_s"])
+        self.replayed_s += float(usage["latency_s"]) if replayed else 0.0
+
+
+def measured_usage(response: Any, latency_s: float) -> dict[str, float]:
+    """Tokens, cost and seconds of one response that went to the model."""
+    usage = getattr(response, "usage", None) or {}
+    get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
+    hidden = getattr(response, "_hidden_params", None) or {}
+    return {"prompt_tokens": int(get("prompt_tokens", 0) or 0),
+            "completion_tokens": int(get("completion_tokens", 0) or 0),
+            "cost_usd": float(hidden.get("response_cost") or 0.0), "latency_s": float(latency_s)}
 
 
 _TALLY: contextvars.ContextVar[UsageTally | None] = contextvars.ContextVar("trace_lm_tally", default=None)
@@ -68,8 +89,19 @@ def recording_usage() -> Iterator[UsageTally]:
         _TALLY.reset(token)
 
 
+@lru_cache(maxsize=None)
+def usage_store(cache_dir: str) -> diskcache.Cache:
+    """The measured usage of every request sent to a model, beside DSPy's cache in ``cache_dir``."""
+    return diskcache.Cache(str(Path(cache_dir).expanduser().resolve() / "usage"))
+
+
+# Never part of what a request *is*: where it is sent, with which key, how long to wait.
+_NOT_THE_REQUEST = ["api_key", "api_base", "base_url", "timeout"]
+
+
 class TraceLM(dspy.LM):
-    """``dspy.LM`` that reports each response's usage to :func:`recording_usage`."""
+    """``dspy.LM`` that reports each call's usage to :func:`recording_usage` (see the module
+    docstring for replays)."""
 
     def __init__(self, model: str, *, trace_config: LMConfig | None = None, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
@@ -81,10 +113,24 @@ class TraceLM(dspy.LM):
             # (it would generate until EOS): repeat the limit as ``max_tokens`` in the body.
             limit = kwargs.get("max_tokens", self.kwargs.get("max_tokens"))
             kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": limit}
+        start = time.perf_counter()
         response = super().forward(prompt=prompt, messages=messages, **kwargs)
-        tally = _TALLY.get()
+        usage, hit = measured_usage(response, time.perf_counter() - start), bool(getattr(response, "cache_hit", False))
+        recorded, tally = None, _TALLY.get()
+        if self.trace_config is not None and tally is not None:   # only recorded usage is needed
+            store = usage_store(self.trace_config.cache_dir)
+            request = {"model": self.model, "prompt": prompt, "messages": messages,
+                       **self.kwargs, **{k: v for k, v in kwargs.items() if k != "cache"}}
+            key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
+            recorded = store.get(key) if hit else None
+            if hit and recorded is None:      # cached before usage was recorded: measure it now
+                start = time.perf_counter()
+                fresh = super().forward(prompt=prompt, messages=messages, **{**kwargs, "cache": False})
+                usage = measured_usage(fresh, time.perf_counter() - start)
+            if recorded is None:
+                store.set(key, usage)
         if tally is not None:
-            tally.add(response)
+            tally.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
         return response
 
 
