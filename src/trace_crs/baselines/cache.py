@@ -10,8 +10,9 @@ corpus.  Memoised values are pure functions of their key, so a hit never changes
 
 ``kb_key(kb)`` is the POI-file SHA256 from the KB manifest (or the object id for an unwritten,
 in-memory KB), so two runs on the same KB share disk caches and a changed KB never hits a
-stale entry.  The disk cache lives in ``$TRACE_CACHE_DIR`` (default ``.cache/trace_crs`` under
-the working directory); the runner points it at its run's cache.
+stale entry.  The disk cache lives in ``$TRACE_CACHE_DIR`` (default ``~/.cache/trace-crs/vectors``,
+beside the LM cache and outside the work tree: every entry is keyed by content, so a fresh
+clone on the same machine reuses it); the runner points it at its run's cache.
 """
 from __future__ import annotations
 
@@ -50,6 +51,6 @@ def memo_call(kb: KB, table: str, key: Hashable, compute: Callable[[], T], cap: 
 
 def disk_cache_dir() -> Path:
     """Directory for on-disk caches (created on demand)."""
-    path = Path(os.environ.get(CACHE_ENV) or Path.cwd() / ".cache" / "trace_crs")
+    path = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "trace-crs" / "vectors")
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -47,7 +47,7 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--seed", type=int)
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
     p.add_argument("--workers", type=int, default=2, help="processes for non-LLM baselines (default 2)")
-    p.add_argument("--cache-dir", help="on-disk cache for shared work (default .cache/trace_crs)")
+    p.add_argument("--cache-dir", help="on-disk cache for shared work (default ~/.cache/trace-crs/vectors)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--score", action="store_true",
                    help="also write scores/<baseline>.json (default score settings for the run's pool)")
