@@ -93,7 +93,12 @@ def test_embedding_backend_reuses_sentence_vectors_from_disk(monkeypatch, tmp_pa
 
     review = "Quiet rooms with a view. Breakfast was cold."
     pairs = [(review, "The rooms were quiet with a view."), (review, "Breakfast was cold today.")]
+    written: list[str] = []
+    real_savez = np.savez
+    monkeypatch.setattr(np, "savez", lambda f, **kw: written.append(str(getattr(f, "name", f))) or real_savez(f, **kw))
     first = en.make_backend("embedding").probabilities(pairs[:1])   # writes one shard
+    # the shard is written under a name other readers' "*.npz" glob cannot see until it is complete
+    assert len(written) == 1 and not written[0].endswith(".npz")
     embedded: list[str] = []
     real_embed = emb.embed
     monkeypatch.setattr(emb, "embed", lambda texts, **kw: embedded.extend(texts) or real_embed(texts, **kw))

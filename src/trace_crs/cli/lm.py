@@ -56,7 +56,8 @@ def _ask(args: argparse.Namespace) -> int:
     print(text)
     print(json.dumps({"model": lm.model, "startup_s": round(ready - start, 3),
                       "latency_s": round(time.perf_counter() - ready, 3), "prompt_tokens": tally.prompt_tokens,
-                      "completion_tokens": tally.completion_tokens, "cache_hits": tally.cache_hits}))
+                      "completion_tokens": tally.completion_tokens, "cache_hits": tally.cache_hits,
+                      "model_s": round(tally.model_s, 3)}))
     return 0
 
 

@@ -159,8 +159,9 @@ def sentence_vectors(texts: list[str]) -> dict[str, np.ndarray]:
         new = embed([t for _, t in missing])
         found.update(zip(new_keys.tolist(), new))
         name = hashlib.sha1("".join(new_keys.tolist()).encode()).hexdigest()
-        tmp = folder / f"{name}.{os.getpid()}.tmp.npz"
-        np.savez(tmp, keys=new_keys, vecs=new)
+        tmp = folder / f"{name}.{os.getpid()}.tmp"   # not *.npz: readers never see a half-written shard
+        with open(tmp, "wb") as fh:
+            np.savez(fh, keys=new_keys, vecs=new)
         tmp.replace(folder / f"{name}.npz")
     return {t: found[k] for k, t in zip(keys, texts)}
 
