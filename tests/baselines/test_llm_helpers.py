@@ -65,8 +65,8 @@ def make_dialogue(dialogue_id: str = "d1", persona_type: str = "date_night") -> 
 
 def make_ctx(pool: str = "closed", turn_index: int = 3, dialogue: dict | None = None, kb: KB | None = None,
              action: str = "recommend") -> TurnContext:
-    return TurnContext(dialogue or make_dialogue(), turn_index, action, ("p1", "p2", "p3", "p4"),
-                       kb or make_kb(), pool)
+    return TurnContext.from_dialogue(dialogue or make_dialogue(), turn_index, ("p1", "p2", "p3", "p4"),
+                                    kb or make_kb(), pool, action=action)
 
 
 @pytest.fixture(autouse=True)

@@ -1,33 +1,65 @@
 """The baseline interface (paper §4, Appendix F): one system turn in, a ranked list and a
 cited response out.
 
-A baseline sees the dialogue history *before* the system turn it must produce, the
-candidate pool for that turn (closed 8 / 16 / 32 / open-set, already shuffled by the runner
-with the run seed) and the KB.  It returns :class:`BaselineOutput`.  Responses quote review
+A baseline sees only what a deployed system would (issue 14): the conversation so far, the
+city, the POI type and persona type of the request, the candidate pool for that turn (closed
+8 / 16 / 32 / open-set, already shuffled by the runner with the run seed) and the KB.  It
+never sees gold, acceptable alternatives, hidden preferences, future turns or the
+generator's labels of user turns: :meth:`TurnContext.from_dialogue` redacts a reference
+dialogue into exactly that view.  It returns :class:`BaselineOutput`.  Responses quote review
 text in double quotes followed by a ``[Rn]`` label, e.g. ``"the patio is lovely" [R1]``;
 ``citations`` maps each label to the review it quotes.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Mapping, Protocol
 
 from trace_crs.kb import KB
+
+# A user turn that turns a suggestion down (public cue list; the simulator's phrasing is not read).
+REJECTION_CUE = re.compile(
+    r"\b(not|no|don'?t|doesn'?t|isn'?t|won'?t|rather|instead|else|other|another|different|pass|skip|too)\b", re.I)
+
+# What a deployed system knows of a past turn: everything the user said (as text) and what it
+# said itself (its act, text, the POIs it named and its citations).  No annotation of user turns.
+USER_TURN_KEYS: tuple[str, ...] = ("turn_id", "role", "text")
+SYSTEM_TURN_KEYS: tuple[str, ...] = ("turn_id", "role", "action", "text", "referenced_poi_ids", "citations")
+
+
+def redact_turn(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """The public view of one past turn (:data:`USER_TURN_KEYS` / :data:`SYSTEM_TURN_KEYS`)."""
+    keys = USER_TURN_KEYS if turn["role"] == "user" else SYSTEM_TURN_KEYS
+    return {k: turn[k] for k in keys if k in turn}
 
 
 @dataclass(frozen=True)
 class TurnContext:
-    dialogue: dict[str, Any]          # the full reference dialogue record (read only the history!)
-    turn_index: int                   # index into dialogue["turns"] of the system turn to produce
-    action: str                       # "recommend" | "compare" (the reference turn's action)
+    dialogue_id: str
+    turn_id: int                      # turn_id of the system turn to produce
+    turn_index: int                   # its position (= number of turns before it)
+    action: str                       # "recommend" | "compare" (the act the replayed turn takes)
+    history: tuple[dict[str, Any], ...]  # redacted turns strictly before it (redact_turn)
+    city: str
+    poi_type: str
+    persona_type: str
     candidates: tuple[str, ...]       # candidate POI ids visible to the system for this turn
     kb: KB
     pool: str = "closed"              # "closed" | "16" | "32" | "open"
 
-    @property
-    def history(self) -> list[dict[str, Any]]:
-        """Turns strictly before the system turn being predicted."""
-        return self.dialogue["turns"][: self.turn_index]
+    @classmethod
+    def from_dialogue(cls, dialogue: Mapping[str, Any], turn_index: int, candidates: tuple[str, ...],
+                      kb: KB, pool: str = "closed", action: str | None = None) -> "TurnContext":
+        """Redact reference ``dialogue`` into the view of its system turn ``turn_index``."""
+        turns = dialogue["turns"]
+        scen = dialogue["scenario"]
+        return cls(dialogue_id=str(dialogue["dialogue_id"]), turn_id=int(turns[turn_index]["turn_id"]),
+                   turn_index=turn_index, action=action or str(turns[turn_index]["action"]),
+                   history=tuple(redact_turn(t) for t in turns[:turn_index]),
+                   city=str(scen["city"]), poi_type=str(scen["poi_type"]),
+                   persona_type=str(scen.get("persona_type") or ""),
+                   candidates=tuple(candidates), kb=kb, pool=pool)
 
     @property
     def user_texts(self) -> list[str]:
@@ -35,12 +67,17 @@ class TurnContext:
 
     @property
     def rejected_poi_ids(self) -> set[str]:
-        """POIs recommended before a user's ``reject_and_refine`` turn (what the user turned down)."""
+        """POIs the user turned down, read from the conversation as a deployed system would:
+        after a system turn that named POIs, a user turn with a rejection cue rejects the named
+        POIs it mentions by name, or all of them when it names none."""
         rejected: set[str] = set()
-        turns = self.history
-        for i, turn in enumerate(turns):
-            if turn["role"] == "user" and turn["action"] == "reject_and_refine" and i > 0:
-                rejected.update(turns[i - 1].get("referenced_poi_ids", []))
+        for prev, turn in zip(self.history, self.history[1:]):
+            offered = prev.get("referenced_poi_ids") or [] if prev["role"] == "system" else []
+            if turn["role"] != "user" or not offered or not REJECTION_CUE.search(turn["text"]):
+                continue
+            text = turn["text"].casefold()
+            named = [p for p in offered if p in self.kb.pois and self.kb.pois[p].name.casefold() in text]
+            rejected.update(named or offered)
         return rejected
 
 

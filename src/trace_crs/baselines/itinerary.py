@@ -95,6 +95,6 @@ class ItineraryBaseline:
         by_text = rank_by_score(ctx.candidates, tfidf_scores(ctx), rejected)
         kept = [p for p in by_text if p not in rejected]
         ranked = greedy_tour(ctx.kb, kept) + [p for p in by_text if p in rejected]
-        notes = tour_notes(ctx.kb, ctx.dialogue["scenario"]["city"], ranked[: len(kept)])
+        notes = tour_notes(ctx.kb, ctx.city, ranked[: len(kept)])
         text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts), extra=notes)
         return BaselineOutput(ranked, text, citations)

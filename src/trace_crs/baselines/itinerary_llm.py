@@ -21,7 +21,7 @@ from trace_crs.kb.geo import haversine_km
 
 def proximity_notes(ctx: TurnContext, shown: list[str]) -> str:
     """The proximity-graph block for ``shown`` ("" when no candidate has a neighbour)."""
-    kb, graph = ctx.kb, proximity_graph(ctx.kb, ctx.dialogue["scenario"]["city"])
+    kb, graph = ctx.kb, proximity_graph(ctx.kb, ctx.city)
     lines = []
     for i, pid in enumerate(shown):
         a = kb.pois[pid]

@@ -45,7 +45,7 @@ class Respond(dspy.Signature):
 
 def turn_seed(ctx: TurnContext, seed: int) -> int:
     """A per-turn seed from the run seed, dialogue id and turn index (stable across runs)."""
-    return int(np.random.SeedSequence([seed, zlib.crc32(ctx.dialogue["dialogue_id"].encode()),
+    return int(np.random.SeedSequence([seed, zlib.crc32(ctx.dialogue_id.encode()),
                                        ctx.turn_index]).generate_state(1)[0])
 
 

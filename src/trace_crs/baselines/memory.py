@@ -100,8 +100,7 @@ class MemoryZeroShotModule(ZeroShotModule):
         self.owner = owner
 
     def notes(self, ctx: TurnContext, shown: list[str]) -> str:
-        scen = ctx.dialogue["scenario"]
-        hits = self.owner.memory.retrieve(scen["persona_type"], ctx.dialogue["dialogue_id"],
+        hits = self.owner.memory.retrieve(ctx.persona_type, ctx.dialogue_id,
                                           " ".join(ctx.user_texts), self.owner.clock(ctx), self.owner.top_k)
         if not hits:
             return ""
@@ -128,7 +127,7 @@ class MemoryAugmentedBaseline(LLMBaseline):
 
     def clock(self, ctx: TurnContext) -> float:
         """Session time (hours) of ``ctx``'s dialogue: order of first sight × ``session_gap_h``."""
-        did = ctx.dialogue["dialogue_id"]
+        did = ctx.dialogue_id
         if did not in self._sessions:
             start = max((m.t_hours for m in self.memory.items), default=-self.session_gap_h)
             self._sessions[did] = max(start + self.session_gap_h, len(self._sessions) * self.session_gap_h)
@@ -147,7 +146,6 @@ class MemoryAugmentedBaseline(LLMBaseline):
     def predict(self, ctx: TurnContext) -> BaselineOutput:
         t_now = self.clock(ctx)
         out = super().predict(ctx)
-        scen = ctx.dialogue["scenario"]
         for text in ctx.user_texts:
-            self.memory.add(MemoryItem(scen["persona_type"], ctx.dialogue["dialogue_id"], text, t_now))
+            self.memory.add(MemoryItem(ctx.persona_type, ctx.dialogue_id, text, t_now))
         return out

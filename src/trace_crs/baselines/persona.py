@@ -50,7 +50,7 @@ def persona_prior(persona_type: str) -> np.ndarray:
 
 def persona_weights(ctx: TurnContext) -> np.ndarray:
     """``½ · prior(persona_type) + ½ · w_query``."""
-    prior = persona_prior(str(ctx.dialogue["scenario"].get("persona_type") or ""))
+    prior = persona_prior(ctx.persona_type)
     return PERSONA_SHARE * prior + (1 - PERSONA_SHARE) * aspect_weights(query_text(ctx.user_texts))
 
 

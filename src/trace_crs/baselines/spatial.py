@@ -85,7 +85,7 @@ def spatial_scores(ctx: TurnContext) -> np.ndarray:
     """The blended score of each candidate."""
     if not ctx.candidates:
         return np.zeros(0)
-    lat, lon, _ = detect_anchor(ctx.kb, ctx.dialogue["scenario"]["city"], ctx.user_texts)
+    lat, lon, _ = detect_anchor(ctx.kb, ctx.city, ctx.user_texts)
     pois = [ctx.kb.pois[c] for c in ctx.candidates]
     dist = haversine_km(lat, lon, np.array([p.latitude for p in pois]), np.array([p.longitude for p in pois]))
     return ALPHA * minmax(tfidf_scores(ctx)) + (1 - ALPHA) * minmax(1.0 / (1.0 + np.atleast_1d(dist)))

@@ -67,8 +67,7 @@ def tfidf_scores(ctx: TurnContext) -> np.ndarray:
     """TF-IDF cosine of the user-turn query with each candidate of ``ctx`` (pool order);
     memoised per turn (:func:`~trace_crs.baselines.cache.memo_call`) for the five baselines
     that use it, and returned read-only."""
-    scen = ctx.dialogue["scenario"]
-    key = (scen["city"], scen["poi_type"], query_text(ctx.user_texts), ctx.candidates)
+    key = (ctx.city, ctx.poi_type, query_text(ctx.user_texts), ctx.candidates)
 
     def compute() -> np.ndarray:
         scores = tfidf_index(ctx.kb, key[0], key[1]).scores(key[2], key[3])

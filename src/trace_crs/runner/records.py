@@ -30,7 +30,7 @@ def to_record(ctx: TurnContext, baseline: str, out: BaselineOutput, latency_s: f
     """The record of one prediction; ``latency_s`` is used unless the baseline set its own."""
     u = out.usage
     return {
-        "dialogue_id": ctx.dialogue["dialogue_id"], "turn_id": int(ctx.dialogue["turns"][ctx.turn_index]["turn_id"]),
+        "dialogue_id": ctx.dialogue_id, "turn_id": ctx.turn_id,
         "baseline": baseline, "pool": ctx.pool, "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids],
         "text": out.text, "citations": json.dumps(out.citations, sort_keys=True, ensure_ascii=False),
         "latency_s": float(u.latency_s or latency_s), "prompt_tokens": int(u.prompt_tokens),

@@ -66,7 +66,7 @@ def turn_contexts(dialogue: dict[str, Any], kb: KB, pool: str, seed: int) -> lis
     unknown = [c for c in candidates if c not in kb.pois]
     if unknown:
         raise ValueError(f"dialogue {dialogue['dialogue_id']}: pool {pool} has POI id(s) not in the KB: {unknown[:3]}")
-    return [TurnContext(dialogue=dialogue, turn_index=i, action=t["action"], candidates=candidates, kb=kb, pool=pool)
+    return [TurnContext.from_dialogue(dialogue, i, candidates, kb, pool)
             for i, t in enumerate(dialogue["turns"]) if t["role"] == "system" and t["action"] in REC_ACTIONS]
 
 
