@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure
+from scipy.stats import kendalltau
 
 from trace_crs.baselines.registry import BASELINES, SESSION_ISOLATED
 from trace_crs.report import compare, figures, results
@@ -49,4 +50,17 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
             "best_r1_label": str(best["Baseline"]), "best_r1": float(best["ours"]),
             "best_r1_paper": float(best["paper"]),
             "mean_abs_diff_r1": float(r1["diff"].abs().mean()),
-            "mean_abs_diff_cgs": float(df.loc[df["column"] == "CGS", "diff"].abs().mean())}
+            "mean_abs_diff_cgs": float(df.loc[df["column"] == "CGS", "diff"].abs().mean()),
+            **ordering_agreement(df)}
+
+
+def ordering_agreement(df: pd.DataFrame, column: str = "R@1", family: str = "non_llm") -> dict[str, Any]:
+    """Kendall τ_b between the reproduced and the printed ordering of ``family`` rows on
+    ``column`` (scipy ``kendalltau``), with its two-sided p-value and the number of rows."""
+    rows = df[(df["column"] == column) & df["baseline"].map(lambda b: compare.BASELINES.get(b, ("", ""))[1] == family)]
+    rows = rows.dropna(subset=["paper", "ours"])
+    if len(rows) < 2:
+        return {"tau_r1_non_llm": float("nan"), "tau_r1_non_llm_p": float("nan"), "tau_r1_non_llm_n": int(len(rows))}
+    res = kendalltau(rows["paper"], rows["ours"])
+    return {"tau_r1_non_llm": float(res.statistic), "tau_r1_non_llm_p": float(res.pvalue),
+            "tau_r1_non_llm_n": int(len(rows))}

@@ -1,0 +1,99 @@
+"""Deviations from the paper: every reproduced cell whose printed value lies outside our
+dialogue-cluster bootstrap interval, with its known cause (issue 14 item 7).
+
+``load`` lays out Tables 5, 6 and 9 (reported vs reproduced, via their own modules), joins
+each cell with its interval from :func:`trace_crs.stats.intervals.cell_intervals` and gives
+every cell a verdict: ``deviates`` (printed value outside the interval), ``within CI``,
+``insufficient n`` (fewer dialogues than :data:`~trace_crs.stats.intervals.MIN_CLUSTERS` or a
+degenerate interval: no claim either way) or ``no interval`` (the metric has no per-row scores,
+e.g. a system-level number).  Causes come from ``deviation_causes.yaml`` (first match wins).
+"""
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+import yaml
+
+from trace_crs.report import compare, results
+from trace_crs.stats.intervals import MIN_CLUSTERS, cell_intervals
+
+NAME = "deviations"
+TABLES: tuple[str, ...] = ("t05", "t06", "t09")
+VERDICTS: tuple[str, ...] = ("deviates", "within CI", "insufficient n", "no interval")
+CAUSES_FILE = Path(__file__).with_name("deviation_causes.yaml")
+
+
+@cache
+def causes() -> tuple[dict[str, str], ...]:
+    """The cause rules, in file order."""
+    return tuple(yaml.safe_load(CAUSES_FILE.read_text()))
+
+
+def cause_of(table: str, column: str, baseline: str) -> str:
+    """The first rule matching the cell, or ``"unexplained"``."""
+    cell = {"table": table, "column": column, "baseline": baseline,
+            "family": compare.family(baseline) if baseline in compare.BASELINES else ""}
+    for rule in causes():
+        if all(cell.get(k) == v for k, v in rule.items() if k != "cause"):
+            return str(rule["cause"])
+    return "unexplained"
+
+
+def verdict(paper: float, low: float, high: float, sufficient: bool) -> str:
+    """One of :data:`VERDICTS` for a printed value against our interval."""
+    if pd.isna(low) or pd.isna(high):
+        return "no interval"
+    if not sufficient:
+        return "insufficient n"
+    return "within CI" if low <= paper <= high else "deviates"
+
+
+def load(results_dir: str | Path, tables: Sequence[str] = TABLES, n_boot: int = 1000,
+         seed: int = 42, table_params: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
+    """Every cell with a printed and a reproduced value, its interval and verdict; writes
+    ``tables/deviations.csv``.  ``table_params[key]`` is passed to that table's ``load``."""
+    cells = []
+    for key in tables:
+        module = importlib.import_module(f"trace_crs.report.{key}")
+        frame = module.load(results_dir, **(table_params or {}).get(key, {})).dropna(subset=["paper", "ours", "baseline"])
+        cells.append(frame.assign(table=module.NAME))
+    long = pd.concat(cells, ignore_index=True)
+    runs = sorted(set(long["run"].dropna()))
+    intervals = cell_intervals(results.load_per_turn(results_dir, runs), results.load_per_dialogue(results_dir, runs),
+                               sorted(set(long["metric"])), n_boot=n_boot, seed=seed)
+    long = long.merge(intervals.drop(columns="mean"), on=["run", "baseline", "metric"], how="left")
+    long["sufficient"] = long["sufficient"].astype("boolean").fillna(False).astype(bool)
+    long["verdict"] = [verdict(p, lo, hi, s) for p, lo, hi, s in
+                       zip(long["paper"], long["ci_low"], long["ci_high"], long["sufficient"])]
+    long["cause"] = [cause_of(t, c, b) if v == "deviates" else "" for t, c, b, v in
+                     zip(long["table"], long["column"], long["baseline"], long["verdict"])]
+    columns = ["table", "Baseline", "baseline", "column", "metric", "run", "paper", "ours", "diff",
+               "ci_low", "ci_high", "n_clusters", "verdict", "cause"]
+    out = long[columns].reset_index(drop=True)
+    results.write_table(out, results_dir, NAME)
+    return out
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Cells per table and verdict (rows: tables; columns: :data:`VERDICTS`)."""
+    counts = df.groupby(["table", "verdict"]).size().unstack(fill_value=0)
+    return counts.reindex(columns=list(VERDICTS), fill_value=0)
+
+
+def deviating(df: pd.DataFrame) -> pd.DataFrame:
+    """The cells whose printed value lies outside our interval, largest |diff| first."""
+    rows = df[df["verdict"] == "deviates"]
+    return rows.reindex(rows["diff"].abs().sort_values(ascending=False).index)[
+        ["table", "Baseline", "column", "paper", "ours", "ci_low", "ci_high", "n_clusters", "cause"]]
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Numbers quoted in the notebook prose (glued)."""
+    counts = df["verdict"].value_counts()
+    unexplained = int(((df["verdict"] == "deviates") & (df["cause"] == "unexplained")).sum())
+    return {"n_cells": int(len(df)), "min_clusters": MIN_CLUSTERS, "unexplained": unexplained,
+            **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS}}

@@ -1,0 +1,67 @@
+"""Dialogue-cluster bootstrap intervals for every reproduced cell (paper Appendix L).
+
+A cell is one (run, baseline, metric).  Its rows are turns (per-turn metrics) or dialogues
+(per-dialogue metrics); rows where the metric is undefined (NaN) are dropped, as in the
+aggregates.  The mean over rows is the ratio estimator ``Σ_d S_d / Σ_d N_d`` with S_d, N_d the
+sum and count of the metric over dialogue d's rows; dialogues are resampled with replacement
+using the same index matrix as :mod:`trace_crs.stats.bootstrap` (``default_rng(seed).choice``),
+and the interval is the percentile interval of the replicates.
+
+With fewer than :data:`MIN_CLUSTERS` dialogues, or when every replicate gives the same value
+(a degenerate interval), the cell is marked ``sufficient = False``: such an interval is not
+evidence of anything and the report says "insufficient n" instead of comparing against it.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from trace_crs.stats.bootstrap import bootstrap_indices, resample_weights
+from trace_crs.stats.frames import require_columns
+
+#: Below this many dialogues a cluster bootstrap interval is not reported as evidence.
+MIN_CLUSTERS = 20
+CI_COLUMNS = ["run", "baseline", "metric", "mean", "ci_low", "ci_high", "n_rows", "n_clusters", "sufficient"]
+
+
+def cluster_mean_ci(frame: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int = 42,
+                    level: float = 0.95, min_clusters: int = MIN_CLUSTERS) -> dict[str, float | int | bool]:
+    """Mean of ``metric`` over the defined rows of ``frame`` and its cluster-bootstrap interval.
+
+    ``frame`` needs ``dialogue_id`` and ``metric``.  Returns ``mean, ci_low, ci_high, n_rows,
+    n_clusters, sufficient``; with no defined row every number is NaN and ``sufficient`` False.
+    """
+    require_columns(frame, ["dialogue_id", metric], "score frame")
+    rows = frame.loc[frame[metric].notna(), ["dialogue_id", metric]]
+    if rows.empty:
+        nan = float("nan")
+        return {"mean": nan, "ci_low": nan, "ci_high": nan, "n_rows": 0, "n_clusters": 0, "sufficient": False}
+    totals = rows.groupby("dialogue_id", sort=True)[metric].agg(["sum", "count"])
+    s, n = totals["sum"].to_numpy(float), totals["count"].to_numpy(float)
+    weights = resample_weights(bootstrap_indices(len(totals), n_boot, seed), len(totals))
+    replicates = (weights @ s) / (weights @ n)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(replicates, [alpha, 1.0 - alpha])
+    return {"mean": float(s.sum() / n.sum()), "ci_low": float(low), "ci_high": float(high),
+            "n_rows": int(n.sum()), "n_clusters": int(len(totals)),
+            "sufficient": bool(len(totals) >= min_clusters and high > low)}
+
+
+def cell_intervals(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, metrics: Sequence[str],
+                   n_boot: int = 1000, seed: int = 42, level: float = 0.95,
+                   min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
+    """One row per (run, baseline, metric) found in the frames (:data:`CI_COLUMNS`).
+
+    A metric is read from the per-turn frame when it has that column, else from the
+    per-dialogue frame; metrics in neither are skipped (no interval can be formed)."""
+    out = []
+    for metric in metrics:
+        source = per_turn if metric in per_turn.columns else per_dialogue if metric in per_dialogue.columns else None
+        if source is None:
+            continue
+        for (run, baseline), part in source.groupby(["run", "baseline"], sort=True):
+            cell = cluster_mean_ci(part, metric, n_boot, seed, level, min_clusters)
+            out.append({"run": run, "baseline": baseline, "metric": metric, **cell})
+    return pd.DataFrame(out, columns=CI_COLUMNS)

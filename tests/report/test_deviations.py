@@ -1,0 +1,39 @@
+"""Deviations page: verdicts against intervals, causes, and the written CSV."""
+from __future__ import annotations
+
+import pandas as pd
+
+from trace_crs.report import deviations
+
+
+def test_verdicts():
+    assert deviations.verdict(0.5, 0.1, 0.3, True) == "deviates"
+    assert deviations.verdict(0.2, 0.1, 0.3, True) == "within CI"
+    assert deviations.verdict(0.5, 0.1, 0.3, False) == "insufficient n"
+    assert deviations.verdict(0.5, float("nan"), float("nan"), False) == "no interval"
+
+
+def test_cause_rules_first_match():
+    diversity = deviations.cause_of("table9_practical", "ItineraryDiversity", "tfidf")
+    assert "one POI type" in diversity
+    assert "local 1.5B" in deviations.cause_of("table5_headline", "R@1", "dst")
+    assert "Synthetic KB" in deviations.cause_of("table5_headline", "R@1", "tfidf")
+    assert deviations.cause_of("table5_headline", "R@1", "not_a_baseline") == "unexplained"
+
+
+def test_load_flags_printed_value_outside_interval(tmp_path, scores):
+    # 25 dialogues of TF-IDF with R@1 alternating 1/0 -> mean 0.52, interval well inside (0.2, 0.8);
+    # the paper prints 0.257 for TF-IDF R@1 (Table 5): outside the interval only if it is.
+    turns = [{"dialogue_id": f"d{i:02d}", "turn_id": 2, "recall@1": float(i % 2 == 0)} for i in range(25)]
+    dialogues = [{"dialogue_id": f"d{i:02d}", "tsr": 1.0} for i in range(25)]
+    scores(tmp_path, "closed", "tfidf", {"recall@1": 13 / 25}, per_turn=turns, per_dialogue=dialogues,
+           n_dialogues=25, n_turns=25)
+    df = deviations.load(tmp_path, tables=("t05",), n_boot=200, table_params={"t05": {"runs": ["closed"]}})
+    cell = df[(df["baseline"] == "tfidf") & (df["column"] == "R@1")].iloc[0]
+    assert cell["n_clusters"] == 25
+    expected = "within CI" if cell["ci_low"] <= cell["paper"] <= cell["ci_high"] else "deviates"
+    assert cell["verdict"] == expected
+    assert cell["ci_low"] > 0.2 and cell["paper"] < cell["ci_low"] and expected == "deviates"
+    assert (tmp_path / "tables" / "deviations.csv").is_file()
+    assert deviations.summary(df).loc["table5_headline", "deviates"] >= 1
+    assert pd.notna(deviations.deviating(df)["cause"]).all()
