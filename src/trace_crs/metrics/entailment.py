@@ -34,7 +34,7 @@ from typing import Callable, Literal, Sequence
 import dspy
 import numpy as np
 
-from trace_crs.baselines.cache import disk_cache_dir
+from trace_crs.cache import disk_cache_dir
 from trace_crs.metrics.quotes import LABEL_RE
 
 THRESHOLD = 0.5

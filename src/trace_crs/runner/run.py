@@ -26,7 +26,7 @@ import yaml
 from tqdm import tqdm
 
 from trace_crs import __version__
-from trace_crs.baselines.cache import CACHE_ENV
+from trace_crs.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, resolve
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
