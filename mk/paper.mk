@@ -59,7 +59,7 @@ $(RES)/.done: $(SCORES)
 # PARAMS and PROFILE as files whose content (not mtime) says what changed: rewritten only on change.
 $(RES)/params/PARAMS: FORCE | $(STAMP)
 	@mkdir -p $(@D)
-	$(if $(strip $(PARAMS)),$(TOOL) check-params '$(PARAMS)' $(NOTEBOOKS:%=params/$(PROFILE)/%.yaml))
+	$(if $(strip $(PARAMS)),$(TOOL) check-params '$(PARAMS)' $(NOTEBOOKS:%=notebooks/%.py))
 	@echo '$(PARAMS)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 $(RES)/params/SET.%: FORCE
@@ -70,8 +70,10 @@ book/_build/.content-profile: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PROFILE)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(RES)/params/%.yaml: params/$(PROFILE)/%.yaml $(RES)/params/PARAMS
-	$(TOOL) params $< '$(PARAMS)' $@
+# Defaults live in the notebook's parameters cell; params/<profile>/<name>.yaml (optional) overrides.
+.SECONDEXPANSION:
+$(RES)/params/%.yaml: notebooks/%.py $$(wildcard params/$(PROFILE)/$$*.yaml) $(RES)/params/PARAMS
+	$(TOOL) params $< '$(wildcard params/$(PROFILE)/$*.yaml)' '$(PARAMS)' $@
 .SECONDARY: $(NOTEBOOKS:%=$(RES)/params/%.yaml) $(RES)/params/SET.evaluate $(RES)/params/SET.score
 
 # Each run, score and notebook step records its wall time in $(RES)/timings/<step>.json.

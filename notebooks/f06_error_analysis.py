@@ -12,7 +12,6 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-profile = 'default'
 runs = ['closed', 'closed_llm']
 n_dialogues = 1000
 seed = 42

@@ -12,7 +12,6 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-profile = 'default'
 kb_dir = 'data/kb/default'
 dialogues_path = 'data/dialogues/default/dialogues.jsonl'
 

@@ -12,7 +12,6 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-profile = 'default'
 closed_runs = ['closed', 'closed_llm']
 open_runs = ['open', 'open_llm']
 nli_runs = None

@@ -12,11 +12,10 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-profile = 'default'
 runs = ['closed', 'closed_llm']
 subset_run = 'closed_llm'
 pairs = None
-B = 1000
+n_boot = 1000
 seed = 42
 
 # %% [markdown]
@@ -29,7 +28,7 @@ seed = 42
 # %%
 from trace_crs import report
 
-df = report.t21.load(results_dir, runs=runs, subset_run=subset_run, pairs=pairs, B=B, seed=seed)
+df = report.t21.load(results_dir, runs=runs, subset_run=subset_run, pairs=pairs, B=n_boot, seed=seed)
 report.prose.glue_facts("t21", report.t21.facts(df))
 
 # %% [markdown]

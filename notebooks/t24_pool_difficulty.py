@@ -12,7 +12,6 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-profile = 'default'
 pool_runs = [[8, 'closed'], [16, 'pool16'], [32, 'pool32']]
 runs = ['closed', 'closed_llm']
 

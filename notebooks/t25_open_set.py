@@ -12,7 +12,6 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-profile = 'default'
 closed_run = 'closed_llm'
 tfidf_run = 'open_llm'
 dense_run = 'open_llm_dense'

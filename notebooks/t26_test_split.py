@@ -12,7 +12,6 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-profile = 'default'
 dialogues_path = 'data/dialogues/default/dialogues.jsonl'
 run = 'closed'
 split = 'test'

@@ -1,21 +1,26 @@
 """Small helpers for the `make paper` pipeline (mk/paper.mk); standard library + PyYAML only.
 
     pipeline.py args CONFIG SECTION [SET]    print `--key value` flags for one CLI call
-    pipeline.py params BASE PARAMS OUT        write BASE ⊕ PARAMS (only keys BASE declares) to OUT
-    pipeline.py check-params PARAMS FILE...   fail if a PARAMS key is declared by no FILE
+    pipeline.py params NOTEBOOK OVERRIDES PARAMS OUT
+                                              write the notebook's defaults ⊕ OVERRIDES file ⊕ PARAMS
+                                              (only keys the notebook declares) to OUT
+    pipeline.py check-params PARAMS NOTEBOOK...  fail if a PARAMS key is declared by no NOTEBOOK
     pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error or stderr output
     pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode"} to OUT
 
 A run config (`configs/<profile>/<run>.yaml`) has one mapping per CLI (`evaluate`, `score`);
 each key is the CLI flag without dashes (`fuzzy_threshold` → `--fuzzy-threshold`), a list
 value repeats the flag (`set: [a=1, b=2]` → `--set a=1 --set b=2`) and `null` omits it.
-PARAMS is the notebook ablation string `"B=2000 n_boot=200"`; SET is the run ablation string
+A notebook's parameters and their defaults live in one place, its `parameters` cell
+(`notebooks/<name>.py`); `params/<profile>/<name>.yaml` holds only a profile's overrides and
+may be absent. PARAMS is the notebook ablation string `"n_boot=200 seed=7"`; SET is the run ablation string
 `"score.fuzzy_threshold=0.9 evaluate.subset=50"` (section.key=value, applied to every run's
 config before its flags are made). Values are YAML scalars.
 Files are written only when their content changes, so Make re-runs only what is affected.
 """
 from __future__ import annotations
 
+import ast
 import json
 import shlex
 import subprocess
@@ -69,18 +74,38 @@ def write_if_changed(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def effective_params(base: Path, params: str, out: Path) -> None:
-    """Notebook parameters = the profile's params file, overridden by the PARAMS it declares."""
-    data = yaml.safe_load(base.read_text()) or {}
+def notebook_defaults(notebook: Path) -> dict:
+    """Names and literal values assigned in the jupytext cell tagged ``parameters``."""
+    lines = notebook.read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("# %%") and "parameters" in line), None)
+    if start is None:
+        raise SystemExit(f"{notebook}: no '# %% tags=[\"parameters\"]' cell")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("# %%")), len(lines))
+    out = {}
+    for node in ast.parse("\n".join(lines[start + 1:end])).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            raise SystemExit(f"{notebook}: the parameters cell may hold only `name = literal` lines")
+        out[node.targets[0].id] = ast.literal_eval(node.value)
+    return out
+
+
+def effective_params(notebook: Path, overrides: Path | None, params: str, out: Path) -> None:
+    """Notebook parameters = its defaults, then the profile's overrides, then PARAMS (declared keys only)."""
+    data = notebook_defaults(notebook)
+    extra = yaml.safe_load(overrides.read_text()) or {} if overrides and overrides.is_file() else {}
+    unknown = sorted(set(extra) - set(data))
+    if unknown:
+        raise SystemExit(f"{overrides}: {unknown} not declared by {notebook}'s parameters cell")
+    data.update(extra)
     data.update({k: v for k, v in parse_params(params).items() if k in data})
     write_if_changed(out, yaml.safe_dump(data, sort_keys=True))
 
 
-def check_params(params: str, files: list[Path]) -> None:
-    declared = set().union(*[set(yaml.safe_load(f.read_text()) or {}) for f in files])
+def check_params(params: str, notebooks: list[Path]) -> None:
+    declared = set().union(*[set(notebook_defaults(f)) for f in notebooks])
     unknown = sorted(set(parse_params(params)) - declared)
     if unknown:
-        raise SystemExit(f"PARAMS: {unknown} is declared by no params file; known: {sorted(declared)}")
+        raise SystemExit(f"PARAMS: {unknown} is declared by no notebook; known: {sorted(declared)}")
 
 
 def notebook_errors(path: Path) -> list[str]:
@@ -116,7 +141,7 @@ def main(argv: list[str]) -> int:
     if cmd == "args":
         print(shlex.join(cli_args(Path(rest[0]), rest[1], rest[2] if len(rest) > 2 else "")))
     elif cmd == "params":
-        effective_params(Path(rest[0]), rest[1], Path(rest[2]))
+        effective_params(Path(rest[0]), Path(rest[1]) if rest[1] else None, rest[2], Path(rest[3]))
     elif cmd == "check-params":
         check_params(rest[0], [Path(f) for f in rest[1:]])
     elif cmd == "check":

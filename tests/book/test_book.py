@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from trace_crs.baselines.registry import BASELINES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "tools"))  # a script, not the package
+from pipeline import notebook_defaults  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
@@ -47,10 +51,19 @@ def test_toc_lists_every_notebook_once():
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_every_chapter_has_params(profile):
+def test_params_files_only_override_declared_parameters(profile):
+    """Defaults live in each notebook's parameters cell; params/<profile>/ holds overrides only."""
+    for path in sorted((ROOT / "params" / profile).glob("*.yaml")):
+        assert path.stem in chapters(), f"{path}: no chapter of that name"
+        defaults = notebook_defaults(ROOT / "notebooks" / f"{path.stem}.py")
+        overrides = yaml.safe_load(path.read_text()) or {}
+        assert overrides and set(overrides) <= set(defaults), path
+        assert all(defaults[k] != v for k, v in overrides.items()), f"{path}: repeats a default"
+
+
+def test_every_chapter_declares_its_parameters():
     for name in chapters():
-        params = yaml.safe_load((ROOT / "params" / profile / f"{name}.yaml").read_text()) or {}
-        assert isinstance(params, dict), name
+        assert "results_dir" in notebook_defaults(ROOT / "notebooks" / f"{name}.py"), name
 
 
 # Digits are allowed only in code, glue roles, cross-references, citations and references to
@@ -113,11 +126,17 @@ def test_pipeline_args_and_params(tmp_path):
     out = subprocess.run(tool + ["args", str(cfg), "evaluate", "evaluate.subset=5 score.judge=local"],
                          capture_output=True, text=True, check=True)
     assert "--subset 5" in out.stdout and "--judge" not in out.stdout
-    base, eff = tmp_path / "p.yaml", tmp_path / "eff.yaml"
-    base.write_text("pool: 8\nseed: 42\n")
-    subprocess.run(tool + ["params", str(base), "pool=32 other=1", str(eff)], check=True)
-    assert yaml.safe_load(eff.read_text()) == {"pool": 32, "seed": 42}
-    bad = subprocess.run(tool + ["check-params", "nokey=1", str(base)], capture_output=True, text=True)
+    nb, over, eff = tmp_path / "nb.py", tmp_path / "p.yaml", tmp_path / "eff.yaml"
+    nb.write_text("# %% tags=[\"parameters\"]\npool = 8\nseed = 42\nruns = ['a']\n\n# %%\nprint(pool)\n")
+    over.write_text("seed: 7\n")
+    subprocess.run(tool + ["params", str(nb), str(over), "pool=32 other=1", str(eff)], check=True)
+    assert yaml.safe_load(eff.read_text()) == {"pool": 32, "seed": 7, "runs": ["a"]}
+    subprocess.run(tool + ["params", str(nb), "", "", str(eff)], check=True)
+    assert yaml.safe_load(eff.read_text()) == {"pool": 8, "seed": 42, "runs": ["a"]}
+    over.write_text("undeclared: 1\n")
+    bad = subprocess.run(tool + ["params", str(nb), str(over), "", str(eff)], capture_output=True, text=True)
+    assert bad.returncode != 0 and "undeclared" in bad.stderr
+    bad = subprocess.run(tool + ["check-params", "nokey=1", str(nb)], capture_output=True, text=True)
     assert bad.returncode != 0 and "nokey" in bad.stderr
 
 
