@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from trace_crs.report import compare, figures, results
 
 POOL, DIFFICULTY = "table24_pool_size", "table23_difficulty"
+NAMES = {"pool": POOL, "difficulty": DIFFICULTY}  # every table CSV this module writes
 TIERS = ("easy", "medium", "hard", "expert")
 POOL_METRICS = {"R@1": "recall@1", "R@3": "recall@3", "GS": "gs"}
 
