@@ -62,10 +62,6 @@ df[df["kind"] == "budget"]
 
 # %% [markdown]
 # ## Provenance of these numbers
-#
-# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
-# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
-# `config.yaml` and `records.parquet`.
 
 # %%
-provenance.runs(results_dir, runs)
+provenance.section(results_dir, runs)

@@ -41,10 +41,6 @@ report.t06.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers
-#
-# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
-# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
-# `config.yaml` and `records.parquet`.
 
 # %%
-report.provenance.runs(results_dir, [*closed_runs, *open_runs])
+report.provenance.section(results_dir, [*closed_runs, *open_runs])

@@ -169,10 +169,6 @@ t16.plot(bim);
 
 # %% [markdown]
 # ## Provenance of these numbers
-#
-# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
-# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
-# `config.yaml` and `records.parquet`.
 
 # %%
-provenance.runs(results_dir, sorted(set(runs) | set(sweep_runs) | {nli_run}))
+provenance.section(results_dir, sorted(set(runs) | set(sweep_runs) | {nli_run}))

@@ -40,10 +40,6 @@ report.t26.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers
-#
-# Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, entailment
-# backend, seed) and the LM model id with its weights SHA256, read from each run's score files,
-# `config.yaml` and `records.parquet`.
 
 # %%
-report.provenance.runs(results_dir, [run])
+report.provenance.section(results_dir, [run])

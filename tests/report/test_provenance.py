@@ -61,3 +61,10 @@ def test_timings_lists_every_recorded_step_sorted(tmp_path):
     assert df["step"].tolist() == ["notebook/t05", "run/closed"]
     assert df["seconds"].tolist() == [12.0, 87.5]
     assert provenance.timings(tmp_path / "absent").empty
+
+
+def test_section_is_runs_with_its_caption(tmp_path, scores):
+    scores(tmp_path, "closed", "tfidf", {"recall@1": 0.5})
+    styled = provenance.section(tmp_path, ["closed"])
+    pd.testing.assert_frame_equal(styled.data, provenance.runs(tmp_path, ["closed"]))
+    assert provenance.SECTION_CAPTION in styled.to_html()

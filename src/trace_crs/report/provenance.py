@@ -68,6 +68,17 @@ def runs(results_dir: str | Path, names: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+SECTION_CAPTION = ("Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, "
+                   "entailment backend, seed) and the LM model id with its weights SHA256, read from each "
+                   "run's score files, config.yaml and records.parquet.")
+
+
+def section(results_dir: str | Path, names: Sequence[str]) -> "pd.io.formats.style.Styler":
+    """The provenance block every table page ends with: :func:`runs` captioned with where its
+    fields come from (one definition instead of a paragraph pasted into each notebook)."""
+    return runs(results_dir, names).style.hide(axis="index").set_caption(SECTION_CAPTION)
+
+
 def timings(results_dir: str | Path) -> pd.DataFrame:
     """One row per recorded step (``step, seconds, finished, returncode``), sorted by step."""
     rows = [json.loads(f.read_text()) for f in sorted((Path(results_dir) / "timings").glob("*.json"))]
