@@ -1,8 +1,10 @@
 """The baseline registry (paper §4, Appendix A Table 8; ARCHITECTURE §3).
 
 ``BASELINES`` maps each key to ``"module:Class"`` and is resolved lazily by :func:`create`,
-so listing or validating names never imports torch, DSPy or an LLM backend.  ``LABELS`` gives
-the table label and ``GROUPS`` the paper group (``"non-LLM"`` / ``"LLM"``).
+so listing or validating names never imports torch, DSPy or an LLM backend.  This module is the
+one baseline catalogue: ``LABELS`` gives the paper's table label and ``FAMILY`` the family
+(``"llm"``: uses a language model at inference time, else ``"non_llm"``); the report layer
+reads both from here.
 """
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ LABELS: dict[str, str] = {
     "persona": "Persona-Ground.", "llm_zero_shot": "LLM Zero-Shot", "dst": "DST", "rag_citation": "RAG-Citation",
     "mrs": "Multi-Rev. Synth.", "memory": "Memory-Aug.", "itinerary_llm": "Itinerary-LLM",
 }
-GROUPS: dict[str, str] = {**{k: "non-LLM" for k in NON_LLM}, **{k: "LLM" for k in LLM}}
+FAMILY: dict[str, str] = {**{k: "non_llm" for k in NON_LLM}, **{k: "llm" for k in LLM}}
+GROUPS: dict[str, str] = {k: "LLM" if f == "llm" else "non-LLM" for k, f in FAMILY.items()}  # runner's spelling
 SESSION_ISOLATED: frozenset[str] = frozenset(BASELINES) - {"memory"}  # §4: Memory-Aug. reported apart
 
 

@@ -1,7 +1,7 @@
 """Reported vs reproduced: the paper's printed value, ours, and the difference.
 
-``BASELINES`` is the one canonical mapping from our baseline keys (ARCHITECTURE §3) to
-the paper's row labels and families.  :func:`side_by_side` joins a paper table with our
+``BASELINES`` maps our baseline keys (ARCHITECTURE §3) to the paper's row labels and
+families, as read from :mod:`trace_crs.baselines.registry`.  :func:`side_by_side` joins a paper table with our
 metric table into a long frame ``Baseline, baseline, column, metric, paper, ours, diff``
 (``diff = ours - paper``), which is what every ``results/<profile>/tables/<name>.csv``
 holds; :func:`wide` pivots it for display.
@@ -15,19 +15,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs.baselines import registry
 from trace_crs.report import paper, results
 
-# key: (paper label, family); family "llm" = uses a language model at inference time.
-BASELINES: dict[str, tuple[str, str]] = {
-    "popularity": ("Popularity", "non_llm"), "tfidf": ("TF-IDF", "non_llm"),
-    "aspect": ("Aspect", "non_llm"), "dense": ("Dense", "non_llm"),
-    "spatial": ("Spatial", "non_llm"), "hybrid_rrf": ("Hybrid-RRF", "non_llm"),
-    "itinerary": ("Itinerary", "non_llm"), "knowledge": ("Knowledge-Enh.", "non_llm"),
-    "persona": ("Persona-Ground.", "non_llm"), "llm_zero_shot": ("LLM Zero-Shot", "llm"),
-    "dst": ("DST", "llm"), "rag_citation": ("RAG-Citation", "llm"),
-    "mrs": ("Multi-Rev. Synth.", "llm"), "memory": ("Memory-Aug.", "llm"),
-    "itinerary_llm": ("Itinerary-LLM", "llm"),
-}
+# key: (paper label, family), from the one baseline catalogue (baselines.registry).
+BASELINES: dict[str, tuple[str, str]] = {k: (registry.LABELS[k], registry.FAMILY[k]) for k in registry.BASELINES}
 # Short forms the paper prints in a few tables (Table 21).
 ALIASES = {"RAG-Cit.": "rag_citation", "Multi-Rev.": "mrs"}
 LONG_COLUMNS = ["Baseline", "baseline", "column", "metric", "paper", "ours", "diff"]
