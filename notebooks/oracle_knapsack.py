@@ -25,17 +25,17 @@ seed = 42
 # After HotelQuEST's oracle models: the **budget oracle** picks exactly one baseline per dialogue
 # to maximise total quality under a total cost budget (an exact multiple-choice knapsack), the
 # **quality oracle** picks per dialogue the cheapest of the best baselines. Quality is the joint
-# score of `trace_crs.report.knapsack_report`: the mean of per-dialogue R@1, CGS and rejection
+# score of `trace_crs.oracle.quality`: the mean of per-dialogue R@1, CGS and rejection
 # recovery (the last only where the dialogue has a rejection); cost is the `cost` column below
 # summed over the dialogue's turns in the runs' records. Both oracles know every outcome in
 # advance: these are **in-sample upper bounds with perfect foresight**, not routers.
 
 # %%
-from trace_crs.report import knapsack_report, prose, provenance
+from trace_crs.report import oracle_knapsack, prose, provenance
 
-df = knapsack_report.load(results_dir, runs=runs, baselines=baselines, cost=cost, n_points=n_points,
+df = oracle_knapsack.load(results_dir, runs=runs, baselines=baselines, cost=cost, n_points=n_points,
                           n_boot=n_boot, seed=seed)
-prose.glue_facts("oracle", knapsack_report.facts(df))
+prose.glue_facts("oracle", oracle_knapsack.facts(df))
 
 # %% [markdown]
 # On the {glue:text}`oracle_n_dialogues` dialogues every one of the {glue:text}`oracle_n_baselines`
@@ -52,7 +52,7 @@ prose.glue_facts("oracle", knapsack_report.facts(df))
 df[df["kind"] != "budget"]
 
 # %%
-knapsack_report.plot(df);
+oracle_knapsack.plot(df);
 
 # %% [markdown]
 # The full budget sweep (solver used at each budget; bands from a dialogue bootstrap):

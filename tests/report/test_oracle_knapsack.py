@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from trace_crs.lm.weights import WEIGHTS
-from trace_crs.report import knapsack_report as kr
+from trace_crs.report import oracle_knapsack as kr
 
 matplotlib.use("Agg")
 LOCAL_ID = f"openai/{next(iter(WEIGHTS.values())).alias}"

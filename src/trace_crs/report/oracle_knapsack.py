@@ -1,19 +1,10 @@
 """Oracle knapsack (HotelQuEST §4 "Oracle models") applied to Trace: per-dialogue routing
 between baselines with perfect foresight — an in-sample upper bound, not a router.
 
-Input table (ARCHITECTURE §6), one row per (dialogue, baseline) over the dialogues every
-chosen baseline was run and scored on (the closed-set dialogues of the seeded LLM subset
-when the runs are ``closed`` + ``closed_llm``):
-
-* ``quality`` — the **joint score**: the mean of the components that are defined for the
-  dialogue among (i) the mean R@1 over its recommend/compare turns, (ii) the mean CGS over
-  the same turns, and (iii) rejection recovery (undefined without a rejection, then the mean
-  of (i) and (ii));
-* ``cost`` — a per-dialogue cost of :func:`trace_crs.stats.cost.dialogue_costs` over the runs'
-  ``records.parquet`` (summed over the dialogue's turns): ``latency_s`` (default; wall seconds,
-  since the local LM costs 0 $), ``cost_usd`` ($ recomputed from the dated price table
-  ``stats/data/prices.yaml``, local weights 0 $; an API model without a price is an error; only
-  this option needs prices), or ``tokens`` = prompt + completion tokens.
+Input table: :func:`trace_crs.oracle.quality.oracle_table` (joint quality and per-dialogue cost of
+each baseline over the dialogues every chosen baseline was run and scored on — the closed-set
+dialogues of the seeded LLM subset when the runs are ``closed`` + ``closed_llm``); this module
+only loads the saved scores and records, lays the result out and plots it.
 
 ``load`` solves, through ``trace_crs.oracle``, the budget oracle over ``n_points`` budgets
 (exact multiple-choice knapsack, bootstrap bands with ``n_boot`` resamples), its elbow and the
@@ -33,43 +24,25 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.oracle import LABEL, budget_curve, curve_bands, elbow, oracle_instance, quality_oracle
+from trace_crs.oracle import quality
 from trace_crs.oracle.curve import default_budgets
 from trace_crs.report import compare, figures, results
-from trace_crs.stats.cost import dialogue_costs
 
 NAME = "oracle_knapsack"
-COMPONENTS = ("recall@1", "cgs", "rejection_recovery")
-COSTS = {"latency_s": "seconds", "cost_usd": "usd", "tokens": "tokens"}  # option → dialogue_costs column
 
 
-def _costs(results_dir: str | Path, runs: Sequence[str], baselines: Sequence[str] | None,
-           column: str) -> pd.DataFrame:
-    """``dialogue_id, baseline, <column>`` by ``dialogue_costs`` over the runs' records (of ``baselines``)."""
+def oracle_table(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
+                 baselines: Sequence[str] | None = None, cost: str = "latency_s") -> pd.DataFrame:
+    """``dialogue_id, baseline, quality, cost`` of the saved runs (:func:`oracle.quality.oracle_table`)."""
     frames, paths = [], []
     for run in runs:
         path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
         rec = pd.read_parquet(path)
         frames.append(rec if baselines is None else rec[rec["baseline"].isin(list(baselines))])
         paths.append(str(path))
-    return dialogue_costs(pd.concat(frames, ignore_index=True), source=" + ".join(paths), columns=[column])
-
-
-def oracle_table(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
-                 baselines: Sequence[str] | None = None, cost: str = "latency_s") -> pd.DataFrame:
-    """``dialogue_id, baseline, quality, cost`` (joint score and cost, see module docstring)."""
-    if cost not in COSTS:
-        raise ValueError(f"cost must be one of {tuple(COSTS)}, got {cost!r}")
-    turns = results.load_per_turn(results_dir, runs, baselines)
-    per_dialogue = results.load_per_dialogue(results_dir, runs, baselines)
-    parts = turns.groupby(["dialogue_id", "baseline"])[list(COMPONENTS[:2])].mean()
-    parts = parts.join(per_dialogue.set_index(["dialogue_id", "baseline"])[COMPONENTS[2]], how="left")
-    quality = parts.mean(axis=1, skipna=True).rename("quality").reset_index()
-    costs = _costs(results_dir, runs, baselines, COSTS[cost]).rename(columns={COSTS[cost]: "cost"})
-    table = quality.merge(costs, on=["dialogue_id", "baseline"], how="inner")
-    names = sorted(table["baseline"].unique())
-    counts = table.groupby("dialogue_id")["baseline"].nunique()
-    common = counts.index[counts == len(names)]
-    return table[table["dialogue_id"].isin(common)].sort_values(["dialogue_id", "baseline"], ignore_index=True)
+    return quality.oracle_table(results.load_per_turn(results_dir, runs, baselines),
+                                results.load_per_dialogue(results_dir, runs, baselines),
+                                pd.concat(frames, ignore_index=True), cost, source=" + ".join(paths))
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),

@@ -1,0 +1,26 @@
+"""Joint quality of the oracle table, hand-worked."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from trace_crs.oracle.quality import joint_quality, oracle_table
+
+
+def frames():
+    per_turn = pd.DataFrame({"dialogue_id": ["d1", "d1", "d2"], "baseline": ["a", "a", "a"],
+                             "recall@1": [1.0, 0.0, 1.0], "cgs": [0.5, 0.5, 0.25]})
+    per_dialogue = pd.DataFrame({"dialogue_id": ["d1", "d2"], "baseline": ["a", "a"],
+                                 "rejection_recovery": [1.0, float("nan")]})
+    return per_turn, per_dialogue
+
+
+def test_joint_quality_means_defined_components():
+    q = joint_quality(*frames()).set_index("dialogue_id")["quality"]
+    assert q["d1"] == pytest.approx((0.5 + 0.5 + 1.0) / 3)   # R@1 0.5, CGS 0.5, recovery 1
+    assert q["d2"] == pytest.approx((1.0 + 0.25) / 2)        # no rejection: mean of two
+
+
+def test_oracle_table_rejects_unknown_cost():
+    with pytest.raises(ValueError, match="cost must be one of"):
+        oracle_table(*frames(), pd.DataFrame(), cost="euros")
