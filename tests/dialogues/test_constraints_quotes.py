@@ -59,7 +59,7 @@ def test_quote_finder_on_tiny_kb(tiny_kb):
     spans = finder.support("r00", "noise", "quiet")  # review r00_r0: "Great pasta here. The room was quiet all evening."
     assert [(s.review_id, s.quote) for s in spans] == [("r00_r0", "The room was quiet all evening.")]
     assert finder.support("r00", "noise", "loud") == []  # no match
-    price = finder.support("r00", "price_max", 2)  # price 2 -> lexicon price words of "1" ("cheap")
+    price = finder.support("r00", "price_max", 2)  # price 2 -> public price phrases of ceiling $$ ("cheap")
     assert [s.quote for s in price] == ["Prices felt cheap overall."]
     for s in spans + price:
         assert tiny_kb.reviews[s.review_id].text[s.start:s.end] == s.quote

@@ -7,7 +7,7 @@ from trace_crs.kb.review_writer import review_bank
 
 
 def _hits(text):
-    return {(facet, value) for facet in facet_lexicon() for value, _, _ in find_facets(text, facet)}
+    return {(facet, value) for facet in [*facet_lexicon(), "price"] for value, _, _ in find_facets(text, facet)}
 
 
 def _strings(node):

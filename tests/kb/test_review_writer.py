@@ -16,8 +16,8 @@ def test_sentiment(stars, mood):
 
 def test_poi_mentions_golden():
     attrs = {"style": "thai", "noise": None, "ambience": ["cozy"], "features": ["wifi", "parking"]}
-    # price 2 uses the lexicon's "1" bucket (budget words, ceiling $$); noise None is skipped
-    assert poi_mentions(attrs, 2) == [("style", "thai"), ("price", "1"), ("ambience", "cozy"),
+    # price 2 is expressed by ceiling-$$ phrases (kb.price: budget words); noise None is skipped
+    assert poi_mentions(attrs, 2) == [("style", "thai"), ("price", "2"), ("ambience", "cozy"),
                                       ("features", "wifi"), ("features", "parking")]
     assert poi_mentions({"style": None, "noise": None, "ambience": [], "features": []}, None) == []
 

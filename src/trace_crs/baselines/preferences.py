@@ -1,5 +1,6 @@
-"""Preferences stated in the user turns, detected with the facet lexicon
-(:func:`trace_crs.kb.lexicon.find_facets`) — the structured side of Knowledge-Enhanced and the
+"""Preferences stated in the user turns, detected with the public facet lexicon
+(:func:`trace_crs.kb.lexicon.find_facets`) and the public price vocabulary
+(:func:`trace_crs.kb.price.price_ceiling`) — the structured side of Knowledge-Enhanced and the
 attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
 Single-valued facets (``style``, ``noise``, the price ceiling) take the *last* mention over
@@ -13,6 +14,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from trace_crs.kb.lexicon import find_facets
+from trace_crs.kb.price import price_ceiling
 from trace_crs.kb.schema import POI
 
 
@@ -34,7 +36,7 @@ def _last(matches: list[tuple[str, int, int]]) -> str | None:
     return matches[-1][0] if matches else None
 
 
-FACETS: tuple[str, ...] = ("style", "noise", "price", "ambience", "features")
+FACETS: tuple[str, ...] = ("style", "noise", "ambience", "features")
 
 
 @lru_cache(maxsize=4096)
@@ -46,14 +48,14 @@ def _mentions(text: str) -> tuple[tuple[tuple[str, int, int], ...], ...]:
 
 def stated_preferences(user_texts: Iterable[str]) -> Stated:
     """Facet values mentioned across ``user_texts`` (in turn order)."""
+    user_texts = list(user_texts)
     found: dict[str, list[tuple[str, int, int]]] = {f: [] for f in FACETS}
     for text in user_texts:
         for facet, hits in zip(FACETS, _mentions(text)):
             found[facet].extend(hits)
-    price = _last(found["price"])
     return Stated(
         style=_last(found["style"]), noise=_last(found["noise"]),
-        price_max=int(price) if price is not None else None,
+        price_max=price_ceiling(user_texts),
         ambience=tuple(sorted({v for v, _, _ in found["ambience"]})),
         features=tuple(sorted({v for v, _, _ in found["features"]})),
     )

@@ -53,7 +53,8 @@ def sentence_window(text: str, start: int, end: int, max_chars: int = MAX_QUOTE_
 
 
 def _price_value(price: int) -> str:
-    return "1" if price <= 2 else str(price)
+    """The public price ceiling (kb.price) a review phrase about a POI of this price expresses."""
+    return str(max(price, 2))
 
 
 class QuoteFinder:

@@ -11,10 +11,12 @@ from importlib import resources
 
 import yaml
 
+from trace_crs.kb.price import price_mentions, price_words
+
 
 @lru_cache(maxsize=1)
 def facet_lexicon() -> dict[str, dict[str, tuple[str, ...]]]:
-    """``{facet: {value: (keyword, ...)}}`` for facets style, noise, ambience, features, price."""
+    """``{facet: {value: (keyword, ...)}}`` for facets style, noise, ambience, features (prices: kb.price)."""
     raw = yaml.safe_load(resources.files("trace_crs.kb").joinpath("data/facet_lexicon.yaml").read_text())
     return {facet: {str(value): tuple(words) for value, words in values.items()} for facet, values in raw.items()}
 
@@ -26,6 +28,9 @@ def _pattern(facet: str) -> re.Pattern[str]:
 
 
 def find_facets(text: str, facet: str) -> list[tuple[str, int, int]]:
-    """All ``(value, start, end)`` keyword matches of one facet in ``text`` (whole words)."""
+    """All ``(value, start, end)`` keyword matches of one facet in ``text`` (whole words);
+    for ``facet="price"`` the value is the price ceiling of :mod:`trace_crs.kb.price`, as text."""
+    if facet == "price":
+        return [(str(price_words()[" ".join(p.lower().split())]), s, e) for p, s, e in price_mentions(text)]
     by_word = {w.lower(): value for value, ws in facet_lexicon()[facet].items() for w in ws}
     return [(by_word[m.group(1).lower()], m.start(), m.end()) for m in _pattern(facet).finditer(text)]

@@ -10,25 +10,21 @@ The *recommended POIs* of a dialogue are the distinct POIs its scored turns reco
   first recommended POI and repeatedly moves to the closest unvisited one (ties → earlier
   POI); < 2 POIs → NaN.
 * Price Alignment = (# recommended POIs with a known price ≤ ceiling) / (# with a known
-  price).  The ceiling comes from budget keywords in USER turns (case-insensitive whole
-  words): budget/cheap/affordable → 2 ($–$$), moderate → 3, luxury/upscale → 4; when
-  several appear, the last one stated (latest turn, rightmost in it) wins, since refinements
-  override.  A dialogue with no keyword, or no priced recommended POI, is NaN — excluded and
-  counted by the caller.
+  price).  The ceiling is read from the USER turns with the one public price vocabulary,
+  :func:`trace_crs.kb.price.price_ceiling` (budget/cheap/affordable → 2 ($–$$), moderate /
+  mid-range → 3, luxury/upscale → 4, and their variants; the last phrase stated wins, since
+  refinements override).  A dialogue with no price phrase, or no priced recommended POI, is
+  NaN — excluded and counted by the caller.
 * Itinerary Diversity = |distinct POI types among recommended POIs| / 3; no POI → NaN.
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import numpy as np
 
 from trace_crs.kb.geo import haversine_km
-
-PRICE_CEILINGS: dict[str, int] = {"budget": 2, "cheap": 2, "affordable": 2, "moderate": 3,
-                                  "luxury": 4, "upscale": 4}
-_PRICE_RE = re.compile(r"\b(" + "|".join(PRICE_CEILINGS) + r")\b", re.IGNORECASE)
+from trace_crs.kb.price import price_ceiling  # noqa: F401  (re-exported: the metric's ceiling)
 
 Coords = Sequence[tuple[float, float]]
 
@@ -61,16 +57,6 @@ def route_km(coords: Coords) -> float:
         visited.append(nxt)
         here = nxt
     return total
-
-
-def price_ceiling(user_texts: Sequence[str]) -> int | None:
-    """Ceiling (1–4) from the last budget keyword in the user turns, or None."""
-    ceiling = None
-    for text in user_texts:
-        found = _PRICE_RE.findall(text)
-        if found:
-            ceiling = PRICE_CEILINGS[found[-1].lower()]
-    return ceiling
 
 
 def price_alignment(prices: Sequence[int | None], ceiling: int | None) -> float:
