@@ -258,10 +258,11 @@ def compact_answer(d, labels):
 
 @pytest.fixture(scope="module")
 def compact_reference(tiny_kb):
-    # simulated dialogue 6 (expert) cites only first reviews, which prompt v2-compact shows
-    d = generate_simulated(tiny_kb, 6, seed=42)[5]
-    assert all(c["review_id"].endswith("_r0") for t in d["turns"] for c in t["citations"])
-    return d
+    # the first simulated dialogue that cites only first reviews, which prompt v2-compact shows
+    only_first = [d for d in generate_simulated(tiny_kb, 40, seed=42)
+                  if all(c["review_id"].endswith("_r0") for t in d["turns"] for c in t["citations"])]
+    assert only_first
+    return only_first[0]
 
 
 def test_constrained_compact_output_accepted_with_schema_in_request(tiny_kb, compact_reference):
@@ -273,7 +274,7 @@ def test_constrained_compact_output_accepted_with_schema_in_request(tiny_kb, com
     with dspy.context(lm=lm, adapter=SchemaJSONAdapter()):
         d, log = generate_one(DialogueGenerator("v2-compact"), tiny_kb, base_of(ref), rejections, max_retries=0,
                               prompt="v2-compact", decoding="constrained")
-    assert log == {"dialogue_id": ref["dialogue_id"], "tier": "expert", "retries": 0}
+    assert log == {"dialogue_id": ref["dialogue_id"], "tier": ref["scenario"]["difficulty"], "retries": 0}
     assert d["turns"] == ref["turns"]  # excerpt labels mapped back and renumbered R1.. per turn
     sent = lm.history[-1]["kwargs"]
     assert sent["response_format"] == response_format(output_schema([f"P{k}" for k in range(1, 9)],

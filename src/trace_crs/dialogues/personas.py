@@ -31,6 +31,13 @@ def persona_data() -> dict[str, Any]:
     return yaml.safe_load(resources.files("trace_crs.dialogues").joinpath("data/personas.yaml").read_text())
 
 
+def preference_prior(persona_type: str) -> frozenset[tuple[str, str]]:
+    """The ``(facet, value)`` pairs a persona type tends to want (``preference_prior`` of
+    ``data/personas.yaml``; value ``"*"`` = any value of the facet); empty when not listed."""
+    entries = persona_data().get("preference_prior", {}).get(persona_type, [])
+    return frozenset(tuple(e.split(":", 1)) for e in entries)
+
+
 def archetypes() -> tuple[str, ...]:
     """The 47 archetype names of Appendix I, sorted alphabetically."""
     return tuple(sorted(persona_data()["archetypes"]))

@@ -1,7 +1,13 @@
 """Natural-language rendering of the simulated dialogues from the template banks in
-``data/templates.yaml`` (paper §2.2).  Preference statements use facet-lexicon keywords
-(``kb.lexicon``), varying the keyword and the sentence frame, so text retrievers get a fair
-but not trivial signal."""
+``data/templates.yaml`` (paper §2.2).
+
+A preference is stated the way a traveller would say it, not in the baselines' word list:
+with probability ``1 − p_direct`` (``data/paraphrases.yaml``) the sentence is one of the
+simulator's own paraphrases of the facet value, mostly indirect ("somewhere I can bring the
+dog") and free of facet-lexicon keywords; otherwise a plain keyword frame of
+``templates.yaml`` with a ``kb.lexicon`` keyword.  Prices are always named with words of the
+public price vocabulary (``kb.price``), as real users name budgets with a small set of words.
+The paraphrase bank is read by this module only: baselines and metrics never see it."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -26,6 +32,12 @@ def choose(options: list[str], rng: np.random.Generator) -> str:
     return options[int(rng.integers(len(options)))]
 
 
+@lru_cache(maxsize=1)
+def paraphrases() -> dict[str, Any]:
+    """The parsed ``data/paraphrases.yaml`` (the simulator's own phrasing bank)."""
+    return yaml.safe_load(resources.files("trace_crs.dialogues").joinpath("data/paraphrases.yaml").read_text())
+
+
 def keyword(facet: str, value: Any, rng: np.random.Generator) -> str:
     """A lexicon keyword expressing ``facet = value`` (price words from the template bank)."""
     if facet == "price_max":
@@ -37,9 +49,14 @@ def keyword(facet: str, value: Any, rng: np.random.Generator) -> str:
 
 
 def pref_text(constraint: Constraint, poi_type: str, rng: np.random.Generator) -> str:
-    """One sentence stating a constraint."""
+    """One sentence stating a constraint (a paraphrase, or with probability ``p_direct`` a
+    keyword frame; prices always with a public price word)."""
     facet, value = constraint
     bank = templates()["pref"]
+    if facet != "price_max" and rng.random() >= paraphrases()["p_direct"]:
+        if facet == "anchor":
+            return choose(paraphrases()["anchor"], rng).format(anchor=value["name"])
+        return choose(paraphrases()[facet][str(value)], rng)
     if facet == "anchor":
         km = f"{value['max_km']:g}"
         return choose(bank["anchor"], rng).format(anchor=value["name"], km=km)

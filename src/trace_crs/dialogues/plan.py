@@ -11,6 +11,11 @@ The user's hidden preferences are constraints a target candidate T satisfies, so
 ``S`` of candidates satisfying everything stated so far is never empty.  Every recommended
 POI lies in ``S`` (gold), every other member of ``S`` is an acceptable alternative (exact by
 construction), and each rejection states a constraint the rejected POI violates.
+
+Persona conditioning: the persona's ``preference_prior`` (``data/personas.yaml``) makes a
+target that meets more favoured facet values more likely (weight ``1 + FAVOUR_TARGET·k``) and
+moves the favoured constraints to the front of the order in which preferences are stated,
+so they are the ones most often revealed (and hence in the hidden preferences).
 """
 from __future__ import annotations
 
@@ -26,7 +31,16 @@ from trace_crs.kb.schema import POI
 MAX_TURNS = 12
 P_STYLE_FIRST = 0.4     # the greeting states the style (when the target has one)
 P_SILENT_GREETING = 0.15
-SLACK_EVERY = 8  # attempts before one fewer up-front constraint is tried  # the greeting states no preference at all
+SLACK_EVERY = 8  # attempts before one fewer up-front constraint is tried
+FAVOUR_TARGET = 10.0   # extra target weight per favoured facet value it meets
+FAVOUR_ORDER = 10.0    # added to a favoured constraint's coverage score (> any coverage of 8 + noise 2)
+Favoured = frozenset  # of (facet, value-as-text | "*")
+
+
+def favoured(constraint: Constraint, prior: Favoured) -> bool:
+    """Whether the persona prior favours ``constraint``."""
+    facet, value = constraint
+    return (facet, "*") in prior or (facet, str(value)) in prior
 
 
 @dataclass
@@ -56,10 +70,12 @@ def _pick(ids: list[str], rng: np.random.Generator, avoid: set[str], k: int = 1)
     return [pool[i] for i in rng.choice(len(pool), size=k, replace=False)]
 
 
-def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator) -> list[Constraint]:
-    """Broad constraints (met by many candidates) first, ties and near-ties shuffled; the
-    style leads with probability ``P_STYLE_FIRST``."""
-    cover = {i: sum(satisfies(p, c) for p in cands) + rng.random() * 2 for i, c in enumerate(pool)}
+def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator,
+           prior: Favoured = frozenset()) -> list[Constraint]:
+    """Constraints the persona favours first, then broad ones (met by many candidates), ties
+    and near-ties shuffled; the style leads with probability ``P_STYLE_FIRST``."""
+    cover = {i: sum(satisfies(p, c) for p in cands) + rng.random() * 2 + FAVOUR_ORDER * favoured(c, prior)
+             for i, c in enumerate(pool)}
     ordered = [pool[i] for i in sorted(cover, key=lambda i: -cover[i])]
     if rng.random() < P_STYLE_FIRST:
         ordered.sort(key=lambda c: c[0] != "style")
@@ -67,13 +83,15 @@ def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator) -
 
 
 def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
-             slack: int = 0) -> Plan | None:
+             slack: int = 0, prior: Favoured = frozenset()) -> Plan | None:
     """One random try; ``slack`` states that many fewer constraints before the first
     recommendation (never fewer than one), which makes rejections feasible in sparse pools."""
     by_id = {p.business_id: p for p in cands}
     peers = np.array([sum(q.attributes.get("style") == p.attributes.get("style") for q in cands) for p in cands], float)
-    target = cands[int(rng.choice(len(cands), p=peers**2 / (peers**2).sum()))]  # favour the focus style
-    pool = _order(preference_pool(target, hotspots), cands, rng)
+    liked = np.array([sum(favoured(c, prior) for c in preference_pool(p, hotspots)) for p in cands], float)
+    weight = peers**2 * (1.0 + FAVOUR_TARGET * liked)  # favour the focus style and the persona's tastes
+    target = cands[int(rng.choice(len(cands), p=weight / weight.sum()))]
+    pool = _order(preference_pool(target, hotspots), cands, rng, prior)
     n_rej = int(rng.choice(spec.rejections))
     n_con = min(int(rng.integers(spec.constraints[0], spec.constraints[1] + 1)), len(pool))
     tight = next((c for c in pool if loosened(c) is not None), None) if spec.conflicts else None
@@ -152,10 +170,10 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
 
 
 def build_plan(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
-               attempts: int = 40) -> Plan | None:
+               attempts: int = 40, prior: Favoured = frozenset()) -> Plan | None:
     """A feasible plan for these candidates, or ``None`` after ``attempts`` random tries."""
     for i in range(attempts):
-        plan = _attempt(cands, spec, hotspots, rng, slack=i // SLACK_EVERY)
+        plan = _attempt(cands, spec, hotspots, rng, slack=i // SLACK_EVERY, prior=prior)
         if plan is not None:
             return plan
     return None

@@ -33,16 +33,18 @@ def _stratified(ids: list[str], k: int, kb: KB, rng: np.random.Generator) -> lis
     return [str(stratum[int(rng.integers(len(stratum)))]) for stratum in np.array_split(np.array(ranked), k)]
 
 
-def sample_candidates(kb: KB, city: str, poi_type: str, rng: np.random.Generator) -> tuple[str, list[str]]:
+def sample_candidates(kb: KB, city: str, poi_type: str, rng: np.random.Generator,
+                      favoured_styles: frozenset[str] = frozenset(), favour: float = 10.0) -> tuple[str, list[str]]:
     """``(focus_style, 8 sorted ids)``: up to ``FOCUS_SHARE`` POIs of a focus style (a style
-    with ≥ 2 POIs in the slice, chosen with probability ∝ its size) stratified by rating,
-    then one POI per other style (styles in random order, round robin) until 8."""
+    with ≥ 2 POIs in the slice, chosen with probability ∝ its size, × ``1 + favour`` for a
+    style the persona favours) stratified by rating, then one POI per other style (styles in
+    random order, round robin) until 8."""
     ids = open_set(kb, city, poi_type)
     by_style: dict[str, list[str]] = defaultdict(list)
     for bid in ids:
         by_style[_style(kb, bid)].append(bid)
     styles = sorted(s for s, members in by_style.items() if len(members) >= 2) or sorted(by_style)
-    sizes = np.array([len(by_style[s]) for s in styles], dtype=float)
+    sizes = np.array([len(by_style[s]) * (1.0 + favour * (s in favoured_styles)) for s in styles], dtype=float)
     focus = styles[int(rng.choice(len(styles), p=sizes / sizes.sum()))]
     chosen = _stratified(by_style[focus], min(FOCUS_SHARE, len(by_style[focus])), kb, rng)
     others = [s for s in sorted(by_style) if s != focus]

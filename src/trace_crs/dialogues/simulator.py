@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from trace_crs.dialogues.constraints import Constraint, hidden_preferences
-from trace_crs.dialogues.personas import sample_persona, scenario_cycle
+from trace_crs.dialogues.personas import preference_prior, sample_persona, scenario_cycle
 from trace_crs.dialogues.phrasing import choose, evidence, prefs_text, render, templates
 from trace_crs.dialogues.plan import Plan, Step, build_plan
 from trace_crs.dialogues.pools import expanded_pools, open_set, sample_candidates
@@ -99,10 +99,10 @@ def _user_turn(step: Step, kb: KB, rng: np.random.Generator, slots: dict[str, st
 
 
 def _plan_for(kb: KB, city: str, poi_type: str, tier: str, hotspots: list[dict[str, Any]],
-              rng: np.random.Generator) -> tuple[list[str], Plan]:
+              rng: np.random.Generator, prior: frozenset = frozenset()) -> tuple[list[str], Plan]:
     for _ in range(POOL_RESAMPLES):
-        _, cands = sample_candidates(kb, city, poi_type, rng)
-        plan = build_plan([kb.pois[b] for b in cands], TIER_SPECS[tier], hotspots, rng)
+        _, cands = sample_candidates(kb, city, poi_type, rng, frozenset(v for f, v in prior if f == "style"))
+        plan = build_plan([kb.pois[b] for b in cands], TIER_SPECS[tier], hotspots, rng, prior=prior)
         if plan is not None:
             return cands, plan
     raise ValueError(f"no feasible {tier} dialogue plan for {city} / {poi_type} after {POOL_RESAMPLES} candidate pools "
@@ -116,7 +116,7 @@ def simulate_dialogue(kb: KB, finder: QuoteFinder, index: int, tier: str, seed: 
     rng = np.random.default_rng([seed, 2, index])
     persona_type, city, poi_type = scenario_cycle(index, cities)
     persona = sample_persona(persona_type, rng)
-    cands, plan = _plan_for(kb, city, poi_type, tier, hotspots.get(city, []), rng)
+    cands, plan = _plan_for(kb, city, poi_type, tier, hotspots.get(city, []), rng, preference_prior(persona_type))
     open_ids = open_set(kb, city, poi_type)
     recs = [s for s in plan.steps if s.recommended]
     accepted = recs[-1].recommended[0]
