@@ -162,3 +162,18 @@ def test_itinerary_llm_shows_the_500m_graph():
     prompt = lm.history[0]["messages"][-1]["content"]
     assert "[p1] Luigi Trattoria is within 500 m of: [p2] Roma Grand (300 m)" in prompt
     assert "[p3] Taco Loco is within" not in prompt
+
+
+@pytest.mark.parametrize("cards,labelled", [("public", False), ("labelled", True)])
+def test_cards_show_generator_labels_only_in_the_ablation(cards, labelled):
+    lm = DummyLM([{"ranked_ids": ["p1"], "response": "x"}])
+    cfg = resolve_lm_config({"mode": "generative", "retries": 0, "cards": cards})
+    ItineraryLLMBaseline(cfg, lm=lm).predict(make_ctx())
+    prompt = lm.history[0]["messages"][-1]["content"]
+    assert "Luigi Trattoria (Italian, Restaurants)" in prompt and "price $$" in prompt
+    assert ("style: italian" in prompt) is labelled and ("noise:" in prompt) is labelled
+
+
+def test_unknown_cards_setting_is_rejected():
+    with pytest.raises(ValueError, match="lm.cards"):
+        resolve_lm_config({"cards": "secret"})

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 from contextlib import ExitStack
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any, ClassVar, Sequence
 
@@ -64,13 +65,21 @@ class Evidence:
         return label
 
 
+# Whether POI cards also print the generator's facet labels (``lm.cards=labelled``, an ablation);
+# set by LLMBaseline.predict for the duration of one turn.
+LABELLED_CARDS: ContextVar[bool] = ContextVar("labelled_cards", default=False)
+
+
 def facts(kb: KB, poi_id: str) -> str:
-    """One line of structured facts: name, categories, stars, price, facets."""
+    """One line of public facts — name, categories, stars, review count, price — as a deployed
+    system sees them; with ``LABELLED_CARDS`` also the generator's facet labels."""
     poi = kb.pois[poi_id]
     attrs = poi.attributes
     parts = [f"{poi.name} ({', '.join(poi.categories[:4])})", f"{poi.stars:.1f} stars, {poi.review_count} reviews"]
     if poi.price is not None:
         parts.append("price " + "$" * poi.price)
+    if not LABELLED_CARDS.get():
+        return "; ".join(parts)
     for key in ("style", "noise"):
         if attrs.get(key):
             parts.append(f"{key}: {attrs[key]}")
@@ -220,6 +229,7 @@ class LLMBaseline:
         start = time.perf_counter()
         cfg = self.lm_config
         error, pred = "", None
+        labelled = LABELLED_CARDS.set(cfg.cards == "labelled")
         with recording_usage() as tally:
             for attempt in range(cfg.retries + 1):
                 try:
@@ -230,6 +240,7 @@ class LLMBaseline:
                     error = f"{type(exc).__name__}: {str(exc)[:300]} (after {attempt + 1} attempt(s))"
                     if attempt < cfg.retries:
                         time.sleep(cfg.backoff_s * 2 ** attempt)
+        LABELLED_CARDS.reset(labelled)
         lm = self._lm if self._lm is not None else None
         # a replayed call takes ~0 s: add the seconds it took when it was made (lm.backend)
         usage = Usage(latency_s=time.perf_counter() - start + tally.replayed_s, prompt_tokens=tally.prompt_tokens,

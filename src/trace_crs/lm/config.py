@@ -26,6 +26,7 @@ from trace_crs.config import from_mapping, parse_overrides
 
 LOCAL = "local"
 MODES = ("generative", "logprob")
+CARDS = ("public", "labelled")
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,15 @@ class LMConfig:
     backoff_s: float = 1.0
     cache_dir: str = "~/.cache/trace-crs/lm"   # outside the work tree: survives a fresh clone
     seed: int = 42
+    # What an LLM baseline's POI card shows: "public" = name, categories, stars, price and review
+    # text (what a deployed system sees); "labelled" adds the generator's facet labels (ablation).
+    cards: str = "public"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"lm.mode: expected one of {MODES}, got {self.mode!r}")
+        if self.cards not in CARDS:
+            raise ValueError(f"lm.cards: expected one of {CARDS}, got {self.cards!r}")
         if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0:
             raise ValueError(f"lm config: max_tokens, num_threads must be >= 1 and retries >= 0: {self}")
 
