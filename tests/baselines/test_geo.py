@@ -98,3 +98,24 @@ def check_verbatim_and_rejection(kb, name):
             assert f'"{c["quote"]}" [{c["label"]}]' in out.text
         assert [c["label"] for c in out.citations] == [f"R{i}" for i in range(1, len(out.citations) + 1)]
     assert out.ranked_poi_ids[-1] == "r1"
+
+
+def test_anchor_needs_a_proximity_cue_and_skips_rejected_places(kb):
+    # a POI named without a cue ("X won't work") is not where the user wants to be
+    assert detect_anchor(kb, "Tampa", ["near Ybor City", "Taco Loco won't work for me."])[2] == "ybor city"
+    assert detect_anchor(kb, "Tampa", ["Luigi Trattoria looks nice"])[2] is None
+    assert detect_anchor(kb, "Tampa", ["close to Luigi Trattoria"], frozenset({"luigi trattoria"}))[2] is None
+
+
+def test_spatial_anchor_after_a_rejection(kb):
+    """The user asks to be near Ybor City, then turns down Taco Loco by name, with a cue word
+    before its name: the anchor stays Ybor City, never the rejected POI."""
+    from helpers import after_rejection
+
+    from trace_crs.baselines.spatial import spatial_scores
+    ctx = after_rejection(kb, "Somewhere near Ybor City.", "r2", refine="Not Taco Loco, nothing around Taco Loco.")
+    assert ctx.rejected_poi_ids == {"r2"}
+    lat, lon, name = detect_anchor(kb, "Tampa", ctx.user_texts,
+                                   frozenset(kb.pois[p].name.lower() for p in ctx.rejected_poi_ids))
+    assert name == "ybor city"
+    assert len(spatial_scores(ctx)) == len(ctx.candidates)

@@ -2,10 +2,12 @@
 
 ``score(p) = α · mm(tfidf(p)) + (1 − α) · mm(1 / (1 + d(p, anchor)))`` with ``α = 0.7``,
 ``mm`` min-max scaling over the candidates and ``d`` the haversine distance in km
-(:func:`trace_crs.kb.geo.haversine_km`).  Anchor detection is keyword matching over the user
-turns: the last mention of a neighbourhood of the city (``kb/data/cities.yaml`` hot spots)
-or of a KB POI of the same city (any type) wins; with no mention the anchor is the city
-centroid (mean coordinates of the city's POIs).
+(:func:`trace_crs.kb.geo.haversine_km`).  The anchor is a place the user wants to be near:
+the last neighbourhood of the city (``kb/data/cities.yaml`` hot spots) or KB POI of the same
+city (any type) named right after a proximity cue ("near", "close to", "around", "walk to",
+"next to", "handy for", …) in the user turns, never a POI the user turned down; with no such
+mention the anchor is the city centroid (mean coordinates of the city's POIs).  A place named
+without a cue ("Taco Loco won't work for me") is not an anchor.
 """
 from __future__ import annotations
 
@@ -24,6 +26,9 @@ from trace_crs.kb import KB
 from trace_crs.kb.geo import city_table, haversine_km
 
 ALPHA = 0.7
+PROXIMITY_CUE = re.compile(r"(?:near|nearby|close to|closer to|around|walk(?:ing)?(?: distance)?(?: to| of| from)?|"
+                           r"next to|handy for|by|beside|steps from|within [^.!?]{0,25}? of)\s+(?:the\s+)?$", re.IGNORECASE)
+CUE_WINDOW = 40  # characters before a place name searched for a proximity cue
 
 
 def _places(kb: KB, city: str) -> tuple[re.Pattern[str] | None, dict[str, tuple[float, float]]]:
@@ -56,26 +61,27 @@ def city_centroid(kb: KB, city: str) -> tuple[float, float]:
     return memo_call(kb, "spatial_centroid", city, lambda: _centroid(kb, city))
 
 
-def _last_place(kb: KB, city: str, text: str) -> str | None:
-    """The last place of ``city`` named in one user turn (lower-cased), memoised per turn text."""
-    def compute() -> str | None:
+def _near_places(kb: KB, city: str, text: str) -> tuple[str, ...]:
+    """Places of ``city`` named after a proximity cue in one user turn (lower-cased, in
+    order), memoised per turn text."""
+    def compute() -> tuple[str, ...]:
         pattern, _ = _places(kb, city)
-        found = None
-        if pattern is not None:
-            for m in pattern.finditer(text):
-                found = m.group(1).lower()
-        return found
+        if pattern is None:
+            return ()
+        return tuple(m.group(1).lower() for m in pattern.finditer(text)
+                     if PROXIMITY_CUE.search(text[max(0, m.start() - CUE_WINDOW):m.start()]))
 
     return memo_call(kb, "spatial_mention", (city, text), compute)
 
 
-def detect_anchor(kb: KB, city: str, user_texts: list[str]) -> tuple[float, float, str | None]:
-    """``(lat, lon, name)`` of the last place named in the user turns, else the centroid
-    with name None."""
+def detect_anchor(kb: KB, city: str, user_texts: list[str],
+                  exclude: frozenset[str] = frozenset()) -> tuple[float, float, str | None]:
+    """``(lat, lon, name)`` of the last place the user wants to be near (names in ``exclude``,
+    lower-cased, skipped), else the centroid with name None."""
     _, coords = _places(kb, city)
     found = None
     for text in user_texts:
-        found = _last_place(kb, city, text) or found
+        found = next((p for p in reversed(_near_places(kb, city, text)) if p not in exclude), None) or found
     if found is None:
         return (*city_centroid(kb, city), None)
     return (*coords[found], found)
@@ -85,7 +91,8 @@ def spatial_scores(ctx: TurnContext) -> np.ndarray:
     """The blended score of each candidate."""
     if not ctx.candidates:
         return np.zeros(0)
-    lat, lon, _ = detect_anchor(ctx.kb, ctx.city, ctx.user_texts)
+    rejected = frozenset(ctx.kb.pois[p].name.lower() for p in ctx.rejected_poi_ids if p in ctx.kb.pois)
+    lat, lon, _ = detect_anchor(ctx.kb, ctx.city, ctx.user_texts, rejected)
     pois = [ctx.kb.pois[c] for c in ctx.candidates]
     dist = haversine_km(lat, lon, np.array([p.latitude for p in pois]), np.array([p.longitude for p in pois]))
     return ALPHA * minmax(tfidf_scores(ctx)) + (1 - ALPHA) * minmax(1.0 / (1.0 + np.atleast_1d(dist)))
