@@ -61,3 +61,6 @@ def test_itinerary_diversity():
     assert pr.itinerary_diversity(["restaurant", "hotel", "restaurant"]) == pytest.approx(2 / 3)
     assert pr.itinerary_diversity(["hotel", "attraction", "restaurant"]) == 1.0
     assert math.isnan(pr.itinerary_diversity([]))
+    # a single-type candidate pool: nothing to diversify, undefined
+    assert math.isnan(pr.itinerary_diversity(["hotel"], ["hotel", "hotel"]))
+    assert pr.itinerary_diversity(["hotel"], ["hotel", "restaurant"]) == pytest.approx(1 / 3)

@@ -8,8 +8,8 @@ from trace_crs.metrics import recommendation as rec
 CASES = [  # gold, ranked, alts, recall@1, recall@3, hit@1, hit@3, mrr, mr@1, mr@3
     (["A"], ["A", "B", "C"], [], 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
     (["A"], ["B", "C", "A"], ["B"], 0.0, 1.0, 0.0, 1.0, 1 / 3, 1.0, 1.0),
-    (["A", "B"], ["B", "X", "A"], [], 0.5, 1.0, 1.0, 1.0, 1.0, 0.5, 1.0),   # compare, two gold
-    (["A", "B"], ["X", "C", "B"], ["C"], 0.0, 0.5, 0.0, 1.0, 1 / 3, 0.0, 1.0),  # (C + B) / 2 = 1
+    (["A", "B"], ["B", "X", "A"], [], 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),   # compare, two gold: MR hit at k=1
+    (["A", "B"], ["X", "C", "B"], ["C"], 0.0, 0.5, 0.0, 1.0, 1 / 3, 0.0, 1.0),  # alternative C in top-3: hit
     (["A"], [], ["B"], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),                  # empty prediction
     (["A"], ["B", "B", "A"], [], 0.0, 1.0, 0.0, 1.0, 0.5, 0.0, 1.0),        # duplicate (tie) dropped
     (["A"], ["X", "Y", "Z", "A"], [], 0.0, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0),  # gold below top-3

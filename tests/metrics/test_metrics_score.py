@@ -3,6 +3,7 @@ import re
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from trace_crs.metrics.entailment import Backend
@@ -35,7 +36,7 @@ def test_end_to_end_hand_values(kb, dialogues):
     assert (a["n_dialogues"], a["n_turns"], a["n_missing"]) == (2, 3, 1)
     m = a["metrics"]
     expect = {"recall@1": 0.0, "recall@3": 0.5, "hit@1": 0.0, "hit@3": 2 / 3, "mrr": 5 / 18, "mr_recall@1": 1 / 3,
-              "mr_recall@3": 0.5, "mr_recall@1_alt_only": 1.0, "gs": 1.0, "cd": 1 / 9, "pc": 1.0, "cgs": 1 / 3,
+              "mr_recall@3": 2 / 3, "mr_recall@1_alt_only": 1.0,  # D2's compare top-3 holds gold P1: an MR hit "gs": 1.0, "cd": 1 / 9, "pc": 1.0, "cgs": 1 / 3,
               "tsr": 0.0, "t2r": 2.5, "rejection_recovery": 0.0, "spatial_coherence": 0.0, "price_alignment": 0.0,
               "itinerary_diversity": 0.5}
     for k, v in expect.items():
@@ -115,3 +116,13 @@ def test_bad_prediction_lines(kb, dialogues, tmp_path, line, msg):
 def test_missing_file(kb, dialogues, tmp_path):
     with pytest.raises(FileNotFoundError):
         read_predictions(tmp_path / "none.jsonl", dialogues, kb)
+
+
+def test_rejection_recovery_pools_episodes(kb):
+    """Dialogue a: 1 episode, recovered; dialogue b: 2 episodes, none recovered.  Pooled over
+    episodes 1/3 (the paper's definition), not the mean of per-dialogue rates (1 + 0) / 2."""
+    from trace_crs.metrics.score import aggregate
+    per_turn = pd.DataFrame({"has_alternative": pd.Series([], dtype=bool)})
+    per_dialogue = pd.DataFrame({"dialogue_id": ["a", "b", "c"], "rejection_recovery": [1.0, 0.0, np.nan],
+                                 "recovery_hits": [1.0, 0.0, 0.0], "recovery_episodes": [1, 2, 0]})
+    assert aggregate(per_turn, per_dialogue, kb, ScoreConfig(), 0)["metrics"]["rejection_recovery"] == pytest.approx(1 / 3)

@@ -14,8 +14,11 @@ index of its recovery turn.
 * Rejection Recovery = (# reject_and_refine episodes whose recovery turn hits) /
   (# episodes).  The recovery turn is the first system recommend/compare turn after the
   user's ``reject_and_refine`` turn; an episode with no later recommend/compare turn has no
-  recovery opportunity and is left out; no episode → NaN.  Per-dialogue values are averaged
-  over the dialogues where they are defined (ARCHITECTURE §5).
+  recovery opportunity and is left out; no episode → NaN.  The corpus value pools episodes,
+  as the paper defines it ("fraction of reject_and_refine episodes…"): Σ recovered / Σ
+  episodes over all dialogues (``recovery_hits`` / ``recovery_episodes`` of the per-dialogue
+  frame), not the mean of per-dialogue rates, which would weight an episode of a
+  one-rejection dialogue twice as much as one of a two-rejection dialogue.
 """
 from __future__ import annotations
 

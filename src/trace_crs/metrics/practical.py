@@ -15,7 +15,10 @@ The *recommended POIs* of a dialogue are the distinct POIs its scored turns reco
   mid-range → 3, luxury/upscale → 4, and their variants; the last phrase stated wins, since
   refinements override).  A dialogue with no price phrase, or no priced recommended POI, is
   NaN — excluded and counted by the caller.
-* Itinerary Diversity = |distinct POI types among recommended POIs| / 3; no POI → NaN.
+* Itinerary Diversity = |distinct POI types among recommended POIs| / 3; no POI → NaN.  It
+  is defined only where the dialogue's candidate pool mixes POI types; every Trace pool
+  (closed, 16, 32, open) holds one city × type slice, so on those runs it is NaN and the
+  book says why (the paper's 0.525 for Itinerary comes from mixed-type plans).
 """
 from __future__ import annotations
 
@@ -67,6 +70,10 @@ def price_alignment(prices: Sequence[int | None], ceiling: int | None) -> float:
     return sum(p <= ceiling for p in known) / len(known)
 
 
-def itinerary_diversity(poi_types: Sequence[str]) -> float:
-    """|distinct POI types| / 3 (restaurant, hotel, attraction); NaN when empty."""
+def itinerary_diversity(poi_types: Sequence[str], pool_types: Sequence[str] | None = None) -> float:
+    """|distinct POI types| / 3 (restaurant, hotel, attraction); NaN when empty, and NaN when
+    the candidate pool offers fewer than two POI types (``pool_types``): a system cannot mix
+    types it was not offered, so the metric is undefined there rather than pinned at 1/3."""
+    if pool_types is not None and len(set(pool_types)) < 2:
+        return float("nan")
     return len(set(poi_types)) / 3.0 if poi_types else float("nan")

@@ -50,8 +50,10 @@ def reciprocal_rank(gold: Sequence[Ids], ranked: Sequence[Ids]) -> np.ndarray:
 
 def multi_reference_recall_at_k(gold: Sequence[Ids], alternatives: Sequence[Ids],
                                 ranked: Sequence[Ids], k: int) -> np.ndarray:
-    """min(1, |(G ∪ A) ∩ top-k| / |G|) per turn (Appendix S)."""
-    return np.array([min(1.0, len((set(g) | set(a)) & set(dedup(r)[:k])) / len(set(g))) if g else np.nan
+    """1 if the top-k holds a gold POI or an acceptable alternative, else 0, per turn (Appendix S:
+    "counts a hit if the predicted top-k contains gold or any alternative; the denominator is
+    unchanged" — a compare turn with two gold POIs is a hit at k = 1, not half of one)."""
+    return np.array([float(bool((set(g) | set(a)) & set(dedup(r)[:k]))) if g else np.nan
                      for g, a, r in zip(gold, alternatives, ranked)], dtype=float)
 
 

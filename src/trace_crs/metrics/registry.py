@@ -56,7 +56,8 @@ METRICS: dict[str, Metric] = {
     "route_km": Metric("dialogue", _each(lambda d, cfg: pr.route_km(d), "coords")),
     "price_alignment": Metric("dialogue", lambda db, cfg: np.array(
         [pr.price_alignment(p, pr.price_ceiling(u)) for p, u in zip(db.prices, db.user_texts)], dtype=float)),
-    "itinerary_diversity": Metric("dialogue", _each(lambda d, cfg: pr.itinerary_diversity(d), "poi_types")),
+    "itinerary_diversity": Metric("dialogue", lambda db, cfg: np.array(
+        [pr.itinerary_diversity(t, p) for t, p in zip(db.poi_types, db.pool_types)], dtype=float)),
     "tsr": Metric("dialogue", _each(lambda d, cfg: dlg.task_success(d), "hits")),
     "t2r": Metric("dialogue", _each(lambda d, cfg: dlg.turns_to_first_hit(d), "hits")),
     "rejection_recovery": Metric("dialogue", lambda db, cfg: np.array(

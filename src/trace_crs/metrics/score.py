@@ -78,6 +78,7 @@ class DialogueBatch:
     coords: list[list[tuple[float, float]]] = field(default_factory=list)
     prices: list[list[int | None]] = field(default_factory=list)
     poi_types: list[list[str]] = field(default_factory=list)
+    pool_types: list[list[str]] = field(default_factory=list)
     user_texts: list[list[str]] = field(default_factory=list)
 
 
@@ -133,6 +134,7 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         db.coords.append([(p.latitude, p.longitude) for p in pois])
         db.prices.append([p.price for p in pois])
         db.poi_types.append([p.poi_type for p in pois])
+        db.pool_types.append([kb.pois[b].poi_type for b in d.get("candidate_poi_ids", []) if b in kb.pois])
         db.user_texts.append([t["text"] for t in d["turns"] if t["role"] == "user"])
     if entailment is not None:
         tb.entailment = entailment_scores(tb.text, [list(c.values()) for c in tb.cited], entailment,
@@ -147,7 +149,9 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
                           pd.DataFrame(cols)], axis=1)
     per_dialogue = pd.DataFrame({"dialogue_id": [d["dialogue_id"] for d in dialogues],
                                  **{n: METRICS[n].fn(db, cfg) if dialogues else np.zeros(0)
-                                    for n in DIALOGUE_METRICS}})
+                                    for n in DIALOGUE_METRICS},
+                                 "recovery_hits": [sum(h[t] for t in r) for h, r in zip(db.hit_by_turn, db.recovery)],
+                                 "recovery_episodes": [len(r) for r in db.recovery]})
     return Scores(per_turn, per_dialogue, aggregate(per_turn, per_dialogue, kb, cfg, n_missing, entailment))
 
 
@@ -160,6 +164,8 @@ def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: S
             metrics[name] = _mean(per_turn[name])
         elif name in per_dialogue:
             metrics[name] = _mean(per_dialogue[name])
+    if "recovery_episodes" in per_dialogue and per_dialogue["recovery_episodes"].sum() > 0:  # pooled over episodes
+        metrics["rejection_recovery"] = float(per_dialogue["recovery_hits"].sum() / per_dialogue["recovery_episodes"].sum())
     alt = per_turn[per_turn["has_alternative"].astype(bool)] if len(per_turn) else per_turn
     for key, base in ALT_ONLY.items():
         metrics[key] = _mean(alt[base]) if len(alt) else None
