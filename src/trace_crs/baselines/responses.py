@@ -2,6 +2,13 @@
 template responses per action type"), shared by every baseline that needs a cited text and by
 the Popularity fallback of the LLM baselines.
 
+A response is built from the four sentence kinds the paper finds in template responses
+(Appendix L): *framing* ("I'd suggest X."), *rating-meta* (stars, review count and price from
+the POI's metadata, not from reviews), *quote* sentences (two per POI when it has two quotable
+sentences) and, when the user's words occur in the POI's reviews, one *other-claim* sentence
+("Reviews of X often mention quiet and patio.") — a synthesized claim with no citation beside
+it, as template systems write them, so provenance coverage is not 1 by construction.
+
 Each quote is a verbatim span of one review — a whole sentence, cut to at most
 ``QUOTE_MAX_WORDS`` words — written ``"span" [Rn]`` (ARCHITECTURE §3).  A citation is
 ``{"label", "review_id", "quote", "start", "end"}`` with ``review.text[start:end] == quote``
@@ -77,17 +84,41 @@ def quote_index(kb: KB, poi_id: str) -> QuoteIndex:
     return table[poi_id]
 
 
-def choose_quote(kb: KB, poi_id: str, terms: set[str]) -> Quote | None:
-    """The review sentence of ``poi_id`` sharing most ``terms``; ties go to the higher-starred
-    review, then the smaller review id, then the earlier sentence.  None if nothing quotable."""
+def _overlaps(kb: KB, poi_id: str, terms: set[str]) -> tuple[QuoteIndex, np.ndarray]:
     index = quote_index(kb, poi_id)
-    if not index.quotes:
-        return None
     vocab = memo(kb, "quote_vocab")
     wanted = np.zeros(len(vocab), dtype=bool)
     wanted[[vocab[t] for t in terms if t in vocab]] = True
-    overlap = np.bincount(index.sentence_of[wanted[index.token_ids]], minlength=len(index.quotes))
-    return index.quotes[int(np.argmax(overlap))]  # argmax: the first sentence in tie-break order
+    return index, np.bincount(index.sentence_of[wanted[index.token_ids]], minlength=len(index.quotes))
+
+
+def choose_quote(kb: KB, poi_id: str, terms: set[str]) -> Quote | None:
+    """The review sentence of ``poi_id`` sharing most ``terms``; ties go to the higher-starred
+    review, then the smaller review id, then the earlier sentence.  None if nothing quotable."""
+    quotes = choose_quotes(kb, poi_id, terms, 1)
+    return quotes[0] if quotes else None
+
+
+def choose_quotes(kb: KB, poi_id: str, terms: set[str], k: int) -> list[Quote]:
+    """Up to ``k`` sentences of ``poi_id`` by overlap with ``terms`` (ties as in
+    :func:`choose_quote`), at most one per review."""
+    index, overlap = _overlaps(kb, poi_id, terms)
+    order = sorted(range(len(index.quotes)), key=lambda i: (-overlap[i], i))  # stable: tie-break order
+    out: list[Quote] = []
+    for i in order:
+        if all(q.review_id != index.quotes[i].review_id for q in out):
+            out.append(index.quotes[i])
+        if len(out) == k:
+            break
+    return out
+
+
+def mentioned_terms(kb: KB, poi_id: str, terms: set[str], k: int = 2) -> list[str]:
+    """Up to ``k`` of the user's ``terms`` (alphabetical) that occur in the POI's reviews."""
+    table = memo(kb, "review_terms")
+    if poi_id not in table:
+        table[poi_id] = frozenset(t for r in kb.reviews_of(poi_id) for t in tokenize(r.text))
+    return sorted(t for t in terms if t in table[poi_id])[:k]
 
 
 class Citer:
@@ -106,24 +137,33 @@ class Citer:
         return f'"{quote.quote}" [{label}]'
 
 
-def _said(citer: Citer, kb: KB, poi_id: str, terms: set[str], lead: str) -> str:
-    cited = citer.cite(choose_quote(kb, poi_id, terms))
-    return f" {lead} {cited}." if cited else ""
+LEADS = ("One reviewer said:", "Another wrote:", "A guest noted:", "Someone else added:")
 
 
-def _card(kb: KB, poi_id: str) -> str:
+def _quotes(citer: Citer, kb: KB, poi_id: str, terms: set[str], k: int, first_lead: int = 0) -> list[str]:
+    return [f"{LEADS[(first_lead + i) % len(LEADS)]} {citer.cite(q)}."
+            for i, q in enumerate(choose_quotes(kb, poi_id, terms, k))]
+
+
+def _rating(kb: KB, poi_id: str) -> str:
     poi = kb.pois[poi_id]
-    return f"{poi.name} ({poi.stars:.1f}★)"
+    price = f", price {'$' * poi.price}" if poi.price is not None else ""
+    return f"{poi.name} is rated {poi.stars:.1f} stars across {poi.review_count} reviews{price}."
+
+
+def _claim(kb: KB, poi_id: str, terms: set[str]) -> list[str]:
+    said = mentioned_terms(kb, poi_id, terms)
+    return [f"Reviews of {kb.pois[poi_id].name} often mention {' and '.join(said)}."] if said else []
 
 
 def render(action: str, ranked: Sequence[str], kb: KB, terms: set[str],
            extra: str = "") -> tuple[str, list[dict[str, Any]]]:
     """Text and citations for a ``recommend`` or ``compare`` turn over ``ranked``.
 
-    recommend: ``I recommend X (4.5★). A reviewer said: "…" [R1]. Another option is Y (4.0★):
-    one guest wrote "…" [R2].``  compare: the top two side by side, one quote each.
-    ``extra`` (e.g. distance notes) is appended verbatim.  Empty ``ranked`` gives a text
-    without citations.
+    recommend: framing, two quotes, rating-meta and (if the user's words occur in the reviews)
+    an uncited claim for the top POI, then a second option with one quote.  compare: framing,
+    two quotes per POI, both ratings, a claim, and a closing preference.  ``extra`` (e.g.
+    distance notes) is appended verbatim.  Empty ``ranked`` gives a text without citations.
     """
     citer = Citer()
     if not ranked:
@@ -131,15 +171,14 @@ def render(action: str, ranked: Sequence[str], kb: KB, terms: set[str],
     first = ranked[0]
     if action == "compare" and len(ranked) > 1:
         second = ranked[1]
-        text = (f"Comparing {_card(kb, first)} and {_card(kb, second)}: for {kb.pois[first].name},"
-                + _said(citer, kb, first, terms, "a reviewer said").rstrip(".")
-                + f"; for {kb.pois[second].name},"
-                + _said(citer, kb, second, terms, "another wrote").rstrip(".")
-                + f". I would lean towards {kb.pois[first].name}.")
+        name1, name2 = kb.pois[first].name, kb.pois[second].name
+        parts = [f"Here are two options: {name1} and {name2}.", *_quotes(citer, kb, first, terms, 2),
+                 _rating(kb, first), *_quotes(citer, kb, second, terms, 2, first_lead=2), _rating(kb, second),
+                 *_claim(kb, first, terms), f"I would lean towards {name1}."]
     else:
-        text = f"I recommend {_card(kb, first)}." + _said(citer, kb, first, terms, "A reviewer said:")
+        parts = [f"I'd suggest {kb.pois[first].name}.", *_quotes(citer, kb, first, terms, 2), _rating(kb, first),
+                 *_claim(kb, first, terms)]
         if len(ranked) > 1:
-            text += f" Another option is {_card(kb, ranked[1])}." + _said(
-                citer, kb, ranked[1], terms, "One guest wrote")
+            parts += [f"Another option is {kb.pois[ranked[1]].name}.", *_quotes(citer, kb, ranked[1], terms, 1, 2)]
+    text = " ".join(parts)
     return (text + (" " + extra if extra else "")).strip(), citer.citations
-
