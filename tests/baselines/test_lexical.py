@@ -22,18 +22,22 @@ def test_popularity_order(kb):
     # stars · ln(1 + n): r2 22.83, r3 21.76, r1 21.58, r7 19.73, r6 18.46, r5 14.85, r8 12.38, r4 7.19
     out = PopularityBaseline().predict(first_turn(kb, "anything"))
     assert out.ranked_poi_ids == ["r2", "r3", "r1", "r7", "r6", "r5", "r8", "r4"]
-    # framing, two quotes from distinct reviews (higher-starred first), rating-meta; no user word
+    # framing, rating-meta, two quotes from distinct reviews (higher-starred first); no user word
     # occurs in the reviews, so no uncited claim; then the second option with one quote
-    assert out.text == ('I\'d suggest Taco Loco. One reviewer said: "Cheap tacos and great burritos." [R1]. '
-                        'Another wrote: "Very loud and crowded on weekends but the salsa is fresh." [R2]. '
-                        'Taco Loco is rated 4.0 stars across 300 reviews, price $. Another option is Sushi Zen. '
-                        'A guest noted: "Elegant room and the ramen broth was rich and deep." [R3].')
+    assert out.text == ('I\'d suggest Taco Loco, a mexican spot. Taco Loco is rated 4.0 stars across 300 reviews, '
+                        'price $ (cheap). One reviewer said: "Cheap tacos and great burritos." [R1]. Another wrote: '
+                        '"Very loud and crowded on weekends but the salsa is fresh." [R2]. Another option is Sushi '
+                        'Zen, a japanese spot. A guest noted: "Elegant room and the ramen broth was rich and deep." [R3].')
     assert [c["review_id"] for c in out.citations] == ["rv_r2_1", "rv_r2_2", "rv_r3_2"]
 
 
-def test_template_adds_an_uncited_claim_when_user_words_occur_in_reviews(kb):
-    out = PopularityBaseline().predict(first_turn(kb, "cheap tacos, loud is fine"))
-    assert "Reviews of Taco Loco often mention cheap and loud." in out.text
+def test_template_adds_an_uncited_claim_beyond_the_quotes_shown(kb):
+    # quotes: the best-overlap sentence per review — "The value is amazing for the price." (value,
+    # price: 2 terms) and "Very loud ... salsa is fresh." (salsa); "tacos" is in the reviews but
+    # in no quoted sentence, so it becomes the uncited claim
+    out = PopularityBaseline().predict(first_turn(kb, "tacos and salsa with good value for the price"))
+    assert '"The value is amazing for the price." [R1]' in out.text
+    assert "Reviews also mention tacos." in out.text
 
 
 def test_popularity_demotes_rejected_and_fallback_flags(kb):

@@ -3,11 +3,12 @@ template responses per action type"), shared by every baseline that needs a cite
 the Popularity fallback of the LLM baselines.
 
 A response is built from the four sentence kinds the paper finds in template responses
-(Appendix L): *framing* ("I'd suggest X."), *rating-meta* (stars, review count and price from
-the POI's metadata, not from reviews), *quote* sentences (two per POI when it has two quotable
-sentences) and, when the user's words occur in the POI's reviews, one *other-claim* sentence
-("Reviews of X often mention quiet and patio.") — a synthesized claim with no citation beside
-it, as template systems write them, so provenance coverage is not 1 by construction.
+(Appendix L): *framing* ("I'd suggest X."), *rating-meta* (stars, review count and the price
+level, in words, from the POI's metadata, not from reviews), *quote* sentences (two per POI when it has two quotable
+sentences) and, when the POI's reviews mention user words that the quotes shown do not, one
+*other-claim* sentence ("Reviews also mention quiet and patio.") — a claim beyond the evidence
+shown, with no citation beside it, as template systems write them; the framing names the POI's
+first category.  Provenance coverage is therefore not 1 by construction.
 
 Each quote is a verbatim span of one review — a whole sentence, cut to at most
 ``QUOTE_MAX_WORDS`` words — written ``"span" [Rn]`` (ARCHITECTURE §3).  A citation is
@@ -145,24 +146,36 @@ def _quotes(citer: Citer, kb: KB, poi_id: str, terms: set[str], k: int, first_le
             for i, q in enumerate(choose_quotes(kb, poi_id, terms, k))]
 
 
+PRICE_LEVEL = {1: "cheap", 2: "affordable", 3: "moderate", 4: "upscale"}  # how a template names POI.price
+
+
 def _rating(kb: KB, poi_id: str) -> str:
     poi = kb.pois[poi_id]
-    price = f", price {'$' * poi.price}" if poi.price is not None else ""
+    price = f", price {'$' * poi.price} ({PRICE_LEVEL[poi.price]})" if poi.price is not None else ""
     return f"{poi.name} is rated {poi.stars:.1f} stars across {poi.review_count} reviews{price}."
 
 
-def _claim(kb: KB, poi_id: str, terms: set[str]) -> list[str]:
-    said = mentioned_terms(kb, poi_id, terms)
-    return [f"Reviews of {kb.pois[poi_id].name} often mention {' and '.join(said)}."] if said else []
+def _claim(kb: KB, poi_id: str, terms: set[str], quoted: Sequence[str]) -> list[str]:
+    """An uncited claim: user words the POI's reviews mention but the quotes shown do not."""
+    shown = {t for q in quoted for t in tokenize(q)}
+    said = mentioned_terms(kb, poi_id, terms - shown)
+    return [f"Reviews also mention {' and '.join(said)}."] if said else []
+
+
+def _framing(kb: KB, poi_id: str, lead: str) -> str:
+    poi = kb.pois[poi_id]
+    kind = poi.categories[0].lower() if poi.categories else poi.poi_type
+    return f"{lead} {poi.name}, a {kind} spot."
 
 
 def render(action: str, ranked: Sequence[str], kb: KB, terms: set[str],
            extra: str = "") -> tuple[str, list[dict[str, Any]]]:
     """Text and citations for a ``recommend`` or ``compare`` turn over ``ranked``.
 
-    recommend: framing, two quotes, rating-meta and (if the user's words occur in the reviews)
-    an uncited claim for the top POI, then a second option with one quote.  compare: framing,
-    two quotes per POI, both ratings, a claim, and a closing preference.  ``extra`` (e.g.
+    recommend: framing, rating-meta (stars, reviews, price level in words), two quotes and
+    (if the reviews mention user words the quotes do not) an uncited claim for the top POI,
+    then a second option with one quote.  compare: framing, then rating-meta and two quotes
+    per POI, a claim, and a closing preference.  ``extra`` (e.g.
     distance notes) is appended verbatim.  Empty ``ranked`` gives a text without citations.
     """
     citer = Citer()
@@ -171,14 +184,13 @@ def render(action: str, ranked: Sequence[str], kb: KB, terms: set[str],
     first = ranked[0]
     if action == "compare" and len(ranked) > 1:
         second = ranked[1]
-        name1, name2 = kb.pois[first].name, kb.pois[second].name
-        parts = [f"Here are two options: {name1} and {name2}.", *_quotes(citer, kb, first, terms, 2),
-                 _rating(kb, first), *_quotes(citer, kb, second, terms, 2, first_lead=2), _rating(kb, second),
-                 *_claim(kb, first, terms), f"I would lean towards {name1}."]
+        q1, q2 = _quotes(citer, kb, first, terms, 2), _quotes(citer, kb, second, terms, 2, first_lead=2)
+        parts = [f"Here are two options: {kb.pois[first].name} and {kb.pois[second].name}.", _rating(kb, first), *q1,
+                 _rating(kb, second), *q2, *_claim(kb, first, terms, q1), f"I would lean towards {kb.pois[first].name}."]
     else:
-        parts = [f"I'd suggest {kb.pois[first].name}.", *_quotes(citer, kb, first, terms, 2), _rating(kb, first),
-                 *_claim(kb, first, terms)]
+        q1 = _quotes(citer, kb, first, terms, 2)
+        parts = [_framing(kb, first, "I'd suggest"), _rating(kb, first), *q1, *_claim(kb, first, terms, q1)]
         if len(ranked) > 1:
-            parts += [f"Another option is {kb.pois[ranked[1]].name}.", *_quotes(citer, kb, ranked[1], terms, 1, 2)]
+            parts += [_framing(kb, ranked[1], "Another option is"), *_quotes(citer, kb, ranked[1], terms, 1, 2)]
     text = " ".join(parts)
     return (text + (" " + extra if extra else "")).strip(), citer.citations
