@@ -11,6 +11,7 @@ $(DIALOGUES): $(KB_DIR)/MANIFEST.json $(DIALOGUE_SOURCES) | $(STAMP)
 	$(VENV)/bin/trace-crs dialogues generate --kb $(KB_DIR) --n $(N_DIALOGUES) --generator simulated --seed $(SEED) --out $@
 	$(VENV)/bin/trace-crs dialogues validate $@ --kb $(KB_DIR)
 	$(VENV)/bin/trace-crs dialogues stats $@ --json $(@D)/stats.json
+	$(VENV)/bin/trace-crs dialogues leakage $@ --kb $(KB_DIR) --seed $(SEED) --json $(@D)/leakage.json
 
 dialogues: $(DIALOGUES) ## generate + validate the dialogue corpus (simulated; PROFILE=smoke for 60)
 

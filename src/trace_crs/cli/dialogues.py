@@ -138,6 +138,23 @@ def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _leakage(args: argparse.Namespace) -> int:
+    from trace_crs.dialogues.leakage import decoder_audit, persona_information
+    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.kb import load_kb
+    dialogues = load_dialogues(args.file)
+    report = {"decoder": decoder_audit(dialogues, load_kb(args.kb)),
+              "persona_information": persona_information(dialogues, seed=args.seed)}
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    for key, value in report["decoder"].items():
+        print(f"{key:28s} {value:.3f}" if isinstance(value, float) else f"{key:28s} {value}", file=sys.stderr)
+    for facet, v in report["persona_information"].items():
+        print(f"MI persona->{facet:12s} {v['mi_bits']:.4f} bits (control {v['control_bits']:.4f})", file=sys.stderr)
+    return 0
+
+
 def _release(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.release import release_dialogue
     from trace_crs.dialogues.schema import iter_dialogues
@@ -189,6 +206,12 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("file")
     p.add_argument("--json", default=None, help="also write the statistics to this JSON file")
     p.set_defaults(func=_stats)
+    p = sub.add_parser("leakage", help="audit: keyword-decoder recovery of the acceptable sets, persona information")
+    p.add_argument("file", help="dialogues JSON-lines file")
+    p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
+    p.add_argument("--seed", type=int, default=42, help="seed of the shuffled-persona control")
+    p.add_argument("--json", help="write the audit as JSON here")
+    p.set_defaults(func=_leakage)
     p = sub.add_parser("release", help="replace verbatim quotes by [Q:N] placeholders + pointers")
     p.add_argument("file")
     p.add_argument("--kb", required=True)

@@ -83,3 +83,35 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     ours = df.set_index("statistic")["ours"]
     return {"n_pois": int(ours["KB: POIs"]), "n_dialogues": int(ours["Dialogues: Total dialogues"]),
             "turns_mean": float(ours["Dialogues: Avg. turns / dialogue"])}
+
+
+LEAKAGE_BEFORE = Path(__file__).with_name("reference") / "leakage_before.json"
+
+
+def leakage(dialogues_path: str | Path) -> pd.DataFrame:
+    """The corpus audit written by ``trace-crs dialogues leakage`` (``leakage.json`` beside the
+    corpus) beside the same audit of the generator before the paraphrase bank and the persona
+    prior (``reference/leakage_before.json``, measured once; its provenance is in the file)."""
+    import json
+    path = results.require(Path(dialogues_path).with_name("leakage.json"), "leakage audit of the corpus")
+    now, before = json.loads(path.read_text()), json.loads(LEAKAGE_BEFORE.read_text())
+    rows = [("keyword decoder: exact acceptable set (simple)", "decoder", "exact_set_simple"),
+            ("keyword decoder: exact acceptable set (strong)", "decoder", "exact_set_strong"),
+            ("keyword decoder: hidden-preference items recovered", "decoder", "preference_item_recall")]
+    out = [{"measure": label, "before": before[part][key], "this corpus": now[part][key]} for label, part, key in rows]
+    for facet in now["persona_information"]:
+        out.append({"measure": f"persona → {facet}: MI above shuffled control (bits)",
+                    "before": before["persona_information"][facet]["excess_bits"],
+                    "this corpus": now["persona_information"][facet]["excess_bits"]})
+    frame = pd.DataFrame(out).set_index("measure")
+    frame.attrs["n_rec_turns"] = int(now["decoder"]["rec_turns"])
+    return frame
+
+
+def leakage_facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Numbers quoted in the data card (glued)."""
+    mi = df[df.index.str.startswith("persona")]["this corpus"]
+    return {"exact_simple": float(df.iloc[0]["this corpus"]), "exact_strong": float(df.iloc[1]["this corpus"]),
+            "exact_strong_before": float(df.iloc[1]["before"]), "item_recall": float(df.iloc[2]["this corpus"]),
+            "mi_min": float(mi.min()), "mi_min_facet": str(mi.idxmin()).split("→ ")[1].split(":")[0],
+            "n_rec_turns": int(df.attrs["n_rec_turns"])}
