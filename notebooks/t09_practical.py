@@ -30,6 +30,11 @@ report.prose.glue_facts("t09", report.t09.facts(df))
 # The most spatially coherent baseline on this run is {glue:md}`t09_best_spatial_label`
 # ({glue:text}`t09_best_spatial:.3f`; the paper prints {glue:text}`t09_itinerary_spatial_paper:.3f`
 # for Itinerary, whose nearest-neighbour tour step produces it).
+#
+# Itinerary diversity (distinct POI types among the recommended POIs) is empty in our rows:
+# every Trace candidate pool — closed, 16, 32 or open set — is one city × POI-type slice, so no
+# baseline can mix types and the metric is undefined there (`metrics.practical`); the paper's
+# value for Itinerary comes from plans that mix restaurants, hotels and attractions.
 
 # %%
 report.compare.wide(df)
