@@ -52,3 +52,14 @@ def test_prior_is_read_and_matched():
     assert ("features", "wifi") in prior and favoured(("features", "wifi"), prior)
     assert favoured(("anchor", {"name": "Downtown"}), prior)  # anchor:* = any landmark
     assert not favoured(("features", "pool"), prior) and preference_prior("no_such_type") == frozenset()
+
+
+def test_price_ceiling_recall_counts_dialogues_with_a_stated_price():
+    from trace_crs.dialogues.leakage import decoder_audit
+
+    def d(price, text):
+        hidden = {"style": None, "price_max": price, "noise": None, "ambience": [], "features": [], "anchor": None}
+        return {"scenario": {"city": "Tampa", "hidden_preferences": hidden}, "candidate_poi_ids": [],
+                "turns": [{"role": "user", "text": text}]}
+    out = decoder_audit([d(2, "Keep it cheap."), d(3, "Something cheap."), d(None, "cheap")], kb=None)
+    assert (out["price_dialogues"], out["price_ceiling_recall"]) == (2, 0.5)

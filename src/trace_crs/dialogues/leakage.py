@@ -9,7 +9,9 @@
    ``strong`` first deletes the persona description, the trip context, the city and every POI
    name (words that name, not prefer) and, when no radius is stated, uses the largest anchor
    radius the generator uses.  Also reported: the share of hidden-preference items the
-   decoder recovers from the whole conversation.
+   decoder recovers from the whole conversation, and the price-ceiling extraction recall of
+   the public price vocabulary (the ceiling Price Alignment reads from the user turns equals
+   the hidden ``price_max``), over the dialogues that state a price (paper §3: 96 %).
 2. **Persona → preference mutual information** per facet, conditional on the POI type
    (persona pools and facet vocabularies both depend on it, so an unconditional estimate
    would credit personas with the type's signal): ``I(persona; value | type) = Σ_t p(t)
@@ -81,8 +83,12 @@ def decoder_audit(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]
     """Exact-acceptable-set recovery (``simple``, ``strong``) over recommend/compare turns and
     hidden-preference item recall, with their counts."""
     exact = {"simple": 0, "strong": 0}
-    turns = items = found = 0
+    turns = items = found = priced = price_ok = 0
     for d in dialogues:
+        stated_price = d["scenario"]["hidden_preferences"].get("price_max")
+        if stated_price is not None:
+            priced += 1
+            price_ok += price_ceiling([t["text"] for t in d["turns"] if t["role"] == "user"]) == stated_price
         cands = [kb.pois[b] for b in d["candidate_poi_ids"]]
         city = d["scenario"]["city"]
         for i, t in enumerate(d["turns"]):
@@ -99,7 +105,8 @@ def decoder_audit(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]
         found += len(want & have)
     return {"rec_turns": turns, "exact_set_simple": exact["simple"] / turns if turns else float("nan"),
             "exact_set_strong": exact["strong"] / turns if turns else float("nan"),
-            "preference_items": items, "preference_item_recall": found / items if items else float("nan")}
+            "preference_items": items, "preference_item_recall": found / items if items else float("nan"),
+            "price_dialogues": priced, "price_ceiling_recall": price_ok / priced if priced else float("nan")}
 
 
 def _as_hidden(constraints: list[Constraint]) -> dict[str, Any]:

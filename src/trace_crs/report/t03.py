@@ -98,7 +98,9 @@ def leakage(dialogues_path: str | Path) -> pd.DataFrame:
     rows = [("keyword decoder: exact acceptable set (simple)", "decoder", "exact_set_simple"),
             ("keyword decoder: exact acceptable set (strong)", "decoder", "exact_set_strong"),
             ("keyword decoder: hidden-preference items recovered", "decoder", "preference_item_recall")]
-    out = [{"measure": label, "before": before[part][key], "this corpus": now[part][key]} for label, part, key in rows]
+    rows.append(("price ceiling read by Price Alignment = hidden price_max", "decoder", "price_ceiling_recall"))
+    out = [{"measure": label, "before": before[part].get(key, float("nan")), "this corpus": now[part][key]}
+           for label, part, key in rows]
     for facet in now["persona_information"]:
         out.append({"measure": f"persona → {facet}: MI above shuffled control (bits)",
                     "before": before["persona_information"][facet]["excess_bits"],
@@ -113,5 +115,5 @@ def leakage_facts(df: pd.DataFrame) -> dict[str, Any]:
     mi = df[df.index.str.startswith("persona")]["this corpus"]
     return {"exact_simple": float(df.iloc[0]["this corpus"]), "exact_strong": float(df.iloc[1]["this corpus"]),
             "exact_strong_before": float(df.iloc[1]["before"]), "item_recall": float(df.iloc[2]["this corpus"]),
-            "mi_min": float(mi.min()), "mi_min_facet": str(mi.idxmin()).split("→ ")[1].split(":")[0],
+            "price_recall": float(df.iloc[3]["this corpus"]), "mi_min": float(mi.min()), "mi_min_facet": str(mi.idxmin()).split("→ ")[1].split(":")[0],
             "n_rec_turns": int(df.attrs["n_rec_turns"])}
