@@ -28,13 +28,16 @@ seed = 42
 # %%
 from trace_crs import report
 
-df = report.t21.load(results_dir, runs=runs, subset_run=subset_run, pairs=pairs, B=n_boot, seed=seed)
+df = report.t21.load(results_dir, runs=runs, subset_run=subset_run, pairs=pairs, n_boot=n_boot, seed=seed)
 report.prose.glue_facts("t21", report.t21.facts(df))
 
 # %% [markdown]
 # With {glue:text}`t21_B` resamples over {glue:text}`t21_n_dialogues` dialogues,
 # {glue:text}`t21_n_significant` of {glue:text}`t21_n_pairs` differences have an interval that
-# excludes zero.
+# excludes zero. A bootstrap over fewer than {glue:text}`t21_min_clusters` dialogues, or one
+# whose interval collapses to a point, is not evidence either way:
+# {glue:text}`t21_n_insufficient` pairs are marked "insufficient n" (no p-value) in the
+# `verdict` column.
 
 # %%
 df

@@ -136,7 +136,7 @@ def test_t21_joins_printed_delta(tmp_path, scores):
                           for d, v in vals]
     scores(tmp_path, "closed", "tfidf", {}, per_turn=turns([("d1", 0.0), ("d2", 0.0), ("d3", 1.0)]))
     scores(tmp_path, "closed_llm", "llm_zero_shot", {}, per_turn=turns([("d1", 1.0), ("d2", 1.0)]))
-    df = t21.load(tmp_path, pairs=[["llm_zero_shot", "tfidf", "recall@1"]], B=50, seed=1)
+    df = t21.load(tmp_path, pairs=[["llm_zero_shot", "tfidf", "recall@1"]], n_boot=50, seed=1)
     row = df.iloc[0]
     # d3 is outside the LLM subset: Δ = mean(1, 1) - mean(0, 0) = 1
     assert (row["pair"], row["ours"], row["paper"], row["n_dialogues"]) == (

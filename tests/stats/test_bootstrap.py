@@ -39,7 +39,7 @@ def _brute(frame: pd.DataFrame, n_boot: int, seed: int) -> tuple[float, float, f
 
 def test_matches_brute_force_loop():
     frame = _frame()
-    got = bootstrap_pairs(frame, [("a", "b", "m")], n_boot=200, seed=7).iloc[0]
+    got = bootstrap_pairs(frame, [("a", "b", "m")], n_boot=200, seed=7, min_clusters=1).iloc[0]
     delta, lo, hi, p = _brute(frame, 200, 7)
     assert got["delta"] == pytest.approx(delta)
     assert got["ci_low"] == pytest.approx(lo)
@@ -58,8 +58,27 @@ def test_identical_baselines_give_zero_delta_and_p_one():
     frame = _frame()
     same = frame[frame["baseline"] == "b"].assign(baseline="a")
     got = bootstrap_pairs(pd.concat([frame[frame["baseline"] == "b"], same]), [("a", "b", "m")], n_boot=50).iloc[0]
-    assert (got["delta"], got["ci_low"], got["ci_high"], got["p_value"]) == (0.0, 0.0, 0.0, 1.0)
-    assert not got["significant"]
+    assert (got["delta"], got["ci_low"], got["ci_high"]) == (0.0, 0.0, 0.0)
+    # a collapsed interval is no evidence: no p-value, never significant
+    assert np.isnan(got["p_value"]) and not got["significant"] and got["verdict"] == "insufficient n"
+
+
+@pytest.mark.parametrize("n_dialogues", [1, 3])
+def test_too_few_clusters_say_insufficient_n(n_dialogues):
+    """One dialogue: every replicate equals Δ and a naive p would be 2/(B+1); three: still too few."""
+    frame = _frame(n_dialogues=n_dialogues)
+    frame.loc[frame["baseline"] == "a", "m"] = 1.0
+    frame.loc[frame["baseline"] == "b", "m"] = 0.0
+    got = bootstrap_pairs(frame, [("a", "b", "m")], n_boot=200).iloc[0]
+    assert got["delta"] == 1.0 and got["n_dialogues"] == n_dialogues
+    assert got["verdict"] == "insufficient n" and np.isnan(got["p_value"]) and not got["significant"]
+
+
+def test_enough_clusters_give_a_verdict():
+    frame = _frame(seed=5, n_dialogues=60)
+    got = bootstrap_pairs(frame, [("a", "b", "m")], n_boot=300).iloc[0]
+    assert got["verdict"] in ("significant", "not resolved") and not np.isnan(got["p_value"])
+    assert got["significant"] == (got["ci_low"] > 0 or got["ci_high"] < 0)
 
 
 def test_hand_delta_on_unequal_clusters():

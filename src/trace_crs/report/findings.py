@@ -4,6 +4,11 @@ Each finding is operationalised as a comparison on this run's aggregate metrics 
 runs, plus open-set runs for 1b); the verdict and the numbers in the sentence are computed.
 ``holds`` is None when the run lacks what the finding needs (the sentence says what).
 Memory-Aug. is excluded (not session-isolated, as in the paper's ranks).
+
+A verdict needs enough data: when a baseline the finding compares was scored on fewer than
+:data:`~trace_crs.stats.bootstrap.MIN_CLUSTERS` dialogues, or (for the two-value findings 1a,
+1d, 2a) when the two values' dialogue-cluster bootstrap intervals overlap, the finding is
+"not resolved at n = …" instead of "holds" / "does not hold" (``resolved`` column).
 """
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from trace_crs.report import compare, results
+from trace_crs.stats.bootstrap import MIN_CLUSTERS
+from trace_crs.stats.intervals import cluster_mean_ci
 
 CLAIMS = {
     "1a": "LLMs lead closed-set accuracy (best LLM R@1 above best non-LLM R@1).",
@@ -26,8 +33,16 @@ CLAIMS = {
 EXCLUDED = ("memory",)
 
 
+# (finding → the two baseline keys and the metric its verdict compares), set by the checks below
+COMPARED: dict[str, tuple[str, str, str]] = {}
+
+
 def _verdict(holds: bool) -> str:
     return "holds" if holds else "does not hold"
+
+
+def _key(label: str) -> str:
+    return compare.key_of(label) or label
 
 
 def _col(table: pd.DataFrame, metric: str) -> pd.Series:
@@ -50,6 +65,7 @@ def f1a(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
     llm, non = _best(r1, "llm"), _best(r1, "non_llm")
     if llm is None or non is None:
         return None, "needs closed-set R@1 of both an LLM and a non-LLM baseline"
+    COMPARED["1a"] = (_key(llm[0]), _key(non[0]), "recall@1")
     return llm[1] > non[1], (f"best LLM {llm[0]} R@1 {llm[1]:.3f} vs best non-LLM "
                              f"{non[0]} {non[1]:.3f}")
 
@@ -81,6 +97,7 @@ def f1d(closed: pd.DataFrame, tolerance: float = 0.01, **_: object) -> tuple[boo
     if not {"itinerary_llm", "llm_zero_shot"} <= set(r1.index):
         return None, "Itinerary-LLM and LLM Zero-Shot were not both scored on the closed runs"
     gain = r1["itinerary_llm"] - r1["llm_zero_shot"]
+    COMPARED["1d"] = ("itinerary_llm", "llm_zero_shot", "recall@1")
     return bool(gain <= tolerance), (f"Itinerary-LLM R@1 {r1['itinerary_llm']:.3f} vs LLM Zero-Shot "
                                      f"{r1['llm_zero_shot']:.3f} (tolerance {tolerance:.3f})")
 
@@ -90,6 +107,7 @@ def f2a(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
     llm, non = _best(cgs, "llm"), _best(cgs, "non_llm", lowest=True)
     if llm is None or non is None:
         return None, "needs CGS of both an LLM and a non-LLM baseline"
+    COMPARED["2a"] = (_key(non[0]), _key(llm[0]), "cgs")
     return non[1] > llm[1], (f"lowest non-LLM CGS {non[0]} {non[1]:.3f} vs highest LLM "
                              f"{llm[0]} {llm[1]:.3f}")
 
@@ -117,15 +135,37 @@ CHECKS: dict[str, Callable[..., tuple[bool | None, str]]] = {
     "1a": f1a, "1b": f1b, "1c": f1c, "1d": f1d, "2a": f2a, "2b": f2b, "3a": f3a}
 
 
+def resolution(fid: str, closed: pd.DataFrame, turns: pd.DataFrame | None) -> str | None:
+    """None when the finding's data can decide it, else why not ("not resolved at n = …")."""
+    involved = [k for k in (COMPARED.get(fid) or ())[:2]] or [k for k in closed.index if k in compare.BASELINES
+                                                            and k not in EXCLUDED]
+    counts = closed.loc[[k for k in involved if k in closed.index], "n_dialogues"] if "n_dialogues" in closed else None
+    n = int(counts.min()) if counts is not None and len(counts) else 0
+    if n < MIN_CLUSTERS:
+        return f"not resolved at n = {n} dialogues (a verdict needs at least {MIN_CLUSTERS})"
+    if fid in COMPARED and turns is not None:
+        a, b, metric = COMPARED[fid]
+        ci = [cluster_mean_ci(turns[turns["baseline"] == k], metric) for k in (a, b)]
+        if not all(c["sufficient"] for c in ci) or (ci[0]["ci_low"] <= ci[1]["ci_high"] and ci[1]["ci_low"] <= ci[0]["ci_high"]):
+            return (f"not resolved at n = {n} dialogues: the 95 % intervals of {compare.label(a)} "
+                    f"[{ci[0]['ci_low']:.3f}, {ci[0]['ci_high']:.3f}] and {compare.label(b)} "
+                    f"[{ci[1]['ci_low']:.3f}, {ci[1]['ci_high']:.3f}] overlap")
+    return None
+
+
 def evaluate(closed: pd.DataFrame, opened: pd.DataFrame, tolerance: float = 0.01,
-             gap: float = 0.5) -> pd.DataFrame:
-    """``finding, claim, holds, sentence`` for every finding, from metric tables by baseline."""
+             gap: float = 0.5, turns: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``finding, claim, holds, resolved, sentence`` for every finding, from metric tables by
+    baseline (and per-turn scores ``turns`` for the interval check)."""
     rows = []
+    COMPARED.clear()
     for fid, check in CHECKS.items():
         holds, detail = check(closed=closed, opened=opened, tolerance=tolerance, gap=gap)
-        verdict = "cannot be checked" if holds is None else _verdict(bool(holds))
-        rows.append({"finding": fid, "claim": CLAIMS[fid], "holds": holds,
-                     "sentence": f"Finding {fid} {verdict} on this run: {detail}."})
+        why = None if holds is None else resolution(fid, closed, turns)
+        verdict = "cannot be checked" if holds is None else why or _verdict(bool(holds))
+        rows.append({"finding": fid, "claim": CLAIMS[fid], "holds": holds, "resolved": holds is not None and why is None,
+                     "sentence": f"Finding {fid} {verdict} on this run ({detail})." if why else
+                     f"Finding {fid} {verdict} on this run: {detail}."})
     return pd.DataFrame(rows)
 
 
@@ -136,6 +176,6 @@ def load(results_dir: str | Path, closed_runs: Sequence[str] = ("closed", "close
     closed = results.metric_table(results.load_aggregates(results_dir, closed_runs))
     closed = results.with_metric(closed, results_dir, nli_runs, "entailment")
     opened = results.metric_table(results.load_aggregates(results_dir, open_runs))
-    out = evaluate(closed, opened, tolerance, gap)
+    out = evaluate(closed, opened, tolerance, gap, results.load_per_turn(results_dir, closed_runs))
     results.write_table(out, results_dir, "findings")
     return out

@@ -2,7 +2,7 @@
 
 Per-turn frames of ``runs`` restricted to the dialogues of ``subset_run`` (the seeded
 LLM subset, so every pair is compared on the same dialogues), then
-``trace_crs.stats.bootstrap.bootstrap_pairs`` with ``B`` resamples and ``seed``.  Joined
+``trace_crs.stats.bootstrap.bootstrap_pairs`` with ``n_boot`` resamples and ``seed``.  Joined
 with the paper's printed Δ (CI and significance were lost in extraction).  Writes
 ``tables/table21_bootstrap_pairs.csv``.
 """
@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.report import compare, figures, paper, results
-from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
+from trace_crs.stats.bootstrap import MIN_CLUSTERS, TABLE21_PAIRS, bootstrap_pairs
 
 NAME = "table21_bootstrap_pairs"
 METRICS = {"R@1": "recall@1", "MRR": "mrr", "CGS": "cgs", "GS": "gs", "CD": "cd"}
@@ -34,12 +34,12 @@ def _printed() -> dict[tuple[str | None, str | None, str], float]:
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
          subset_run: str = "closed_llm", pairs: Sequence[Sequence[str]] | None = None,
-         B: int = 1000, seed: int = 42) -> pd.DataFrame:
+         n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
     """Bootstrap Δ with 95 % CI and p-value beside the printed Δ; writes the table CSV."""
     turns = results.load_per_turn(results_dir, runs)
     subset = set(results.load_per_turn(results_dir, subset_run)["dialogue_id"])
     chosen = [tuple(p) for p in pairs] if pairs is not None else list(TABLE21_PAIRS)
-    ours = bootstrap_pairs(turns[turns["dialogue_id"].isin(subset)], chosen, n_boot=B, seed=seed)
+    ours = bootstrap_pairs(turns[turns["dialogue_id"].isin(subset)], chosen, n_boot=n_boot, seed=seed)
     printed = _printed()
     ours.insert(0, "pair", [f"{compare.label(a)} vs. {compare.label(b)}" for a, b in zip(ours["a"], ours["b"])])
     ours["paper"] = [printed.get(k, float("nan")) for k in zip(ours["a"], ours["b"], ours["metric"])]
@@ -68,4 +68,5 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Counts quoted in the prose."""
     return {"n_pairs": int(len(df)), "n_significant": int(df["significant"].sum()),
+            "n_insufficient": int((df["verdict"] == "insufficient n").sum()), "min_clusters": MIN_CLUSTERS,
             "n_dialogues": int(df["n_dialogues"].max()), "B": int(df["n_boot"].iloc[0])}

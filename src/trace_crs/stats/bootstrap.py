@@ -16,6 +16,13 @@ Outputs: Δ on the full sample, the percentile 95 % CI of the replicates (``nump
 linear interpolation) and a two-sided bootstrap p-value obtained by inverting the percentile
 interval, ``p = min(1, 2 (1 + min(#{Δ* ≤ 0}, #{Δ* ≥ 0})) / (n_boot + 1))``; its resolution is
 therefore 2 / (n_boot + 1).
+
+A bootstrap over too few clusters is not evidence: with one dialogue every replicate equals
+the full-sample Δ, the interval collapses to a point and the p-value looks tiny.  Below
+:data:`MIN_CLUSTERS` dialogues, or when the interval is degenerate (``ci_low == ci_high``),
+a pair's ``verdict`` is ``"insufficient n"``, its p-value is NaN and it is never
+``significant``; otherwise the verdict is ``"significant"`` (CI excludes 0) or
+``"not resolved"``.
 """
 from __future__ import annotations
 
@@ -25,6 +32,9 @@ import numpy as np
 import pandas as pd
 
 from trace_crs.stats.frames import require_baselines, require_columns, require_finite
+
+#: Fewer dialogues than this and a cluster bootstrap says "insufficient n" (no p-value, no verdict).
+MIN_CLUSTERS = 20
 
 #: Table 21's comparisons as (A, B, metric); only these eight rows are printed in the paper
 #: (the prose says "ten").  Keys follow the baseline registry and the per-turn metric columns.
@@ -83,11 +93,11 @@ def _cluster_totals(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]], 
 
 def bootstrap_pairs(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]] = TABLE21_PAIRS,
                     n_boot: int = 1000, seed: int = 42, level: float = 0.95,
-                    source: str = "scores") -> pd.DataFrame:
+                    source: str = "scores", min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
     """Paired cluster bootstrap of each (A, B, metric) in ``pairs`` on a frame with ``baseline``.
 
     Returns one row per pair: ``a, b, metric, n_dialogues, delta, ci_low, ci_high, p_value,
-    significant`` (CI excludes 0) plus ``n_boot, seed, level``.
+    significant, verdict`` (see the module docstring) plus ``n_boot, seed, level``.
     """
     if not pairs:
         raise ValueError(f"{source}: no pairs to bootstrap")
@@ -108,10 +118,13 @@ def bootstrap_pairs(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]] =
         star = reps[:, ia] / reps[:, na] - reps[:, ib] / reps[:, nb]
         lo, hi = np.quantile(star, [(1 - level) / 2, (1 + level) / 2])
         tail = min(int((star <= 0).sum()), int((star >= 0).sum()))
+        sufficient = ids.size >= min_clusters and hi > lo
+        separated = bool(lo > 0 or hi < 0)
         rows.append({"a": a, "b": b, "metric": metric, "n_dialogues": int(ids.size),
                      "delta": float(delta), "ci_low": float(lo), "ci_high": float(hi),
-                     "p_value": min(1.0, 2 * (1 + tail) / (n_boot + 1)),
-                     "significant": bool(lo > 0 or hi < 0),
+                     "p_value": min(1.0, 2 * (1 + tail) / (n_boot + 1)) if sufficient else float("nan"),
+                     "significant": sufficient and separated,
+                     "verdict": ("significant" if separated else "not resolved") if sufficient else "insufficient n",
                      "n_boot": int(n_boot), "seed": int(seed), "level": float(level)})
     return pd.DataFrame(rows)
 

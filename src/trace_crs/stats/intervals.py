@@ -18,11 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from trace_crs.stats.bootstrap import bootstrap_indices, resample_weights
+from trace_crs.stats.bootstrap import MIN_CLUSTERS, bootstrap_indices, resample_weights
 from trace_crs.stats.frames import require_columns
-
-#: Below this many dialogues a cluster bootstrap interval is not reported as evidence.
-MIN_CLUSTERS = 20
 CI_COLUMNS = ["run", "baseline", "metric", "mean", "ci_low", "ci_high", "n_rows", "n_clusters", "sufficient"]
 
 
