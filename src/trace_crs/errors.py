@@ -13,14 +13,16 @@ class TraceError(Exception):
     exit_code: int = 1
 
 
-class UsageError(TraceError):
-    """A flag, config value or output path the command cannot accept (exit 2)."""
+class UsageError(TraceError, ValueError):
+    """A flag, config value or output path the command cannot accept (exit 2).  Also a
+    ``ValueError``, so library callers can catch it the conventional way."""
 
     exit_code = 2
 
 
-class DataError(TraceError):
-    """An input file that breaks its contract (exit 3); the message names where."""
+class DataError(TraceError, ValueError):
+    """An input file that breaks its contract (exit 3); the message names where.  Also a
+    ``ValueError``."""
 
     exit_code = 3
 

@@ -41,10 +41,11 @@ def test_score_cli_writes_fixed_keys(kb_dir, files, capsys):
 
 def test_score_cli_errors(kb_dir, files, capsys):
     base = ["score", "--kb", str(kb_dir), "--dialogues", str(files / "dialogues.jsonl")]
-    assert main(base + ["--predictions", str(files / "base.jsonl"), "--strict"]) == 2
+    # exit 3: the data is wrong (a missing turn under --strict, an invalid record); 2: usage
+    assert main(base + ["--predictions", str(files / "base.jsonl"), "--strict"]) == 3
     assert "no prediction" in capsys.readouterr().err
     (files / "bad.jsonl").write_text('{"dialogue_id": "crs_yelp_00001", "turn_id": 2, "ranked_poi_ids": ["X"], "text": ""}\n')
-    assert main(base + ["--predictions", str(files / "bad.jsonl")]) == 2
+    assert main(base + ["--predictions", str(files / "bad.jsonl")]) == 3
     assert "bad.jsonl:1: field 'ranked_poi_ids'" in capsys.readouterr().err
     assert main(base + ["--predictions", str(files / "nope.jsonl")]) == 2
     assert main(base + ["--predictions", str(files / "base.jsonl"), "--entailment", "bogus"]) == 2

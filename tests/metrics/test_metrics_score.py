@@ -31,12 +31,17 @@ def test_end_to_end_hand_values(kb, dialogues):
     np.testing.assert_allclose(pt["cgs"], [1.0, 0.0, 0.0])
     assert list(pt["has_alternative"]) == [True, False, False]
     assert list(pt["after_rejection"]) == [False, True, False]
+    assert list(pt["missing"]) == [False, True, False]
+    assert pt.loc[(D1, 4), ["gs", "pc", "cd", "cgs", "recall@3"]].tolist() == [0.0] * 5
     assert list(pt["difficulty"]) == ["easy", "easy", "hard"]
     a = s.aggregate
     assert (a["n_dialogues"], a["n_turns"], a["n_missing"]) == (2, 3, 1)
     m = a["metrics"]
     expect = {"recall@1": 0.0, "recall@3": 0.5, "hit@1": 0.0, "hit@3": 2 / 3, "mrr": 5 / 18, "mr_recall@1": 1 / 3,
-              "mr_recall@3": 2 / 3, "mr_recall@1_alt_only": 1.0,  # D2's compare top-3 holds gold P1: an MR hit "gs": 1.0, "cd": 1 / 9, "pc": 1.0, "cgs": 1 / 3,
+              "mr_recall@3": 2 / 3,  # D2's compare top-3 holds gold P1: an MR hit
+              "mr_recall@1_alt_only": 1.0,
+              # the missing D1 t4 scores 0 on every turn metric (it used to get a vacuous GS = PC = 1)
+              "gs": 2 / 3, "cd": 1 / 9, "pc": 2 / 3, "cgs": 1 / 3,
               "tsr": 0.0, "t2r": 2.5, "rejection_recovery": 0.0, "spatial_coherence": 0.0, "price_alignment": 0.0,
               "itinerary_diversity": 0.5}
     for k, v in expect.items():

@@ -33,5 +33,5 @@ def test_dialogue_ids_naming_an_unknown_dialogue_is_an_error(inputs, tmp_path, c
     preds = tmp_path / "p.jsonl"
     preds.write_text("")
     assert main(["score", "--kb", inputs[0], "--dialogues", inputs[1], "--predictions", str(preds),
-                 "--dialogue-ids", str(ids), "--out", str(tmp_path / "s.json")]) == 2
+                 "--dialogue-ids", str(ids), "--out", str(tmp_path / "s.json")]) == 3  # bad data
     assert "crs_nope_00001" in capsys.readouterr().err

@@ -1,20 +1,28 @@
 """The ``trace-crs`` command line: one sub-module per command group.
 
 Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)`` that adds its commands
-and sets ``func`` on each sub-parser.  Errors a user can fix (bad input files, bad configs)
-are printed as one line and exit with status 2.
+and sets ``func`` on each sub-parser.  Exit codes (:mod:`trace_crs.errors`): 0 success, 1 an
+internal error (traceback kept: a bug to report), 2 a usage error (bad flags or config values,
+a missing input path, an output that would overwrite an input), 3 bad data (an input file
+that breaks its contract; the message names file, line and field).  Errors are one line on
+stderr; ``trace-crs … | head`` ends quietly.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+from trace_crs import __version__
+from trace_crs.errors import TraceError
 
 COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trace-crs", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"trace-crs {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(f"trace_crs.cli.{name}").register(sub)
@@ -22,12 +30,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # usage errors: argparse exits with 2
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError, KeyError) as exc:  # user-fixable input problems
+    except TraceError as exc:
+        print(f"trace-crs: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except FileNotFoundError as exc:  # an input path that does not exist: a usage error
         print(f"trace-crs: error: {exc}", file=sys.stderr)
         return 2
+    except (ValueError, KeyError) as exc:  # a bad flag or config value (data errors are DataError: 3)
+        print(f"trace-crs: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `trace-crs … | head`: the reader left; stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
 
 Writes the aggregate JSON (``--out``, default ``<predictions stem>.score.json`` beside the
 predictions) with ``<out stem>.per_turn.parquet`` and ``<out stem>.per_dialogue.parquet``
-beside it, and the per-turn table as CSV when ``--per-turn`` is given.  Entailment and the
+beside it, and the per-turn table as CSV when ``--per-turn`` is given.  Every output is
+written to a temporary sibling and renamed into place; an output path that is one of the
+inputs is refused.  A one-screen summary (and a warning naming the number of missing turns,
+which score 0) goes to stderr; the output path to stdout.  Entailment and the
 LLM judge are opt-in (``--entailment``, ``--judge``); ``llm`` backends use the configured LM
 (``--lm-model``, default the offline ``local`` model, via :func:`trace_crs.lm.backend.open_lm`).
 """
@@ -11,9 +14,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import sys
 from pathlib import Path
 
 from trace_crs.config import parse_overrides
+from trace_crs.errors import DataError, UsageError
+
+SUMMARY = ("recall@1", "recall@3", "mrr", "mr_recall@1", "gs", "cd", "pc", "cgs", "tsr", "t2r", "rejection_recovery")
 
 
 def register(subparsers) -> None:  # noqa: ANN001
@@ -25,7 +33,8 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--predictions", required=True, help="predictions JSON lines (ARCHITECTURE §5)")
     p.add_argument("--dialogue-ids", help="JSON list of the dialogue ids to score (a run's dialogue_ids.json, "
                    "for runs on a seeded subset); default: every dialogue in --dialogues")
-    p.add_argument("--pool", default="closed", help="candidate pool the predictions used: closed|16|32|open")
+    p.add_argument("--pool", default="closed", choices=("closed", "16", "32", "open"),
+                   help="candidate pool the predictions used (ranked ids outside it are an error)")
     p.add_argument("--fuzzy-threshold", type=float, default=0.80, help="GS fuzzy match threshold")
     p.add_argument("--cd-gate", type=float, default=0.05, help="CGS citation-density gate")
     p.add_argument("--pc-window", type=int, default=80, help="PC citation window (characters)")
@@ -52,15 +61,51 @@ def restrict(dialogues: list[dict], ids_path: str | None) -> list[dict]:
     """The dialogues whose ids ``ids_path`` (a JSON list) names; an unknown id is an error."""
     if not ids_path:
         return dialogues
-    ids = json.loads(Path(ids_path).read_text())
+    try:
+        ids = json.loads(Path(ids_path).read_text())
+    except (OSError, ValueError) as exc:
+        raise DataError(f"not a JSON list of dialogue ids ({type(exc).__name__}: {str(exc)[:100]})", file=ids_path) from None
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise ValueError(f"{ids_path}: expected a JSON list of dialogue ids")
+        raise DataError("expected a JSON list of dialogue ids", file=ids_path)
     known = {d["dialogue_id"] for d in dialogues}
     unknown = sorted(set(ids) - known)
     if unknown:
-        raise ValueError(f"{ids_path}: {len(unknown)} dialogue id(s) not in the corpus, e.g. {unknown[:3]}")
+        raise DataError(f"{len(unknown)} dialogue id(s) not in the corpus, e.g. {unknown[:3]}", file=ids_path)
     keep = set(ids)
     return [d for d in dialogues if d["dialogue_id"] in keep]
+
+
+def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
+    """UsageError when an output path is an input file or lies inside an input directory."""
+    ins = [Path(i).resolve() for i in inputs if i]
+    for out in outputs:
+        o = out.resolve()
+        for i in ins:
+            if o == i or (i.is_dir() and i in o.parents):
+                raise UsageError(f"output {out} would overwrite the input {i}; choose another --out")
+        if o.is_dir():
+            raise UsageError(f"output {out} is a directory; --out names a JSON file")
+
+
+def write_atomic(path: Path, write) -> None:  # noqa: ANN001 - write(tmp_path)
+    """Write through ``write(tmp)`` to a temporary sibling, then rename into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def summary(agg: dict) -> str:
+    """The one-screen summary printed on stderr."""
+    m = agg["metrics"]
+    lines = [f"scored {agg['n_turns']} turns of {agg['n_dialogues']} dialogues "
+             f"({agg['n_missing']} missing, {agg.get('n_off_target_citations', 0)} off-target citations, "
+             f"{agg.get('n_ignored_predictions', 0)} predictions outside the scored dialogues)"]
+    lines += [f"  {k:20s} {m[k]:.4f}" if m.get(k) is not None else f"  {k:20s} n/a" for k in SUMMARY if k in m]
+    lines.append(f"  {agg['signature']}")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,9 +124,17 @@ def run(args: argparse.Namespace) -> int:
     cfg = ScoreConfig(pool=str(args.pool), fuzzy_threshold=args.fuzzy_threshold, cd_gate=args.cd_gate,
                       pc_window=args.pc_window, spatial_km=args.spatial_km, entailment=args.entailment,
                       judge=args.judge, judge_n=args.judge_n, strict=args.strict, seed=args.seed)
+    pred = Path(args.predictions)
+    out = Path(args.out) if args.out else pred.with_name(pred.stem + ".score.json")
+    outputs = [out, out.with_name(out.stem + ".per_turn.parquet"), out.with_name(out.stem + ".per_dialogue.parquet")]
+    outputs += [Path(args.per_turn)] if args.per_turn else []
+    refuse_inputs(outputs, [args.kb, args.dialogues, args.predictions, args.dialogue_ids])
     kb = load_kb(args.kb)
-    dialogues = restrict(load_dialogues(args.dialogues), args.dialogue_ids)
-    predictions = read_predictions(args.predictions, dialogues, kb)
+    corpus = load_dialogues(args.dialogues)
+    dialogues = restrict(corpus, args.dialogue_ids)
+    scored = {d["dialogue_id"] for d in dialogues}
+    predictions = read_predictions(args.predictions, dialogues, kb, pool=cfg.pool,
+                                   outside={d["dialogue_id"] for d in corpus} - scored)
     with contextlib.ExitStack() as stack:
         ent = make_backend(args.entailment, _lm(args.lm_model, stack) if args.entailment == "llm" else None)
         scores = score_predictions(kb, dialogues, predictions, cfg, entailment=ent)
@@ -90,14 +143,19 @@ def run(args: argparse.Namespace) -> int:
                                    n=cfg.judge_n, seed=cfg.seed)
             scores.per_turn = scores.per_turn.join(judged)
             scores.aggregate = aggregate(scores.per_turn, scores.per_dialogue, kb, cfg,
-                                         scores.aggregate["n_missing"], ent)
-    pred = Path(args.predictions)
-    out = Path(args.out) if args.out else pred.with_name(pred.stem + ".score.json")
+                                         scores.aggregate["n_missing"], ent) | {
+                k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))}
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n")
-    scores.per_turn.to_parquet(out.with_name(out.stem + ".per_turn.parquet"), index=False)
-    scores.per_dialogue.to_parquet(out.with_name(out.stem + ".per_dialogue.parquet"), index=False)
+    text = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    write_atomic(outputs[1], lambda t: scores.per_turn.to_parquet(t, index=False))
+    write_atomic(outputs[2], lambda t: scores.per_dialogue.to_parquet(t, index=False))
     if args.per_turn:
-        scores.per_turn.to_csv(args.per_turn, index=False, float_format="%.6g")
+        write_atomic(Path(args.per_turn), lambda t: scores.per_turn.to_csv(t, index=False, float_format="%.6g"))
+    write_atomic(out, lambda t: t.write_text(text))  # last: the JSON marks the score as complete
+    if scores.aggregate["n_missing"]:
+        print(f"trace-crs score: warning: {scores.aggregate['n_missing']} reference turns have no prediction; "
+              "they score 0 on every metric (--strict makes this an error)", file=sys.stderr)
+    if not getattr(args, "quiet", False):
+        print(summary(scores.aggregate), file=sys.stderr)
     print(out)
     return 0

@@ -20,7 +20,8 @@ from typing import Any, Iterator
 
 import jsonschema
 
-from trace_crs.kb.schema import KBFormatError
+from trace_crs.errors import DataError
+from trace_crs.kb.schema import KBFormatError, MissingInputError
 from trace_crs.kb.store import iter_jsonl, sha256_file
 
 USER_ACTIONS: tuple[str, ...] = ("greet_and_seek", "provide_preference", "reject_and_refine", "accept")
@@ -30,12 +31,13 @@ TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 
 
-class DialogueFormatError(ValueError):
-    """A dialogue record is malformed; the message names file, line, dialogue id and field."""
+class DialogueFormatError(DataError):
+    """A dialogue record is malformed; the message names file, line, dialogue id and field (exit 3)."""
 
     def __init__(self, path: str, line: int | None, dialogue_id: str | None, field_name: str, problem: str):
         where = f"{path}:{line}" if line is not None else path
-        super().__init__(f"{where}: dialogue {dialogue_id or '?'}: field '{field_name}': {problem}")
+        ValueError.__init__(self, f"{where}: dialogue {dialogue_id or '?'}: field '{field_name}': {problem}")
+        self.file, self.field = path, field_name
         self.path, self.line, self.dialogue_id, self.field_name = path, line, dialogue_id, field_name
 
 
@@ -66,7 +68,9 @@ def dialogue_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
     missing file raises :class:`DialogueFormatError`."""
     try:
         yield from iter_jsonl(path)
-    except KBFormatError as exc:  # malformed JSON / missing file from the shared reader
+    except MissingInputError:  # a path that does not exist is a usage error, not bad data
+        raise
+    except KBFormatError as exc:  # malformed JSON from the shared reader
         raise DialogueFormatError(exc.path, exc.line, None, exc.field_name, str(exc).split(": ", 2)[-1]) from None
 
 

@@ -9,19 +9,27 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from trace_crs.errors import DataError
 from trace_crs.kb.geo import CITIES  # the 8 paper cities (ARCHITECTURE §1)
 
 POI_TYPES: tuple[str, ...] = ("restaurant", "hotel", "attraction")
 REVIEW_MAX_CHARS = 500
 
 
-class KBFormatError(ValueError):
-    """A KB record is malformed; the message names file, line and field."""
+class KBFormatError(DataError):
+    """A KB record is malformed; the message names file, line and field (exit 3)."""
 
     def __init__(self, path: str, line: int | None, field_name: str, problem: str):
         where = f"{path}:{line}" if line is not None else path
-        super().__init__(f"{where}: field '{field_name}': {problem}")
+        ValueError.__init__(self, f"{where}: field '{field_name}': {problem}")
         self.path, self.line, self.field_name = path, line, field_name
+        self.file, self.field = path, field_name
+
+
+class MissingInputError(KBFormatError, FileNotFoundError):
+    """An input file that does not exist (a usage error: exit 2)."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True)

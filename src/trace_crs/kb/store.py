@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from trace_crs.kb.schema import POI, KBFormatError, Review, poi_from_dict, review_from_dict
+from trace_crs.kb.schema import POI, KBFormatError, MissingInputError, Review, poi_from_dict, review_from_dict
 
 POIS_FILE, REVIEWS_FILE, MANIFEST_FILE = "pois.jsonl", "reviews.jsonl", "MANIFEST.json"
 
@@ -40,15 +40,23 @@ def iter_jsonl(path: str | Path) -> Iterable[tuple[int, dict]]:
     """Yield ``(line_number, record)``; a malformed line raises :class:`KBFormatError`."""
     path = Path(path)
     if not path.exists():
-        raise KBFormatError(str(path), None, "<file>", "file not found")
+        raise MissingInputError(str(path), None, "<file>", "file not found")
+    if path.is_dir():
+        raise MissingInputError(str(path), None, "<file>", "is a directory, not a JSON-lines file")
     with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield lineno, json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise KBFormatError(str(path), lineno, "<json>", f"malformed JSON: {exc.msg}") from None
+        lineno = 0
+        try:
+            for lineno, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    yield lineno, json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    raise KBFormatError(str(path), lineno, "<json>", f"malformed JSON: {exc.msg}") from None
+                except RecursionError:
+                    raise KBFormatError(str(path), lineno, "<json>", "JSON nested too deeply") from None
+        except UnicodeDecodeError as exc:
+            raise KBFormatError(str(path), lineno + 1, "<bytes>", f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
 @dataclass

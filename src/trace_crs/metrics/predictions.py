@@ -3,14 +3,23 @@
 A prediction is ``{"dialogue_id", "turn_id", "ranked_poi_ids": [...], "text": "...",
 "citations": [{"label": "R1", "review_id": "..."}]}`` (``citations`` optional), one per
 reference system recommend/compare turn.  Every problem — malformed JSON, a missing or
-mistyped field, an unknown dialogue / turn / POI / review id, a duplicate turn — raises
-:class:`PredictionError` naming the file, line and field.
+mistyped field, an unknown dialogue / turn / POI / review id, a ranked id outside the turn's
+candidate pool (another city, another type, or simply not offered), a duplicate turn, an
+empty file — raises :class:`PredictionError` (a :class:`~trace_crs.errors.DataError`, exit 3)
+naming the file, line and field.  Predictions of corpus dialogues outside the scored subset
+are skipped and counted (``PredictionSet.ignored``), not errors.
+
+Citations are honest only when they point at the POIs the turn presents: a label resolves
+only to a review of one of the top :data:`CITABLE_TOP` ranked POIs (the POIs a response can
+present; the Recall@3 window); a label citing any other review is *off target* — counted,
+and scored as an unresolved (ungrounded) quote.
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from trace_crs.errors import DataError
 from trace_crs.kb import KB, KBFormatError
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.dialogue import REC_ACTIONS
@@ -19,11 +28,34 @@ from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
 Key = tuple[str, int]
 
 
-class PredictionError(ValueError):
+CITABLE_TOP = 3
+POOLS: tuple[str, ...] = ("closed", "16", "32", "open")
+
+
+class PredictionError(DataError):
     """A prediction record is invalid; the message names where and which field."""
 
     def __init__(self, where: str, field: str, problem: str):
-        super().__init__(f"{where}: field '{field}': {problem}")
+        ValueError.__init__(self, f"{where}: field '{field}': {problem}")
+        self.file, self.line, self.field = where, None, field
+
+
+class PredictionSet(dict):
+    """Validated predictions by ``(dialogue_id, turn_id)``; ``ignored`` counts records of
+    corpus dialogues outside the scored subset."""
+
+    ignored: int = 0
+
+
+def pool_of(dialogue: Mapping[str, Any], pool: str) -> set[str]:
+    """The candidate ids a system saw for ``pool`` (closed 8, expanded 16 / 32, open set)."""
+    if pool == "closed":
+        return set(dialogue.get("candidate_poi_ids") or [])
+    if pool in ("16", "32"):
+        return set((dialogue.get("expanded_pool_poi_ids") or {}).get(pool) or [])
+    if pool == "open":
+        return set(dialogue.get("open_set_poi_ids") or [])
+    raise ValueError(f"unknown pool {pool!r}; expected one of {', '.join(POOLS)}")
 
 
 def scored_turns(dialogues: Iterable[Mapping[str, Any]]) -> dict[Key, Mapping[str, Any]]:
@@ -32,8 +64,10 @@ def scored_turns(dialogues: Iterable[Mapping[str, Any]]) -> dict[Key, Mapping[st
             if t["role"] == "system" and t["action"] in REC_ACTIONS}
 
 
-def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_ids: set[str], kb: KB) -> dict:
-    """Validate one prediction; returns it with ``citations`` defaulted to ``[]``."""
+def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_ids: set[str], kb: KB,
+                     pools: Mapping[str, set[str]] | None = None) -> dict:
+    """Validate one prediction; returns it with ``citations`` defaulted to ``[]``.  With
+    ``pools`` (dialogue id → candidate ids), a ranked id outside the dialogue's pool is an error."""
     if not isinstance(rec, dict):
         raise PredictionError(where, "<record>", "expected a JSON object")
     for name, typ in (("dialogue_id", str), ("turn_id", int), ("ranked_poi_ids", list), ("text", str)):
@@ -49,6 +83,8 @@ def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_id
     for pid in rec["ranked_poi_ids"]:
         if not isinstance(pid, str) or pid not in kb.pois:
             raise PredictionError(where, "ranked_poi_ids", f"unknown POI id {pid!r}")
+        if pools is not None and pid not in pools[rec["dialogue_id"]]:
+            raise PredictionError(where, "ranked_poi_ids", f"{pid!r} is not a candidate of {rec['dialogue_id']}'s pool")
     citations = rec.get("citations") or []
     if not isinstance(citations, list):
         raise PredictionError(where, "citations", "expected a list")
@@ -60,13 +96,20 @@ def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_id
     return {**rec, "citations": citations}
 
 
-def index_predictions(records: Iterable[tuple[str, Any]], dialogues: list[Mapping[str, Any]], kb: KB) -> dict[Key, dict]:
-    """Validate ``(where, record)`` pairs and index them by ``(dialogue_id, turn_id)``."""
+def index_predictions(records: Iterable[tuple[str, Any]], dialogues: list[Mapping[str, Any]], kb: KB,
+                      pool: str | None = None, outside: set[str] | frozenset[str] = frozenset()) -> PredictionSet:
+    """Validate ``(where, record)`` pairs and index them by ``(dialogue_id, turn_id)``.
+    ``pool`` checks ranked ids against each dialogue's candidates; records of dialogues in
+    ``outside`` (corpus dialogues not being scored) are skipped and counted."""
     turns = scored_turns(dialogues)
     ids = {d["dialogue_id"] for d in dialogues}
-    out: dict[Key, dict] = {}
+    pools = {d["dialogue_id"]: pool_of(d, pool) for d in dialogues} if pool is not None else None
+    out = PredictionSet()
     for where, rec in records:
-        rec = check_prediction(rec, where, turns, ids, kb)
+        if isinstance(rec, dict) and rec.get("dialogue_id") in outside and rec.get("dialogue_id") not in ids:
+            out.ignored += 1
+            continue
+        rec = check_prediction(rec, where, turns, ids, kb, pools)
         key = (rec["dialogue_id"], rec["turn_id"])
         if key in out:
             raise PredictionError(where, "turn_id", f"duplicate prediction for {key[0]} turn {key[1]}")
@@ -74,22 +117,39 @@ def index_predictions(records: Iterable[tuple[str, Any]], dialogues: list[Mappin
     return out
 
 
-def read_predictions(path: str | Path, dialogues: list[Mapping[str, Any]], kb: KB) -> dict[Key, dict]:
-    """Read and validate a predictions JSON-lines file."""
+def read_predictions(path: str | Path, dialogues: list[Mapping[str, Any]], kb: KB, pool: str | None = None,
+                     outside: set[str] | frozenset[str] = frozenset()) -> PredictionSet:
+    """Read and validate a predictions JSON-lines file (an empty file is an error)."""
     try:
         pairs = [(f"{path}:{lineno}", rec) for lineno, rec in iter_jsonl(path)]
     except KBFormatError as exc:
         if not Path(path).exists():
             raise FileNotFoundError(f"predictions file {path} not found") from None
         raise PredictionError(str(path), "<json>", str(exc)) from None
-    return index_predictions(pairs, dialogues, kb)
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise PredictionError(str(path), "<json>", f"unreadable: {type(exc).__name__}: {str(exc)[:120]}") from None
+    if not pairs:
+        raise PredictionError(str(path), "<file>", "no predictions (empty file)")
+    return index_predictions(pairs, dialogues, kb, pool, outside)
 
 
 def cited_texts(kb: KB, pred: Mapping[str, Any]) -> dict[str, str]:
     """{label: cited review text} for the ``[Rn]`` labels of a prediction that resolve
-    (rules in :mod:`trace_crs.metrics.quotes`)."""
+    (rules in :mod:`trace_crs.metrics.quotes`) to a review of one of the top
+    :data:`CITABLE_TOP` ranked POIs; labels citing any other review are dropped."""
+    return _cited(kb, pred)[0]
+
+
+def off_target(kb: KB, pred: Mapping[str, Any]) -> int:
+    """Number of labels whose citation points at a review of a POI the turn does not present."""
+    return _cited(kb, pred)[1]
+
+
+def _cited(kb: KB, pred: Mapping[str, Any]) -> tuple[dict[str, str], int]:
     labels = sorted(set(LABEL_RE.findall(pred["text"])))
     top = pred["ranked_poi_ids"][:1]
     top_reviews = [r.review_id for r in kb.reviews_of(top[0])] if top else []
     resolved = resolve_labels(labels, pred.get("citations") or [], top_reviews)
-    return {lab: kb.reviews[rid].text for lab, rid in resolved.items()}
+    presented = set(pred["ranked_poi_ids"][:CITABLE_TOP])
+    kept = {lab: rid for lab, rid in resolved.items() if kb.reviews[rid].business_id in presented}
+    return {lab: kb.reviews[rid].text for lab, rid in kept.items()}, len(resolved) - len(kept)

@@ -7,9 +7,14 @@ metrics means over the dialogues where they are defined (``n_undefined`` counts 
 e.g. dialogues without a stated price for ``price_alignment``).  ``mr_recall@k_alt_only``
 is multi-reference recall over turns that have acceptable alternatives (Appendix S).
 
-A reference turn without a prediction is scored as an empty ranking with empty text and
-counted in ``n_missing`` (``cfg.strict`` makes it an error).  Definitions of each metric are
-in its family module; citation labels resolve as in :mod:`trace_crs.metrics.quotes`.
+A reference turn without a prediction scores 0 on every turn metric (an empty ranking and
+no text would otherwise get a vacuous GS = PC = 1) and is counted in ``n_missing``;
+``cfg.strict`` makes it an error (:class:`~trace_crs.errors.DataError`).  Citations that point
+at reviews of POIs the turn does not present are dropped (their quotes count as ungrounded) and
+counted in ``n_off_target_citations`` (:mod:`trace_crs.metrics.predictions`).  Definitions of
+each metric are in its family module; citation labels resolve as in
+:mod:`trace_crs.metrics.quotes`.  :class:`ScoreConfig` rejects out-of-range values
+(:class:`~trace_crs.errors.UsageError`, naming the field).
 """
 from __future__ import annotations
 
@@ -22,11 +27,12 @@ import numpy as np
 import pandas as pd
 
 from trace_crs.config import signature
+from trace_crs.errors import DataError, UsageError
 from trace_crs.kb import KB
 from trace_crs.metrics import recommendation as rec
 from trace_crs.metrics.dialogue import REC_ACTIONS, recovery_turns
 from trace_crs.metrics.entailment import Backend, entailment_scores
-from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, scored_turns
+from trace_crs.metrics.predictions import POOLS, Key, cited_texts, index_predictions, off_target, scored_turns
 from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, TURN_METRICS
 
 
@@ -46,6 +52,18 @@ class ScoreConfig:
     judge_n: int = 200
     strict: bool = False
     seed: int = 42
+
+    def __post_init__(self) -> None:
+        checks = {"pool": self.pool in POOLS, "fuzzy_threshold": 0.0 < self.fuzzy_threshold <= 1.0,
+                  "cd_gate": 0.0 <= self.cd_gate <= 1.0, "pc_window": self.pc_window >= 0,
+                  "pc_floor": 0.0 <= self.pc_floor <= 1.0, "spatial_km": self.spatial_km > 0,
+                  "entail_threshold": 0.0 <= self.entail_threshold <= 1.0, "judge_n": self.judge_n >= 0}
+        rules = {"pool": f"one of {', '.join(POOLS)}", "fuzzy_threshold": "in (0, 1]", "cd_gate": "in [0, 1]",
+                 "pc_window": ">= 0", "pc_floor": "in [0, 1]", "spatial_km": "> 0", "entail_threshold": "in [0, 1]",
+                 "judge_n": ">= 0"}
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise UsageError(f"score config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
 
 
 @dataclass
@@ -96,12 +114,14 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
     here, errors name ``predictions[i]``).
     """
     if not isinstance(predictions, Mapping):
-        predictions = index_predictions(((f"predictions[{i}]", p) for i, p in enumerate(predictions)), dialogues, kb)
+        predictions = index_predictions(((f"predictions[{i}]", p) for i, p in enumerate(predictions)), dialogues, kb,
+                                        pool=cfg.pool)
     n_missing = len(scored_turns(dialogues)) - len(predictions)
     if cfg.strict and n_missing:
         missing = sorted(set(scored_turns(dialogues)) - set(predictions))[:5]
-        raise ValueError(f"{n_missing} reference turns have no prediction (strict), e.g. {missing}")
-    tb, db, rows = TurnBatch(), DialogueBatch(), []
+        raise DataError(f"{n_missing} reference turns have no prediction (strict), e.g. {missing}")
+    n_off_target = 0
+    tb, db, rows, missing = TurnBatch(), DialogueBatch(), [], []
     empty = {"ranked_poi_ids": [], "text": "", "citations": []}
     for d in dialogues:
         sc = d["scenario"]
@@ -112,7 +132,10 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         for turn in d["turns"]:
             if turn["role"] != "system" or turn["action"] not in REC_ACTIONS:
                 continue
-            pred = predictions.get((d["dialogue_id"], turn["turn_id"]), empty)
+            pred = predictions.get((d["dialogue_id"], turn["turn_id"]))
+            missing.append(pred is None)
+            pred = pred or empty
+            n_off_target += off_target(kb, pred)
             gold = list(turn.get("gold_poi_ids") or [])
             tb.gold.append(gold)
             tb.alternatives.append(list(turn.get("acceptable_alternative_poi_ids") or []))
@@ -144,6 +167,8 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         if METRICS[name].needs == "entailment" and entailment is None:
             continue
         cols[name] = METRICS[name].fn(tb, cols, cfg) if rows else np.zeros(0)
+    for name in cols:  # a missing prediction earns nothing, not a vacuous 1
+        cols[name] = np.where(np.array(missing, dtype=bool), 0.0, cols[name]) if rows else cols[name]
     per_turn = pd.concat([pd.DataFrame(rows, columns=["dialogue_id", "turn_id", "action", "difficulty", "city",
                                                       "poi_type", "has_alternative", "after_rejection"]),
                           pd.DataFrame(cols)], axis=1)
@@ -152,7 +177,11 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
                                     for n in DIALOGUE_METRICS},
                                  "recovery_hits": [sum(h[t] for t in r) for h, r in zip(db.hit_by_turn, db.recovery)],
                                  "recovery_episodes": [len(r) for r in db.recovery]})
-    return Scores(per_turn, per_dialogue, aggregate(per_turn, per_dialogue, kb, cfg, n_missing, entailment))
+    per_turn.insert(8, "missing", np.array(missing, dtype=bool))
+    agg = aggregate(per_turn, per_dialogue, kb, cfg, n_missing, entailment)
+    agg["n_off_target_citations"] = int(n_off_target)
+    agg["n_ignored_predictions"] = int(getattr(predictions, "ignored", 0))
+    return Scores(per_turn, per_dialogue, agg)
 
 
 def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: ScoreConfig, n_missing: int,
