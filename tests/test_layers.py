@@ -27,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "oracle": {"kb", "dialogues", "lm", "metrics", "stats"},
     "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "converse"},
     "cli": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "report", "judge", "converse"},
+    "api": {"kb", "dialogues", "metrics", "runner"},   # the Python API, beside the CLI at the top
 }
 
 

@@ -46,7 +46,8 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
     p.add_argument("--out", help="aggregate JSON path (default: beside the predictions)")
     p.add_argument("--strict", action="store_true", help="a missing prediction is an error")
-    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--seed", type=int, default=42, help="seed of the judged subset")
+    p.add_argument("--quiet", action="store_true", help="no summary table on stderr (warnings stay)")
     p.set_defaults(func=run)
 
 
