@@ -100,9 +100,10 @@ def test_fixture_filters_cities_types_and_review_minimum(tmp_path):
     assert m["shortfalls"]["Saint Louis/restaurant"] == 4 and m["shortfalls"]["Tampa/hotel"] == 5
 
 
-def test_fixture_empty_inputs_give_an_empty_kb(tmp_path):
-    pois, reviews, m = build_yelp(_write(tmp_path, [], []), per_cell=1)
-    assert pois == [] and reviews == [] and len(m["shortfalls"]) == 24
+def test_empty_inputs_are_an_error_not_an_empty_kb(tmp_path):
+    from trace_crs.errors import DataError
+    with pytest.raises(DataError, match="business.json: field '<file>': no business of the 8 cities"):
+        build_yelp(_write(tmp_path, [], []), per_cell=1)
 
 
 def test_missing_file(tmp_path):

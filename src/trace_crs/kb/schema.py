@@ -93,12 +93,10 @@ def poi_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) ->
         raise KBFormatError(path, line, "price", f"{price} not in 1..4")
     lat = float(_typed(rec, "latitude", (int, float), path, line))
     lon = float(_typed(rec, "longitude", (int, float), path, line))
-    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
-        raise KBFormatError(path, line, "latitude/longitude", f"({lat}, {lon}) out of range")
     city = _typed(rec, "city", str, path, line)
     if city not in CITIES:
         raise KBFormatError(path, line, "city", f"unknown city {city!r}; expected one of {CITIES}")
-    return POI(
+    return check_poi_values(POI(
         business_id=_typed(rec, "business_id", str, path, line),
         name=_typed(rec, "name", str, path, line),
         address=_typed(rec, "address", str, path, line),
@@ -112,7 +110,23 @@ def poi_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) ->
         review_count=_typed(rec, "review_count", int, path, line),
         price=price,
         attributes=dict(_typed(rec, "attributes", dict, path, line)),
-    )
+    ), path, line)
+
+
+def check_poi_values(poi: POI, path: str, line: int | None) -> POI:
+    """Range checks every POI source shares: a non-empty id, finite coordinates on Earth,
+    stars in [0, 5], a non-negative review count (NaN and ±Infinity fail every range test)."""
+    if not poi.business_id.strip():
+        raise KBFormatError(path, line, "business_id", "empty")
+    if not (-90 <= poi.latitude <= 90):
+        raise KBFormatError(path, line, "latitude", f"{poi.latitude!r} is not a latitude in [-90, 90]")
+    if not (-180 <= poi.longitude <= 180):
+        raise KBFormatError(path, line, "longitude", f"{poi.longitude!r} is not a longitude in [-180, 180]")
+    if not (0 <= poi.stars <= 5):
+        raise KBFormatError(path, line, "stars", f"{poi.stars!r} not in [0, 5]")
+    if poi.review_count < 0:
+        raise KBFormatError(path, line, "review_count", f"{poi.review_count} is negative")
+    return poi
 
 
 def review_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) -> Review:

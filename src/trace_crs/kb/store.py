@@ -8,11 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from trace_crs.errors import DataError, UsageError
 from trace_crs.kb.schema import POI, KBFormatError, MissingInputError, Review, poi_from_dict, review_from_dict
 
 POIS_FILE, REVIEWS_FILE, MANIFEST_FILE = "pois.jsonl", "reviews.jsonl", "MANIFEST.json"
@@ -43,20 +45,20 @@ def iter_jsonl(path: str | Path) -> Iterable[tuple[int, dict]]:
         raise MissingInputError(str(path), None, "<file>", "file not found")
     if path.is_dir():
         raise MissingInputError(str(path), None, "<file>", "is a directory, not a JSON-lines file")
-    with open(path, encoding="utf-8") as fh:
-        lineno = 0
-        try:
-            for lineno, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    yield lineno, json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise KBFormatError(str(path), lineno, "<json>", f"malformed JSON: {exc.msg}") from None
-                except RecursionError:
-                    raise KBFormatError(str(path), lineno, "<json>", "JSON nested too deeply") from None
-        except UnicodeDecodeError as exc:
-            raise KBFormatError(str(path), lineno + 1, "<bytes>", f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    with open(path, "rb") as fh:  # decoded line by line, so a bad byte is reported at its line
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise KBFormatError(str(path), lineno, "<bytes>", f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+            if not text.strip():
+                continue
+            try:
+                yield lineno, json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise KBFormatError(str(path), lineno, "<json>", f"malformed JSON: {exc.msg}") from None
+            except RecursionError:
+                raise KBFormatError(str(path), lineno, "<json>", "JSON nested too deeply") from None
 
 
 @dataclass
@@ -114,20 +116,62 @@ def load_kb(directory: str | Path) -> KB:
         if review.review_id in reviews:
             raise KBFormatError(str(reviews_path), lineno, "review_id", f"duplicate {review.review_id}")
         reviews[review.review_id] = review
-    manifest_path = directory / MANIFEST_FILE
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest = verified_manifest(directory)
     return KB(pois=pois, reviews=reviews, manifest=manifest)
 
 
+def verified_manifest(directory: Path) -> dict[str, Any]:
+    """The KB's ``MANIFEST.json`` after checking that every file it lists still has the recorded
+    SHA256 (a half-replaced or edited KB is a data error, not silently loaded); {} without one."""
+    path = directory / MANIFEST_FILE
+    if not path.exists():
+        return {}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise KBFormatError(str(path), None, "<json>", f"unreadable manifest: {exc}") from None
+    for name, entry in (manifest.get("files") or {}).items():
+        actual = sha256_file(directory / name) if (directory / name).exists() else "missing"
+        if actual != entry.get("sha256"):
+            raise KBFormatError(str(directory / name), None, "sha256",
+                                f"does not match {MANIFEST_FILE} ({actual[:12]} vs recorded "
+                                f"{str(entry.get('sha256'))[:12]}): the KB was modified or only partly written; rebuild it")
+    return manifest
+
+
+KB_FILES = (POIS_FILE, REVIEWS_FILE, MANIFEST_FILE)
+
+
 def write_kb(pois: list[POI], reviews: list[Review], directory: str | Path, manifest: dict[str, Any]) -> dict:
-    """Write a KB directory deterministically; returns the manifest with file SHA256s added."""
+    """Write a KB directory deterministically and as a whole; returns the manifest with file
+    SHA256s added.  The files are written into a temporary sibling directory that then replaces
+    ``directory``: a killed build leaves either the previous KB or none, never a mixture.  An
+    existing ``directory`` that holds anything but a KB (its three files, hidden tool files such
+    as make's ``.build-args``, which are carried over, or ``*.tmp`` leftovers) is refused: it
+    is not this command's output."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    dump_jsonl((p.to_dict() for p in sorted(pois, key=lambda p: p.business_id)), directory / POIS_FILE)
-    dump_jsonl((r.to_dict() for r in sorted(reviews, key=lambda r: r.review_id)), directory / REVIEWS_FILE)
+    if not pois:
+        raise DataError("refusing to write a KB without POIs", file=str(directory))
+    if directory.exists() and (not directory.is_dir() or any(
+            p.name not in KB_FILES and not p.name.startswith(".") and not p.name.endswith(".tmp")
+            for p in directory.iterdir())):
+        raise UsageError(f"--out {directory} exists and is not a KB directory (it holds other files); "
+                         "choose a new or empty directory")
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    dump_jsonl((p.to_dict() for p in sorted(pois, key=lambda p: p.business_id)), tmp / POIS_FILE)
+    dump_jsonl((r.to_dict() for r in sorted(reviews, key=lambda r: r.review_id)), tmp / REVIEWS_FILE)
     manifest = dict(manifest)
-    manifest["files"] = {name: {"sha256": sha256_file(directory / name)} for name in (POIS_FILE, REVIEWS_FILE)}
-    tmp = directory / (MANIFEST_FILE + ".tmp")
-    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
-    os.replace(tmp, directory / MANIFEST_FILE)
+    manifest["files"] = {name: {"sha256": sha256_file(tmp / name)} for name in (POIS_FILE, REVIEWS_FILE)}
+    (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    old = directory.with_name(f".{directory.name}.old-{os.getpid()}")
+    if directory.exists():
+        for hidden in directory.glob(".*"):
+            if hidden.is_file():
+                shutil.copy2(hidden, tmp / hidden.name)
+        os.replace(directory, old)
+    os.replace(tmp, directory)
+    shutil.rmtree(old, ignore_errors=True)
     return manifest

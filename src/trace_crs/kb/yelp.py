@@ -39,6 +39,7 @@ import numpy as np
 
 from trace_crs.kb.geo import CITIES, canonical_city
 from trace_crs.kb.schema import POI, POI_TYPES, REVIEW_MAX_CHARS, KBFormatError, Review
+from trace_crs.kb.schema import check_poi_values
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.kb.synthetic import poi_profiles
 
@@ -146,6 +147,10 @@ def _candidates(path: Path, skipped: Counter) -> dict[str, POI]:
             continue
         raw = _field(rec, "attributes", (dict,), str(path), line, nullable=True) or {}
         bid = _field(rec, "business_id", (str,), str(path), line)
+        if not bid.strip():
+            raise KBFormatError(str(path), line, "business_id", "empty")
+        if bid in out:
+            raise KBFormatError(str(path), line, "business_id", f"duplicate {bid!r} (first seen earlier in the file)")
         out[bid] = POI(
             business_id=bid, name=_field(rec, "name", (str,), str(path), line),
             address=_field(rec, "address", (str,), str(path), line, nullable=True) or "", city=city,
@@ -157,6 +162,7 @@ def _candidates(path: Path, skipped: Counter) -> dict[str, POI]:
             review_count=_field(rec, "review_count", (int,), str(path), line), price=parse_price(raw),
             attributes={**facets_of(poi_type, categories, raw), "yelp": raw},
         )
+        check_poi_values(out[bid], str(path), line)
     return out
 
 
@@ -206,8 +212,9 @@ def build_yelp(yelp_dir: str | Path, per_cell: int = 100, seed: int = 42) -> tup
     skipped_b["not_sampled"] = sum(len(v) for v in cells.values()) - len(kept)
     reviews: list[Review] = []
     skipped_r: Counter = Counter()
+    seen_reviews: set[str] = set()
     for line, rec in iter_jsonl(rpath):
-        bid = rec["business_id"]
+        bid = _field(rec, "business_id", (str,), str(rpath), line)
         if bid not in kept:
             skipped_r["other_business"] += 1
             continue
@@ -215,8 +222,15 @@ def build_yelp(yelp_dir: str | Path, per_cell: int = 100, seed: int = 42) -> tup
         if stars != int(stars) or not 1 <= stars <= 5:
             raise KBFormatError(str(rpath), line, "stars", f"expected an integer 1..5, got {stars!r}")
         text = _field(rec, "text", (str,), str(rpath), line)
-        reviews.append(Review(review_id=_field(rec, "review_id", (str,), str(rpath), line), business_id=bid,
+        rid = _field(rec, "review_id", (str,), str(rpath), line)
+        if not rid.strip() or rid in seen_reviews:
+            raise KBFormatError(str(rpath), line, "review_id", "empty" if not rid.strip() else f"duplicate {rid!r}")
+        seen_reviews.add(rid)
+        reviews.append(Review(review_id=rid, business_id=bid,
                               stars=int(stars), text=text[:REVIEW_MAX_CHARS], date=parse_date(rec.get("date"), str(rpath), line)))
+    if not kept:
+        raise KBFormatError(str(bpath), None, "<file>", f"no business of the 8 cities with a tourism type and at least "
+                            f"{MIN_REVIEWS} reviews ({sum(skipped_b.values())} lines skipped: {dict(skipped_b)})")
     pois = [candidates[b] for b in sorted(kept)]
     manifest = {
         "source": "yelp", "seed": seed,
