@@ -16,12 +16,13 @@ from typing import Any, TypeVar
 import yaml
 
 from trace_crs import __version__
+from trace_crs.errors import UsageError
 
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
-    """A configuration file or override is invalid; the message names the source and key."""
+class ConfigError(UsageError):
+    """A configuration file or override is invalid; the message names the source and key (exit 2)."""
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
@@ -53,11 +54,18 @@ def _cast(cls: type, name: str, value: Any, source: str) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"{source}: key '{name}': expected true/false, got {value!r}")
         return value
-    if want in (int, float, str):
-        try:
-            return want(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{source}: key '{name}': expected {want.__name__}, got {value!r}") from None
+    if want is int:  # exactly an integer: 2.7, true or .inf are errors, not 2, 1 or an OverflowError
+        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, float) and value.is_integer())):
+            raise ConfigError(f"{source}: key '{name}': expected an integer, got {value!r}")
+        return int(value)
+    if want is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise ConfigError(f"{source}: key '{name}': expected a number, got {value!r}")
+        return float(value)
+    if want is str:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ConfigError(f"{source}: key '{name}': expected a string, got {value!r}")
+        return str(value)
     return value
 
 
@@ -69,14 +77,29 @@ def from_mapping(cls: type[T], data: dict[str, Any], source: str = "<mapping>") 
     return cls(**{k: _cast(cls, k, v, source) for k, v in data.items()})
 
 
-def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
-    """Load ``path`` (YAML mapping, optional) into ``cls`` and apply ``key=value`` overrides."""
+def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None,
+                section: str | None = None) -> T:
+    """Load ``path`` (YAML mapping, optional) into ``cls`` and apply ``key=value`` overrides.
+
+    A sectioned file — the project's ``configs/<profile>/<run>.yaml``, one mapping per command —
+    is read from its ``section`` mapping (e.g. ``evaluate:``), whose ``set:`` list holds
+    ``key=value`` overrides applied before the command line's."""
     data: dict[str, Any] = {}
     source = str(path) if path else "<defaults>"
     if path:
-        loaded = yaml.safe_load(Path(path).read_text()) or {}
+        if not Path(path).is_file():
+            raise ConfigError(f"--config {path}: file not found")
+        try:
+            loaded = yaml.safe_load(Path(path).read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{source}: not valid YAML: {str(exc)[:160]}") from None
         if not isinstance(loaded, dict):
             raise ConfigError(f"{source}: expected a mapping at top level")
+        if section and isinstance(loaded.get(section), dict):
+            loaded = dict(loaded[section])
+            sets = loaded.pop("set", None) or []
+            overrides = [*(sets if isinstance(sets, list) else [sets]), *(overrides or [])]
+            source = f"{source} ({section}:)"
         data.update(loaded)
     for key, value in parse_overrides(overrides).items():
         head, dot, rest = key.partition(".")

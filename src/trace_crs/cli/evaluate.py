@@ -3,22 +3,26 @@
     trace-crs evaluate --kb D --dialogues F --baselines all|non-llm|llm|name,... \\
         --pool closed|16|32|open [--subset N] [--seed 42] [--workers 2] --out results/runs/<run_id>
 
-A ``--config`` YAML (keys of :class:`trace_crs.runner.run.RunConfig`) and ``--set k=v`` give
-the same settings; explicit flags win.  Re-running into the same ``--out`` resumes.
+A ``--config`` YAML — keys of :class:`trace_crs.runner.run.RunConfig`, or the project's own
+``configs/<profile>/<run>.yaml`` (its ``evaluate:`` section) — and ``--set k=v`` give the same
+settings; explicit flags win.  Re-running into the same ``--out`` resumes.  An ``--out`` that is
+an input (the KB directory, the dialogues file) is refused.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
+from pathlib import Path
 
 from trace_crs.config import load_config
+from trace_crs.errors import UsageError
 
 
 def _run(args: argparse.Namespace) -> int:
     from trace_crs.runner.run import RunConfig, evaluate
 
-    cfg = load_config(RunConfig, args.config, args.set)
+    cfg = load_config(RunConfig, args.config, args.set, section="evaluate")
     flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(RunConfig)
              if getattr(args, f.name, None) is not None}
     cfg = dataclasses.replace(cfg, **flags)
@@ -26,6 +30,13 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("evaluate: --kb and --dialogues are required (or set them in --config)")
     if args.workers < 1:
         raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
+    out = Path(args.out)
+    for given in (cfg.kb, cfg.dialogues):
+        i = Path(given).resolve()
+        if out.resolve() == i or i in out.resolve().parents or (i.is_dir() and out.resolve() in i.parents):
+            raise UsageError(f"--out {out} would overwrite the input {i}; choose another run directory")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is an existing file; a run writes a directory")
     manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir,
                         score=args.score)
     print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"]},
@@ -37,14 +48,14 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     """Add the ``evaluate`` command."""
     p = subparsers.add_parser("evaluate", help="run baselines over reference dialogues (resumable)",
                               description=__doc__.splitlines()[0])
-    p.add_argument("--config", help="run config YAML (RunConfig keys)")
+    p.add_argument("--config", help="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key")
     p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
     p.add_argument("--dialogues", help="dialogues JSON-lines file")
     p.add_argument("--baselines", help="all | non-llm | llm | comma-separated registry keys")
-    p.add_argument("--pool", choices=["closed", "16", "32", "open"])
+    p.add_argument("--pool", choices=["closed", "16", "32", "open"], help="candidate pool (default closed)")
     p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
-    p.add_argument("--seed", type=int)
+    p.add_argument("--seed", type=int, help="run seed (pool shuffles, subsets, LLM sampling); default 42")
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
     p.add_argument("--workers", type=int, default=2, help="processes for non-LLM baselines (default 2)")
     p.add_argument("--cache-dir", help="on-disk cache for shared work (default ~/.cache/trace-crs/vectors)")

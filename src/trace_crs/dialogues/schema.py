@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -84,12 +85,19 @@ def _fingerprint(path: str | Path) -> dict[str, str]:
     return {"sha256": sha256_file(path), "schema_sha256": hashlib.sha256(schema).hexdigest()}
 
 
-def record_validated(path: str | Path) -> None:
-    """Record that ``path``, as its bytes are now, passed validation (atomic write)."""
+def record_validated(path: str | Path) -> bool:
+    """Record that ``path``, as its bytes are now, passed validation (atomic write); returns
+    False, writing nothing, when the input's directory is read-only (the record is only a
+    shortcut for later loads, never needed)."""
     record = validation_record_path(path)
     tmp = record.with_name(record.name + ".tmp")
-    tmp.write_text(json.dumps(_fingerprint(path), sort_keys=True) + "\n")
-    tmp.replace(record)
+    try:
+        tmp.write_text(json.dumps(_fingerprint(path), sort_keys=True) + "\n")
+        tmp.replace(record)
+    except PermissionError:
+        tmp.unlink(missing_ok=True) if tmp.parent.exists() and os.access(tmp.parent, os.W_OK) else None
+        return False
+    return True
 
 
 def is_recorded_valid(path: str | Path) -> bool:
@@ -103,10 +111,17 @@ def is_recorded_valid(path: str | Path) -> bool:
 
 def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[dict[str, Any]]:
     """Yield validated dialogues of a JSON-lines file, in file order (the per-record schema check
-    is skipped when ``trust_record`` and :func:`is_recorded_valid`)."""
+    is skipped when ``trust_record`` and :func:`is_recorded_valid`); a dialogue id seen twice is
+    an error (it would be scored twice)."""
     checked = not (trust_record and is_recorded_valid(path))
+    seen: set[str] = set()
     for lineno, rec in dialogue_lines(path):
-        yield check_dialogue(rec, str(path), lineno) if checked else rec
+        rec = check_dialogue(rec, str(path), lineno) if checked else rec
+        did = rec.get("dialogue_id") if isinstance(rec, dict) else None
+        if did in seen:
+            raise DialogueFormatError(str(path), lineno, did, "dialogue_id", "duplicate (seen on an earlier line)")
+        seen.add(did)
+        yield rec
 
 
 def load_dialogues(path: str | Path, trust_record: bool = True) -> list[dict[str, Any]]:

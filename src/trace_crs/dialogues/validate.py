@@ -109,11 +109,16 @@ def summarize(dialogues: list[Any], kb: KB) -> dict[str, Any]:
     number of dialogues showing it (and its share), most frequent first."""
     reasons: Counter[str] = Counter()
     failed: dict[str, list[str]] = {}
+    seen: set[str] = set()
     for i, d in enumerate(dialogues):
         fails = dialogue_failures(d, kb)
+        did = d.get("dialogue_id") if isinstance(d, dict) else None
+        if isinstance(did, str) and did in seen:  # a second record with an id would be scored twice
+            fails = [*fails, ("duplicate_dialogue_id", f"{did} also appears earlier in the file")]
+        seen.add(did)
         if fails:
-            did = d.get("dialogue_id", f"#{i + 1}") if isinstance(d, dict) else f"#{i + 1}"
-            failed[str(did)] = [f"{r}: {x}" if x else r for r, x in fails]
+            key = f"{did} (#{i + 1})" if str(did) in failed or not isinstance(did, str) else did
+            failed[str(key)] = [f"{r}: {x}" if x else r for r, x in fails]
             reasons.update({r for r, _ in fails})
     n = len(dialogues)
     return {"n": n, "passed": n - len(failed), "pass_rate": (n - len(failed)) / n if n else float("nan"),

@@ -26,6 +26,7 @@ import yaml
 from tqdm import tqdm
 
 from trace_crs import __version__
+from trace_crs.errors import UsageError
 from trace_crs.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, resolve
 from trace_crs.kb import load_kb
@@ -46,6 +47,19 @@ class RunConfig:
     chunk_size: int = 50
     prefilter: str = "tfidf"           # open-set prefilter of LLM Zero-Shot / RAG-Citation (Table 25)
     lm: dict[str, Any] | None = None   # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
+
+    def __post_init__(self) -> None:
+        """Every value is checked before anything is written (a bad ``--set`` leaves no config.yaml)."""
+        from trace_crs.baselines.llm_zero_shot import PREFILTERS
+        problems = {"pool": self.pool in POOLS, "prefilter": self.prefilter in PREFILTERS,
+                    "subset": self.subset is None or self.subset >= 1, "chunk_size": self.chunk_size >= 1,
+                    "seed": self.seed >= 0, "lm": self.lm is None or isinstance(self.lm, dict)}
+        rules = {"pool": f"one of {', '.join(POOLS)}", "prefilter": f"one of {', '.join(PREFILTERS)}",
+                 "subset": ">= 1 (or unset for every dialogue)", "chunk_size": ">= 1", "seed": ">= 0",
+                 "lm": "a mapping of lm.* keys"}
+        bad = [k for k, ok in problems.items() if not ok]
+        if bad:
+            raise UsageError(f"run config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
 
 
 def resolved_config(cfg: RunConfig) -> dict[str, Any]:
