@@ -33,12 +33,26 @@ def hashes(*paths: Path) -> dict:
     return {f: sha256_file(f) for f in files}
 
 
-def test_duplicate_dialogue_id_fails_validation_and_loading(inputs, capsys):
-    kb, path = inputs
-    path.write_text(path.read_text() + path.read_text().splitlines(keepends=True)[0])
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A small synthetic KB and 4 generated dialogues that pass validation."""
+    root = tmp_path_factory.mktemp("corpus")
+    assert main(["kb", "build", "--source", "synthetic", "--per-cell", "10", "--seed", "42", "--out", str(root / "kb")]) == 0
+    assert main(["dialogues", "generate", "--kb", str(root / "kb"), "--n", "4", "--seed", "42",
+                 "--out", str(root / "d" / "dialogues.jsonl")]) == 0
+    return root / "kb", root / "d" / "dialogues.jsonl"
+
+
+def test_duplicate_dialogue_id_fails_validation_and_loading(corpus, tmp_path, capsys):
+    kb, clean = corpus
+    path = tmp_path / "dup.jsonl"
+    path.write_text(clean.read_text() + clean.read_text().splitlines(keepends=True)[0])
+    assert main(["dialogues", "validate", str(clean), "--kb", str(kb)]) == 0
+    capsys.readouterr()
     assert main(["dialogues", "validate", str(path), "--kb", str(kb)]) == 1
-    assert "duplicate_dialogue_id" in capsys.readouterr().out
-    with pytest.raises(DataError, match=r"dialogues.jsonl:4: dialogue crs_test_00001: field 'dialogue_id': duplicate"):
+    out = capsys.readouterr().out
+    assert "4 passed" in out and "duplicate_dialogue_id" in out
+    with pytest.raises(DataError, match=r"dup.jsonl:5: dialogue crs_yelp_00001: field 'dialogue_id': duplicate"):
         load_dialogues(path)
 
 
@@ -54,10 +68,12 @@ def test_unreadable_dialogue_lines_exit_3(inputs, capsys, content, message):
     assert message in capsys.readouterr().err
 
 
-def test_validate_a_read_only_corpus_writes_no_stamp(inputs, monkeypatch, capsys):
+def test_validate_a_read_only_corpus_writes_no_stamp(corpus, tmp_path, monkeypatch, capsys):
     """The validation record is a shortcut beside the corpus; an unwritable directory (a shared,
     read-only dataset) must not fail validation.  Root ignores chmod, so the denial is simulated."""
-    kb, path = inputs
+    kb, clean = corpus
+    path = tmp_path / "ro.jsonl"
+    path.write_bytes(clean.read_bytes())
     real_write = Path.write_text
 
     def denied(self, *a, **k):
