@@ -134,3 +134,12 @@ def test_missing_and_malformed_config_files(inputs, tmp_path, capsys):
     (tmp_path / "bad.yaml").write_text("evaluate: [unclosed\n")
     assert evaluate(inputs, tmp_path / "b", "--config", str(tmp_path / "bad.yaml")) == 2
     assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_consistent_input_and_output_flags(corpus, tmp_path, capsys):
+    kb, path = corpus
+    assert main(["dialogues", "stats", "--dialogues", str(path), "--out", str(tmp_path / "s.json")]) == 0
+    assert json.loads((tmp_path / "s.json").read_text())["dialogues"] == 4
+    assert main(["kb", "stats", "--kb", str(kb), "--out", str(tmp_path / "k.json")]) == 0
+    assert (tmp_path / "k.json").exists()
+    assert main(["dialogues", "stats"]) == 2 and "a dialogues file is required" in capsys.readouterr().err

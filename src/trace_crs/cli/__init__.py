@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # usage errors: argparse exits with 2
     try:
+        from trace_crs.cli.dialogues import resolve_corpus
+        resolve_corpus(args)
         return int(args.func(args) or 0)
     except TraceError as exc:
         print(f"trace-crs: error: {exc}", file=sys.stderr)

@@ -1,11 +1,18 @@
-"""`trace-crs dialogues` commands: generate, validate, stats, release, hydrate (issue 3)."""
+"""`trace-crs dialogues` commands: generate, validate, stats, leakage, release, hydrate.
+
+Every command that reads a corpus takes it as ``--dialogues F`` (the spelling of every other
+command) or, for compatibility, as the positional ``F``; JSON outputs are ``--out`` (``--json``
+is the older spelling)."""
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
+
+from trace_crs.errors import UsageError
 from typing import Any
 
 
@@ -57,7 +64,7 @@ def _generate_llm(args: argparse.Namespace, kb, on_log) -> tuple[list, list, dic
     run = {"model": args.model, "prompt": args.prompt or ("v2-compact" if local else "v2"),
            "decoding": args.decoding or ("constrained" if local else "free"), "n": args.n, "seed": args.seed,
            "max_retries": args.max_retries}
-    opts = dict(max_retries=args.max_retries, progress=True, prompt=run["prompt"], decoding=run["decoding"],
+    opts = dict(max_retries=args.max_retries, progress=not os.environ.get("TQDM_DISABLE"), prompt=run["prompt"], decoding=run["decoding"],
                 on_log=on_log)
     if not local:
         if args.set:
@@ -87,7 +94,7 @@ def _generate(args: argparse.Namespace) -> int:
         print(json.dumps(log), file=sys.stderr, flush=True)
 
     if args.generator == "simulated":
-        dialogues, failures = generate_simulated(kb, args.n, args.seed, progress=True), []
+        dialogues, failures = generate_simulated(kb, args.n, args.seed, progress=not os.environ.get("TQDM_DISABLE")), []
     else:
         dialogues, failures, run = _generate_llm(args, kb, on_log)
     out = write_corpus(dialogues, args.out)
@@ -174,6 +181,22 @@ def _hydrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _corpus_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", help="dialogues JSON-lines file (or --dialogues)")
+    p.add_argument("--dialogues", dest="file_flag", help="dialogues JSON-lines file")
+    p.set_defaults(_resolve_file=True)
+
+
+def resolve_corpus(args: argparse.Namespace) -> None:
+    """Fill ``args.file`` from ``--dialogues`` (exactly one of the two spellings is required)."""
+    if getattr(args, "_resolve_file", False):
+        if args.file and args.file_flag and args.file != args.file_flag:
+            raise UsageError("give the dialogues file once (positional or --dialogues)")
+        args.file = args.file or args.file_flag
+        if not args.file:
+            raise UsageError("a dialogues file is required (--dialogues F)")
+
+
 def register(subparsers) -> None:  # noqa: ANN001
     """Add the ``dialogues`` command group."""
     group = subparsers.add_parser("dialogues", help="generate, validate and release the dialogue corpus")
@@ -198,27 +221,27 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--out", required=True)
     p.set_defaults(func=_generate)
     p = sub.add_parser("validate", help="validate dialogues against the KB (exit 1 when any fails)")
-    p.add_argument("file")
-    p.add_argument("--kb", required=True)
+    _corpus_arg(p)
+    p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
     p.add_argument("--show", type=int, default=5, help="failed dialogues to list")
     p.set_defaults(func=_validate)
     p = sub.add_parser("stats", help="Table-3 dialogue statistics")
-    p.add_argument("file")
-    p.add_argument("--json", default=None, help="also write the statistics to this JSON file")
+    _corpus_arg(p)
+    p.add_argument("--out", "--json", dest="json", default=None, help="also write the statistics to this JSON file")
     p.set_defaults(func=_stats)
     p = sub.add_parser("leakage", help="audit: keyword-decoder recovery of the acceptable sets, persona information")
-    p.add_argument("file", help="dialogues JSON-lines file")
+    _corpus_arg(p)
     p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
     p.add_argument("--seed", type=int, default=42, help="seed of the shuffled-persona control")
-    p.add_argument("--json", help="write the audit as JSON here")
+    p.add_argument("--out", "--json", dest="json", help="write the audit as JSON here")
     p.set_defaults(func=_leakage)
     p = sub.add_parser("release", help="replace verbatim quotes by [Q:N] placeholders + pointers")
-    p.add_argument("file")
-    p.add_argument("--kb", required=True)
-    p.add_argument("--out", required=True)
+    _corpus_arg(p)
+    p.add_argument("--kb", required=True, help="KB directory the quotes come from")
+    p.add_argument("--out", required=True, help="released corpus (JSON lines)")
     p.set_defaults(func=_release)
     p = sub.add_parser("hydrate", help="restore released quotes from a KB")
-    p.add_argument("file")
-    p.add_argument("--kb", required=True)
-    p.add_argument("--out", required=True)
+    _corpus_arg(p)
+    p.add_argument("--kb", required=True, help="KB directory holding the quoted reviews")
+    p.add_argument("--out", required=True, help="hydrated corpus (JSON lines)")
     p.set_defaults(func=_hydrate)

