@@ -26,6 +26,10 @@ def test_bootstrap_command(scores):
     assert main(["stats", "bootstrap", "--scores", str(scores / "scores"), "--pair", "a:b:m",
                  "--n-boot", "20", "--out", str(out)]) == 0
     assert pd.read_csv(out)["delta"].iloc[0] == pytest.approx(2 / 3)
+    as_json = scores / "boot.json"  # the format follows the file name
+    assert main(["stats", "bootstrap", "--scores", str(scores / "scores"), "--pair", "a:b:m",
+                 "--n-boot", "20", "--out", str(as_json)]) == 0
+    assert pd.read_json(as_json)["delta"].iloc[0] == pytest.approx(2 / 3)
 
 
 def test_oracle_command_seconds_budget(scores):
