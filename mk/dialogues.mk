@@ -1,5 +1,5 @@
 # The dialogue corpus (issue 3): simulated generator by default (offline, deterministic).
-#   make dialogues                 -> data/dialogues/$(PROFILE)/dialogues.jsonl (+ splits/, stats.json)
+#   make dialogues                 -> data/dialogues/$(PROFILE)/dialogues.jsonl (+ dialogues.splits/, stats.json, leakage.json)
 #   make dialogues PROFILE=smoke   -> 60 dialogues
 KB_DIR          ?= data/kb/$(PROFILE)
 DIALOGUES       := data/dialogues/$(PROFILE)/dialogues.jsonl

@@ -82,7 +82,7 @@ def test_deterministic_bytes(tmp_path, tiny_kb, corpus):
     assert sha256_file(a) == sha256_file(b)
     c = write_corpus(generate_simulated(tiny_kb, 24, seed=7), tmp_path / "c" / "d.jsonl")
     assert sha256_file(a) != sha256_file(c)
-    ids = json.loads((tmp_path / "a" / "splits" / "train_dialogue_ids.json").read_text())
+    ids = json.loads((tmp_path / "a" / "d.splits" / "train_dialogue_ids.json").read_text())  # beside, named after the corpus
     assert ids == sorted(d["dialogue_id"] for d in corpus if d["split"] == "train")
 
 

@@ -37,11 +37,18 @@ def generate_simulated(kb: KB, n: int, seed: int = 42, progress: bool = False,
     return dialogues
 
 
+def splits_dir(out: str | Path) -> Path:
+    """Where the split id lists of corpus ``out`` go: ``<out stem>.splits/`` beside it."""
+    out = Path(out)
+    return out.with_name(out.stem + ".splits")
+
+
 def write_corpus(dialogues: list[dict[str, Any]], out: str | Path) -> Path:
-    """Write the dialogues and ``<out dir>/splits/<split>_dialogue_ids.json``."""
+    """Write the dialogues and ``<out stem>.splits/<split>_dialogue_ids.json`` beside them (a
+    directory named after the corpus, so two corpora in one directory never share one)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     dump_jsonl(dialogues, out)
     ids = {split: sorted(d["dialogue_id"] for d in dialogues if d["split"] == split) for split in SPLITS}
-    write_split_ids(ids, out.parent / "splits")
+    write_split_ids(ids, splits_dir(out))
     return out
