@@ -27,6 +27,7 @@ from trace_crs.kb.store import iter_jsonl, sha256_file
 
 USER_ACTIONS: tuple[str, ...] = ("greet_and_seek", "provide_preference", "reject_and_refine", "accept")
 SYSTEM_ACTIONS: tuple[str, ...] = ("ask_preference", "recommend", "compare", "farewell")
+ABSTAIN_ACTION = "abstain"  # the reference act of an unsolvable-set item (dialogues/unsolvable.py); never generated
 REC_ACTIONS: tuple[str, ...] = ("recommend", "compare")
 TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
 SPLITS: tuple[str, ...] = ("train", "val", "test")

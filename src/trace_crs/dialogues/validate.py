@@ -17,7 +17,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from trace_crs.dialogues.schema import REC_ACTIONS, SYSTEM_ACTIONS, USER_ACTIONS, DialogueFormatError, check_dialogue
+from trace_crs.dialogues.schema import (ABSTAIN_ACTION, REC_ACTIONS, SYSTEM_ACTIONS, USER_ACTIONS, DialogueFormatError,
+                                       check_dialogue)
 from trace_crs.kb.store import KB
 
 FUZZY_THRESHOLD = 80.0  # rapidfuzz partial_ratio, 0–100 (paper: 0.80)
@@ -83,7 +84,7 @@ def dialogue_failures(d: Any, kb: KB) -> list[tuple[str, str]]:
         want = "user" if i % 2 == 0 else "system"
         if turn["role"] != want:
             out.append(("alternation", f"turn {i + 1} is {turn['role']}"))
-        if turn["action"] not in (USER_ACTIONS if turn["role"] == "user" else SYSTEM_ACTIONS):
+        if turn["action"] not in (USER_ACTIONS if turn["role"] == "user" else (*SYSTEM_ACTIONS, ABSTAIN_ACTION)):
             out.append(("role_action", f"turn {i + 1}: {turn['role']} {turn['action']}"))
         out += _turn_failures(turn, d, kb)
     actions = [t["action"] for t in turns]
