@@ -162,6 +162,20 @@ def _leakage(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unsolvable(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.dialogues.unsolvable import build_unsolvable
+    from trace_crs.kb.store import dump_jsonl
+    items = build_unsolvable(_load_kb(args.kb), load_dialogues(args.file), args.n, args.seed)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    dump_jsonl(items, args.out)
+    print(f"unsolvable: {len(items)} items {dict(sorted(Counter(i['unsolvable']['reason'] for i in items).items()))} "
+          f"-> {args.out}", file=sys.stderr)
+    return 0
+
+
 def _release(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.release import release_dialogue
     from trace_crs.dialogues.schema import iter_dialogues
@@ -235,6 +249,13 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--seed", type=int, default=42, help="seed of the shuffled-persona control")
     p.add_argument("--out", "--json", dest="json", help="write the audit as JSON here")
     p.set_defaults(func=_leakage)
+    p = sub.add_parser("unsolvable", help="build the unsolvable set (requests no POI satisfies) from the KB and corpus")
+    _corpus_arg(p)
+    p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
+    p.add_argument("--n", type=int, default=300, help="items, split evenly over the four reasons")
+    p.add_argument("--seed", type=int, default=42, help="seed of the source dialogues and extra constraints")
+    p.add_argument("--out", required=True, help="unsolvable items (JSON lines, dialogue schema)")
+    p.set_defaults(func=_unsolvable)
     p = sub.add_parser("release", help="replace verbatim quotes by [Q:N] placeholders + pointers")
     _corpus_arg(p)
     p.add_argument("--kb", required=True, help="KB directory the quotes come from")

@@ -1,0 +1,50 @@
+"""When a ranker should decline: its best candidate score (TravelBench-style abstention).
+
+A ranker abstains on a turn when its best candidate's score is below a threshold τ
+(:func:`trace_crs.metrics.abstention.tau_sweep` traces the trade-off).  Scores are the rankers'
+own public scoring functions on the redacted :class:`~trace_crs.baselines.base.TurnContext`:
+TF-IDF cosine (``tfidf``) and the TF-IDF/distance blend of Spatial (``spatial``).  Rankers whose
+order is not a score of the request (Popularity) or whose scores mix several rankings (RRF)
+have no meaningful confidence and are not listed: they never abstain.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.spatial import spatial_scores
+from trace_crs.baselines.tfidf import tfidf_scores
+from trace_crs.kb import KB
+
+CONFIDENCE: dict[str, Callable[[TurnContext], np.ndarray]] = {"tfidf": tfidf_scores, "spatial": spatial_scores}
+REC = ("recommend", "compare")
+
+
+def best_score(name: str, ctx: TurnContext) -> float:
+    """The ranker's score of its top candidate for this turn; ``-inf`` when the KB has no POI of
+    the requested city and type (nothing to rank: every threshold abstains)."""
+    if not ctx.kb.pois_in(ctx.city, ctx.poi_type):
+        return float("-inf")
+    scores = CONFIDENCE[name](ctx)
+    return float(np.max(scores)) if len(scores) else float("-inf")
+
+
+def first_request(dialogue: dict[str, Any], kb: KB) -> TurnContext:
+    """The context of the dialogue's first system recommend/compare (or abstain) turn."""
+    i = next(i for i, t in enumerate(dialogue["turns"]) if t["role"] == "system" and t["action"] in (*REC, "abstain"))
+    return TurnContext.from_dialogue(dialogue, i, tuple(dialogue["candidate_poi_ids"]), kb, action="recommend")
+
+
+def confidence_table(kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]],
+                     names: tuple[str, ...] = tuple(CONFIDENCE)) -> pd.DataFrame:
+    """``dialogue_id, baseline, unsolvable, best_score`` at the first request of every item."""
+    rows = []
+    for flag, group in ((True, unsolvable), (False, solvable)):
+        for d in group:
+            ctx = first_request(d, kb)
+            rows += [{"dialogue_id": d["dialogue_id"], "baseline": n, "unsolvable": flag,
+                      "best_score": best_score(n, ctx)} for n in names]
+    return pd.DataFrame(rows)
