@@ -33,16 +33,6 @@ def hashes(*paths: Path) -> dict:
     return {f: sha256_file(f) for f in files}
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    """A small synthetic KB and 4 generated dialogues that pass validation."""
-    root = tmp_path_factory.mktemp("corpus")
-    assert main(["kb", "build", "--source", "synthetic", "--per-cell", "10", "--seed", "42", "--out", str(root / "kb")]) == 0
-    assert main(["dialogues", "generate", "--kb", str(root / "kb"), "--n", "4", "--seed", "42",
-                 "--out", str(root / "d" / "dialogues.jsonl")]) == 0
-    return root / "kb", root / "d" / "dialogues.jsonl"
-
-
 def test_duplicate_dialogue_id_fails_validation_and_loading(corpus, tmp_path, capsys):
     kb, clean = corpus
     path = tmp_path / "dup.jsonl"
@@ -51,8 +41,8 @@ def test_duplicate_dialogue_id_fails_validation_and_loading(corpus, tmp_path, ca
     capsys.readouterr()
     assert main(["dialogues", "validate", str(path), "--kb", str(kb)]) == 1
     out = capsys.readouterr().out
-    assert "4 passed" in out and "duplicate_dialogue_id" in out
-    with pytest.raises(DataError, match=r"dup.jsonl:5: dialogue crs_yelp_00001: field 'dialogue_id': duplicate"):
+    assert "12 passed" in out and "duplicate_dialogue_id" in out
+    with pytest.raises(DataError, match=r"dup.jsonl:13: dialogue crs_yelp_00001: field 'dialogue_id': duplicate"):
         load_dialogues(path)
 
 
@@ -139,7 +129,7 @@ def test_missing_and_malformed_config_files(inputs, tmp_path, capsys):
 def test_consistent_input_and_output_flags(corpus, tmp_path, capsys):
     kb, path = corpus
     assert main(["dialogues", "stats", "--dialogues", str(path), "--out", str(tmp_path / "s.json")]) == 0
-    assert json.loads((tmp_path / "s.json").read_text())["dialogues"] == 4
+    assert json.loads((tmp_path / "s.json").read_text())["dialogues"] == 12
     assert main(["kb", "stats", "--kb", str(kb), "--out", str(tmp_path / "k.json")]) == 0
     assert (tmp_path / "k.json").exists()
     assert main(["dialogues", "stats"]) == 2 and "a dialogues file is required" in capsys.readouterr().err

@@ -11,23 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from trace_crs.cli import main  # noqa: E402
 from trace_crs.kb.store import sha256_file  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "TQDM_DISABLE": "1"}
 TIMING = ["latency_s"]  # wall-clock columns differ between any two runs
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    root = tmp_path_factory.mktemp("kill")
-    assert main(["kb", "build", "--source", "synthetic", "--per-cell", "10", "--seed", "42", "--out", str(root / "kb")]) == 0
-    assert main(["dialogues", "generate", "--kb", str(root / "kb"), "--n", "12", "--seed", "42",
-                 "--out", str(root / "d" / "dialogues.jsonl")]) == 0
-    return root / "kb", root / "d" / "dialogues.jsonl"
 
 
 def evaluate_cmd(kb: Path, dialogues: Path, out: Path) -> list[str]:

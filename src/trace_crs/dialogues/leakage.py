@@ -30,7 +30,7 @@ from typing import Any, Iterable
 import numpy as np
 from sklearn.metrics import mutual_info_score
 
-from trace_crs.dialogues.constraints import ANCHOR_RADII_KM, Constraint, satisfying
+from trace_crs.dialogues.constraints import ANCHOR_RADII_KM, Constraint, hidden_preferences, satisfying
 from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.kb.geo import city_table
 from trace_crs.kb.lexicon import find_facets
@@ -100,23 +100,13 @@ def decoder_audit(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]
                 got = set(satisfying(cands, decode(_turn_texts(d, i, kb, variant == "strong"), city, km)))
                 exact[variant] += got == truth
         want = preference_items(d["scenario"]["hidden_preferences"])
-        have = preference_items(_as_hidden(decode(_turn_texts(d, len(d["turns"]), kb, True), city)))
+        have = preference_items(hidden_preferences(decode(_turn_texts(d, len(d["turns"]), kb, True), city)))
         items += len(want)
         found += len(want & have)
     return {"rec_turns": turns, "exact_set_simple": exact["simple"] / turns if turns else float("nan"),
             "exact_set_strong": exact["strong"] / turns if turns else float("nan"),
             "preference_items": items, "preference_item_recall": found / items if items else float("nan"),
             "price_dialogues": priced, "price_ceiling_recall": price_ok / priced if priced else float("nan")}
-
-
-def _as_hidden(constraints: list[Constraint]) -> dict[str, Any]:
-    prefs: dict[str, Any] = {"style": None, "price_max": None, "noise": None, "ambience": [], "features": [], "anchor": None}
-    for facet, value in constraints:
-        if facet in ("ambience", "features"):
-            prefs[facet] = sorted(set(prefs[facet]) | {value})
-        else:
-            prefs[facet] = value
-    return prefs
 
 
 def preference_items(hidden: dict[str, Any]) -> set[tuple[str, str]]:
