@@ -173,3 +173,14 @@ def test_metrics_package_exports_its_api():
     import trace_crs.metrics as metrics
     assert set(metrics.__all__) >= {"score_predictions", "ScoreConfig", "read_predictions", "METRICS"}
     assert metrics.ScoreConfig().pool == "closed" and "recall@1" in metrics.METRICS
+
+
+def test_global_quiet_and_json(env, capsys):
+    tmp, kb_dir = env
+    base = ["score", "--kb", str(kb_dir), "--dialogues", str(tmp / "dialogues.jsonl"),
+            "--predictions", str(tmp / "preds.jsonl"), "--out", str(tmp / "g.json")]
+    assert main(["--quiet", "--json", *base]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["metrics"]["recall@1"] is not None and "scored" not in err  # summary suppressed
+    assert main(["--json", "dialogues", "stats", "--dialogues", str(tmp / "dialogues.jsonl")]) == 0
+    assert json.loads(capsys.readouterr().out)["dialogues"] == 2

@@ -5,7 +5,10 @@ and sets ``func`` on each sub-parser.  Exit codes (:mod:`trace_crs.errors`): 0 s
 internal error (traceback kept: a bug to report), 2 a usage error (bad flags or config values,
 a missing input path, an output that would overwrite an input), 3 bad data (an input file
 that breaks its contract; the message names file, line and field).  Errors are one line on
-stderr; ``trace-crs … | head`` ends quietly.
+stderr; ``trace-crs … | head`` ends quietly.  Global flags, before the command:
+``--quiet`` (no progress bars or summaries on stderr; warnings and errors stay) and ``--json``
+(the command's summary as one JSON object on stdout, for scripts: ``score``, ``evaluate``,
+``dialogues stats|validate|leakage``, ``kb stats``).
 """
 from __future__ import annotations
 
@@ -23,6 +26,10 @@ COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats")
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trace-crs", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"trace-crs {__version__}")
+    parser.add_argument("--quiet", dest="global_quiet", action="store_true",
+                        help="no progress bars or summaries on stderr (warnings and errors stay)")
+    parser.add_argument("--json", dest="global_json", action="store_true",
+                        help="print the command's summary as one JSON object on stdout")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(f"trace_crs.cli.{name}").register(sub)
@@ -31,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # usage errors: argparse exits with 2
+    if args.global_quiet:
+        os.environ["TQDM_DISABLE"] = "1"
+        if hasattr(args, "quiet"):
+            args.quiet = True
     try:
         from trace_crs.cli.dialogues import resolve_corpus
         resolve_corpus(args)

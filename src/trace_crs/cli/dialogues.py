@@ -122,6 +122,12 @@ def _validate(args: argparse.Namespace) -> int:
     dialogues = [record for _, record in iter_jsonl(args.file)]
     kb = _load_kb(args.kb)
     summary = summarize(dialogues, kb)
+    if args.global_json:
+        print(json.dumps(summary, sort_keys=True))
+        if summary["passed"] != summary["n"]:
+            return 1
+        record_validated(args.file)
+        return 0
     print(f"validated {summary['n']} dialogues: {summary['passed']} passed ({summary['pass_rate']:.1%})")
     for reason, row in summary["reasons"].items():
         print(f"  {reason:24s} {row['dialogues']:6d}  {row['share']:.1%}")
@@ -140,6 +146,9 @@ def _stats(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(stats, indent=2, sort_keys=True) + "\n")
+    if args.global_json:
+        print(json.dumps(stats, sort_keys=True))
+        return 0
     for key, value in stats.items():
         print(f"{key:28s} {value:.3f}" if isinstance(value, float) else f"{key:28s} {value}")
     return 0
@@ -155,6 +164,10 @@ def _leakage(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    if args.global_json:
+        print(json.dumps(report, sort_keys=True))
+    if args.global_json or args.global_quiet:
+        return 0
     for key, value in report["decoder"].items():
         print(f"{key:28s} {value:.3f}" if isinstance(value, float) else f"{key:28s} {value}", file=sys.stderr)
     for facet, v in report["persona_information"].items():

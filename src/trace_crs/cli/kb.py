@@ -34,7 +34,7 @@ def _stats(args: argparse.Namespace) -> int:
     if not Path(args.kb_dir).is_dir():
         raise FileNotFoundError(f"{args.kb_dir}: KB directory not found")
     stats = summarize(load_kb(args.kb_dir))
-    print(format_summary(stats))
+    print(json.dumps(stats, sort_keys=True, ensure_ascii=False) if args.global_json else format_summary(stats))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(stats, sort_keys=True, indent=2, ensure_ascii=False) + "\n")

@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     if scores.aggregate["n_missing"]:
         print(f"trace-crs score: warning: {scores.aggregate['n_missing']} reference turns have no prediction; "
               "they score 0 on every metric (--strict makes this an error)", file=sys.stderr)
-    if not getattr(args, "quiet", False):
+    if not getattr(args, "quiet", False) and not getattr(args, "global_quiet", False):
         print(summary(scores.aggregate), file=sys.stderr)
-    print(out)
+    print(json.dumps({"out": str(out), **scores.aggregate}, sort_keys=True) if getattr(args, "global_json", False) else out)
     return 0
