@@ -45,6 +45,19 @@ report.compare.wide(df)
 report.t05.plot(df);
 
 # %% [markdown]
+# ## What the responses are made of (Appendix L)
+#
+# Every sentence of the responses in this run, classified as quote, framing, rating-meta or
+# other claim (`trace_crs.metrics.sentence_categories`), in %, beside the paper's composition.
+# Template responses that put a citation next to every claim would make grounding metrics
+# trivially high; the paper's TF-IDF responses are mostly quotes with a share of framing and
+# rating-meta sentences that no review can support.
+
+# %%
+report.t05.composition(results_dir, run=runs[0]).pivot(index="Baseline", columns="category",
+                                                       values=["paper", "ours"]).round(1)
+
+# %% [markdown]
 # ## Provenance of these numbers
 
 # %%

@@ -30,3 +30,16 @@ def test_one_swap_of_four():
 def test_fewer_than_two_rows_is_nan():
     out = ordering_agreement(frame([("tfidf", "R@1", 0.2, 0.3)]))
     assert math.isnan(out["tau_r1_non_llm"]) and out["tau_r1_non_llm_n"] == 1
+
+
+def test_composition_beside_the_paper(tmp_path):
+    import pandas as pd
+
+    from trace_crs.report.t05 import composition
+    run = tmp_path / "runs" / "closed"
+    run.mkdir(parents=True)
+    texts = ['I\'d suggest A. One reviewer said: "x y z" [R1]. A is rated 4.0 stars. It is quiet.']
+    pd.DataFrame({"baseline": ["tfidf"], "text": texts}).to_parquet(run / "records.parquet")
+    out = composition(tmp_path).set_index("category")
+    assert list(out["ours"]) == [25.0, 25.0, 25.0, 25.0]            # one sentence of each kind
+    assert out.loc["Quote %", "paper"] == 57.1 and out["n_sentences"].iloc[0] == 4

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from scipy.stats import kendalltau
 
 from trace_crs.baselines.registry import BASELINES, SESSION_ISOLATED
-from trace_crs.report import compare, figures, results
+from trace_crs.report import compare, figures, paper, results
 
 # Table 5 rows: the 13 session-isolated baselines (§4; Memory-Aug. is reported apart and
 # Itinerary-LLM appears only in Tables 17 and 22).
@@ -64,3 +64,28 @@ def ordering_agreement(df: pd.DataFrame, column: str = "R@1", family: str = "non
     res = kendalltau(rows["paper"], rows["ours"])
     return {"tau_r1_non_llm": float(res.statistic), "tau_r1_non_llm_p": float(res.pvalue),
             "tau_r1_non_llm_n": int(len(rows))}
+
+
+COMPOSITION = "appendixL_sentence_categories"
+COMPOSITION_COLUMNS = {"Quote %": "quote", "Framing %": "framing", "Rating-meta %": "rating_meta",
+                       "Other-claim %": "other_claim"}
+
+
+def composition(results_dir: str | Path, run: str = "closed",
+                baselines: Sequence[str] = ("tfidf", "rag_citation", "llm_zero_shot")) -> pd.DataFrame:
+    """Sentence-category composition (App. L) of the saved responses of ``run`` beside the
+    paper's, in % (:func:`trace_crs.metrics.sentence_categories.composition` on records.parquet);
+    baselines not in the run are left out."""
+    from trace_crs.metrics.sentence_categories import composition as shares
+    path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+    records = pd.read_parquet(path, columns=["baseline", "text"])
+    printed = paper.table(COMPOSITION).set_index("Baseline")
+    rows = []
+    for key in [b for b in baselines if b in set(records["baseline"])]:
+        ours = shares(records.loc[records["baseline"] == key, "text"])
+        label = compare.label(key)
+        for col, cat in COMPOSITION_COLUMNS.items():
+            cell = printed.at[label, col] if label in printed.index else ""
+            rows.append({"Baseline": label, "category": col, "paper": float(cell) if cell else float("nan"),
+                         "ours": 100 * ours[cat], "n_sentences": ours["n_sentences"]})
+    return pd.DataFrame(rows)
