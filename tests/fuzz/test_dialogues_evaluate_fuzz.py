@@ -133,3 +133,12 @@ def test_consistent_input_and_output_flags(corpus, tmp_path, capsys):
     assert main(["kb", "stats", "--kb", str(kb), "--out", str(tmp_path / "k.json")]) == 0
     assert (tmp_path / "k.json").exists()
     assert main(["dialogues", "stats"]) == 2 and "a dialogues file is required" in capsys.readouterr().err
+
+
+def test_out_a_non_empty_directory_that_is_not_a_run_is_refused(inputs, tmp_path, capsys):
+    stranger = tmp_path / "notes"
+    stranger.mkdir()
+    (stranger / "draft.txt").write_text("keep me")
+    assert evaluate(inputs, stranger) == 2
+    assert "not a run" in capsys.readouterr().err and (stranger / "draft.txt").read_text() == "keep me"
+    assert sorted(p.name for p in stranger.iterdir()) == ["draft.txt"]

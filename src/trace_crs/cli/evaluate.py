@@ -37,6 +37,9 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {out} would overwrite the input {i}; choose another run directory")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is an existing file; a run writes a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / "config.yaml").exists():
+        raise UsageError(f"--out {out} is a non-empty directory that is not a run (no config.yaml); "
+                         "choose a new or empty directory")
     manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir,
                         score=args.score)
     print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"]},
