@@ -41,8 +41,19 @@ def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate(args: argparse.Namespace) -> int:
+    from trace_crs.kb.calibration import yelp_mention_rates
+    rates = yelp_mention_rates(args.yelp_dir, args.min_reviews)
+    text = json.dumps(rates, indent=2, sort_keys=True) + "\n"
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text)
+    print(text if args.global_json or not args.out else f"{len(rates) - 1} facet values -> {args.out}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``kb build`` and ``kb stats``."""
+    """Add ``kb build``, ``kb stats`` and ``kb calibrate``."""
     kb = subparsers.add_parser("kb", help="build and summarise the POI knowledge base")
     sub = kb.add_subparsers(dest="kb_command", required=True)
     build = sub.add_parser("build", help="build a KB directory (pois.jsonl, reviews.jsonl, MANIFEST.json)")
@@ -52,6 +63,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--seed", type=int, default=42)
     build.add_argument("--out", required=True, help="output KB directory")
     build.set_defaults(func=_build)
+    cal = sub.add_parser("calibrate", help="per-review facet mention rates of a Yelp bundle (for the review writer)")
+    cal.add_argument("--yelp-dir", required=True, help="directory with the Yelp business/review JSON files")
+    cal.add_argument("--min-reviews", type=int, default=20, help="keep facet values seen on at least this many reviews")
+    cal.add_argument("--out", help="write the rates as JSON here")
+    cal.set_defaults(func=_calibrate)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
     stats.add_argument("kb_dir", nargs="?", help="KB directory (or --kb)")
     stats.add_argument("--kb", help="KB directory")

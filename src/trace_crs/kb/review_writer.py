@@ -4,8 +4,10 @@
 A review is ``opener? + shuffled(facet sentences + fillers) + negation? + closer?`` with
 star-consistent sentiment (4–5 → ``pos``, 3 → ``mixed``, 1–2 → ``neg``).  A facet
 sentence wraps a noun phrase of ``data/review_bank.yaml`` that contains a lexicon keyword
-of exactly that facet value, so keyword search (``kb.lexicon.find_facets``) over the
-reviews of a POI recovers its facets and yields verbatim evidence spans.  Rarely a review
+of exactly that facet value.  How often a facet is named follows real reviews
+(:func:`assign_mentions`, rates calibrated on Yelp by :mod:`trace_crs.kb.calibration`): style
+and price always show somewhere, amenities and atmosphere only now and then, so keyword
+search over a POI's reviews finds some of its facets, not all.  Rarely a review
 names a feature the POI *lacks*, always as an explicit negation ("There is no pool ..."),
 or contradicts its noise level ("Others call it quiet, but it was noisy ...").
 Texts never exceed ``REVIEW_MAX_CHARS``: optional sentences are dropped first.
@@ -56,18 +58,25 @@ def poi_mentions(attributes: dict[str, Any], price: int | None) -> list[Mention]
     return out
 
 
+def mention_rate(mention: Mention) -> float:
+    """Per-review probability that a review names ``mention`` (``mention_rates`` of the review
+    bank, calibrated on real Yelp reviews; ``pooled`` for values Yelp does not map)."""
+    rates = review_bank()["mention_rates"]
+    return float(rates.get(f"{mention[0]}:{mention[1]}", rates["pooled"]))
+
+
 def assign_mentions(rng: np.random.Generator, mentions: list[Mention], n_reviews: int) -> list[list[Mention]]:
-    """Spread mentions over reviews: a shuffled round-robin covers every mention once, then
-    each review is topped up to 1–3 distinct mentions drawn at random."""
-    order = [mentions[i] for i in rng.permutation(len(mentions))]
+    """Spread mentions over reviews.  A POI's style and price are named at least once (a
+    shuffled round-robin; reviews talk about the food and the bill); every other facet value is
+    named in each review independently with its calibrated :func:`mention_rate`, so it may not
+    show in any review at all, as in real data."""
+    always = [m for m in mentions if m[0] in ("style", "price")]
+    order = [always[i] for i in rng.permutation(len(always))]
     per_review: list[list[Mention]] = [[] for _ in range(n_reviews)]
     for i, mention in enumerate(order):
         per_review[i % n_reviews].append(mention)
     for slot in per_review:
-        want = int(rng.integers(1, 4))
-        spare = [m for m in mentions if m not in slot]
-        while len(slot) < want and spare:
-            slot.append(spare.pop(int(rng.integers(len(spare)))))
+        slot += [m for m in mentions if m[0] not in ("style", "price") and rng.random() < mention_rate(m)]
     return per_review
 
 

@@ -1,0 +1,58 @@
+"""How often real reviews mention a business's facets: the calibration of the synthetic
+review writer against a Yelp bundle (issue "benchmark validity"; paper §2.1, Appendix D).
+
+For every facet value the Yelp loader derives from business attributes (``kb.yelp.facets_of``:
+noise from ``NoiseLevel``, ambience from ``Ambience``, features from ``OutdoorSeating``,
+``WiFi``, ``DogsAllowed``, ``GoodForKids``, ``BusinessParking``, …), the per-review mention rate
+is the share of reviews of businesses *with* that value whose text mentions it by a word of
+the public lexicon (``kb.lexicon.find_facets``).  Real reviews rarely name amenities (a few
+percent of reviews): the synthetic writer uses these rates, so a POI's facet may not show in
+any of its reviews, as in real data.  Only counts and rates are produced — never review text.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from trace_crs.kb.lexicon import find_facets
+from trace_crs.kb.store import iter_jsonl
+from trace_crs.kb.yelp import BUSINESS_FILE, REVIEW_FILE, _literal, facets_of, poi_type_of
+
+LIST_FACETS = ("ambience", "features")
+
+
+def _values(facets: dict[str, Any]) -> set[tuple[str, str]]:
+    out = {("noise", facets["noise"])} if facets.get("noise") else set()
+    return out | {(f, v) for f in LIST_FACETS for v in facets.get(f) or []}
+
+
+def yelp_mention_rates(yelp_dir: str | Path, min_reviews: int = 20) -> dict[str, Any]:
+    """``{"<facet>:<value>": {"reviews", "mentions", "rate"}}`` for facet values seen on at least
+    ``min_reviews`` reviews, and ``"pooled"`` over all of them."""
+    yelp_dir = Path(yelp_dir)
+    has: dict[str, set[tuple[str, str]]] = {}
+    for _, rec in iter_jsonl(yelp_dir / BUSINESS_FILE):
+        cats = [c.strip() for c in (rec.get("categories") or "").split(",") if c.strip()]
+        poi_type = poi_type_of(cats)
+        raw = _literal(rec.get("attributes")) or {}
+        if poi_type and isinstance(raw, dict):
+            values = _values(facets_of(poi_type, cats, raw))
+            if values:
+                has[rec["business_id"]] = values
+    reviews: Counter = Counter()
+    mentions: Counter = Counter()
+    for _, rec in iter_jsonl(yelp_dir / REVIEW_FILE):
+        values = has.get(rec.get("business_id"))
+        if not values:
+            continue
+        said = {(f, v) for f in ("noise", *LIST_FACETS) for v, _, _ in find_facets(rec.get("text") or "", f)}
+        for value in values:
+            reviews[value] += 1
+            mentions[value] += value in said
+    kept = {v: n for v, n in reviews.items() if n >= min_reviews}
+    out: dict[str, Any] = {f"{f}:{v}": {"reviews": n, "mentions": mentions[(f, v)], "rate": mentions[(f, v)] / n}
+                           for (f, v), n in sorted(kept.items())}
+    n_all, m_all = sum(kept.values()), sum(mentions[v] for v in kept)
+    out["pooled"] = {"reviews": n_all, "mentions": m_all, "rate": m_all / n_all if n_all else float("nan")}
+    return out
