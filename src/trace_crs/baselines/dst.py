@@ -6,8 +6,9 @@
 2. Deltas merge into a cumulative state: scalars take the latest non-null value, lists are
    unions, an avoided style is removed from the wanted ones; rejected POIs are the ones the
    user turned down (``TurnContext.rejected_poi_ids``).
-3. A candidate passes the filter when: price ≤ ceiling (unknown price passes); style in the
-   wanted styles (if any) and not avoided; noise equals the wanted level (``quiet`` also
+3. A candidate passes the filter when (each test :func:`trace_crs.kb.satisfaction.satisfies`):
+   price ≤ ceiling (unknown price passes); style in the wanted styles (if any; a matching
+   category also counts) and not avoided; noise equals the wanted level (``quiet`` also
    accepts ``average``; unknown passes); every required feature present.
 4. Ranking: passing candidates by TF-IDF, then the others by TF-IDF, rejected last (DST
    reranks the full pool, also open-set).  5. :class:`RespondWithState` writes the reply over
@@ -25,6 +26,7 @@ from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, cards_text, extract_citations,
                                             history_text, instruction)
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.kb.satisfaction import satisfies
 from trace_crs.kb.schema import POI
 
 NOISE_OK = {"quiet": {"quiet", "average"}, "average": {"average"}, "loud": {"loud", "average"}}
@@ -89,19 +91,23 @@ class DialogueState:
 
 
 def passes(poi: POI, state: DialogueState) -> bool:
-    """The state filter of step 3 (module docstring)."""
-    attrs = poi.attributes
-    style = (attrs.get("style") or "").lower()
+    """The state filter of step 3 (module docstring): every per-constraint test is
+    :func:`trace_crs.kb.satisfaction.satisfies`; DST's leniency (unknown price or noise
+    passes, ``quiet`` also accepts ``average``, a wanted style may match a category) is
+    layered on top of it."""
+    def ok(facet: str, value: object, lenient: bool = False) -> bool:
+        return satisfies(poi, (facet, value), unknown_passes=lenient)
+
     cats = {c.lower().replace(" ", "_") for c in poi.categories}
-    if state.price_max is not None and poi.price is not None and poi.price > state.price_max:
+    if state.price_max is not None and not ok("price_max", state.price_max, lenient=True):
         return False
-    if state.styles and not (style in state.styles or cats & set(state.styles)):
+    if state.styles and not (any(ok("style", s) for s in state.styles) or cats & set(state.styles)):
         return False
-    if style and style in state.avoid_styles:
+    if any(ok("style", s) for s in state.avoid_styles):
         return False
-    if state.noise and attrs.get("noise") and attrs["noise"] not in NOISE_OK[state.noise]:
+    if state.noise and not any(ok("noise", n, lenient=True) for n in NOISE_OK[state.noise]):
         return False
-    return all(f in (attrs.get("features") or []) for f in state.features)
+    return all(ok("features", f) for f in state.features)
 
 
 class DSTModule(dspy.Module):

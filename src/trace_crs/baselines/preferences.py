@@ -5,16 +5,19 @@ attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
 Single-valued facets (``style``, ``noise``, the price ceiling) take the *last* mention over
 the user turns in order, so a refinement ("too loud — somewhere quiet") overrides the earlier
-word; list facets (``ambience``, ``features``) take every value mentioned.
+word; list facets (``ambience``, ``features``) take every value mentioned.  Whether a POI
+meets a stated preference is :func:`trace_crs.kb.satisfaction.satisfies`, the test that
+labels gold; :func:`satisfied` counts the met ones (partial satisfaction ranks).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Iterable
 
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling
+from trace_crs.kb.satisfaction import Constraint, count_satisfied
 from trace_crs.kb.schema import POI
 
 
@@ -28,8 +31,13 @@ class Stated:
 
     def constraints(self) -> int:
         """Number of stated constraints."""
-        return sum(v is not None for v in (self.style, self.noise, self.price_max)) \
-            + len(self.ambience) + len(self.features)
+        return len(self.as_constraints())
+
+    def as_constraints(self) -> list[Constraint]:
+        """The stated preferences as ``(facet, value)`` constraints of :mod:`trace_crs.kb.satisfaction`."""
+        out: list[Constraint] = [(f, v) for f, v in (("style", self.style), ("noise", self.noise),
+                                                     ("price_max", self.price_max)) if v is not None]
+        return out + [("ambience", a) for a in self.ambience] + [("features", f) for f in self.features]
 
 
 def _last(matches: list[tuple[str, int, int]]) -> str | None:
@@ -62,12 +70,6 @@ def stated_preferences(user_texts: Iterable[str]) -> Stated:
 
 
 def satisfied(poi: POI, stated: Stated) -> int:
-    """How many stated constraints ``poi``'s attributes meet (price: ``price ≤ ceiling``;
-    an unknown price or facet never satisfies)."""
-    attrs: dict[str, Any] = poi.attributes
-    hits = int(stated.style is not None and attrs.get("style") == stated.style)
-    hits += int(stated.noise is not None and attrs.get("noise") == stated.noise)
-    hits += int(stated.price_max is not None and poi.price is not None and poi.price <= stated.price_max)
-    hits += sum(a in (attrs.get("ambience") or []) for a in stated.ambience)
-    hits += sum(f in (attrs.get("features") or []) for f in stated.features)
-    return hits
+    """How many stated constraints ``poi`` meets, each tested by the one satisfaction function
+    :func:`trace_crs.kb.satisfaction.satisfies` (an unknown price or facet never satisfies)."""
+    return count_satisfied(poi, stated.as_constraints())

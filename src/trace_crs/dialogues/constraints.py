@@ -1,10 +1,9 @@
-"""User preference constraints and their satisfaction by a POI (paper §2.2, Appendix S).
+"""User preference constraints the generator states (paper §2.2, Appendix S).
 
-A constraint is ``(facet, value)`` with facet one of ``style`` (equal), ``price_max``
-(``POI.price <= value``; unknown price fails), ``noise`` (equal), ``ambience`` / ``features``
-(value in the POI's list) or ``anchor`` (great-circle distance to the anchor point
-``<= max_km``).  The multi-reference gold of a turn is every candidate satisfying all
-constraints stated so far.
+A constraint is ``(facet, value)``; whether a POI meets one is decided by the one
+satisfaction function of the KB layer, :func:`trace_crs.kb.satisfaction.satisfies`
+(re-exported here with :func:`satisfying` for existing callers).  The multi-reference gold of
+a turn is every candidate satisfying all constraints stated so far.
 """
 from __future__ import annotations
 
@@ -12,31 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from trace_crs.kb.satisfaction import Constraint, satisfies, satisfying
 from trace_crs.kb.schema import POI
 
-Constraint = tuple[str, Any]
+__all__ = ["ANCHOR_RADII_KM", "Constraint", "hidden_preferences", "loosened", "nearest_anchor",
+           "preference_pool", "satisfies", "satisfying"]
+
 ANCHOR_RADII_KM: tuple[float, ...] = (2.0, 4.0)
-
-
-def satisfies(poi: POI, constraint: Constraint) -> bool:
-    """Whether ``poi`` meets one constraint."""
-    facet, value = constraint
-    attrs = poi.attributes
-    if facet in ("style", "noise"):
-        return attrs.get(facet) == value
-    if facet in ("ambience", "features"):
-        return value in (attrs.get(facet) or [])
-    if facet == "price_max":
-        return poi.price is not None and poi.price <= value
-    if facet == "anchor":
-        from trace_crs.kb.geo import haversine_km
-        return haversine_km(poi.latitude, poi.longitude, value["latitude"], value["longitude"]) <= value["max_km"]
-    raise ValueError(f"unknown constraint facet {facet!r}")
-
-
-def satisfying(pois: list[POI], constraints: list[Constraint]) -> list[str]:
-    """Ids (in input order) of the POIs meeting every constraint."""
-    return [p.business_id for p in pois if all(satisfies(p, c) for c in constraints)]
 
 
 def nearest_anchor(poi: POI, hotspots: list[dict[str, Any]]) -> dict[str, Any] | None:
