@@ -11,7 +11,7 @@ from importlib import resources
 
 import yaml
 
-from trace_crs.kb.price import price_mentions, price_words
+from trace_crs.kb.price import price_mentions
 
 
 @lru_cache(maxsize=1)
@@ -31,6 +31,6 @@ def find_facets(text: str, facet: str) -> list[tuple[str, int, int]]:
     """All ``(value, start, end)`` keyword matches of one facet in ``text`` (whole words);
     for ``facet="price"`` the value is the price ceiling of :mod:`trace_crs.kb.price`, as text."""
     if facet == "price":
-        return [(str(price_words()[" ".join(p.lower().split())]), s, e) for p, s, e in price_mentions(text)]
+        return [(str(m.level), m.start, m.end) for m in price_mentions(text)]
     by_word = {w.lower(): value for value, ws in facet_lexicon()[facet].items() for w in ws}
     return [(by_word[m.group(1).lower()], m.start(), m.end()) for m in _pattern(facet).finditer(text)]
