@@ -88,7 +88,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
             body += rf"(?!\s+(?:{_alt(after[p])})\b)"
         parts.append(body)
     words = re.compile(r"(?<![\w$-])(" + "|".join(parts) + r")(?![\w-])", re.IGNORECASE)
-    symbols = re.compile(r"(?<![\w$])((?:(?:" + _alt(data["amount_qualifiers"]) + r")\s+)?)(\${1,4})(?![\w$])",
+    symbols = re.compile(r"(?<![\w$])((?:(?:" + _alt(data["amount_qualifiers"]) + r")\s+)?)(\${1,4})(?![\w$])(?!\s?\d)",
                          re.IGNORECASE)
     amounts = re.compile(r"(?<![\w$])(" + _alt(data["amount_qualifiers"]) + r")\s+\$\s?(\d+(?:\.\d+)?)(?![\d])",
                          re.IGNORECASE)
@@ -144,3 +144,23 @@ def price_ceiling(texts: Iterable[str], poi_type: str | None = None) -> int | No
             else:
                 strong = m.level
     return strong if strong is not None else weak
+
+
+def price_ceiling_recall(dialogues: Iterable[dict[str, Any]]) -> dict[str, float]:
+    """How well the metric reads budgets: over dialogues whose generator stated a price
+    (``scenario.hidden_preferences.price_max`` set), the share where :func:`price_ceiling` of
+    the user turns equals it (``price_ceiling_recall``); over the others, the share where it
+    reads a ceiling anyway (``false_ceiling_rate``).  NaN where a group is empty."""
+    priced = hits = unpriced = false = 0
+    for d in dialogues:
+        stated = (d["scenario"].get("hidden_preferences") or {}).get("price_max")
+        read = price_ceiling(t["text"] for t in d["turns"] if t["role"] == "user")
+        if stated is None:
+            unpriced += 1
+            false += read is not None
+        else:
+            priced += 1
+            hits += read == stated
+    nan = float("nan")
+    return {"price_dialogues": priced, "price_ceiling_recall": hits / priced if priced else nan,
+            "no_price_dialogues": unpriced, "false_ceiling_rate": false / unpriced if unpriced else nan}

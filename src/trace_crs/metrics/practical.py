@@ -16,8 +16,9 @@ The *recommended POIs* of a dialogue are the distinct POIs its scored turns reco
   refinements override; negated phrases, "budget hotel", "moderate noise" and descriptions
   of the traveller are not budgets).  A dialogue with no price phrase, or no priced
   recommended POI, is NaN — excluded and counted by the caller (the paper excludes the 38 %
-  without an explicit price).  :func:`price_ceiling_recall` checks the extraction against
-  the generator's hidden ``price_max`` (the paper reports 96 % on 100 checked dialogues).
+  without an explicit price).  ``price_ceiling_recall`` (:mod:`trace_crs.kb.price`,
+  re-exported here) checks the extraction against the generator's hidden ``price_max``
+  (the paper reports 96 % on 100 checked dialogues).
 * Itinerary Diversity = |distinct POI types among recommended POIs| / 3 (Table 7: "unique
   POI types / 3 (restaurant, hotel, attraction)"); no POI → NaN.  It is defined only where
   the dialogue's candidate pool offers at least two POI types: a system can only recommend
@@ -29,12 +30,12 @@ The *recommended POIs* of a dialogue are the distinct POIs its scored turns reco
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from trace_crs.kb.geo import haversine_km
-from trace_crs.kb.price import price_ceiling  # the metric's ceiling (also re-exported)
+from trace_crs.kb.price import price_ceiling, price_ceiling_recall  # noqa: F401  (re-exported: the metric's ceiling)
 
 Coords = Sequence[tuple[float, float]]
 
@@ -85,22 +86,3 @@ def itinerary_diversity(poi_types: Sequence[str], pool_types: Sequence[str] | No
         return float("nan")
     return len(set(poi_types)) / 3.0 if poi_types else float("nan")
 
-
-def price_ceiling_recall(dialogues: Iterable[dict[str, Any]]) -> dict[str, float]:
-    """How well the metric reads budgets: over dialogues whose generator stated a price
-    (``scenario.hidden_preferences.price_max`` set), the share where :func:`price_ceiling` of
-    the user turns equals it (``price_ceiling_recall``); over the others, the share where it
-    reads a ceiling anyway (``false_ceiling_rate``).  NaN where a group is empty."""
-    priced = hits = unpriced = false = 0
-    for d in dialogues:
-        stated = (d["scenario"].get("hidden_preferences") or {}).get("price_max")
-        read = price_ceiling(t["text"] for t in d["turns"] if t["role"] == "user")
-        if stated is None:
-            unpriced += 1
-            false += read is not None
-        else:
-            priced += 1
-            hits += read == stated
-    nan = float("nan")
-    return {"price_dialogues": priced, "price_ceiling_recall": hits / priced if priced else nan,
-            "no_price_dialogues": unpriced, "false_ceiling_rate": false / unpriced if unpriced else nan}
