@@ -30,7 +30,7 @@ from trace_crs.config import signature
 from trace_crs.errors import DataError, UsageError
 from trace_crs.kb import KB
 from trace_crs.metrics import recommendation as rec
-from trace_crs.metrics.dialogue import REC_ACTIONS, recovery_turns
+from trace_crs.metrics.dialogue import POOLED_RATIOS, REC_ACTIONS, recovery_turns
 from trace_crs.metrics.entailment import Backend, entailment_scores
 from trace_crs.metrics.predictions import POOLS, Key, cited_texts, index_predictions, off_target, scored_turns
 from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, TURN_METRICS
@@ -193,8 +193,9 @@ def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: S
             metrics[name] = _mean(per_turn[name])
         elif name in per_dialogue:
             metrics[name] = _mean(per_dialogue[name])
-    if "recovery_episodes" in per_dialogue and per_dialogue["recovery_episodes"].sum() > 0:  # pooled over episodes
-        metrics["rejection_recovery"] = float(per_dialogue["recovery_hits"].sum() / per_dialogue["recovery_episodes"].sum())
+    for name, (num, den) in POOLED_RATIOS.items():  # pooled over events, not averaged over dialogues
+        if den in per_dialogue and per_dialogue[den].sum() > 0:
+            metrics[name] = float(per_dialogue[num].sum() / per_dialogue[den].sum())
     alt = per_turn[per_turn["has_alternative"].astype(bool)] if len(per_turn) else per_turn
     for key, base in ALT_ONLY.items():
         metrics[key] = _mean(alt[base]) if len(alt) else None
