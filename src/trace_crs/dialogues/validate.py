@@ -16,11 +16,12 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from trace_crs.config import ScoreConfig
 from trace_crs.dialogues.schema import (ABSTAIN_ACTION, LABEL_RE, REC_ACTIONS, SYSTEM_ACTIONS, USER_ACTIONS, DialogueFormatError,
                                        check_dialogue)
 from trace_crs.kb.store import KB
 
-FUZZY_THRESHOLD = 80.0  # rapidfuzz partial_ratio, 0–100 (paper: 0.80)
+FUZZY_THRESHOLD = 100.0 * ScoreConfig.fuzzy_threshold  # rapidfuzz partial_ratio is 0–100
 MIN_TURNS, MAX_TURNS = 6, 12
 
 
