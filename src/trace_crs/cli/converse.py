@@ -29,7 +29,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("converse: --kb and --dialogues are required (or set them in --config)")
 
     def progress(name: str, done: int, total: int) -> None:
-        if not args.quiet and (done == total or done % 100 == 0):
+        if not args.quiet:
             print(f"converse {name}: {done}/{total}", file=sys.stderr)
 
     summary = run_live(cfg, args.out, progress)

@@ -20,7 +20,7 @@ over the system turns (an abstention counts as a turn that did not succeed), wit
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext, redact_turn
 from trace_crs.baselines.popularity import fallback_output
@@ -68,38 +68,71 @@ def _predict(baseline: Any, ctx: TurnContext) -> BaselineOutput:
         return fallback_output(ctx, f"{type(exc).__name__}: {exc}")
 
 
+class Conversation:
+    """One live conversation in progress: the user, the turns so far and what they scored."""
+
+    def __init__(self, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int, cfg: SimConfig, pool: str) -> None:
+        self.name, self.dialogue, self.kb, self.seed, self.cfg, self.pool = name, dialogue, kb, seed, cfg, pool
+        self.candidates = shuffled_pool(dict(dialogue), pool, seed)
+        self.user = TemplateUser(dialogue, kb, seed, cfg)
+        self.turns: list[dict[str, Any]] = [{"turn_id": 1, **self.user.open()}]
+        self.preds: list[dict[str, Any]] = []
+        self.hits: list[float] = []
+        self.fallbacks = 0
+
+    def context(self) -> TurnContext:
+        """What the system sees at its next turn: the live history, redacted as in replay."""
+        scen = self.dialogue["scenario"]
+        return TurnContext(dialogue_id=str(self.dialogue["dialogue_id"]), turn_id=len(self.turns) + 1,
+                           turn_index=len(self.turns), action="recommend",
+                           history=tuple(redact_turn(t) for t in self.turns), city=str(scen["city"]),
+                           poi_type=str(scen["poi_type"]), persona_type=str(scen.get("persona_type") or ""),
+                           candidates=self.candidates, kb=self.kb, pool=self.pool)
+
+    def step(self, ctx: TurnContext, out: BaselineOutput) -> None:
+        """Append the system's answer and the user's reply."""
+        self.fallbacks += bool(out.usage.fallback)
+        sys_turn = system_turn(out, ctx, self.user)
+        self.turns.append(sys_turn)
+        if sys_turn["action"] != ABSTAIN_ACTION:
+            self.preds.append({"dialogue_id": ctx.dialogue_id, "turn_id": ctx.turn_id,
+                               "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids], "text": out.text,
+                               "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in out.citations]})
+        reply = self.user.respond(sys_turn, len(self.turns))
+        self.turns.append({"turn_id": len(self.turns) + 1, **reply})
+        self.hits.append(float(reply["action"] == "accept"))
+
+    def result(self) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+        """``(transcript, outcome row, prediction rows)`` of the finished conversation."""
+        d = self.dialogue
+        transcript = {**{k: d[k] for k in ("dialogue_id", "scenario", "candidate_poi_ids", "expanded_pool_poi_ids",
+                                           "open_set_poi_ids", "split")},
+                      "turns": self.turns, "metadata": {**d["metadata"], "generator": "simulated", "live": {
+                          "baseline": self.name, "pool": self.pool, "seed": self.seed, "max_turns": self.cfg.max_turns,
+                          "opening_prefs": self.cfg.opening_prefs}}}
+        return transcript, outcome(self.name, transcript, self.hits, self.user, self.fallbacks), self.preds
+
+
+def converse_many(baseline: Any, name: str, dialogues: Sequence[Mapping[str, Any]], kb: KB, seed: int = 42,
+                  cfg: SimConfig = SimConfig(), pool: str = "closed") -> list[tuple[dict, dict, list[dict]]]:
+    """Run the conversations in lockstep — round k asks the system for the k-th turn of every
+    conversation still open — so a baseline's ``warm`` hook (Dense: one batch of query
+    embeddings) serves a whole round, as it serves a chunk in replay."""
+    live = [Conversation(name, d, kb, seed, cfg, pool) for d in dialogues]
+    warm = getattr(baseline, "warm", None)
+    while open_ := [c for c in live if not c.user.done]:
+        contexts = [c.context() for c in open_]
+        if warm is not None:
+            warm(contexts)
+        for conv, ctx in zip(open_, contexts):
+            conv.step(ctx, _predict(baseline, ctx))
+    return [c.result() for c in live]
+
+
 def converse(baseline: Any, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int = 42,
              cfg: SimConfig = SimConfig(), pool: str = "closed") -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """Run one live conversation: ``(transcript, outcome row, prediction rows)``."""
-    scen = dialogue["scenario"]
-    candidates = shuffled_pool(dict(dialogue), pool, seed)
-    user = TemplateUser(dialogue, kb, seed, cfg)
-    turns = [{"turn_id": 1, **user.open()}]
-    preds: list[dict[str, Any]] = []
-    hits: list[float] = []
-    fallbacks = 0
-    while not user.done:
-        ctx = TurnContext(dialogue_id=str(dialogue["dialogue_id"]), turn_id=len(turns) + 1, turn_index=len(turns),
-                          action="recommend", history=tuple(redact_turn(t) for t in turns), city=str(scen["city"]),
-                          poi_type=str(scen["poi_type"]), persona_type=str(scen.get("persona_type") or ""),
-                          candidates=candidates, kb=kb, pool=pool)
-        out = _predict(baseline, ctx)
-        fallbacks += bool(out.usage.fallback)
-        sys_turn = system_turn(out, ctx, user)
-        turns.append(sys_turn)
-        if sys_turn["action"] != ABSTAIN_ACTION:
-            preds.append({"dialogue_id": ctx.dialogue_id, "turn_id": ctx.turn_id,
-                          "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids], "text": out.text,
-                          "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in out.citations]})
-        reply = user.respond(sys_turn, len(turns))
-        turns.append({"turn_id": len(turns) + 1, **reply})
-        hits.append(float(reply["action"] == "accept"))
-    transcript = {**{k: dialogue[k] for k in ("dialogue_id", "scenario", "candidate_poi_ids", "expanded_pool_poi_ids",
-                                              "open_set_poi_ids", "split")},
-                  "turns": turns, "metadata": {**dialogue["metadata"], "generator": "simulated", "live": {
-                      "baseline": name, "pool": pool, "seed": seed, "max_turns": cfg.max_turns,
-                      "opening_prefs": cfg.opening_prefs}}}
-    return transcript, outcome(name, transcript, hits, user, fallbacks), preds
+    return converse_many(baseline, name, [dialogue], kb, seed, cfg, pool)[0]
 
 
 def outcome(name: str, transcript: Mapping[str, Any], hits: list[float], user: TemplateUser,

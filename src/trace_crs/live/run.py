@@ -23,7 +23,7 @@ from trace_crs.baselines.registry import GROUPS, resolve
 from trace_crs.errors import UsageError
 from trace_crs.kb import KB, load_kb
 from trace_crs.kb.store import POIS_FILE, dump_jsonl, iter_jsonl, sha256_file
-from trace_crs.live.loop import converse
+from trace_crs.live.loop import converse_many
 from trace_crs.live.scores import write_frame, write_scores
 from trace_crs.live.simulator import SimConfig
 from trace_crs.runner.execute import build_baselines
@@ -31,6 +31,7 @@ from trace_crs.runner.run import _claim
 from trace_crs.runner.tasks import POOLS, load_evaluated
 
 Progress = Callable[[str, int, int], None]
+ROUND_SIZE = 100  # conversations run in lockstep (one warm batch per round): memory stays flat
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,14 @@ def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any
                  progress: Progress | None = None) -> None:
     """Converse with every dialogue and write the baseline's three files (outcomes last)."""
     transcripts, rows, preds = [], [], []
-    for i, d in enumerate(dialogues):
-        transcript, row, pred = converse(baseline, name, d, kb, cfg.seed, cfg.sim, cfg.pool)
-        transcripts.append(transcript)
-        rows.append(row)
-        preds += pred
+    for start in range(0, len(dialogues), ROUND_SIZE):
+        for transcript, row, pred in converse_many(baseline, name, dialogues[start:start + ROUND_SIZE], kb, cfg.seed,
+                                                   cfg.sim, cfg.pool):
+            transcripts.append(transcript)
+            rows.append(row)
+            preds += pred
         if progress is not None:
-            progress(name, i + 1, len(dialogues))
+            progress(name, len(rows), len(dialogues))
     p = paths(out, name)
     for key in p:
         p[key].parent.mkdir(parents=True, exist_ok=True)
