@@ -66,5 +66,7 @@ def test_converse_refuses_bad_usage(world_files, tmp_path, capsys):
     assert run(kb_dir, dialogues, Path(dialogues)) == 2
     assert run(kb_dir, dialogues, tmp_path / "m", "--set", "max_turns=0") == 2
     assert "max_turns" in capsys.readouterr().err
+    assert run(kb_dir, dialogues, tmp_path / "m", "--set", "simulator=gpt") == 2
+    assert "simulator" in capsys.readouterr().err
     assert run(kb_dir, str(tmp_path / "missing.jsonl"), tmp_path / "x") == 2
     assert not (tmp_path / "m").exists()

@@ -39,3 +39,33 @@ def test_llm_decline_then_acceptable_pick(world):
     assert transcript["turns"][3]["referenced_poi_ids"] == [ok[0]]
     assert (row["tsr"], row["t2r"], row["n_abstentions"], row["n_fallbacks"]) == (1.0, 2.0, 1, 0)
     assert [p["turn_id"] for p in preds] == [4]
+
+
+def test_llm_user_rewrites_text_but_decides_as_the_template_user(world):
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from scripted import Scripted
+
+    kb, dialogues, _ = world
+    d = dialogues[4]
+    prof = profile(d["scenario"]["hidden_preferences"])
+    ok = satisfying([kb.pois[c] for c in d["candidate_poi_ids"]], prof)
+    bad = [c for c in d["candidate_poi_ids"] if c not in ok]
+    picks = [bad[0], bad[1], ok[0]]
+    system = Scripted(lambda ctx: picks[(ctx.turn_index - 1) // 2])
+    template, row_t, _ = converse(system, "s", d, kb, cfg=SimConfig(max_turns=4))
+    rewrites = [{"rewritten": "Hello there, looking for a nice spot."},
+                {"rewritten": f"Nah, not {kb.pois[bad[0]].name}; something else please."},
+                {"rewritten": "Nope, not that one."},  # drops the rejected POI's name: the template text stays
+                {"rewritten": f"Lovely, {kb.pois[ok[0]].name} it is."}]
+    lm = DummyLM(rewrites)
+    live, row_l, _ = converse(system, "s", d, kb, cfg=SimConfig(max_turns=4), user_lm=lm)
+    users_t = [t for t in template["turns"] if t["role"] == "user"]
+    users_l = [t for t in live["turns"] if t["role"] == "user"]
+    assert [t["action"] for t in users_l] == [t["action"] for t in users_t] == \
+        ["greet_and_seek", "reject_and_refine", "reject_and_refine", "accept"]
+    assert [t["text"] for t in users_l] == [rewrites[0]["rewritten"], rewrites[1]["rewritten"], users_t[2]["text"],
+                                            rewrites[3]["rewritten"]]
+    assert (row_l["tsr"], row_l["t2r"]) == (row_t["tsr"], row_t["t2r"]) == (1.0, 3.0)
+    assert live["metadata"]["live"]["simulator"] == "LLMUser"

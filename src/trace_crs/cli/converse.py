@@ -54,6 +54,8 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--max-turns", dest="max_turns", type=int, help="system turns before the user gives up (default 4)")
     p.add_argument("--opening-prefs", dest="opening_prefs", type=int,
                    help="preferences the opening request states (default 1)")
+    p.add_argument("--simulator", choices=["template", "llm"],
+                   help="template (default) or llm: the template user rewritten by the LM of the lm block (--set lm.KEY=V)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--out", required=True, help="output directory, e.g. results/<profile>/live/<run>")
     p.set_defaults(func=_run)

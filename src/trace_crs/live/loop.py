@@ -71,10 +71,15 @@ def _predict(baseline: Any, ctx: TurnContext) -> BaselineOutput:
 class Conversation:
     """One live conversation in progress: the user, the turns so far and what they scored."""
 
-    def __init__(self, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int, cfg: SimConfig, pool: str) -> None:
+    def __init__(self, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int, cfg: SimConfig, pool: str,
+                 user_lm: Any = None) -> None:
         self.name, self.dialogue, self.kb, self.seed, self.cfg, self.pool = name, dialogue, kb, seed, cfg, pool
         self.candidates = shuffled_pool(dict(dialogue), pool, seed)
-        self.user = TemplateUser(dialogue, kb, seed, cfg)
+        if user_lm is None:
+            self.user = TemplateUser(dialogue, kb, seed, cfg)
+        else:
+            from trace_crs.live.llm_user import LLMUser
+            self.user = LLMUser(dialogue, kb, seed, cfg, lm=user_lm)
         self.turns: list[dict[str, Any]] = [{"turn_id": 1, **self.user.open()}]
         self.preds: list[dict[str, Any]] = []
         self.hits: list[float] = []
@@ -109,16 +114,18 @@ class Conversation:
                                            "open_set_poi_ids", "split")},
                       "turns": self.turns, "metadata": {**d["metadata"], "generator": "simulated", "live": {
                           "baseline": self.name, "pool": self.pool, "seed": self.seed, "max_turns": self.cfg.max_turns,
-                          "opening_prefs": self.cfg.opening_prefs}}}
+                          "opening_prefs": self.cfg.opening_prefs, "simulator": type(self.user).__name__}}}
         return transcript, outcome(self.name, transcript, self.hits, self.user, self.fallbacks), self.preds
 
 
 def converse_many(baseline: Any, name: str, dialogues: Sequence[Mapping[str, Any]], kb: KB, seed: int = 42,
-                  cfg: SimConfig = SimConfig(), pool: str = "closed") -> list[tuple[dict, dict, list[dict]]]:
+                  cfg: SimConfig = SimConfig(), pool: str = "closed",
+                  user_lm: Any = None) -> list[tuple[dict, dict, list[dict]]]:
     """Run the conversations in lockstep — round k asks the system for the k-th turn of every
     conversation still open — so a baseline's ``warm`` hook (Dense: one batch of query
-    embeddings) serves a whole round, as it serves a chunk in replay."""
-    live = [Conversation(name, d, kb, seed, cfg, pool) for d in dialogues]
+    embeddings) serves a whole round, as it serves a chunk in replay.  With ``user_lm`` the
+    user is :class:`~trace_crs.live.llm_user.LLMUser` (its sentences rewritten by that LM)."""
+    live = [Conversation(name, d, kb, seed, cfg, pool, user_lm) for d in dialogues]
     warm = getattr(baseline, "warm", None)
     while open_ := [c for c in live if not c.user.done]:
         contexts = [c.context() for c in open_]
@@ -130,9 +137,10 @@ def converse_many(baseline: Any, name: str, dialogues: Sequence[Mapping[str, Any
 
 
 def converse(baseline: Any, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int = 42,
-             cfg: SimConfig = SimConfig(), pool: str = "closed") -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+             cfg: SimConfig = SimConfig(), pool: str = "closed",
+             user_lm: Any = None) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """Run one live conversation: ``(transcript, outcome row, prediction rows)``."""
-    return converse_many(baseline, name, [dialogue], kb, seed, cfg, pool)[0]
+    return converse_many(baseline, name, [dialogue], kb, seed, cfg, pool, user_lm)[0]
 
 
 def outcome(name: str, transcript: Mapping[str, Any], hits: list[float], user: TemplateUser,

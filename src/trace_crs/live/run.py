@@ -12,6 +12,7 @@ baseline.  Every file is written atomically; the same inputs give byte-identical
 from __future__ import annotations
 
 import dataclasses
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -31,6 +32,7 @@ from trace_crs.runner.run import _claim
 from trace_crs.runner.tasks import POOLS, load_evaluated
 
 Progress = Callable[[str, int, int], None]
+SIMULATORS: tuple[str, ...] = ("template", "llm")
 ROUND_SIZE = 100  # conversations run in lockstep (one warm batch per round): memory stays flat
 
 
@@ -47,13 +49,14 @@ class LiveConfig:
     max_turns: int = SimConfig.max_turns
     opening_prefs: int = SimConfig.opening_prefs
     prefilter: str = "tfidf"
-    lm: dict[str, Any] | None = None
+    simulator: str = "template"        # "template" | "llm" (live.llm_user: the template user, rewritten by the LM)
+    lm: dict[str, Any] | None = None   # LM block of the LLM baselines and of the LLM simulator
 
     def __post_init__(self) -> None:
         checks = {"pool": self.pool in POOLS, "subset": self.subset is None or self.subset >= 1,
                   "seed": self.seed >= 0, "max_turns": self.max_turns >= 1, "opening_prefs": self.opening_prefs >= 0,
-                  "lm": self.lm is None or isinstance(self.lm, dict)}
-        rules = {"pool": f"one of {', '.join(POOLS)}", "subset": ">= 1 (or unset for every dialogue)",
+                  "lm": self.lm is None or isinstance(self.lm, dict), "simulator": self.simulator in SIMULATORS}
+        rules = {"simulator": f"one of {', '.join(SIMULATORS)}", "pool": f"one of {', '.join(POOLS)}", "subset": ">= 1 (or unset for every dialogue)",
                  "seed": ">= 0", "max_turns": ">= 1", "opening_prefs": ">= 0", "lm": "a mapping of lm.* keys"}
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
@@ -71,7 +74,7 @@ def resolved_config(cfg: LiveConfig) -> dict[str, Any]:
             raise FileNotFoundError(f"{label}: {path} not found")
     names = resolve(cfg.baselines)
     lm = None
-    if any(GROUPS[n] == "LLM" for n in names):
+    if cfg.simulator == "llm" or any(GROUPS[n] == "LLM" for n in names):
         from trace_crs.lm.config import resolve_lm_config
 
         lm = dataclasses.asdict(resolve_lm_config(cfg.lm, source="converse config lm"))
@@ -99,12 +102,12 @@ def paths(out: Path, name: str) -> dict[str, Path]:
 
 
 def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any]], cfg: LiveConfig, out: Path,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, user_lm: Any = None) -> None:
     """Converse with every dialogue and write the baseline's three files (outcomes last)."""
     transcripts, rows, preds = [], [], []
     for start in range(0, len(dialogues), ROUND_SIZE):
         for transcript, row, pred in converse_many(baseline, name, dialogues[start:start + ROUND_SIZE], kb, cfg.seed,
-                                                   cfg.sim, cfg.pool):
+                                                   cfg.sim, cfg.pool, user_lm):
             transcripts.append(transcript)
             rows.append(row)
             preds += pred
@@ -135,16 +138,22 @@ def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
     _claim(out, resolved)
     todo = [n for n in names if not paths(out, n)["outcomes"].exists()]
-    for group in ("non-LLM", "LLM"):
-        members = [n for n in todo if GROUPS[n] == group]
-        if not members:
-            continue
-        kwargs = {"lm_config": resolved["lm"], "seed": cfg.seed, "prefilter": cfg.prefilter} if group == "LLM" else {}
-        baselines = build_baselines(members, kb, **kwargs)
-        try:
-            for name in members:
-                run_baseline(baselines[name], name, kb, dialogues, cfg, out, progress)
-        finally:
-            for baseline in baselines.values():
-                getattr(baseline, "close", lambda: None)()
+    with ExitStack() as stack:
+        user_lm = None
+        if todo and cfg.simulator == "llm":
+            from trace_crs.lm.backend import open_lm
+            from trace_crs.lm.config import resolve_lm_config
+            user_lm = stack.enter_context(open_lm(resolve_lm_config(resolved["lm"], source="converse config lm")))
+        for group in ("non-LLM", "LLM"):
+            members = [n for n in todo if GROUPS[n] == group]
+            if not members:
+                continue
+            kwargs = {"lm_config": resolved["lm"], "seed": cfg.seed, "prefilter": cfg.prefilter} if group == "LLM" else {}
+            baselines = build_baselines(members, kb, **kwargs)
+            try:
+                for name in members:
+                    run_baseline(baselines[name], name, kb, dialogues, cfg, out, progress, user_lm)
+            finally:
+                for baseline in baselines.values():
+                    getattr(baseline, "close", lambda: None)()
     return write_scores(kb, {n: load_baseline(out, n) for n in names}, out, resolved)
