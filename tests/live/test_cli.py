@@ -70,3 +70,17 @@ def test_converse_refuses_bad_usage(world_files, tmp_path, capsys):
     assert "simulator" in capsys.readouterr().err
     assert run(kb_dir, str(tmp_path / "missing.jsonl"), tmp_path / "x") == 2
     assert not (tmp_path / "m").exists()
+
+
+def test_a_preference_the_simulator_cannot_state_is_a_data_error(world, tmp_path, capsys):
+    from trace_crs.kb.store import dump_jsonl, write_kb
+    kb, dialogues, (pois, reviews) = world
+    bad = json.loads(json.dumps(dialogues[0]))
+    bad["scenario"]["hidden_preferences"]["price_max"] = 4  # the price words stop at 3
+    write_kb(pois, reviews, tmp_path / "kb", {"source": "test"})
+    dump_jsonl([bad], tmp_path / "d.jsonl")
+    assert main(["converse", "--kb", str(tmp_path / "kb"), "--dialogues", str(tmp_path / "d.jsonl"),
+                 "--baselines", "popularity", "--out", str(tmp_path / "o")]) == 3
+    err = capsys.readouterr().err
+    assert bad["dialogue_id"] in err and "price_max=4" in err and "d.jsonl" in err
+    assert not (tmp_path / "o" / "config.yaml").exists()

@@ -17,16 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import pandas as pd
 
 from trace_crs import __version__
 from trace_crs.baselines.registry import GROUPS, resolve
-from trace_crs.errors import UsageError
+from trace_crs.errors import DataError, UsageError
 from trace_crs.kb import KB, load_kb
 from trace_crs.kb.store import POIS_FILE, dump_jsonl, iter_jsonl, sha256_file
 from trace_crs.live.loop import converse_many
 from trace_crs.live.scores import write_frame, write_scores
-from trace_crs.live.simulator import SimConfig
+from trace_crs.live.simulator import SimConfig, profile, state
 from trace_crs.runner.execute import build_baselines
 from trace_crs.runner.run import _claim
 from trace_crs.runner.tasks import POOLS, load_evaluated
@@ -128,6 +129,19 @@ def load_baseline(out: Path, name: str) -> tuple[list[dict], list[dict], pd.Data
             pd.read_parquet(p["outcomes"]))
 
 
+def check_profiles(dialogues: list[dict[str, Any]], path: str) -> None:
+    """Every hidden preference must be one the simulator can state (its bank has a sentence
+    for it), else :class:`DataError` naming the dialogue (exit 3) before anything runs."""
+    rng = np.random.default_rng(0)
+    for d in dialogues:
+        for constraint in profile(d["scenario"]["hidden_preferences"]):
+            try:
+                state(constraint, rng)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise DataError(f"dialogue {d['dialogue_id']}: the simulated user cannot state {constraint[0]}="
+                                f"{constraint[1]!r} ({exc})", file=path, field="scenario.hidden_preferences") from None
+
+
 def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None) -> dict[str, Any]:
     """Run (or resume) a live evaluation into ``out``; returns the per-baseline summary."""
     out = Path(out)
@@ -136,6 +150,7 @@ def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None)
     names = resolved["baselines"]
     kb = load_kb(cfg.kb)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
+    check_profiles(dialogues, cfg.dialogues)
     _claim(out, resolved)
     todo = [n for n in names if not paths(out, n)["outcomes"].exists()]
     with ExitStack() as stack:
