@@ -22,11 +22,11 @@ ALLOWED: dict[str, set[str]] = {
     "metrics": {"kb", "dialogues", "lm"},
     "judge": {"kb", "dialogues", "lm", "metrics", "stats"},
     "runner": {"kb", "dialogues", "lm", "baselines", "metrics"},
-    "converse": {"kb", "dialogues", "lm", "baselines", "metrics", "runner"},
+    "live": {"kb", "dialogues", "lm", "baselines", "metrics", "runner"},   # issue 19: the live loop
     "stats": {"kb", "dialogues", "lm", "metrics"},
     "oracle": {"kb", "dialogues", "lm", "metrics", "stats"},
-    "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "converse"},
-    "cli": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "report", "judge", "converse"},
+    "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "live"},
+    "cli": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "report", "judge", "live"},
     "api": {"kb", "dialogues", "metrics", "runner"},   # the Python API, beside the CLI at the top
 }
 

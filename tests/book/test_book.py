@@ -115,17 +115,20 @@ def test_run_config_is_consistent(profile, run):
         assert f"lm.weights={cfg['weights']}" in sets
 
 
-def test_pipeline_args_and_params(tmp_path):
+@pytest.mark.parametrize("config", sorted((ROOT / "configs").glob("*/*.yaml")), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_run_config_is_read_by_its_commands(config):
+    """ALCE-style: the tool itself reads each table cell's config (no translation into flags)."""
+    from trace_crs.config import ScoreConfig, load_config
+    from trace_crs.runner.run import RunConfig
+    run = load_config(RunConfig, config, section="evaluate")
+    score = load_config(ScoreConfig, config, section="score")
+    assert run.baselines and score.pool == run.pool
+
+
+def test_pipeline_params(tmp_path):
     import subprocess
     import sys
     tool = [sys.executable, str(BOOK / "tools" / "pipeline.py")]
-    cfg = tmp_path / "run.yaml"
-    cfg.write_text("evaluate:\n  pool: 16\n  subset: null\n  set: [a=1, b=2]\n  fuzzy_threshold: 0.9\n")
-    out = subprocess.run(tool + ["args", str(cfg), "evaluate"], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["--pool", "16", "--set", "a=1", "--set", "b=2", "--fuzzy-threshold", "0.9"]
-    out = subprocess.run(tool + ["args", str(cfg), "evaluate", "evaluate.subset=5 score.judge=local"],
-                         capture_output=True, text=True, check=True)
-    assert "--subset 5" in out.stdout and "--judge" not in out.stdout
     nb, over, eff = tmp_path / "nb.py", tmp_path / "p.yaml", tmp_path / "eff.yaml"
     nb.write_text("# %% tags=[\"parameters\"]\npool = 8\nseed = 42\nruns = ['a']\n\n# %%\nprint(pool)\n")
     over.write_text("seed: 7\n")

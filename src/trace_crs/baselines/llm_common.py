@@ -5,7 +5,9 @@
   ``dspy.context(lm=...)``, retries failures (timeout, connection refused, unparseable
   output) with exponential backoff — attempt ``k > 0`` uses ``rollout_id=k`` and a
   temperature of at least 0.7 so a cached bad answer is not replayed — and then falls back
-  to Popularity (``Usage.fallback=True``, ``Usage.error`` set).
+  to Popularity (``Usage.fallback=True``, ``Usage.error`` set).  A model that declines with
+  TravelBench's ``[Unsolved]`` marker (in its ranking or its reply) abstains instead: an empty
+  ranking and a reply carrying the marker, neither retried nor replaced by the fallback.
 * Prompt material: dialogue history, POI cards with numbered review excerpts ``[Rn]``
   (:class:`Evidence`), the one-sentence action instructions, and parsing of the model's id
   list and of its ``"quote" [Rn]`` citations.
@@ -26,6 +28,7 @@ from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.dialogues.schema import QUOTE_RE
+from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT, UNSOLVED_RE as UNSOLVED
 from trace_crs.kb import KB
 from trace_crs.lm.adapter import LenientChatAdapter
 from trace_crs.lm.backend import build_lm, open_lm, recording_usage
@@ -39,6 +42,10 @@ ACTION_INSTRUCTIONS: dict[str, str] = {
     "compare": "Compare the two best-fitting places for the traveler, quoting reviews for each.",
 }
 ROLES = {"user": "Traveler", "system": "Assistant"}
+
+
+class Unsolved(ValueError):
+    """The model declined the request with ``[Unsolved]`` instead of ranking."""
 
 
 def history_text(turns: Sequence[dict[str, Any]]) -> str:
@@ -119,7 +126,10 @@ def parse_ranking(raw: Sequence[Any] | str, candidates: Sequence[str]) -> list[s
             token = candidates[int(token) - 1]
         if token in candidates and token not in named:
             named.append(token)
-    if not named:
+    if not named:  # DSPy parses a bare "[Unsolved]" list field into ["Unsolved"]: the token counts too
+        if any(str(i).strip().strip("[]'\" ").casefold() == "unsolved" for i in items) or \
+                UNSOLVED.search(raw if isinstance(raw, str) else " ".join(map(str, raw))):
+            raise Unsolved("the model answered [Unsolved]")
         raise ValueError(f"unparseable ranking: none of {list(items)[:5]} is a candidate id")
     return named + [c for c in candidates if c not in named]
 
@@ -236,6 +246,9 @@ class LLMBaseline:
                     with dspy.context(lm=self._attempt_lm(attempt), adapter=LenientChatAdapter()):
                         pred = self.module(ctx=ctx, mode=cfg.mode, seed=self.seed)
                     break
+                except Unsolved:  # a decline is an answer (the abstain act), not a failure to retry
+                    pred = dspy.Prediction(ranked_poi_ids=[], text=ABSTAIN_TEXT, citations=[])
+                    break
                 except Exception as exc:  # noqa: BLE001 - any LM/parse failure → retry, then fallback
                     error = f"{type(exc).__name__}: {str(exc)[:300]} (after {attempt + 1} attempt(s))"
                     if attempt < cfg.retries:
@@ -248,4 +261,6 @@ class LLMBaseline:
                       model=getattr(lm, "model", "") or "", mode=self.mode)
         if pred is None:
             return fallback_output(ctx, error, usage)
+        if UNSOLVED.search(pred.text or ""):
+            return BaselineOutput([], pred.text, [], usage)
         return BaselineOutput(list(pred.ranked_poi_ids), pred.text, list(pred.citations), usage)

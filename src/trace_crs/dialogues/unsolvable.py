@@ -19,6 +19,7 @@ check the tests run over the KB.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,8 @@ REASONS: tuple[str, ...] = ("over_constrained", "contradictory", "uncovered", "l
 UNCOVERED_CITIES: tuple[str, ...] = ("Boise", "Anchorage", "Fargo", "Spokane", "Knoxville")
 LIVE_DATA = ("Which of them is open right now?", "Can you book us a table for 8 pm tonight?",
              "What would a room cost for next Saturday night?", "Is there availability this evening for six people?")
+# TravelBench's decline marker, as any system may write it (case and inner spaces vary).
+UNSOLVED_RE = re.compile(r"\[\s*unsolved\s*\]", re.IGNORECASE)
 ABSTAIN_TEXT = "[Unsolved] I cannot find a place that meets this request with the information I have."
 
 

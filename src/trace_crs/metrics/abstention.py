@@ -14,13 +14,12 @@ items answered.  Undefined ratios (no abstention at all, no unsolvable item) are
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-UNSOLVED = re.compile(r"\[\s*unsolved\s*\]", re.IGNORECASE)
+from trace_crs.dialogues.unsolvable import UNSOLVED_RE as UNSOLVED
 
 
 def abstains(text: str) -> bool:

@@ -1,0 +1,61 @@
+"""``trace-crs converse``: baselines converse live with the simulated user (issue 19 item 3).
+
+    trace-crs converse --kb D --dialogues F --baselines non-llm|llm|all|a,b \\
+        [--subset N] [--seed 42] [--max-turns 4] [--pool closed] --out DIR
+
+Writes ``DIR/transcripts|predictions/<b>.jsonl``, ``DIR/outcomes/<b>.parquet`` and
+``DIR/live_scores.json|parquet`` (:mod:`trace_crs.live.run`).  Re-running into the same
+``--out`` skips finished baselines; a ``--out`` that is an input is refused (exit 2).
+``--config`` / ``--set k=v`` give the same settings (keys of :class:`trace_crs.live.run.LiveConfig`,
+or the ``converse:`` section of a project config); explicit flags win.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+
+def _run(args: argparse.Namespace) -> int:
+    from trace_crs.config import load_config
+    from trace_crs.live.run import LiveConfig, run_live
+
+    cfg = load_config(LiveConfig, args.config, args.set, section="converse")
+    flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(LiveConfig)
+             if getattr(args, f.name, None) is not None}
+    cfg = dataclasses.replace(cfg, **flags)
+    if not cfg.kb or not cfg.dialogues:
+        raise ValueError("converse: --kb and --dialogues are required (or set them in --config)")
+
+    def progress(name: str, done: int, total: int) -> None:
+        if not args.quiet:
+            print(f"converse {name}: {done}/{total}", file=sys.stderr)
+
+    summary = run_live(cfg, args.out, progress)
+    metrics = {n: {k: s["metrics"].get(k) for k in ("tsr", "t2r", "rejection_recovery", "cgs")}
+               for n, s in summary["baselines"].items()}
+    print(json.dumps({"out": args.out, "baselines": metrics}, sort_keys=True))
+    return 0
+
+
+def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subparsers type
+    """Add the ``converse`` command."""
+    p = subparsers.add_parser("converse", help="run baselines live against the simulated user (resumable)",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--config", help="config YAML: LiveConfig keys, or a project config (its converse: section)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key")
+    p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
+    p.add_argument("--dialogues", help="dialogues JSON-lines file (the users' hidden preferences and pools)")
+    p.add_argument("--baselines", help="all | non-llm | llm | comma-separated registry keys (default non-llm)")
+    p.add_argument("--pool", choices=["closed", "16", "32", "open"], help="candidate pool (default closed)")
+    p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
+    p.add_argument("--seed", type=int, help="seed of the subset, pool shuffles and the simulator (default 42)")
+    p.add_argument("--max-turns", dest="max_turns", type=int, help="system turns before the user gives up (default 4)")
+    p.add_argument("--opening-prefs", dest="opening_prefs", type=int,
+                   help="preferences the opening request states (default 1)")
+    p.add_argument("--simulator", choices=["template", "llm"],
+                   help="template (default) or llm: the template user rewritten by the LM of the lm block (--set lm.KEY=V)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--out", required=True, help="output directory, e.g. results/<profile>/live/<run>")
+    p.set_defaults(func=_run)

@@ -1,0 +1,174 @@
+"""``trace-crs converse``: run baselines live against the simulated user, resumably
+(issue 19 item 3).
+
+Layout of ``out/``: ``config.yaml`` (resolved; a different config in the same directory is
+refused), per baseline ``transcripts/<b>.jsonl`` (live dialogues, dialogue schema),
+``predictions/<b>.jsonl`` (score format, one row per live recommend turn) and
+``outcomes/<b>.parquet`` (one row per conversation, :func:`trace_crs.live.loop.outcome`;
+written last, so its presence marks a finished baseline and a re-run skips it), then
+``live_scores.json`` / ``live_scores.parquet`` (:mod:`trace_crs.live.scores`) over every
+baseline.  Every file is written atomically; the same inputs give byte-identical outputs.
+"""
+from __future__ import annotations
+
+import dataclasses
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from trace_crs import __version__
+from trace_crs.baselines.registry import GROUPS, resolve
+from trace_crs.errors import DataError, UsageError
+from trace_crs.kb import KB, load_kb
+from trace_crs.kb.store import POIS_FILE, dump_jsonl, iter_jsonl, sha256_file
+from trace_crs.live.loop import converse_many
+from trace_crs.live.scores import write_frame, write_scores
+from trace_crs.live.simulator import SimConfig, profile, state
+from trace_crs.runner.execute import build_baselines
+from trace_crs.runner.run import _claim
+from trace_crs.runner.tasks import POOLS, load_evaluated
+
+Progress = Callable[[str, int, int], None]
+SIMULATORS: tuple[str, ...] = ("template", "llm")
+ROUND_SIZE = 100  # conversations run in lockstep (one warm batch per round): memory stays flat
+
+
+@dataclass(frozen=True)
+class LiveConfig:
+    """What a live run evaluates (flags of ``trace-crs converse``)."""
+
+    kb: str = ""
+    dialogues: str = ""
+    baselines: str = "non-llm"
+    pool: str = "closed"
+    subset: int | None = None
+    seed: int = 42
+    max_turns: int = SimConfig.max_turns
+    opening_prefs: int = SimConfig.opening_prefs
+    prefilter: str = "tfidf"
+    simulator: str = "template"        # "template" | "llm" (live.llm_user: the template user, rewritten by the LM)
+    lm: dict[str, Any] | None = None   # LM block of the LLM baselines and of the LLM simulator
+
+    def __post_init__(self) -> None:
+        checks = {"pool": self.pool in POOLS, "subset": self.subset is None or self.subset >= 1,
+                  "seed": self.seed >= 0, "max_turns": self.max_turns >= 1, "opening_prefs": self.opening_prefs >= 0,
+                  "lm": self.lm is None or isinstance(self.lm, dict), "simulator": self.simulator in SIMULATORS}
+        rules = {"simulator": f"one of {', '.join(SIMULATORS)}", "pool": f"one of {', '.join(POOLS)}", "subset": ">= 1 (or unset for every dialogue)",
+                 "seed": ">= 0", "max_turns": ">= 1", "opening_prefs": ">= 0", "lm": "a mapping of lm.* keys"}
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise UsageError(f"converse config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
+
+    @property
+    def sim(self) -> SimConfig:
+        return SimConfig(max_turns=self.max_turns, opening_prefs=self.opening_prefs)
+
+
+def resolved_config(cfg: LiveConfig) -> dict[str, Any]:
+    """The config as written to ``config.yaml``: names resolved, inputs identified by SHA256."""
+    for label, path in (("--kb", Path(cfg.kb) / POIS_FILE), ("--dialogues", Path(cfg.dialogues))):
+        if not path.is_file():
+            raise FileNotFoundError(f"{label}: {path} not found")
+    names = resolve(cfg.baselines)
+    lm = None
+    if cfg.simulator == "llm" or any(GROUPS[n] == "LLM" for n in names):
+        from trace_crs.lm.config import resolve_lm_config
+
+        lm = dataclasses.asdict(resolve_lm_config(cfg.lm, source="converse config lm"))
+    return {**dataclasses.asdict(cfg), "baselines": names, "lm": lm, "trace_version": __version__,
+            "kb_sha256": sha256_file(Path(cfg.kb) / POIS_FILE), "dialogues_sha256": sha256_file(cfg.dialogues)}
+
+
+def check_out(out: Path, inputs: list[str]) -> None:
+    """Refuse an ``out`` that is, holds or lies inside an input, or a non-run directory."""
+    for given in inputs:
+        i = Path(given).resolve()
+        o = out.resolve()
+        if o == i or i in o.parents or (i.is_dir() and o in i.parents):
+            raise UsageError(f"--out {out} would overwrite the input {i}; choose another directory")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is an existing file; converse writes a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / "config.yaml").exists():
+        raise UsageError(f"--out {out} is a non-empty directory that is not a converse run (no config.yaml)")
+
+
+def paths(out: Path, name: str) -> dict[str, Path]:
+    """The three files of one baseline."""
+    return {"transcripts": out / "transcripts" / f"{name}.jsonl", "predictions": out / "predictions" / f"{name}.jsonl",
+            "outcomes": out / "outcomes" / f"{name}.parquet"}
+
+
+def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any]], cfg: LiveConfig, out: Path,
+                 progress: Progress | None = None, user_lm: Any = None) -> None:
+    """Converse with every dialogue and write the baseline's three files (outcomes last)."""
+    transcripts, rows, preds = [], [], []
+    for start in range(0, len(dialogues), ROUND_SIZE):
+        for transcript, row, pred in converse_many(baseline, name, dialogues[start:start + ROUND_SIZE], kb, cfg.seed,
+                                                   cfg.sim, cfg.pool, user_lm):
+            transcripts.append(transcript)
+            rows.append(row)
+            preds += pred
+        if progress is not None:
+            progress(name, len(rows), len(dialogues))
+    p = paths(out, name)
+    for key in p:
+        p[key].parent.mkdir(parents=True, exist_ok=True)
+    dump_jsonl(transcripts, p["transcripts"])
+    dump_jsonl(preds, p["predictions"])
+    write_frame(pd.DataFrame(rows), p["outcomes"])
+
+
+def load_baseline(out: Path, name: str) -> tuple[list[dict], list[dict], pd.DataFrame]:
+    """A finished baseline's transcripts, prediction rows and outcome frame."""
+    p = paths(out, name)
+    return ([r for _, r in iter_jsonl(p["transcripts"])], [r for _, r in iter_jsonl(p["predictions"])],
+            pd.read_parquet(p["outcomes"]))
+
+
+def check_profiles(dialogues: list[dict[str, Any]], path: str) -> None:
+    """Every hidden preference must be one the simulator can state (its bank has a sentence
+    for it), else :class:`DataError` naming the dialogue (exit 3) before anything runs."""
+    rng = np.random.default_rng(0)
+    for d in dialogues:
+        for constraint in profile(d["scenario"]["hidden_preferences"]):
+            try:
+                state(constraint, rng)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise DataError(f"dialogue {d['dialogue_id']}: the simulated user cannot state {constraint[0]}="
+                                f"{constraint[1]!r} ({exc})", file=path, field="scenario.hidden_preferences") from None
+
+
+def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None) -> dict[str, Any]:
+    """Run (or resume) a live evaluation into ``out``; returns the per-baseline summary."""
+    out = Path(out)
+    check_out(out, [cfg.kb, cfg.dialogues])
+    resolved = resolved_config(cfg)
+    names = resolved["baselines"]
+    kb = load_kb(cfg.kb)
+    dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
+    check_profiles(dialogues, cfg.dialogues)
+    _claim(out, resolved)
+    todo = [n for n in names if not paths(out, n)["outcomes"].exists()]
+    with ExitStack() as stack:
+        user_lm = None
+        if todo and cfg.simulator == "llm":
+            from trace_crs.lm.backend import open_lm
+            from trace_crs.lm.config import resolve_lm_config
+            user_lm = stack.enter_context(open_lm(resolve_lm_config(resolved["lm"], source="converse config lm")))
+        for group in ("non-LLM", "LLM"):
+            members = [n for n in todo if GROUPS[n] == group]
+            if not members:
+                continue
+            kwargs = {"lm_config": resolved["lm"], "seed": cfg.seed, "prefilter": cfg.prefilter} if group == "LLM" else {}
+            baselines = build_baselines(members, kb, **kwargs)
+            try:
+                for name in members:
+                    run_baseline(baselines[name], name, kb, dialogues, cfg, out, progress, user_lm)
+            finally:
+                for baseline in baselines.values():
+                    getattr(baseline, "close", lambda: None)()
+    return write_scores(kb, {n: load_baseline(out, n) for n in names}, out, resolved)

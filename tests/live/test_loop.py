@@ -1,0 +1,92 @@
+"""The live loop's outcome rows on hand-worked conversations, schema-valid transcripts, and
+agreement with the replay scorer on the same transcripts."""
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from scripted import Scripted  # noqa: E402
+
+from trace_crs.baselines.registry import create  # noqa: E402
+from trace_crs.dialogues.schema import check_dialogue  # noqa: E402
+from trace_crs.kb.satisfaction import satisfying  # noqa: E402
+from trace_crs.live.loop import converse  # noqa: E402
+from trace_crs.live.scores import live_summary  # noqa: E402
+from trace_crs.live.simulator import SimConfig, profile  # noqa: E402
+from trace_crs.metrics.score import ScoreConfig, score_predictions  # noqa: E402
+
+
+def split_pool(kb, d):
+    prof = profile(d["scenario"]["hidden_preferences"])
+    ok = satisfying([kb.pois[c] for c in d["candidate_poi_ids"]], prof)
+    return [c for c in d["candidate_poi_ids"] if c not in ok], ok
+
+
+def sequence(picks):
+    """A system answering turn k (k = 0, 1, …) with ``picks[k]``."""
+    return Scripted(lambda ctx: picks[(ctx.turn_index - 1) // 2])
+
+
+def test_two_rejections_then_success(world):
+    kb, dialogues, _ = world
+    d = next(d for d in dialogues if len(split_pool(kb, d)[0]) >= 2)
+    bad, ok = split_pool(kb, d)
+    transcript, row, preds = converse(sequence([bad[0], bad[1], ok[0]]), "s", d, kb, cfg=SimConfig(max_turns=4))
+    assert [t["action"] for t in transcript["turns"]] == ["greet_and_seek", "recommend", "reject_and_refine",
+                                                          "recommend", "reject_and_refine", "recommend", "accept"]
+    # hits per system turn [0, 0, 1]: TSR 1, T2R 3; recovery turns 4 (miss) and 6 (hit): 1/2
+    assert (row["tsr"], row["t2r"], row["turns_to_success"]) == (1.0, 3.0, 3.0)
+    assert (row["recovery_hits"], row["recovery_episodes"], row["rejection_recovery"]) == (1, 2, 0.5)
+    assert (row["n_system_turns"], row["n_rejections"], row["accepted_poi_id"]) == (3, 2, ok[0])
+    assert [p["turn_id"] for p in preds] == [2, 4, 6]
+    gold = [t["gold_poi_ids"] for t in transcript["turns"] if t["role"] == "system"]
+    assert all(g[0] in ok for g in gold) and gold[2] == [ok[0]]
+
+
+def test_abstention_is_a_turn_without_success(world):
+    kb, dialogues, _ = world
+    d = dialogues[3]
+    _, ok = split_pool(kb, d)
+    transcript, row, preds = converse(sequence([None, ok[0]]), "s", d, kb, cfg=SimConfig(max_turns=4))
+    assert [t["action"] for t in transcript["turns"]] == ["greet_and_seek", "abstain", "provide_preference",
+                                                          "recommend", "accept"]
+    assert (row["tsr"], row["t2r"], row["n_abstentions"], row["recovery_episodes"]) == (1.0, 2.0, 1, 0)
+    assert math.isnan(row["rejection_recovery"]) and [p["turn_id"] for p in preds] == [4]
+
+
+def test_a_failing_system_gets_the_popularity_fallback(world):
+    kb, dialogues, _ = world
+
+    def boom(ctx):
+        raise RuntimeError("down")
+    transcript, row, _ = converse(Scripted(boom), "s", dialogues[0], kb, cfg=SimConfig(max_turns=2))
+    assert row["n_fallbacks"] == row["n_system_turns"] >= 1
+    assert transcript["turns"][1]["action"] == "recommend"
+
+
+@pytest.mark.parametrize("name", ["tfidf", "knowledge"])
+def test_transcripts_are_schema_valid_and_replay_scoring_agrees(world, name):
+    kb, dialogues, _ = world
+    system = create(name)
+    system.prepare(kb)
+    runs = [converse(system, name, d, kb) for d in dialogues]
+    transcripts = [r[0] for r in runs]
+    preds = [p for r in runs for p in r[2]]
+    outcomes = pd.DataFrame([r[1] for r in runs])
+    for t in transcripts:
+        check_dialogue(t)
+        for turn in t["turns"]:
+            for c in turn["citations"]:
+                assert kb.reviews[c["review_id"]].text[c["start"]:c["end"]] == c["quote"]
+    replay = score_predictions(kb, transcripts, preds, ScoreConfig()).aggregate["metrics"]
+    agg, per_dialogue = live_summary(kb, transcripts, preds, outcomes, ScoreConfig())
+    for k in ("tsr", "t2r", "rejection_recovery"):
+        assert agg["metrics"][k] == pytest.approx(replay[k])
+    assert agg["metrics"]["hit@1"] == pytest.approx(outcomes["tsr"].sum() / outcomes["n_system_turns"].sum())
+    assert "bleu4" not in agg["metrics"] and agg["metrics"]["abstention_rate"] == 0.0
+    assert len(per_dialogue) == len(dialogues) and per_dialogue["cgs"].notna().all()
