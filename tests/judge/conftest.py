@@ -1,0 +1,31 @@
+"""Fixtures for the CoRE judge tests: the hand-built Tampa KB and dialogues of the baseline tests,
+the hand-written movie-CRS fixture, and a DSPy settings reset around every test."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import dspy
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "baselines"))
+from tinykb import DIALOGUES, tiny_kb  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _reset_dspy():
+    with dspy.context(lm=None, adapter=None):
+        yield
+
+
+@pytest.fixture(scope="session")
+def kb(tmp_path_factory):
+    return tiny_kb(tmp_path_factory.mktemp("kb"))
+
+
+@pytest.fixture
+def dialogues():
+    import copy
+    return copy.deepcopy(DIALOGUES)
