@@ -83,7 +83,8 @@ def with_retries(call: Callable[[str], Any], retries: int) -> tuple[Any, int, st
     return None, retries + 1, error
 
 
-def _adapter() -> dspy.ChatAdapter:
+def strict_adapter() -> dspy.ChatAdapter:
+    """ChatAdapter without the JSON fallback: one attempt is one LM call."""
     return dspy.ChatAdapter(use_json_adapter_fallback=False)
 
 
@@ -92,7 +93,7 @@ def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2) -
     predict, log, rubric = dspy.Predict(RateFactor), t.log(), guideline(factor)
 
     def call(note: str) -> tuple[int, str]:
-        with dspy.context(lm=lm, adapter=_adapter()):
+        with dspy.context(lm=lm, adapter=strict_adapter()):
             out = predict(guideline=rubric, conversation=log, note=note)
         return _check_rating(out.rating), str(out.rationale)
 
@@ -112,7 +113,7 @@ def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FAC
     partial: dict[str, FactorResult] = {}
 
     def call(note: str) -> dict[str, FactorResult]:
-        with dspy.context(lm=lm, adapter=_adapter()):
+        with dspy.context(lm=lm, adapter=strict_adapter()):
             out = predict(guidelines=rubrics, conversation=log, note=note)
         ratings, rationales = dict(out.ratings or {}), dict(out.rationales or {})
         got, bad = {}, []
