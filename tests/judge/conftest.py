@@ -21,8 +21,16 @@ def _reset_dspy():
 
 
 @pytest.fixture(scope="session")
-def kb(tmp_path_factory):
-    return tiny_kb(tmp_path_factory.mktemp("kb"))
+def kb_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("kb")
+    tiny_kb(d)
+    return d
+
+
+@pytest.fixture(scope="session")
+def kb(kb_dir):
+    from trace_crs.kb import load_kb
+    return load_kb(kb_dir)
 
 
 @pytest.fixture

@@ -19,10 +19,10 @@ from typing import Any, Callable, Mapping
 import dspy
 from dspy.utils.exceptions import AdapterParseError
 
+from trace_crs.judge import MODES
 from trace_crs.judge.factors import FACTORS, SCORES, guideline
 from trace_crs.judge.transcript import Transcript
 
-MODES = ("per-factor", "one-call")
 PROMPT_VERSION = "core-v1"
 
 
