@@ -130,6 +130,25 @@ def test_trace_dialogues_predictions_and_agree(tmp_path, kb, kb_dir, dialogues, 
     assert got["cost"][0]["calls"] == 0 and got["coupling_judge"]["n_pairs"] == 0
 
 
+def test_run_export_same_dialogues_for_every_baseline(tmp_path, kb_dir, dialogues):
+    d, run = tmp_path / "d.jsonl", tmp_path / "run"
+    d.write_text("".join(json.dumps(x) + "\n" for x in dialogues))
+    (run / "predictions").mkdir(parents=True)
+    for b, poi in (("tfidf", "r1"), ("popularity", "r2")):
+        (run / "predictions" / f"{b}.jsonl").write_text("".join(
+            json.dumps({"dialogue_id": x["dialogue_id"], "turn_id": tid, "ranked_poi_ids": [poi], "text": b}) + "\n"
+            for x in dialogues for tid in (4, 6)))
+    (run / "dialogue_ids.json").write_text(json.dumps([x["dialogue_id"] for x in dialogues]))
+    out = tmp_path / "t.jsonl"
+    assert main(["judge", "transcripts", "--dialogues", str(d), "--kb", str(kb_dir), "--run", str(run), "--n", "2",
+                 "--out", str(out)]) == 0
+    got = lines(out)
+    ids = [r["dialogue_id"] for r in got]
+    assert len(ids) == 4 and {i.split("/")[0] for i in ids} == {"tfidf", "popularity"}
+    assert {i.split("/")[1] for i in ids[:2]} == {i.split("/")[1] for i in ids[2:]}   # same seeded dialogues
+    assert got[0]["turns"][3]["text"] == "popularity" and got[0]["system"] == "popularity"
+
+
 @pytest.mark.skipif(not any(p.exists() for p in SHARED), reason="shared foreign transcripts not present")
 def test_shared_crsarena_logs_convert(tmp_path):
     src = next(p for p in SHARED if p.exists())

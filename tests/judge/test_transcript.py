@@ -72,7 +72,7 @@ def test_from_predictions_splices_baseline_turns(kb, dialogues):
     preds = {(d["dialogue_id"], 4): {"dialogue_id": d["dialogue_id"], "turn_id": 4, "ranked_poi_ids": ["r1", "r7", "r2", "r3"],
                                      "text": '"The pasta was delicious" [R1]', "citations": [{"label": "R1", "review_id": rid}]}}
     t = from_predictions(d, preds, kb, system="tfidf")
-    assert t.system == "tfidf" and t.turns[3].text == '"The pasta was delicious" [R1]'
+    assert t.system == "tfidf" and t.dialogue_id == "tfidf/crs_test_00001" and t.turns[3].text == '"The pasta was delicious" [R1]'
     assert t.turns[3].items == [item_name(kb, p) for p in ("r1", "r7", "r2")]     # top 3 presented
     assert t.turns[3].evidence == {"R1": kb.reviews[rid].text}
     assert t.turns[5].text == "" and t.turns[5].items == []                     # missing prediction

@@ -5,8 +5,9 @@
   one line per transcript (:mod:`trace_crs.judge.records`), written atomically in input order;
   finished transcripts are appended to ``O.jsonl.partial`` as they complete, so a killed run
   resumes where it stopped (and a rerun reuses ``O.jsonl`` itself).
-* ``judge transcripts --dialogues F [--kb D] [--predictions P --system NAME | --run DIR] --out T``
-  or ``judge transcripts --generic LOG --out T`` — export to the transcript format.
+* ``judge transcripts --dialogues F [--kb D] [--predictions P --system NAME | --run DIR]
+  [--n N --seed 42] --out T`` or ``judge transcripts --generic LOG --out T`` — export to the
+  transcript format (a seeded subset of dialogues, the same for every system of a run).
 * ``judge agree --pred P.jsonl [--human H.jsonl] [--judge-b B.jsonl] [--repeat R.jsonl …]
   [--out A.json]`` — meta-evaluation (:mod:`trace_crs.judge.agree`).
 """
@@ -46,10 +47,21 @@ def _dump(records: list[dict], path: Path) -> None:
     write_atomic(path, write)
 
 
-def run_core(args: argparse.Namespace) -> int:
-    """``judge core``."""
+def seeded_subset(items: list, n: int | None, seed: int) -> list:
+    """``n`` items drawn without replacement by ``default_rng(seed)``, in their original order
+    (all of them when ``n`` is None)."""
     import numpy as np
 
+    if n is None:
+        return items
+    if n < 1:
+        raise UsageError(f"--n must be >= 1, got {n}")
+    pick = np.sort(np.random.default_rng(seed).choice(len(items), min(n, len(items)), replace=False))
+    return [items[i] for i in pick]
+
+
+def run_core(args: argparse.Namespace) -> int:
+    """``judge core``."""
     from trace_crs.judge.aggregate import load_mixture
     from trace_crs.judge.factors import FACTORS
     from trace_crs.judge.run import judge_all, settings_of
@@ -66,10 +78,7 @@ def run_core(args: argparse.Namespace) -> int:
     if args.n is not None and args.n < 1:
         raise UsageError(f"--n must be >= 1, got {args.n}")
     base = _lm_overrides(args.set)
-    transcripts = load_transcripts(src)
-    if args.n is not None:
-        pick = np.sort(np.random.default_rng(args.seed).choice(len(transcripts), min(args.n, len(transcripts)), replace=False))
-        transcripts = [transcripts[i] for i in pick]
+    transcripts = seeded_subset(load_transcripts(src), args.n, args.seed)
     with contextlib.ExitStack() as stack:
         if args.mixture:
             table, choice = load_mixture(args.mixture)
@@ -136,6 +145,7 @@ def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
     corpus = load_dialogues(args.dialogues)
     ids = args.dialogue_ids or (str(Path(args.run) / "dialogue_ids.json") if args.run else None)
     dialogues = restrict(corpus, ids if ids and Path(ids).exists() else None)
+    dialogues = seeded_subset(dialogues, args.n, args.seed)
     outside = {d["dialogue_id"] for d in corpus} - {d["dialogue_id"] for d in dialogues}
     sources = [(args.system, Path(args.predictions))] if args.predictions else \
         [(p.stem, p) for p in sorted((Path(args.run) / "predictions").glob("*.jsonl"))] if args.run else []
@@ -225,6 +235,8 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--system", help="name of the system that produced --predictions")
     p.add_argument("--run", help="a run directory: every predictions/<baseline>.jsonl")
     p.add_argument("--dialogue-ids", help="JSON list of dialogue ids to export (default: the run's, else all)")
+    p.add_argument("--n", type=int, help="export a seeded subset of N dialogues (the same for every system)")
+    p.add_argument("--seed", type=int, default=42, help="seed of the subset")
     p.add_argument("--generic", help="a CRS log in the generic {dialogue_id, turns: [{role, text}]} layout")
     p.add_argument("--out", required=True, help="transcripts JSON lines to write")
     p.set_defaults(func=run_transcripts)

@@ -9,7 +9,8 @@
   top :data:`~trace_crs.metrics.predictions.CITABLE_TOP` ranked POIs (the POIs a response
   presents) and the review texts its citations resolve to; other turns stay the reference's.
   A missing prediction becomes an empty response with no items (``score`` counts it as a miss
-  too).  Caveat: the user turns after a spliced turn answer the *reference* system, so
+  too).  The transcript's id is ``<system>/<dialogue_id>`` (one transcript per system and
+  dialogue, as CoRE's logs are).  Caveat: the user turns after a spliced turn answer the *reference* system, so
   Recoverability and Coherence are judged against a user who did not hear the baseline.
 * :func:`from_generic` — the generic ``{"dialogue_id", "turns": [{"role", "text"}]}`` layout
   of other CRS logs (e.g. CRSArena movie conversations), with common role / text synonyms.
@@ -74,7 +75,7 @@ def from_predictions(d: Mapping[str, Any], predictions: Mapping[Key, Mapping[str
             continue
         turns[i] = Turn(role="assistant", text=pred["text"], evidence=cited_texts(kb, pred),
                         items=[item_name(kb, p) for p in pred["ranked_poi_ids"][:CITABLE_TOP]])
-    return ref.model_copy(update={"turns": turns})
+    return ref.model_copy(update={"turns": turns, "dialogue_id": f"{system}/{d['dialogue_id']}"})
 
 
 def _first(rec: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
