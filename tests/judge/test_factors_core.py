@@ -113,3 +113,11 @@ def test_rate_transcript_per_factor_order_and_mixture_guard():
         rate_transcript(T, {n: DummyLM([]) for n in FACTORS}, mode="one-call")
     with pytest.raises(ValueError, match="mode"):
         rate_transcript(T, lm, mode="both")
+
+
+def test_unreachable_model_is_an_error_not_a_rating_failure():
+    class Down(DummyLM):
+        def forward(self, *args, **kwargs):
+            raise ConnectionError("judge server down")
+    with pytest.raises(ConnectionError):
+        rate_factor(T, "coherence", Down([]))

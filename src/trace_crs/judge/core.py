@@ -46,6 +46,10 @@ class RateAllFactors(dspy.Signature):
     ratings: dict[str, int] = dspy.OutputField(desc="factor name -> integer 0-4, for every factor")
 
 
+class UnusableReply(ValueError):
+    """A parsed reply whose value is unusable (a rating outside 0–4, a factor missing): retried."""
+
+
 @dataclass(frozen=True)
 class FactorResult:
     """One factor's outcome: a rating 0–4 with its rationale, or ``rating=None`` and the error."""
@@ -67,18 +71,19 @@ def _note(attempt: int, error: str) -> str:
 
 def _check_rating(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value not in SCORES:
-        raise ValueError(f"rating {value!r} is not an integer from 0 to 4")
+        raise UnusableReply(f"rating {value!r} is not an integer from 0 to 4")
     return value
 
 
 def with_retries(call: Callable[[str], Any], retries: int) -> tuple[Any, int, str | None]:
-    """``call(note)`` until it returns without a parse / range error; ``(result or None,
-    attempts, last error or None)``."""
+    """``call(note)`` until it returns without a parse error or an :class:`UnusableReply`;
+    ``(result or None, attempts, last error or None)``.  Any other error propagates (a bug or
+    an unreachable model is not a rating failure)."""
     error = ""
     for attempt in range(retries + 1):
         try:
             return call(_note(attempt, error)), attempt + 1, None
-        except (AdapterParseError, ValueError) as exc:
+        except (AdapterParseError, UnusableReply) as exc:
             error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
     return None, retries + 1, error
 
@@ -120,11 +125,11 @@ def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FAC
         for n in names:
             try:
                 got[n] = FactorResult(n, _check_rating(ratings.get(n)), str(rationales.get(n, "")), 0)
-            except ValueError as exc:
+            except UnusableReply as exc:
                 bad.append(f"{n}: {exc}")
         partial.update(got)
         if bad:
-            raise ValueError("; ".join(bad))
+            raise UnusableReply("; ".join(bad))
         return got
 
     got, attempts, error = with_retries(call, retries)

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import dspy
 import yaml
 
-from trace_crs.judge.core import FactorResult, strict_adapter, with_retries
+from trace_crs.judge.core import FactorResult, UnusableReply, strict_adapter, with_retries
 from trace_crs.judge.factors import ROLES, factors, role_factors
 from trace_crs.judge.transcript import Transcript
 
@@ -78,7 +78,7 @@ def factor_result_json(role: str, results: Mapping[str, FactorResult]) -> str:
 
 def _check_score(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
-        raise ValueError(f"score {value!r} is not an integer from 0 to 100")
+        raise UnusableReply(f"score {value!r} is not an integer from 0 to 100")
     return value
 
 
