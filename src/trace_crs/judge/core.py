@@ -93,9 +93,10 @@ def strict_adapter() -> dspy.ChatAdapter:
     return dspy.ChatAdapter(use_json_adapter_fallback=False)
 
 
-def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2) -> FactorResult:
+def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2,
+                predict: dspy.Predict | None = None) -> FactorResult:
     """One factor of one transcript, one DSPy call per attempt."""
-    predict, log, rubric = dspy.Predict(RateFactor), t.log(), guideline(factor)
+    predict, log, rubric = predict or dspy.Predict(RateFactor), t.log(), guideline(factor)
 
     def call(note: str) -> tuple[int, str]:
         with dspy.context(lm=lm, adapter=strict_adapter()):
@@ -109,10 +110,10 @@ def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2) -
 
 
 def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FACTORS,
-                    retries: int = 2) -> dict[str, FactorResult]:
+                    retries: int = 2, predict: dspy.Predict | None = None) -> dict[str, FactorResult]:
     """Every factor in one call (``one-call`` mode); a reply missing any factor is retried, and
     after the last attempt the factors it still lacks are failures."""
-    predict, log = dspy.Predict(RateAllFactors), t.log()
+    predict, log = predict or dspy.Predict(RateAllFactors), t.log()
     rubrics = "\n".join(guideline(n).replace("<evaluation_guideline ", f"<evaluation_guideline name=\"{n}\" ")
                         for n in names)
     partial: dict[str, FactorResult] = {}
@@ -138,18 +139,33 @@ def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FAC
                 else FactorResult(n, None, None, attempts, error)) for n in names}
 
 
+class CoreJudge(dspy.Module):
+    """CoRE's LLM-as-evaluator (§4.1): ``forward(transcript, lms)`` returns a ``dspy.Prediction``
+    with ``results`` = {factor: :class:`FactorResult`}.  ``lms`` is one LM, or one per factor
+    (the mixture of evaluators; per-factor mode only)."""
+
+    def __init__(self, mode: str = "per-factor", retries: int = 2) -> None:
+        super().__init__()
+        if mode not in MODES:
+            raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+        self.mode, self.retries = mode, retries
+        self.rate_one, self.rate_all = dspy.Predict(RateFactor), dspy.Predict(RateAllFactors)
+
+    def forward(self, transcript: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM]) -> dspy.Prediction:
+        per_factor = lms if isinstance(lms, Mapping) else {n: lms for n in FACTORS}
+        missing = [n for n in FACTORS if n not in per_factor]
+        if missing:
+            raise ValueError(f"no judge LM for factor(s) {missing}")
+        if self.mode == "one-call":
+            if len({id(lm) for lm in per_factor.values()}) != 1:
+                raise ValueError("one-call mode rates every factor with one LM; a per-factor mixture needs per-factor mode")
+            return dspy.Prediction(results=rate_all_in_one(transcript, per_factor[FACTORS[0]], retries=self.retries,
+                                                           predict=self.rate_all))
+        return dspy.Prediction(results={n: rate_factor(transcript, n, per_factor[n], self.retries, self.rate_one)
+                                        for n in FACTORS})
+
+
 def rate_transcript(t: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM], mode: str = "per-factor",
                     retries: int = 2) -> dict[str, FactorResult]:
-    """All twelve factors of ``t``.  ``lms`` is one LM, or one per factor (the mixture of
-    evaluators, per-factor mode only)."""
-    if mode not in MODES:
-        raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
-    per_factor = lms if isinstance(lms, Mapping) else {n: lms for n in FACTORS}
-    missing = [n for n in FACTORS if n not in per_factor]
-    if missing:
-        raise ValueError(f"no judge LM for factor(s) {missing}")
-    if mode == "one-call":
-        if len({id(lm) for lm in per_factor.values()}) != 1:
-            raise ValueError("one-call mode rates every factor with one LM; a per-factor mixture needs per-factor mode")
-        return rate_all_in_one(t, per_factor[FACTORS[0]], retries=retries)
-    return {n: rate_factor(t, n, per_factor[n], retries) for n in FACTORS}
+    """All twelve factors of ``t`` (:class:`CoreJudge`)."""
+    return CoreJudge(mode, retries)(transcript=t, lms=lms).results

@@ -82,31 +82,46 @@ def _check_score(value: Any) -> int:
     return value
 
 
+class Debate(dspy.Module):
+    """The four-role debate (module docstring): ``forward(transcript, results, lm)`` returns a
+    ``dspy.Prediction`` with ``result`` = :class:`DebateResult`."""
+
+    def __init__(self, max_rounds: int = MAX_ROUNDS, retries: int = 2) -> None:
+        super().__init__()
+        if max_rounds < 1:
+            raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
+        self.max_rounds, self.retries = max_rounds, retries
+        self.turn = dspy.Predict(DebateTurn)
+
+    def forward(self, transcript: Transcript, results: Mapping[str, FactorResult], lm: dspy.BaseLM) -> dspy.Prediction:
+        cfg, log = debate_config(), transcript.log()
+        chat: list[dict[str, Any]] = []
+        for rnd in range(1, self.max_rounds + 1):
+            seen = "<discussion>\n" + "\n".join(json.dumps(c, ensure_ascii=False) for c in chat) + "\n</discussion>"
+            statements = []
+            for role in ROLES:
+                desc = cfg["roles"][role]
+
+                def call(note: str, role: str = role, desc: dict = desc) -> tuple[int, str]:
+                    with dspy.context(lm=lm, adapter=strict_adapter()):
+                        out = self.turn(role=desc["description"], task=cfg["task"], conversation=log,
+                                        evaluation_result=factor_result_json(role, results), discussion=seen, note=note)
+                    return _check_score(out.score), str(out.statement)
+
+                got, _, error = with_retries(call, self.retries)
+                if got is None:
+                    return dspy.Prediction(result=DebateResult(None, rnd, chat + statements,
+                                                               error=f"{desc['name']}, round {rnd}: {error}"))
+                statements.append({"evaluator": desc["name"], "statement": got[1], "score": got[0], "round": rnd})
+            chat += statements
+            scores = [s["score"] for s in statements]
+            if len(set(scores)) == 1 or rnd == self.max_rounds:
+                return dspy.Prediction(result=DebateResult(sum(scores) / len(scores), rnd, chat,
+                                                           unanimous=len(set(scores)) == 1))
+        raise AssertionError("unreachable")
+
+
 def debate(t: Transcript, results: Mapping[str, FactorResult], lm: dspy.BaseLM, max_rounds: int = MAX_ROUNDS,
            retries: int = 2) -> DebateResult:
-    """Run the debate on one transcript's factor results (module docstring)."""
-    if max_rounds < 1:
-        raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
-    cfg, log, predict = debate_config(), t.log(), dspy.Predict(DebateTurn)
-    chat: list[dict[str, Any]] = []
-    for rnd in range(1, max_rounds + 1):
-        seen = "<discussion>\n" + "\n".join(json.dumps(c, ensure_ascii=False) for c in chat) + "\n</discussion>"
-        statements = []
-        for role in ROLES:
-            desc = cfg["roles"][role]
-
-            def call(note: str, role: str = role, desc: dict = desc) -> tuple[int, str]:
-                with dspy.context(lm=lm, adapter=strict_adapter()):
-                    out = predict(role=desc["description"], task=cfg["task"], conversation=log,
-                                  evaluation_result=factor_result_json(role, results), discussion=seen, note=note)
-                return _check_score(out.score), str(out.statement)
-
-            got, attempts, error = with_retries(call, retries)
-            if got is None:
-                return DebateResult(None, rnd, chat + statements, error=f"{desc['name']}, round {rnd}: {error}")
-            statements.append({"evaluator": desc["name"], "statement": got[1], "score": got[0], "round": rnd})
-        chat += statements
-        scores = [s["score"] for s in statements]
-        if len(set(scores)) == 1 or rnd == max_rounds:
-            return DebateResult(sum(scores) / len(scores), rnd, chat, unanimous=len(set(scores)) == 1)
-    raise AssertionError("unreachable")
+    """Run the debate on one transcript's factor results (:class:`Debate`)."""
+    return Debate(max_rounds, retries)(transcript=t, results=results, lm=lm).result
