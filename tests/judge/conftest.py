@@ -9,7 +9,7 @@ import dspy
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "baselines"))
-from tinykb import DIALOGUES, tiny_kb  # noqa: E402
+from tinykb import DIALOGUES, tiny_kb
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -48,7 +48,7 @@ def test_mixture_picks_each_factor_from_its_judge(tmp_path):
 
 def test_paper_mixture_table_is_complete():
     from importlib import resources
-    judges, choice = load_mixture(resources.files("trace_crs.judge").joinpath("data/mixture_paper.yaml"))
+    _, choice = load_mixture(resources.files("trace_crs.judge").joinpath("data/mixture_paper.yaml"))
     assert choice["groundness"] == "glm-4-air" and choice["coherence"] == "qwen3-32b" and len(choice) == 12
 
 

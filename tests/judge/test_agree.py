@@ -7,8 +7,17 @@ import pandas as pd
 import pytest
 
 from trace_crs.errors import DataError
-from trace_crs.judge.agree import (correlations, cost, coupling, factor_agreement, fisher_ci, overall_agreement, qwk,
-                                   ranking_agreement, stability)
+from trace_crs.judge.agree import (
+    correlations,
+    cost,
+    coupling,
+    factor_agreement,
+    fisher_ci,
+    overall_agreement,
+    qwk,
+    ranking_agreement,
+    stability,
+)
 from trace_crs.judge.factors import FACTORS
 from trace_crs.judge.records import read_ratings
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from dspy.utils import DummyLM
 
-from trace_crs.cli import main
 from trace_crs.cli import judge as judge_cli
+from trace_crs.cli import main
 from trace_crs.judge.factors import FACTORS
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -21,7 +21,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "movie_crs.jsonl"
 class _Judge(BaseHTTPRequestHandler):
     calls: list = []
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _Judge.calls.append(body)
         last = body["messages"][-1]["content"]
@@ -41,7 +41,7 @@ class _Judge(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, *args):  # noqa: ANN002
+    def log_message(self, *args):
         pass
 
 

@@ -5,8 +5,16 @@ import pytest
 from dspy.utils import DummyLM
 
 from trace_crs.judge.core import rate_all_in_one, rate_factor, rate_transcript
-from trace_crs.judge.factors import (FACTORS, ROLES, count_score, factors, fraction_score, guideline,
-                                     role_factors, rule_score)
+from trace_crs.judge.factors import (
+    FACTORS,
+    ROLES,
+    count_score,
+    factors,
+    fraction_score,
+    guideline,
+    role_factors,
+    rule_score,
+)
 from trace_crs.judge.transcript import parse_transcript
 
 T = parse_transcript({"dialogue_id": "d", "turns": [{"role": "user", "text": "A quiet cafe?"},

@@ -1,13 +1,21 @@
 import json
+from pathlib import Path
 
 import pytest
 
 from trace_crs.errors import DataError
-from trace_crs.judge.adapters import from_dialogue, from_generic, from_predictions, item_name
-from trace_crs.judge.transcript import load_transcripts, parse_transcript, transcript_record
+from trace_crs.judge.adapters import (
+    from_dialogue,
+    from_generic,
+    from_predictions,
+    item_name,
+)
+from trace_crs.judge.transcript import (
+    load_transcripts,
+    parse_transcript,
+    transcript_record,
+)
 from trace_crs.kb.store import iter_jsonl
-
-from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

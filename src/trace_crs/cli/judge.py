@@ -209,7 +209,7 @@ def run_agree(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers) -> None:  # noqa: ANN001
+def register(subparsers) -> None:
     """Add ``trace-crs judge {core,transcripts,agree}``."""
     from trace_crs.judge import AGGREGATORS, MODES
 

@@ -17,7 +17,8 @@
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from trace_crs.errors import DataError
 from trace_crs.judge.transcript import Transcript, Turn, parse_transcript

@@ -21,8 +21,8 @@ twelve factor columns, ``overall``), joined on ``dialogue_id``.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -58,7 +58,7 @@ def fisher_ci(r: float, n: int, kind: str) -> tuple[float, float]:
 def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
     """Spearman, Kendall τ_b and Pearson with Fisher-z intervals (``<name>_lo`` / ``_hi``) and n."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    out: dict[str, float] = {"n": int(len(x))}
+    out: dict[str, float] = {"n": len(x)}
     constant = len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0
     fns = {"spearman": stats.spearmanr, "kendall_tau_b": lambda a, b: stats.kendalltau(a, b, variant="b"),
            "pearson": stats.pearsonr}

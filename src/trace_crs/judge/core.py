@@ -13,8 +13,9 @@ Parsing uses DSPy's ChatAdapter without its JSON fallback, so one attempt is one
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import dspy
 from dspy.utils.exceptions import AdapterParseError

@@ -18,15 +18,21 @@ chat so far is kept.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 import dspy
 import yaml
 
-from trace_crs.judge.core import FactorResult, UnusableReply, strict_adapter, with_retries
+from trace_crs.judge.core import (
+    FactorResult,
+    UnusableReply,
+    strict_adapter,
+    with_retries,
+)
 from trace_crs.judge.factors import ROLES, factors, role_factors
 from trace_crs.judge.transcript import Transcript
 
@@ -102,7 +108,7 @@ class Debate(dspy.Module):
             for role in ROLES:
                 desc = cfg["roles"][role]
 
-                def call(note: str, role: str = role, desc: dict = desc) -> tuple[int, str]:
+                def call(note: str, role: str = role, desc: dict = desc, seen: str = seen) -> tuple[int, str]:
                     with dspy.context(lm=lm, adapter=strict_adapter()):
                         out = self.turn(role=desc["description"], task=cfg["task"], conversation=log,
                                         evaluation_result=factor_result_json(role, results), discussion=seen, note=note)

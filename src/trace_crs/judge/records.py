@@ -16,8 +16,9 @@ Both readers raise :class:`~trace_crs.errors.DataError` naming file, line and fi
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pandas as pd
 

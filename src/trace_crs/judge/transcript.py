@@ -24,9 +24,10 @@ JSON lines, one transcript per line (CoRE §4.1 and Fig. 13 "conversation log"):
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from html import escape
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -56,7 +57,7 @@ class Transcript(BaseModel):
     domain: str | None = None
 
     @model_validator(mode="after")
-    def _history_within_turns(self) -> "Transcript":
+    def _history_within_turns(self) -> Transcript:
         if self.history_turns >= len(self.turns):
             raise ValueError(f"history_turns={self.history_turns} leaves no turn to rate ({len(self.turns)} turns)")
         return self

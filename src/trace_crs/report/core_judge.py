@@ -9,9 +9,10 @@ was not run gives an empty frame; :func:`status` says so in words for the page.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -121,7 +122,7 @@ def facts(df: pd.DataFrame, t28: pd.DataFrame) -> dict[str, Any]:
     """Numbers cited in the chapter's prose (NaN when not run)."""
     agree = agreement(t28)
     best = df.iloc[0]["Baseline"] if not df.empty else "n/a"
-    return {"n_baselines": int(len(df)), "best": str(best),
+    return {"n_baselines": len(df), "best": str(best),
             "tau_ours": agree["ours"]["kendall_tau"], "tau_paper": agree["paper"]["kendall_tau"],
             "core_multi_agent_r": float(reported("table7_overall").set_index("metric").loc["CoRE (Multi-Agent)", "spearman"]),
             "n_transcripts": int(df["n_transcripts"].sum()) if not df.empty else 0,
