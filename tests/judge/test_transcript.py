@@ -5,6 +5,7 @@ import pytest
 
 from trace_crs.errors import DataError
 from trace_crs.judge.adapters import (
+    accepted_pois,
     from_dialogue,
     from_generic,
     from_predictions,
@@ -71,7 +72,11 @@ def test_from_dialogue(kb, dialogues):
     t = from_dialogue(dialogues[0], kb)
     assert [x.role for x in t.turns] == ["user", "assistant"] * 4
     assert t.turns[3].items == [item_name(kb, "r3")] == ["Sushi Zen [Japanese, Restaurant; $$$]"]
-    assert t.ground_truth == [item_name(kb, "r3"), item_name(kb, "r2")] and t.domain == "restaurant"
+    # r3 (turn 4) was rejected; r2 (turn 6) accepted: only r2 is what the traveller wanted
+    assert t.ground_truth == [item_name(kb, "r2")] and t.domain == "restaurant"
+    assert accepted_pois(dialogues[1]) == ["r1", "r7"]                        # both accepted
+    last = {**dialogues[0], "turns": dialogues[0]["turns"][:6]}                # no accept at all
+    assert accepted_pois(last) == ["r2"]
 
 
 def test_from_predictions_splices_baseline_turns(kb, dialogues):

@@ -2,8 +2,9 @@
 
 * :func:`from_dialogue` — a Trace reference dialogue (ARCHITECTURE §2): ``system`` turns become
   ``assistant`` turns, their ``referenced_poi_ids`` the items (named through the KB when one is
-  given), their citations the evidence (the cited review's full text), the gold POIs of every
-  recommend/compare turn the ground truth.
+  given), their citations the evidence (the cited review's full text).  The ground truth is what
+  the traveller accepted (:func:`accepted_pois`), not every turn's gold: a place the traveller
+  rejected is not what they wanted, so recommending it again must not earn Effectiveness 4.
 * :func:`from_predictions` — a run's predictions (ARCHITECTURE §5) spliced into the reference
   dialogue: each reference recommend/compare turn is replaced by the baseline's response, its
   top :data:`~trace_crs.metrics.predictions.CITABLE_TOP` ranked POIs (the POIs a response
@@ -46,19 +47,31 @@ def _review_text(kb: KB | None, review_id: str, quote: str) -> str:
     return kb.reviews[review_id].text if kb is not None and review_id in kb.reviews else quote
 
 
+def accepted_pois(d: Mapping[str, Any]) -> list[str]:
+    """Gold POIs of the recommend/compare turns the traveller answers with ``accept``; when no
+    such turn exists, the gold of the last recommend/compare turn."""
+    turns, out = d["turns"], {}
+    rec = [i for i, t in enumerate(turns) if t["role"] == "system" and t.get("action") in REC_ACTIONS]
+    for i in rec:
+        if i + 1 < len(turns) and turns[i + 1].get("action") == "accept":
+            out.update(dict.fromkeys(turns[i].get("gold_poi_ids") or []))
+    if not out and rec:
+        out = dict.fromkeys(turns[rec[-1]].get("gold_poi_ids") or [])
+    return list(out)
+
+
 def from_dialogue(d: Mapping[str, Any], kb: KB | None = None, system: str = "reference") -> Transcript:
     """The reference dialogue ``d`` as a transcript."""
-    turns, truth = [], {}
+    turns = []
     for t in d["turns"]:
         if t["role"] == "user":
             turns.append(Turn(role="user", text=t["text"]))
             continue
-        if t.get("action") in REC_ACTIONS:
-            truth.update({item_name(kb, p): None for p in t.get("gold_poi_ids") or []})
         evidence = {c["label"]: _review_text(kb, c["review_id"], c.get("quote", "")) for c in t.get("citations") or []}
         turns.append(Turn(role="assistant", text=t["text"], evidence=evidence,
                           items=[item_name(kb, p) for p in t.get("referenced_poi_ids") or []]))
-    return Transcript(dialogue_id=d["dialogue_id"], turns=turns, ground_truth=list(truth), system=system,
+    return Transcript(dialogue_id=d["dialogue_id"], turns=turns, ground_truth=[item_name(kb, p) for p in accepted_pois(d)],
+                      system=system,
                       domain=(d.get("scenario") or {}).get("poi_type"))
 
 
