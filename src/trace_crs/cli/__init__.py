@@ -20,7 +20,7 @@ import sys
 from trace_crs import __version__
 from trace_crs.errors import TraceError
 
-COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse")
+COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,11 @@
+"""CoRE: a user-centric LLM evaluator for any CRS transcript (seeds 001/002, issue 18).
+
+``transcript`` (the input format) and ``adapters`` (Trace dialogues, run predictions, generic
+CRS logs) → ``factors`` (the 12 factors and their 0–4 rubrics, ``data/rubrics.yaml``) →
+``core`` (one DSPy call per transcript × factor, or all factors in one call) → ``aggregate``
+(CoRE-Avg, mixture of evaluators) and ``debate`` (the 4-role multi-agent debate) → ``agree``
+(meta-evaluation against human labels).
+"""
+
+MODES = ("per-factor", "one-call")          # one DSPy call per factor (the paper's) | all factors in one call
+AGGREGATORS = ("avg", "debate", "mixture")  # CoRE-Avg only | + the 4-role debate | per-factor judge mixture

@@ -1,0 +1,144 @@
+"""Meta-evaluation of a judge against human labels (seed 001 §7.1, App. B, E, F; Tables 7, 8, 22).
+
+Inputs are the frames of :func:`trace_crs.judge.records.read_ratings` (one row per dialogue,
+twelve factor columns, ``overall``), joined on ``dialogue_id``.
+
+* :func:`factor_agreement` — per factor, on the dialogues both sides rated: quadratic-weighted
+  kappa (``sklearn.metrics.cohen_kappa_score(weights="quadratic")`` over the labels 0–4, Table
+  22), Spearman ρ, Kendall τ_b and Pearson r (scipy) with 95 % Fisher-z intervals; the row
+  ``all factors`` pools every (dialogue, factor) pair.  Standard errors of z = atanh(r):
+  Pearson 1/√(n−3); Spearman √(1.06/(n−3)) and Kendall √(0.437/(n−4)) (Fieller, Hartley &
+  Pearson 1957).  Undefined (n too small, a constant side) → NaN, never 0.
+* :func:`overall_agreement` — an overall judge score (``core_avg``, ``debate``) against the human
+  overall label: Spearman and Kendall τ_b (Table 7) and Pearson, with the same intervals.
+* :func:`coupling` — mean |τ_b| over the 66 factor pairs (§7.1.1); pairs with a constant
+  factor are undefined and left out (their number is reported).
+* :func:`ranking_agreement` — per factor, Kendall τ and Spearman ρ between two judges'
+  per-system means (:func:`trace_crs.metrics.judge.cross_judge_agreement`, Figs. 8–9).
+* :func:`stability` — per factor, the mean over dialogues of the sample standard deviation
+  (ddof=1) across repeated runs (App. B, Table 8).
+* :func:`cost` — calls, tokens, cost and model seconds per transcript (App. E, Tables 20–21).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score
+
+from trace_crs.judge.factors import FACTORS, SCORES
+from trace_crs.judge.records import USAGE_KEYS
+from trace_crs.metrics.judge import cross_judge_agreement
+
+Z95 = float(stats.norm.ppf(0.975))
+_SE = {"pearson": lambda n: 1 / np.sqrt(n - 3), "spearman": lambda n: np.sqrt(1.06 / (n - 3)),
+       "kendall_tau_b": lambda n: np.sqrt(0.437 / (n - 4))}
+_MIN_N = {"pearson": 4, "spearman": 4, "kendall_tau_b": 5}
+
+
+def qwk(a: Sequence[int], b: Sequence[int]) -> float:
+    """Quadratic-weighted Cohen's kappa over the labels 0–4 (NaN when undefined)."""
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    if len(a) == 0 or (len(set(a)) == 1 and len(set(b)) == 1 and a[0] == b[0]):
+        return float("nan")     # one label on both sides: expected disagreement 0
+    return float(cohen_kappa_score(a, b, labels=list(SCORES), weights="quadratic"))
+
+
+def fisher_ci(r: float, n: int, kind: str) -> tuple[float, float]:
+    """95 % interval of a correlation by Fisher's z with the ``kind``'s standard error."""
+    if not np.isfinite(r) or n < _MIN_N[kind]:
+        return float("nan"), float("nan")
+    z, half = np.arctanh(np.clip(r, -0.999999, 0.999999)), Z95 * _SE[kind](n)
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
+    """Spearman, Kendall τ_b and Pearson with Fisher-z intervals (``<name>_lo`` / ``_hi``) and n."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    out: dict[str, float] = {"n": len(x)}
+    constant = len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0
+    fns = {"spearman": stats.spearmanr, "kendall_tau_b": lambda a, b: stats.kendalltau(a, b, variant="b"),
+           "pearson": stats.pearsonr}
+    for name, fn in fns.items():
+        r = float("nan") if constant else float(fn(x, y).statistic)
+        out[name] = r
+        out[f"{name}_lo"], out[f"{name}_hi"] = fisher_ci(r, len(x), name)
+    return out
+
+
+def _paired(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    return judge.merge(human, on="dialogue_id", suffixes=("_j", "_h"), how="inner")
+
+
+def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """One row per factor (+ ``all factors`` pooled): n, qwk and the three correlations."""
+    both = _paired(judge, human)
+    rows, pooled = [], ([], [])
+    for name in FACTORS:
+        ok = both[[f"{name}_j", f"{name}_h"]].dropna()
+        a, b = ok[f"{name}_j"].astype(int).to_numpy(), ok[f"{name}_h"].astype(int).to_numpy()
+        pooled[0].extend(a), pooled[1].extend(b)
+        rows.append({"factor": name, "qwk": qwk(a, b), **correlations(a, b)})
+    rows.append({"factor": "all factors", "qwk": qwk(*pooled), **correlations(*pooled)})
+    return pd.DataFrame(rows)
+
+
+def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame, scores: Sequence[str] = ("overall", "debate")) -> pd.DataFrame:
+    """Each overall judge score (``overall`` = CoRE-Avg, ``debate``) against the human ``overall``."""
+    both = _paired(judge, human.rename(columns={"overall": "human_overall"}))
+    rows = []
+    for s in scores:
+        col = s if s in both.columns else f"{s}_j"
+        if col not in both.columns:
+            continue
+        ok = both[[col, "human_overall"]].dropna()
+        rows.append({"score": "core_avg" if s == "overall" else s, **correlations(ok[col], ok["human_overall"])})
+    return pd.DataFrame(rows)
+
+
+def coupling(ratings: pd.DataFrame) -> dict[str, float]:
+    """Mean |τ_b| over the 66 factor pairs (each pair on the dialogues rating both)."""
+    taus = []
+    for a, b in combinations(FACTORS, 2):
+        ok = ratings[[a, b]].dropna()
+        if len(ok) >= 2 and ok[a].nunique() > 1 and ok[b].nunique() > 1:
+            taus.append(abs(float(stats.kendalltau(ok[a], ok[b], variant="b").statistic)))
+    return {"mean_abs_tau_b": float(np.mean(taus)) if taus else float("nan"), "n_pairs": len(taus),
+            "n_undefined": 66 - len(taus)}
+
+
+def ranking_agreement(a: pd.DataFrame, b: pd.DataFrame, columns: Sequence[str] = (*FACTORS, "overall")) -> pd.DataFrame:
+    """Per factor: Kendall τ / Spearman ρ between two judges' per-system mean scores."""
+    rows = []
+    for c in columns:
+        ma, mb = (df.dropna(subset=[c]).groupby("system")[c].mean().to_dict() for df in (a, b))
+        rows.append({"factor": c, **cross_judge_agreement(ma, mb)})
+    return pd.DataFrame(rows)
+
+
+def stability(runs: Sequence[pd.DataFrame], columns: Sequence[str] = (*FACTORS, "overall", "debate")) -> pd.DataFrame:
+    """Per column: mean over dialogues of the across-run standard deviation (ddof=1), and the
+    number of dialogues rated in at least two runs."""
+    if len(runs) < 2:
+        raise ValueError(f"stability needs at least two runs, got {len(runs)}")
+    stacked = pd.concat([r.assign(_run=i) for i, r in enumerate(runs)], ignore_index=True)
+    rows = []
+    for c in columns:
+        if c not in stacked.columns:
+            continue
+        sd = stacked.dropna(subset=[c]).groupby("dialogue_id")[c].agg(["std", "count"])
+        sd = sd[sd["count"] >= 2]
+        rows.append({"factor": c, "mean_sd": float(sd["std"].mean()) if len(sd) else float("nan"), "n": len(sd)})
+    return pd.DataFrame(rows)
+
+
+def cost(judged: pd.DataFrame) -> pd.DataFrame:
+    """Mean calls, tokens, cost (USD) and model seconds per transcript, by mode."""
+    cols = [k for k in USAGE_KEYS if k in judged.columns]
+    out = judged.groupby(judged["mode"].fillna("?"))[cols].mean()
+    out["total_tokens"] = out["prompt_tokens"] + out["completion_tokens"]
+    out["n_transcripts"] = judged.groupby(judged["mode"].fillna("?")).size()
+    return out.reset_index()

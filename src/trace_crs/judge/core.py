@@ -1,0 +1,172 @@
+"""LLM-as-evaluator: the twelve factor ratings of one transcript (seed 001 §4.1, Table 2).
+
+Per-factor mode (the paper's): one DSPy call per (transcript, factor), :class:`RateFactor` —
+the factor's guideline and the conversation log in, a rationale and then an integer rating 0–4
+out.  One-call mode (labelled ``one-call`` wherever it is reported; cheaper, not the paper's):
+:class:`RateAllFactors` rates every factor in a single call.
+
+A reply that cannot be parsed, or a rating outside 0–4, is retried up to ``retries`` times with a
+``note`` naming the problem (the note changes the request, so a deterministic model and the
+request cache do not return the same unusable reply); after that the factor is recorded as a
+failure (:class:`FactorResult` with ``rating=None`` and the error) — never scored silently.
+Parsing uses DSPy's ChatAdapter without its JSON fallback, so one attempt is one LM call.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import dspy
+from dspy.utils.exceptions import AdapterParseError
+
+from trace_crs.judge import MODES
+from trace_crs.judge.factors import FACTORS, SCORES, guideline
+from trace_crs.judge.transcript import Transcript
+
+PROMPT_VERSION = "core-v1"
+
+
+class RateFactor(dspy.Signature):
+    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log (the <history> is context), on the one factor of the guideline: reason along its steps first, then give the integer rating. [core-v1]"""
+
+    guideline: str = dspy.InputField(desc="definition, evaluation standard (points 0-4) and steps of the factor")
+    conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
+    note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
+    rationale: str = dspy.OutputField(desc="your reasoning along the evaluation steps")
+    rating: int = dspy.OutputField(desc="the score, one integer from 0 to 4")
+
+
+class RateAllFactors(dspy.Signature):
+    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log on each factor of the guidelines, each by its own standard and independently of the others: give a rationale per factor, then an integer rating 0-4 per factor. [core-v1]"""
+
+    guidelines: str = dspy.InputField(desc="one evaluation guideline per factor")
+    conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
+    note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
+    rationales: dict[str, str] = dspy.OutputField(desc="factor name -> reasoning, for every factor")
+    ratings: dict[str, int] = dspy.OutputField(desc="factor name -> integer 0-4, for every factor")
+
+
+class UnusableReply(ValueError):
+    """A parsed reply whose value is unusable (a rating outside 0–4, a factor missing): retried."""
+
+
+@dataclass(frozen=True)
+class FactorResult:
+    """One factor's outcome: a rating 0–4 with its rationale, or ``rating=None`` and the error."""
+
+    factor: str
+    rating: int | None
+    rationale: str | None
+    attempts: int
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _note(attempt: int, error: str) -> str:
+    return "" if attempt == 0 else (f"Attempt {attempt + 1}: your previous answer could not be used ({error[:200]}). "
+                                    "Give the rationale, then the rating as one integer from 0 to 4.")
+
+
+def _check_rating(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value not in SCORES:
+        raise UnusableReply(f"rating {value!r} is not an integer from 0 to 4")
+    return value
+
+
+def with_retries(call: Callable[[str], Any], retries: int) -> tuple[Any, int, str | None]:
+    """``call(note)`` until it returns without a parse error or an :class:`UnusableReply`;
+    ``(result or None, attempts, last error or None)``.  Any other error propagates (a bug or
+    an unreachable model is not a rating failure)."""
+    error = ""
+    for attempt in range(retries + 1):
+        try:
+            return call(_note(attempt, error)), attempt + 1, None
+        except (AdapterParseError, UnusableReply) as exc:
+            error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    return None, retries + 1, error
+
+
+def strict_adapter() -> dspy.ChatAdapter:
+    """ChatAdapter without the JSON fallback: one attempt is one LM call."""
+    return dspy.ChatAdapter(use_json_adapter_fallback=False)
+
+
+def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2,
+                predict: dspy.Predict | None = None) -> FactorResult:
+    """One factor of one transcript, one DSPy call per attempt."""
+    predict, log, rubric = predict or dspy.Predict(RateFactor), t.log(), guideline(factor)
+
+    def call(note: str) -> tuple[int, str]:
+        with dspy.context(lm=lm, adapter=strict_adapter()):
+            out = predict(guideline=rubric, conversation=log, note=note)
+        return _check_rating(out.rating), str(out.rationale)
+
+    got, attempts, error = with_retries(call, retries)
+    if got is None:
+        return FactorResult(factor, None, None, attempts, error)
+    return FactorResult(factor, got[0], got[1], attempts)
+
+
+def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FACTORS,
+                    retries: int = 2, predict: dspy.Predict | None = None) -> dict[str, FactorResult]:
+    """Every factor in one call (``one-call`` mode); a reply missing any factor is retried, and
+    after the last attempt the factors it still lacks are failures."""
+    predict, log = predict or dspy.Predict(RateAllFactors), t.log()
+    rubrics = "\n".join(guideline(n).replace("<evaluation_guideline ", f"<evaluation_guideline name=\"{n}\" ")
+                        for n in names)
+    partial: dict[str, FactorResult] = {}
+
+    def call(note: str) -> dict[str, FactorResult]:
+        with dspy.context(lm=lm, adapter=strict_adapter()):
+            out = predict(guidelines=rubrics, conversation=log, note=note)
+        ratings, rationales = dict(out.ratings or {}), dict(out.rationales or {})
+        got, bad = {}, []
+        for n in names:
+            try:
+                got[n] = FactorResult(n, _check_rating(ratings.get(n)), str(rationales.get(n, "")), 0)
+            except UnusableReply as exc:
+                bad.append(f"{n}: {exc}")
+        partial.update(got)
+        if bad:
+            raise UnusableReply("; ".join(bad))
+        return got
+
+    got, attempts, error = with_retries(call, retries)
+    results = got or partial
+    return {n: (FactorResult(n, results[n].rating, results[n].rationale, attempts) if n in results
+                else FactorResult(n, None, None, attempts, error)) for n in names}
+
+
+class CoreJudge(dspy.Module):
+    """CoRE's LLM-as-evaluator (§4.1): ``forward(transcript, lms)`` returns a ``dspy.Prediction``
+    with ``results`` = {factor: :class:`FactorResult`}.  ``lms`` is one LM, or one per factor
+    (the mixture of evaluators; per-factor mode only)."""
+
+    def __init__(self, mode: str = "per-factor", retries: int = 2) -> None:
+        super().__init__()
+        if mode not in MODES:
+            raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+        self.mode, self.retries = mode, retries
+        self.rate_one, self.rate_all = dspy.Predict(RateFactor), dspy.Predict(RateAllFactors)
+
+    def forward(self, transcript: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM]) -> dspy.Prediction:
+        per_factor = lms if isinstance(lms, Mapping) else {n: lms for n in FACTORS}
+        missing = [n for n in FACTORS if n not in per_factor]
+        if missing:
+            raise ValueError(f"no judge LM for factor(s) {missing}")
+        if self.mode == "one-call":
+            if len({id(lm) for lm in per_factor.values()}) != 1:
+                raise ValueError("one-call mode rates every factor with one LM; a per-factor mixture needs per-factor mode")
+            return dspy.Prediction(results=rate_all_in_one(transcript, per_factor[FACTORS[0]], retries=self.retries,
+                                                           predict=self.rate_all))
+        return dspy.Prediction(results={n: rate_factor(transcript, n, per_factor[n], self.retries, self.rate_one)
+                                        for n in FACTORS})
+
+
+def rate_transcript(t: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM], mode: str = "per-factor",
+                    retries: int = 2) -> dict[str, FactorResult]:
+    """All twelve factors of ``t`` (:class:`CoreJudge`)."""
+    return CoreJudge(mode, retries)(transcript=t, lms=lms).results

@@ -1,0 +1,99 @@
+"""Judging a list of transcripts, resumably (the engine of ``trace-crs judge core``).
+
+Each transcript is rated on the twelve factors (:func:`trace_crs.judge.core.rate_transcript`),
+aggregated (CoRE-Avg always; the debate with ``aggregator="debate"``; the per-factor mixture when
+``lms`` maps factors to different judges) and turned into one record
+(:func:`trace_crs.judge.records.judged_record`) with the LM usage of its calls.
+
+Resuming: a finished record is appended (one line, flushed and fsynced) to a cache file beside the
+output; its ``key`` hashes the transcript and everything that decides the answer (judge models,
+mode, aggregator, prompt and rubric versions, retries, rounds).  A rerun reuses every cached line
+whose key matches and judges the rest; the LM request cache makes a repeated call free as well.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import dspy
+
+from trace_crs.judge.core import PROMPT_VERSION, rate_transcript
+from trace_crs.judge.debate import debate, debate_config
+from trace_crs.judge.factors import FACTORS, rubric_file
+from trace_crs.judge.records import judged_record
+from trace_crs.judge.transcript import Transcript, transcript_record
+from trace_crs.kb.store import iter_jsonl
+from trace_crs.lm.backend import recording_usage
+
+
+def settings_of(judges: Mapping[str, str], mode: str, aggregator: str, retries: int, max_rounds: int) -> dict[str, Any]:
+    """What decides a record besides the transcript (``judges``: factor → judge model id, plus
+    ``debate`` → the debate model)."""
+    return {"judges": dict(sorted(judges.items())), "mode": mode, "aggregator": aggregator, "retries": retries,
+            "max_rounds": max_rounds if aggregator == "debate" else None, "prompt_version": PROMPT_VERSION,
+            "rubrics": rubric_file()["version"], "debate_version": debate_config()["version"]}
+
+
+def record_key(t: Transcript, settings: Mapping[str, Any]) -> str:
+    """SHA-256 (16 hex) of the transcript and the settings."""
+    blob = json.dumps({"t": transcript_record(t), "s": settings}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def judge_one(t: Transcript, lms: Mapping[str, dspy.BaseLM], settings: Mapping[str, Any],
+              debate_lm: dspy.BaseLM | None = None) -> dict[str, Any]:
+    """The record of one transcript (factor ratings, aggregates, usage)."""
+    with recording_usage() as tally:
+        results = rate_transcript(t, lms, settings["mode"], settings["retries"])
+        argued = debate(t, results, debate_lm, settings["max_rounds"], settings["retries"]) \
+            if settings["aggregator"] == "debate" else None
+    judges = settings["judges"]
+    single = len({judges[n] for n in FACTORS}) == 1
+    meta = {"judge": judges[FACTORS[0]] if single else "mixture", "mode": settings["mode"],
+            "aggregator": settings["aggregator"], "prompt_version": settings["prompt_version"],
+            "key": record_key(t, settings)}
+    usage = {"calls": tally.calls, "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
+             "cost_usd": round(tally.cost_usd, 8), "model_s": round(tally.model_s, 3)}
+    return judged_record(t.dialogue_id, t.system, results, argued, meta, usage)
+
+
+def cached_records(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:
+    """Records by key from existing output / cache files (unreadable trailing lines are ignored:
+    a run killed mid-write leaves at most one)."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in paths:
+        if not p.exists():
+            continue
+        try:
+            for _, rec in iter_jsonl(p):
+                if isinstance(rec, dict) and isinstance(rec.get("key"), str):
+                    out[rec["key"]] = rec
+        except ValueError:
+            continue
+    return out
+
+
+def judge_all(transcripts: Sequence[Transcript], lms: Mapping[str, dspy.BaseLM], settings: Mapping[str, Any],
+              cache: Path, reuse_from: Sequence[Path] = (), debate_lm: dspy.BaseLM | None = None,
+              progress: Callable[[int, int, bool], None] | None = None) -> list[dict[str, Any]]:
+    """Every transcript's record, in input order; finished ones are appended to ``cache``."""
+    done = cached_records([*reuse_from, cache])
+    out = []
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache, "a", encoding="utf-8") as fh:
+        for i, t in enumerate(transcripts):
+            key = record_key(t, settings)
+            hit = key in done
+            rec = done[key] if hit else judge_one(t, lms, settings, debate_lm)
+            if not hit:
+                fh.write(json.dumps(rec, sort_keys=True, ensure_ascii=False) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            out.append(rec)
+            if progress:
+                progress(i + 1, len(transcripts), hit)
+    return out
