@@ -7,7 +7,7 @@ POI document = name + categories + its top-3 reviews (most stars, then review id
 the hard demotion of :func:`trace_crs.baselines.ranking.rank_by_score`.
 
 POI embeddings are computed once per KB and cached on disk (``dense_poi_<kb sha>.npz`` in
-:func:`trace_crs.baselines.cache.disk_cache_dir`); query embeddings are memoised per process
+:func:`trace_crs.cache.disk_cache_dir`); query embeddings are memoised per process
 and can be batch-computed ahead of time (and disk-cached) with :meth:`DenseBaseline.warm`.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import ClassVar, Iterable, Sequence
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.baselines.cache import disk_cache_dir, kb_key, memo
+from trace_crs.cache import disk_cache_dir, kb_key, memo
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text

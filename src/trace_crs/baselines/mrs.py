@@ -22,7 +22,7 @@ import numpy as np
 
 from trace_crs.baselines.aspect import ASPECTS, aspect_weights, sentence_aspects
 from trace_crs.baselines.base import TurnContext
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.llm_common import LLMBaseline, facts, history_text, instruction
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.text import query_text

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.text import tokenize
 from trace_crs.dialogues.schema import Span
 from trace_crs.kb import KB
