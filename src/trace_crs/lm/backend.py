@@ -37,6 +37,7 @@ import diskcache
 import dspy
 
 from trace_crs.lm.config import LMConfig
+from trace_crs.lm.faults import call_with_retries
 from trace_crs.lm.server import shared_server
 from trace_crs.lm.weights import get_weights, verified_path
 
@@ -65,14 +66,16 @@ class UsageTally:
         self.replayed_s += float(usage["latency_s"]) if replayed else 0.0
 
 
-def measured_usage(response: Any, latency_s: float) -> dict[str, float]:
-    """Tokens, cost and seconds of one response that went to the model."""
+def measured_usage(response: Any, latency_s: float, cost_usd: float | None = None) -> dict[str, float]:
+    """Tokens, cost and seconds of one response that went to the model; ``cost_usd`` is DSPy's
+    price estimate of the call (litellm's ``response_cost`` when the response carries one)."""
     usage = getattr(response, "usage", None) or {}
     get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
     hidden = getattr(response, "_hidden_params", None) or {}
+    cost = cost_usd if cost_usd is not None else hidden.get("response_cost")
     return {"prompt_tokens": int(get("prompt_tokens", 0) or 0),
             "completion_tokens": int(get("completion_tokens", 0) or 0),
-            "cost_usd": float(hidden.get("response_cost") or 0.0), "latency_s": float(latency_s)}
+            "cost_usd": float(cost or 0.0), "latency_s": float(latency_s)}
 
 
 _TALLY: contextvars.ContextVar[UsageTally | None] = contextvars.ContextVar("trace_lm_tally", default=None)
@@ -107,6 +110,19 @@ class TraceLM(dspy.LM):
         super().__init__(model, **kwargs)
         self.trace_config = trace_config
 
+    def _send(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> tuple[Any, float | None]:
+        """One request through DSPy's engine (what ``dspy.LM.forward`` does, keeping the call's
+        price estimate, which the provider response drops), retried on transient faults
+        (:func:`trace_crs.lm.faults.call_with_retries`)."""
+        from dspy.clients.execution import execute, prepare
+
+        def once() -> Any:
+            return execute(self, prepare(self, prompt, messages, dict(kwargs), direct=True))
+
+        cfg = self.trace_config
+        result = once() if cfg is None else call_with_retries(once, cfg.http_retries, cfg.backoff_s, cfg.backoff_max_s)
+        return result.provider_response(), result.cost
+
     def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
         if self.trace_config is not None and self.trace_config.is_local:
             # litellm sends ``max_completion_tokens``, which llama-cpp-python's server ignores
@@ -114,8 +130,8 @@ class TraceLM(dspy.LM):
             limit = kwargs.get("max_tokens", self.kwargs.get("max_tokens"))
             kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": limit}
         start = time.perf_counter()
-        response = super().forward(prompt=prompt, messages=messages, **kwargs)
-        usage, hit = measured_usage(response, time.perf_counter() - start), bool(getattr(response, "cache_hit", False))
+        response, cost = self._send(prompt, messages, kwargs)
+        usage, hit = measured_usage(response, time.perf_counter() - start, cost), bool(getattr(response, "cache_hit", False))
         recorded, tally = None, _TALLY.get()
         if self.trace_config is not None and tally is not None:   # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
@@ -125,8 +141,8 @@ class TraceLM(dspy.LM):
             recorded = store.get(key) if hit else None
             if hit and recorded is None:      # cached before usage was recorded: measure it now
                 start = time.perf_counter()
-                fresh = super().forward(prompt=prompt, messages=messages, **{**kwargs, "cache": False})
-                usage = measured_usage(fresh, time.perf_counter() - start)
+                fresh, cost = self._send(prompt, messages, {**kwargs, "cache": False})
+                usage = measured_usage(fresh, time.perf_counter() - start, cost)
             if recorded is None:
                 store.set(key, usage)
         if tally is not None:
@@ -142,8 +158,9 @@ def model_id(cfg: LMConfig) -> str:
 def build_lm(cfg: LMConfig, api_base: str | None = None) -> TraceLM:
     """The DSPy LM for ``cfg`` without starting anything (no network until called).
 
-    Retries are done by the baselines (:mod:`trace_crs.baselines.llm_common`) with backoff,
-    so litellm's own ``num_retries`` is 0.
+    Transient endpoint faults are retried by :meth:`TraceLM._send` (:mod:`trace_crs.lm.faults`,
+    counted), unparseable answers by the baselines (:mod:`trace_crs.baselines.llm_common`), so
+    DSPy's/litellm's own ``num_retries`` is 0.
     """
     extra: dict[str, Any] = {"timeout": cfg.timeout_s}
     if cfg.is_local:
