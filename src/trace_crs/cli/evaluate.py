@@ -6,7 +6,9 @@
 A ``--config`` YAML — keys of :class:`trace_crs.runner.run.RunConfig`, or the project's own
 ``configs/<profile>/<run>.yaml`` (its ``evaluate:`` section) — and ``--set k=v`` give the same
 settings; explicit flags win.  Re-running into the same ``--out`` resumes.  An ``--out`` that is
-an input (the KB directory, the dialogues file) is refused.
+an input (the KB directory, the dialogues file) is refused.  ``--concurrency`` / ``--max-cost-usd``
+(also ``--set concurrency=N``) never change a record; a run stopped by its budget exits with 4
+and resumes when re-run with a larger one.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from pathlib import Path
 
 from trace_crs.config import load_config
 from trace_crs.errors import UsageError
+
+BUDGET_EXIT = 4   # stopped by --max-cost-usd: complete chunks kept, nothing consolidated
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -42,8 +46,11 @@ def _run(args: argparse.Namespace) -> int:
                          "choose a new or empty directory")
     manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir,
                         score=args.score)
-    print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"]},
-                     sort_keys=True))
+    if not manifest["complete"]:
+        print(json.dumps({"out": args.out, **manifest}, sort_keys=True))
+        return BUDGET_EXIT
+    print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"],
+                      "faults": {k: v for k, v in manifest["faults"].items() if v}}, sort_keys=True))
     return 0
 
 
@@ -61,6 +68,10 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--seed", type=int, help="run seed (pool shuffles, subsets, LLM sampling); default 42")
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
     p.add_argument("--workers", type=int, default=2, help="processes for non-LLM baselines (default 2)")
+    p.add_argument("--concurrency", type=int,
+                   help="LLM dialogues in flight (default auto: 1 for the local llama.cpp server, 64 for an API)")
+    p.add_argument("--max-cost-usd", dest="max_cost_usd", type=float,
+                   help="run-wide LM budget: stop cleanly before it is exceeded (exit 4); re-run with more to resume")
     p.add_argument("--cache-dir", help="on-disk cache for shared work (default ~/.cache/trace-crs/vectors)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--score", action="store_true",

@@ -26,6 +26,7 @@ block (the baselines); other callers (the judge) replay without touching the mod
 from __future__ import annotations
 
 import contextvars
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -129,15 +130,19 @@ class TraceLM(dspy.LM):
             # (it would generate until EOS): repeat the limit as ``max_tokens`` in the body.
             limit = kwargs.get("max_tokens", self.kwargs.get("max_tokens"))
             kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": limit}
+        request = {"model": self.model, "prompt": prompt, "messages": messages,
+                   **self.kwargs, **{k: v for k, v in kwargs.items() if k != "cache"}}
+        key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
+        with single_flight(key):
+            return self._forward(prompt, messages, kwargs, key)
+
+    def _forward(self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str) -> Any:
         start = time.perf_counter()
         response, cost = self._send(prompt, messages, kwargs)
         usage, hit = measured_usage(response, time.perf_counter() - start, cost), bool(getattr(response, "cache_hit", False))
         recorded, tally = None, _TALLY.get()
         if self.trace_config is not None and tally is not None:   # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
-            request = {"model": self.model, "prompt": prompt, "messages": messages,
-                       **self.kwargs, **{k: v for k, v in kwargs.items() if k != "cache"}}
-            key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
             recorded = store.get(key) if hit else None
             if hit and recorded is None:      # cached before usage was recorded: measure it now
                 start = time.perf_counter()
@@ -148,6 +153,29 @@ class TraceLM(dspy.LM):
         if tally is not None:
             tally.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
         return response
+
+
+_FLIGHTS: dict[str, list] = {}      # request key -> [lock, number of callers holding or waiting]
+_FLIGHTS_LOCK = threading.Lock()
+
+
+@contextmanager
+def single_flight(key: str) -> Iterator[None]:
+    """Run the callers of one request key one at a time.  Concurrent dialogues often send the
+    same request (DST re-extracts a shared "Not that one."); the first one goes to the model,
+    the others wait and then replay it from the cache with its recorded usage — so the model
+    sees each request once (as in a serial run) and concurrency never changes what is sent."""
+    with _FLIGHTS_LOCK:
+        entry = _FLIGHTS.setdefault(key, [threading.Lock(), 0])
+        entry[1] += 1
+    try:
+        with entry[0]:
+            yield
+    finally:
+        with _FLIGHTS_LOCK:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _FLIGHTS[key]
 
 
 def model_id(cfg: LMConfig) -> str:
