@@ -26,6 +26,7 @@ block (the baselines); other callers (the judge) replay without touching the mod
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import threading
 import time
 from contextlib import contextmanager
@@ -80,6 +81,29 @@ def measured_usage(response: Any, latency_s: float, cost_usd: float | None = Non
 
 
 _TALLY: contextvars.ContextVar[UsageTally | None] = contextvars.ContextVar("trace_lm_tally", default=None)
+_PROCESS, _PROCESS_LOCK = UsageTally(), threading.Lock()
+_LEDGERS: list[tuple[set[str], UsageTally]] = []
+
+
+def process_usage() -> UsageTally:
+    """A copy of the usage of every :class:`TraceLM` call made in this process so far."""
+    with _PROCESS_LOCK:
+        return dataclasses.replace(_PROCESS)
+
+
+@contextmanager
+def distinct_requests() -> Iterator[UsageTally]:
+    """The usage of the first call of each distinct request made while the block is open, in
+    any thread of the process — what a run with an empty LM cache sends to the model
+    (``trace-crs evaluate --estimate``)."""
+    entry: tuple[set[str], UsageTally] = (set(), UsageTally())
+    with _PROCESS_LOCK:
+        _LEDGERS.append(entry)
+    try:
+        yield entry[1]
+    finally:
+        with _PROCESS_LOCK:
+            _LEDGERS.remove(entry)
 
 
 @contextmanager
@@ -152,6 +176,12 @@ class TraceLM(dspy.LM):
                 store.set(key, usage)
         if tally is not None:
             tally.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
+        with _PROCESS_LOCK:
+            _PROCESS.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
+            for seen, tally_ in _LEDGERS:
+                if key not in seen:
+                    seen.add(key)
+                    tally_.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
         return response
 
 
