@@ -135,6 +135,9 @@ def test_module_entry_point_serves_on_localhost():
         assert base.startswith("http://127.0.0.1:") and base.endswith("/v1")
         with urllib.request.urlopen(f"{base}/models", timeout=5) as resp:
             assert json.load(resp)["data"][0]["id"] == "fake"
+        with urllib.request.urlopen(f"{base}/stats", timeout=5) as resp:
+            assert json.load(resp)["requests"] == 0
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+    assert json.loads(proc.stdout.read().strip().splitlines()[-1])["requests"] == 0    # /models is not counted

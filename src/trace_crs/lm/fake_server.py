@@ -1,6 +1,7 @@
 """A local OpenAI-compatible fake LM server for tests and benchmarks (issue 17 item 3).
 
-Serves ``POST /v1/chat/completions`` and ``GET /v1/models`` on 127.0.0.1 only.  Answers are
+Serves ``POST /v1/chat/completions``, ``GET /v1/models`` and ``GET /v1/stats`` (the counts of
+what it served) on 127.0.0.1 only.  Answers are
 a pure function of the request's messages (their SHA-256), shaped so DSPy's ``ChatAdapter``
 parses them: the output fields listed in the system message ("Your output fields are:")
 are answered in ``[[ ## field ## ]]`` blocks — a field whose name ends in ``ids`` gets the
@@ -19,6 +20,8 @@ Faults: ``429`` (no ``Retry-After``), ``429-retry-after``, ``500``, ``503``, ``t
 ``truncated`` (half the promised JSON body) and ``non-json`` (an HTML 200).
 
     python -m trace_crs.lm.fake_server --port 8000 --latency-median 1.5 --rate 429=0.01
+
+prints its base URL, serves until SIGTERM / SIGINT, then prints the JSON counts of what it served.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ import json
 import math
 import random
 import re
+import signal
 import socket
 import struct
 import threading
@@ -196,7 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:  # noqa: N802
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/").endswith("/stats"):
+            self._send(200, json.dumps(self.server.stats(), sort_keys=True).encode())
+        elif self.path.rstrip("/").endswith("/models"):
             self._send(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode())
         else:
             self._send(404, b'{"error": {"message": "not found"}}')
@@ -274,14 +280,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     cfg = FakeConfig(args.seed, args.latency_median, args.latency_sigma, parse_rates(args.rate),
                      retry_after_s=args.retry_after, timeout_sleep_s=args.timeout_sleep)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
     with serve(cfg, args.port) as server:
         print(server.api_base, flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
+        while not stop.wait(3600):
             pass
-        print(json.dumps(server.stats(), sort_keys=True), flush=True)
+        print(json.dumps(server.stats(), sort_keys=True), flush=True)   # the last line: what was served
     return 0
 
 
