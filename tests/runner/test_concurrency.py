@@ -36,7 +36,7 @@ def test_records_are_identical_at_concurrency_1_8_64(corpus, llm_env, tmp_path):
         for n in (1, 8, 64):
             before = server.stats()["requests"]
             cfg = llm_config(corpus, server.api_base, tmp_path / f"lm{n}", concurrency=n)   # own LM cache each
-            manifest = evaluate(cfg, tmp_path / f"c{n}", progress=False)
+            manifest = evaluate(cfg, tmp_path / f"c{n}", workers=1, progress=False)
             served.append(server.stats()["requests"] - before)
             outs.append(tmp_path / f"c{n}")
     assert served[0] > 100 and served[0] == served[1] == served[2]       # every run asked the model itself
@@ -54,9 +54,9 @@ def test_records_are_identical_at_concurrency_1_8_64(corpus, llm_env, tmp_path):
 def test_execution_settings_stay_out_of_the_run_config_and_may_change_on_resume(corpus, llm_env, tmp_path):
     with serve() as server:
         evaluate(llm_config(corpus, server.api_base, tmp_path / "lm", baselines="mrs", concurrency=2),
-                 tmp_path / "run", progress=False)
+                 tmp_path / "run", workers=1, progress=False)
         again = llm_config(corpus, server.api_base, tmp_path / "lm", baselines="mrs", concurrency=5, max_cost_usd=9.0)
-        assert evaluate(again, tmp_path / "run", progress=False)["complete"]
+        assert evaluate(again, tmp_path / "run", workers=1, progress=False)["complete"]
     saved = yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())
     assert "concurrency" not in saved and "max_cost_usd" not in saved
 
@@ -71,15 +71,17 @@ def test_auto_concurrency_and_bad_values():
         RunConfig(max_cost_usd=-0.5)
 
 
-def test_cli_concurrency_flag_and_set_key(corpus, llm_env, tmp_path, capsys):
+def test_cli_concurrency_flag_set_key_and_llm_processes(corpus, llm_env, tmp_path, capsys):
     from trace_crs.cli import main
 
     with serve() as server:
         args = ["evaluate", "--kb", corpus[0], "--dialogues", corpus[1], "--baselines", "mrs", "--quiet",
                 "--set", "lm.model=openai/gpt-4o-mini", "--set", f"lm.api_base={server.api_base}",
                 "--set", f"lm.cache_dir={tmp_path / 'lm'}", "--set", "lm.mode=generative"]
-        assert main(args + ["--set", "concurrency=4", "--out", str(tmp_path / "a")]) == 0
-        assert main(args + ["--concurrency", "16", "--out", str(tmp_path / "b")]) == 0
+        assert main(args + ["--set", "concurrency=4", "--workers", "1", "--out", str(tmp_path / "a")]) == 0
+        assert main(args + ["--concurrency", "16", "--workers", "2", "--chunk-size", "2", "--out", str(tmp_path / "b")]) == 0
+    assert not (tmp_path / "a" / "records" / "mrs" / "00001.parquet").exists()   # one chunk of 50
+    assert len(list((tmp_path / "b" / "records" / "mrs").glob("*.parquet"))) == 6   # 2 processes, 3 chunks each
     assert records(tmp_path / "a").equals(records(tmp_path / "b"))
 
 

@@ -28,14 +28,15 @@ def records(out):
 
 def test_every_fault_class_is_retried_counted_in_the_manifest_and_changes_no_record(corpus, llm_env, tmp_path):
     with serve() as clean:
-        evaluate(llm_config(corpus, clean.api_base, tmp_path / "lm0", baselines=THREE), tmp_path / "ref", progress=False)
+        evaluate(llm_config(corpus, clean.api_base, tmp_path / "lm0", baselines=THREE), tmp_path / "ref", workers=1,
+                 progress=False)
     rates = {"429": .04, "429-retry-after": .04, "500": .03, "503": .03, "timeout": .02, "reset": .03,
              "truncated": .03, "non-json": .03}
-    faulty = FakeConfig(seed=1, rates=rates, retry_after_s=0.0, timeout_sleep_s=0.5)
+    faulty = FakeConfig(seed=1, rates=rates, retry_after_s=0.0, timeout_sleep_s=1.5)
     with serve(faulty) as server:
         cfg = llm_config(corpus, server.api_base, tmp_path / "lm1", baselines=THREE, concurrency=8,
-                         lm={"timeout_s": 0.2, "http_retries": 10})
-        manifest = evaluate(cfg, tmp_path / "run", progress=False)
+                         lm={"timeout_s": 1.0, "http_retries": 10})
+        manifest = evaluate(cfg, tmp_path / "run", workers=1, progress=False)
         served = server.stats()
     assert records(tmp_path / "run").equals(records(tmp_path / "ref"))
     expected: dict[str, int] = {}
@@ -45,7 +46,9 @@ def test_every_fault_class_is_retried_counted_in_the_manifest_and_changes_no_rec
     for per_baseline in manifest["faults"].values():
         for cls, n in per_baseline.items():
             counted[cls] = counted.get(cls, 0) + n
-    assert counted == {k: v for k, v in expected.items() if v} and all(served[f] > 0 for f in CLASS_OF)
+    # a slow answer on a loaded machine may also time out on the client: at least the served timeouts
+    assert counted.pop("timeout") >= expected.pop("timeout") > 0
+    assert counted == expected and all(served[f] > 0 for f in CLASS_OF)
     assert all(c["fallbacks"] == 0 for c in manifest["counts"].values())
 
 
@@ -53,7 +56,7 @@ def test_exhausted_retries_become_the_counted_fallback(corpus, llm_env, tmp_path
     with serve(FakeConfig(rates={"503": 1.0})) as server:
         cfg = llm_config(corpus, server.api_base, tmp_path / "lm", baselines="llm_zero_shot", concurrency=4,
                          lm={"http_retries": 1, "retries": 0})
-        manifest = evaluate(cfg, tmp_path / "run", progress=False)
+        manifest = evaluate(cfg, tmp_path / "run", workers=1, progress=False)
         sent = server.stats()["requests"]
     rows = pq.read_table(tmp_path / "run" / "records.parquet").to_pylist()
     assert len(rows) == 24 and all(r["fallback"] and "503" in r["error"] for r in rows)
@@ -68,21 +71,21 @@ def chunk_costs(out, name):
 def test_cost_guard_stops_before_the_budget_and_a_larger_budget_resumes(corpus, llm_env, tmp_path):
     with serve() as server:
         ref = llm_config(corpus, server.api_base, tmp_path / "lm0", baselines="llm_zero_shot", chunk_size=1)
-        evaluate(ref, tmp_path / "ref", progress=False)
+        evaluate(ref, tmp_path / "ref", workers=1, progress=False)
         per_dialogue = chunk_costs(tmp_path / "ref", "llm_zero_shot")
         budget = sum(per_dialogue[:5]) + per_dialogue[5] / 2        # room for 5 dialogues and a half
         cfg = llm_config(corpus, server.api_base, tmp_path / "lm1", baselines="llm_zero_shot", chunk_size=1,
                          concurrency=8, max_cost_usd=budget)
-        report = evaluate(cfg, tmp_path / "run", progress=False)
+        report = evaluate(cfg, tmp_path / "run", workers=1, progress=False)
         kept = chunk_costs(tmp_path / "run", "llm_zero_shot")
         assert report["complete"] is False and report["stopped"] == "max_cost_usd"
         assert 1 <= len(kept) <= 5 and sum(kept) <= budget and report["spent_usd"] <= budget
         assert report["pending_chunks"] == 12 - len(kept) and not (tmp_path / "run" / "records.parquet").exists()
-        again = evaluate(cfg, tmp_path / "run", progress=False)                # same budget: nothing more fits
+        again = evaluate(cfg, tmp_path / "run", workers=1, progress=False)                # same budget: nothing more fits
         assert again["complete"] is False and len(chunk_costs(tmp_path / "run", "llm_zero_shot")) == len(kept)
         bigger = llm_config(corpus, server.api_base, tmp_path / "lm1", baselines="llm_zero_shot", chunk_size=1,
                             concurrency=8, max_cost_usd=1.0)
-        assert evaluate(bigger, tmp_path / "run", progress=False)["complete"]
+        assert evaluate(bigger, tmp_path / "run", workers=1, progress=False)["complete"]
     assert records(tmp_path / "run").equals(records(tmp_path / "ref"))
 
 
@@ -90,7 +93,7 @@ def test_kill_9_mid_run_and_rerun_loses_and_duplicates_nothing(corpus, llm_env, 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "TQDM_DISABLE": "1"}
     with serve(FakeConfig(latency_median_s=0.02)) as server:
         ref = llm_config(corpus, server.api_base, tmp_path / "lm0", baselines="llm_zero_shot,mrs", chunk_size=2)
-        evaluate(ref, tmp_path / "ref", progress=False)
+        evaluate(ref, tmp_path / "ref", workers=1, progress=False)
         cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", corpus[0], "--dialogues", corpus[1],
                "--baselines", "llm_zero_shot,mrs", "--chunk-size", "2", "--concurrency", "4", "--quiet",
                "--set", "lm.model=openai/gpt-4o-mini", "--set", f"lm.api_base={server.api_base}",

@@ -75,7 +75,8 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
     p.add_argument("--seed", type=int, help="run seed (pool shuffles, subsets, LLM sampling); default 42")
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
-    p.add_argument("--workers", type=int, default=2, help="processes for non-LLM baselines (default 2)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="processes for non-LLM chunks, and for an API model's LLM chunks (sharing --concurrency); default 2")
     p.add_argument("--concurrency", type=int,
                    help="LLM dialogues in flight (default auto: 1 for the local llama.cpp server, 64 for an API)")
     p.add_argument("--max-cost-usd", dest="max_cost_usd", type=float,

@@ -6,8 +6,9 @@ chunk files — a present file is a finished chunk, so a killed run resumes wher
 ``records.parquet`` (all chunks, sorted by dialogue_id, turn_id, baseline), ``predictions/
 <baseline>.jsonl`` and ``MANIFEST.json`` (SHA256 of inputs and outputs, record and fallback
 counts, endpoint faults).  Non-LLM baselines run over chunks in ``workers`` spawned processes;
-LLM baselines run in this process, ``concurrency`` dialogues at a time (:mod:`trace_crs.runner.
-llm_pool`), under an optional cost budget (``max_cost_usd``, :mod:`trace_crs.runner.budget`).
+LLM baselines run ``concurrency`` dialogues at a time (:mod:`trace_crs.runner.llm_pool`), in
+this process or, for an API model, in ``workers`` processes (:mod:`trace_crs.runner.llm_exec`),
+under an optional cost budget (``max_cost_usd``, :mod:`trace_crs.runner.budget`).
 Re-running with a different resolved config into the same directory is refused; the
 execution settings (:data:`EXECUTION_KEYS`) never change a record and may differ between
 invocations, so they are not part of ``config.yaml``.
@@ -35,11 +36,11 @@ from trace_crs.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, resolve
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
-from trace_crs.runner.budget import CostGuard
 from trace_crs.runner.execute import Clock, build_baselines, fill_caches, init_worker, run_chunk, worker_task
-from trace_crs.runner.llm_pool import FAULTS_SUFFIX, auto_concurrency, run_jobs
+from trace_crs.runner.llm_exec import run_llm
+from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
-from trace_crs.runner.tasks import POOLS, chunks, load_evaluated, turn_contexts
+from trace_crs.runner.tasks import POOLS, chunks, load_evaluated
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
     _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
     llm = [n for n in names if GROUPS[n] == "LLM"]
     if llm and any(n in t for t in todo.values() for n in llm):
-        guard = _run_llm(cfg, kb, out, dialogues, parts, todo, llm, resolved["lm"], clock, progress)
+        guard = run_llm(cfg, kb, out, dialogues, parts, todo, llm, resolved["lm"], clock, progress, workers)
         if guard is not None and guard.stopped:
             left = _pending(out, names, len(parts))
             return {"complete": False, "stopped": "max_cost_usd", "max_cost_usd": cfg.max_cost_usd,
@@ -170,30 +171,6 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
     if score:
         score_run(out, names, kb, dialogues, cfg)
     return manifest
-
-
-def _run_llm(cfg: RunConfig, kb, out: Path, dialogues, parts, todo, llm, lm, clock,  # noqa: ANN001
-             progress) -> CostGuard | None:
-    """The pending LLM chunks, concurrently; returns the cost guard (None without a budget)."""
-    guard = None
-    if cfg.max_cost_usd is not None:
-        done = [p for n in llm for p in (out / "records" / n).glob("*.parquet")]
-        guard = CostGuard.from_records(cfg.max_cost_usd, done)
-    baselines = build_baselines(llm, kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
-    try:
-        if any(hasattr(b, "see_corpus") for b in baselines.values()):
-            contexts = [ctx for d in dialogues for ctx in turn_contexts(d, kb, cfg.pool, cfg.seed)]
-            for baseline in baselines.values():
-                if hasattr(baseline, "see_corpus"):
-                    baseline.see_corpus(contexts)   # Memory-Aug.: memory fixed in corpus order
-        complete = run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock,
-                            auto_concurrency(cfg.concurrency, lm), guard, progress)
-        if guard is not None:
-            guard.stopped = not complete
-        return guard
-    finally:
-        for baseline in baselines.values():
-            baseline.close()  # stops the local llama.cpp server
 
 
 def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> None:  # noqa: ANN001
