@@ -8,7 +8,7 @@ median latency, lognormal σ 0.5, 1 % HTTP 429 without ``Retry-After``; ``--late
 
 1. concurrency 1 on a seeded subset of ``--serial-n`` dialogues, extrapolated linearly per
    dialogue to ``--n`` (and to 10,000);
-2. concurrency ``--concurrency`` (256) on ``--n`` dialogues — with ``--kill-at F`` the run is
+2. concurrency ``--concurrency`` (256, shared by ``--workers`` processes) on ``--n`` dialogues — with ``--kill-at F`` the run is
    killed (SIGKILL) once the server has answered F × the expected requests, then re-run, and
    both invocations are timed together;
 3. reported: wall and CPU seconds, the speed-up (extrapolated serial wall / concurrent wall),
@@ -81,6 +81,7 @@ def run(args: argparse.Namespace, kb: str, path: str, api_base: str, n: int, con
     out = tmp / f"run_c{concurrency}_n{n}"
     cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", kb, "--dialogues", path, "--subset", str(n),
            "--baselines", args.baselines, "--concurrency", str(concurrency), "--quiet", "--seed", str(args.seed),
+           "--workers", str(args.workers if concurrency > 1 else 1),
            "--set", f"lm.model={args.model}", "--set", f"lm.api_base={api_base}", "--set", "lm.mode=generative",
            "--set", f"lm.cache_dir={tmp / f'lm_c{concurrency}_n{n}'}", "--out", str(out)]
     before, cpu, start = stats(api_base)["requests"], _children_cpu(), time.perf_counter()
@@ -100,7 +101,8 @@ def run(args: argparse.Namespace, kb: str, path: str, api_base: str, n: int, con
         for cls, k in per.items():
             faults[cls] = faults.get(cls, 0) + k
     records = manifest["n_records"]
-    return {"dialogues": n, "concurrency": concurrency, "wall_s": round(wall, 1),
+    return {"dialogues": n, "concurrency": concurrency, "processes": args.workers if concurrency > 1 else 1,
+            "wall_s": round(wall, 1),
             "cpu_s": round(_children_cpu() - cpu, 1), "killed_after_s": killed_at,
             "requests": stats(api_base)["requests"] - before, "records": records,
             "expected_records": expected_records(path, n, args.seed, len(args.baselines.split(","))),
@@ -114,6 +116,7 @@ def main() -> None:
     p.add_argument("--n", type=int, default=1000, help="dialogues of the concurrent run (10000 = the paper's)")
     p.add_argument("--serial-n", type=int, default=10, help="dialogues of the concurrency-1 run (extrapolated)")
     p.add_argument("--concurrency", type=int, default=256)
+    p.add_argument("--workers", type=int, default=2, help="LLM processes of the concurrent run (share --concurrency)")
     p.add_argument("--baselines", default=BASELINES)
     p.add_argument("--model", default="openai/gpt-5.4-mini", help="litellm model id (its price is used)")
     p.add_argument("--latency-median", type=float, default=1.5)

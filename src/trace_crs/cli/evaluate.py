@@ -79,6 +79,8 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
                    help="processes for non-LLM chunks, and for an API model's LLM chunks (sharing --concurrency); default 2")
     p.add_argument("--concurrency", type=int,
                    help="LLM dialogues in flight (default auto: 1 for the local llama.cpp server, 64 for an API)")
+    p.add_argument("--executor", choices=["local", "ray"],
+                   help="local (default) or ray: chunks on Ray actors (ray_address / $RAY_ADDRESS, else a local cluster)")
     p.add_argument("--max-cost-usd", dest="max_cost_usd", type=float,
                    help="run-wide LM budget: stop cleanly before it is exceeded (exit 4); re-run with more to resume")
     p.add_argument("--estimate", type=int, nargs="?", const=4, metavar="K",

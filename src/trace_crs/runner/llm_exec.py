@@ -21,7 +21,7 @@ from trace_crs.kb import KB, load_kb
 from trace_crs.lm.server import die_with_parent
 from trace_crs.runner.budget import CostGuard
 from trace_crs.runner.execute import Clock, build_baselines
-from trace_crs.runner.llm_pool import auto_concurrency, run_jobs
+from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jobs
 from trace_crs.runner.tasks import chunks, load_evaluated, turn_contexts
 
 
@@ -33,7 +33,8 @@ def run_llm(cfg: Any, kb: KB, out: Path, dialogues: list[dict[str, Any]], parts:
     pending = sorted(k for k in todo if any(n in todo[k] for n in llm))
     processes = min(workers, len(pending))
     if processes > 1 and cfg.max_cost_usd is None and lm.get("model") != "local":
-        shards = [(cfg, lm, {k: todo[k] for k in pending[i::processes]}, llm, math.ceil(concurrency / processes))
+        lms = endpoint_configs(lm, processes)      # several comma-separated api_base: one each
+        shards = [(cfg, lms[i], {k: todo[k] for k in pending[i::processes]}, llm, math.ceil(concurrency / processes))
                   for i in range(processes)]
         with mp.get_context("spawn").Pool(processes, die_with_parent) as pool:   # a kill -9 leaves no orphan
             pool.map(_shard, shards)
@@ -42,7 +43,8 @@ def run_llm(cfg: Any, kb: KB, out: Path, dialogues: list[dict[str, Any]], parts:
     if cfg.max_cost_usd is not None:
         done = [p for n in llm for p in (out / "records" / n).glob("*.parquet")]
         guard = CostGuard.from_records(cfg.max_cost_usd, done)
-    complete = _in_process(cfg, kb, dialogues, parts, todo, llm, lm, clock, concurrency, guard, progress)
+    complete = _in_process(cfg, kb, dialogues, parts, todo, llm, endpoint_configs(lm, 1)[0], clock, concurrency,
+                           guard, progress)
     if guard is not None:
         guard.stopped = not complete
     return guard

@@ -47,6 +47,14 @@ def auto_concurrency(concurrency: int | None, lm: dict[str, Any] | None) -> int:
     return LOCAL_SLOTS if lm is None or lm.get("model") == "local" else API_CONCURRENCY
 
 
+def endpoint_configs(lm: dict[str, Any] | None, n: int) -> list[dict[str, Any] | None]:
+    """``n`` LM blocks with the comma-separated ``api_base`` endpoints dealt round-robin."""
+    if not lm or not lm.get("api_base") or "," not in str(lm["api_base"]):
+        return [lm] * n
+    bases = [b.strip() for b in str(lm["api_base"]).split(",") if b.strip()]
+    return [{**lm, "api_base": bases[i % len(bases)]} for i in range(n)]
+
+
 def faults_path(chunk_path: Path) -> Path:
     """``records/<b>/<k>.faults.json`` beside ``records/<b>/<k>.parquet``."""
     return chunk_path.with_name(chunk_path.stem + FAULTS_SUFFIX)

@@ -56,6 +56,8 @@ class RunConfig:
     lm: dict[str, Any] | None = None   # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
     concurrency: int | None = None     # LLM dialogues in flight; None/0 = auto (runner.llm_pool)
     max_cost_usd: float | None = None  # run-wide LM budget (runner.budget); None = unlimited
+    executor: str = "local"            # "local" | "ray" (runner.ray_exec)
+    ray_address: str | None = None     # Ray cluster (else $RAY_ADDRESS, else a local cluster)
 
     def __post_init__(self) -> None:
         """Every value is checked before anything is written (a bad ``--set`` leaves no config.yaml)."""
@@ -64,17 +66,18 @@ class RunConfig:
                     "subset": self.subset is None or self.subset >= 1, "chunk_size": self.chunk_size >= 1,
                     "seed": self.seed >= 0, "lm": self.lm is None or isinstance(self.lm, dict),
                     "concurrency": self.concurrency is None or self.concurrency >= 0,
-                    "max_cost_usd": self.max_cost_usd is None or self.max_cost_usd >= 0}
+                    "max_cost_usd": self.max_cost_usd is None or self.max_cost_usd >= 0,
+                    "executor": self.executor in ("local", "ray")}
         rules = {"pool": f"one of {', '.join(POOLS)}", "prefilter": f"one of {', '.join(PREFILTERS)}",
                  "subset": ">= 1 (or unset for every dialogue)", "chunk_size": ">= 1", "seed": ">= 0",
                  "lm": "a mapping of lm.* keys", "concurrency": ">= 1 (0 or unset: auto)",
-                 "max_cost_usd": ">= 0 (or unset: no budget)"}
+                 "max_cost_usd": ">= 0 (or unset: no budget)", "executor": "local or ray"}
         bad = [k for k, ok in problems.items() if not ok]
         if bad:
             raise UsageError(f"run config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
 
 
-EXECUTION_KEYS: tuple[str, ...] = ("concurrency", "max_cost_usd")
+EXECUTION_KEYS: tuple[str, ...] = ("concurrency", "max_cost_usd", "executor", "ray_address")
 
 
 def resolved_config(cfg: RunConfig) -> dict[str, Any]:
@@ -154,11 +157,21 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
     names = resolved["baselines"]
     if cache_dir is not None:
         os.environ[CACHE_ENV] = str(cache_dir)
+    if cfg.executor == "ray":
+        from trace_crs.runner.ray_exec import check_ray
+
+        check_ray(cfg)
     kb = load_kb(cfg.kb)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
     _claim(out, resolved)
     parts = chunks(dialogues, cfg.chunk_size)
     todo = _pending(out, names, len(parts))
+    if cfg.executor == "ray" and todo:
+        from trace_crs.runner.llm_pool import auto_concurrency
+        from trace_crs.runner.ray_exec import run_on_ray
+
+        run_on_ray(cfg, todo, names, resolved["lm"], workers, auto_concurrency(cfg.concurrency, resolved["lm"]))
+        todo = {}
     _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
     llm = [n for n in names if GROUPS[n] == "LLM"]
     if llm and any(n in t for t in todo.values() for n in llm):
