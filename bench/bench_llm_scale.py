@@ -8,9 +8,9 @@ median latency, lognormal σ 0.5, 1 % HTTP 429 without ``Retry-After``; ``--late
 
 1. concurrency 1 on a seeded subset of ``--serial-n`` dialogues, extrapolated linearly per
    dialogue to ``--n`` (and to 10,000);
-2. concurrency ``--concurrency`` (256, shared by ``--workers`` processes) on ``--n`` dialogues — with ``--kill-at F`` the run is
-   killed (SIGKILL) once the server has answered F × the expected requests, then re-run, and
-   both invocations are timed together;
+2. concurrency ``--concurrency`` (256, shared by ``--workers`` processes) on ``--n`` dialogues —
+   with ``--kill-at F`` the run is killed (SIGKILL) once the server has answered F × the
+   expected requests, then re-run, and both invocations are timed together;
 3. reported: wall and CPU seconds, the speed-up (extrapolated serial wall / concurrent wall),
    records expected vs written (turns lost), fallbacks, the faults counted in MANIFEST.json and
    what the server served.  Each run has an empty LM cache of its own.

@@ -39,9 +39,11 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from statistics import NormalDist
 from typing import Any, Iterator
 
 HOST = "127.0.0.1"
+_NORMAL = NormalDist()
 FAULTS: tuple[str, ...] = ("429", "429-retry-after", "500", "503", "timeout", "reset", "truncated", "non-json")
 _OUTPUTS = re.compile(r"Your output fields are:\n(.*?)\nAll interactions", re.S)
 _FIELD = re.compile(r"^\d+\. `(\w+)` \((.+?)\)(?::|$)", re.M)
@@ -166,27 +168,8 @@ class FakeLMServer(ThreadingHTTPServer):
                     break
         with self.lock:
             self.counts[fault] += 1
-        z = math.sqrt(2) * _erfinv(2 * _unit(cfg.seed, h, attempt, "latency") - 1)
+        z = _NORMAL.inv_cdf(min(max(_unit(cfg.seed, h, attempt, "latency"), 1e-12), 1 - 1e-12))
         return fault, cfg.latency_median_s * math.exp(cfg.latency_sigma * z)
-
-
-def _erfinv(y: float) -> float:
-    """Inverse error function (Giles 2010 single-precision approximation; enough for jitter)."""
-    y = min(max(y, -0.999999), 0.999999)
-    w = -math.log((1 - y) * (1 + y))
-    if w < 5:
-        w -= 2.5
-        p = 2.81022636e-08
-        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                  -0.00417768164, 0.246640727, 1.50140941):
-            p = c + p * w
-    else:
-        w = math.sqrt(w) - 3
-        p = -0.000200214257
-        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                  0.00943887047, 1.00167406, 2.83297682):
-            p = c + p * w
-    return p * y
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -220,7 +203,11 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, b'{"error": {"message": "only /v1/chat/completions"}}')
             return
-        body = json.loads(raw)
+        try:
+            body = json.loads(raw)
+        except ValueError:                 # e.g. a client killed half-way through its request
+            self._send(400, b'{"error": {"message": "request body is not JSON"}}')
+            return
         fault, latency = self.server.plan(request_hash(body))
         cfg = self.server.config
         time.sleep(cfg.timeout_sleep_s if fault == "timeout" else latency)
