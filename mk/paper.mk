@@ -24,7 +24,7 @@ SCORE_SRC   := $(filter src/trace_crs/metrics/% src/trace_crs/kb/% src/trace_crs
 # A run re-executes from scratch when an input changed (its old directory is removed); a run
 # that was interrupted (no records.parquet yet) and whose inputs are all older than its
 # config.yaml resumes from its finished chunks.
-# Runs and their baselines, read from the config files (plain `key: value` lines, no Python).
+# Runs, their baselines and weights: make needs them to write the rules (plain `key: value` lines).
 RUN_CONFIGS := $(sort $(wildcard configs/$(PROFILE)/*.yaml))
 RUNS        := $(basename $(notdir $(RUN_CONFIGS)))
 cfg_value    = $(strip $(shell sed -n "s/^ *$(2): *\([^ #]*\).*/\1/p" configs/$(PROFILE)/$(1).yaml))
@@ -37,16 +37,21 @@ NB_OUT      := $(NOTEBOOKS:%=book/content/%.ipynb)
 BOOK_PAGES  := book/_config.yml book/_toc.yml $(wildcard book/*.md) book/references.bib
 BOOK_HTML   := book/_build/html/index.html
 
+# The commands read their section of configs/$(PROFILE)/<run>.yaml themselves (--config); SET
+# passes `evaluate.k=v` / `score.k=v` on as --set k=v of that command.
+$(if $(filter-out evaluate.% score.%,$(SET)),$(error SET: $(filter-out evaluate.% score.%,$(SET)) is not evaluate.<key> or score.<key>))
+set_flags    = $(patsubst $(1).%,--set %,$(filter $(1).%,$(SET)))
+
 define RUN_RULES
 $(RES)/runs/$(1)/records.parquet: configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.evaluate $(DIALOGUES) $(KB_MANIFEST) $(RUN_SRC) $(call run_weights,$(1)) | $(STAMP)
 	@if [ -f $$@ ] || [ ! -f $$(@D)/config.yaml ] || [ -n "$$$$(find $$^ -newer $$(@D)/config.yaml -print -quit)" ]; \
 	  then rm -rf $$(@D); fi
 	mkdir -p $$(@D)
-	$(TOOL) timed $(RES)/timings/run-$(1).json run/$(1) -- $(TRACE) evaluate --kb $(KB_DIR) --dialogues $(DIALOGUES) $$$$($(TOOL) args $$< evaluate '$(SET)') --out $$(@D)
+	$(TOOL) timed $(RES)/timings/run-$(1).json run/$(1) -- $(TRACE) evaluate --config $$< --kb $(KB_DIR) --dialogues $(DIALOGUES) $(call set_flags,evaluate) --out $$(@D)
 
 $(RES)/scores/$(1)/%.json: $(RES)/runs/$(1)/records.parquet configs/$(PROFILE)/$(1).yaml $(RES)/params/SET.score $(SCORE_SRC)
 	mkdir -p $$(@D)
-	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl --dialogue-ids $(RES)/runs/$(1)/dialogue_ids.json $$$$($(TOOL) args configs/$(PROFILE)/$(1).yaml score '$(SET)') --out $$@
+	$(TOOL) timed $(RES)/timings/score-$(1)-$$*.json score/$(1)/$$* -- $(TRACE) score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(1)/predictions/$$*.jsonl --dialogue-ids $(RES)/runs/$(1)/dialogue_ids.json --config configs/$(PROFILE)/$(1).yaml $(call set_flags,score) --out $$@
 
 SCORES += $(patsubst %,$(RES)/scores/$(1)/%.json,$(call run_baselines,$(1)))
 endef

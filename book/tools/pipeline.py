@@ -1,6 +1,5 @@
 """Small helpers for the `make paper` pipeline (mk/paper.mk); standard library + PyYAML only.
 
-    pipeline.py args CONFIG SECTION [SET]    print `--key value` flags for one CLI call
     pipeline.py params NOTEBOOK OVERRIDES PARAMS OUT
                                               write the notebook's defaults ⊕ OVERRIDES file ⊕ PARAMS
                                               (only keys the notebook declares) to OUT
@@ -8,14 +7,13 @@
     pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error or stderr output
     pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode"} to OUT
 
-A run config (`configs/<profile>/<run>.yaml`) has one mapping per CLI (`evaluate`, `score`);
-each key is the CLI flag without dashes (`fuzzy_threshold` → `--fuzzy-threshold`), a list
-value repeats the flag (`set: [a=1, b=2]` → `--set a=1 --set b=2`) and `null` omits it.
+A run config (`configs/<profile>/<run>.yaml`) has one mapping per command (`evaluate`, `score`),
+read by the command itself (`trace-crs evaluate|score --config FILE`), not translated here.
 A notebook's parameters and their defaults live in one place, its `parameters` cell
 (`notebooks/<name>.py`); `params/<profile>/<name>.yaml` holds only a profile's overrides and
 may be absent. PARAMS is the notebook ablation string `"n_boot=200 seed=7"`; SET is the run ablation string
-`"score.fuzzy_threshold=0.9 evaluate.subset=50"` (section.key=value, applied to every run's
-config before its flags are made). Values are YAML scalars.
+`"score.fuzzy_threshold=0.9 evaluate.subset=50"` (section.key=value, passed by mk/paper.mk as
+`--set key=value` to that command of every run).
 Files are written only when their content changes, so Make re-runs only what is affected.
 """
 from __future__ import annotations
@@ -30,28 +28,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
-
-
-def cli_args(config: Path, section: str, overrides: str = "") -> list[str]:
-    """The flags of `section` in `config`, in file order, after the `section.key=value` overrides."""
-    data = yaml.safe_load(config.read_text()) or {}
-    block = data.get(section)
-    if not isinstance(block, dict):
-        raise SystemExit(f"{config}: no '{section}:' mapping")
-    for dotted, value in parse_params(overrides).items():
-        head, _, key = dotted.partition(".")
-        if not key or head not in ("evaluate", "score"):
-            raise SystemExit(f"SET: {dotted!r} is not evaluate.<key> or score.<key>")
-        if head == section:
-            block[key] = value
-    out: list[str] = []
-    for key, value in block.items():
-        flag = "--" + str(key).replace("_", "-")
-        for v in value if isinstance(value, list) else [value]:
-            if v is None:
-                continue
-            out += [flag, str(v).lower() if isinstance(v, bool) else str(v)]
-    return out
 
 
 def parse_params(text: str) -> dict:
@@ -138,9 +114,7 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     cmd, rest = argv[0], argv[1:]
-    if cmd == "args":
-        print(shlex.join(cli_args(Path(rest[0]), rest[1], rest[2] if len(rest) > 2 else "")))
-    elif cmd == "params":
+    if cmd == "params":
         effective_params(Path(rest[0]), Path(rest[1]) if rest[1] else None, rest[2], Path(rest[3]))
     elif cmd == "check-params":
         check_params(rest[0], [Path(f) for f in rest[1:]])

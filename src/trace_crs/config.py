@@ -9,6 +9,7 @@ carries (``trace|v:0.1.0|kb:1a2b3c4d|pool:8|fuzzy:0.80|nli:none|seed:42``).
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 import typing
 from pathlib import Path
 from typing import Any, TypeVar
@@ -112,7 +113,43 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: list[st
     return from_mapping(cls, data, source)
 
 
-def signature(kb_sha256: str = "", pool: str | int = "closed", fuzzy: float = 0.80,
+# Candidate pools of the paper: the closed 8, the expanded 16 and 32, the open city set (§2.3, App. E).
+POOLS: tuple[str, ...] = ("closed", "16", "32", "open")
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    """Scoring parameters (issue 5 item 9 flags; the paper's values as defaults);
+    ``entailment``/``judge`` name the backends.  The one source of every threshold: metric
+    functions, sweeps, the CLI and the dialogue validator take their defaults from here."""
+
+    pool: str = "closed"
+    fuzzy_threshold: float = 0.80
+    cd_gate: float = 0.05
+    pc_window: int = 80
+    pc_floor: float = 0.5
+    spatial_km: float = 2.0
+    entailment: str = "none"
+    entail_threshold: float = 0.5
+    judge: str = "none"
+    judge_n: int = 200
+    strict: bool = False
+    seed: int = 42
+
+    def __post_init__(self) -> None:
+        checks = {"pool": self.pool in POOLS, "fuzzy_threshold": 0.0 < self.fuzzy_threshold <= 1.0,
+                  "cd_gate": 0.0 <= self.cd_gate <= 1.0, "pc_window": self.pc_window >= 0,
+                  "pc_floor": 0.0 <= self.pc_floor <= 1.0, "spatial_km": self.spatial_km > 0,
+                  "entail_threshold": 0.0 <= self.entail_threshold <= 1.0, "judge_n": self.judge_n >= 0}
+        rules = {"pool": f"one of {', '.join(POOLS)}", "fuzzy_threshold": "in (0, 1]", "cd_gate": "in [0, 1]",
+                 "pc_window": ">= 0", "pc_floor": "in [0, 1]", "spatial_km": "> 0", "entail_threshold": "in [0, 1]",
+                 "judge_n": ">= 0"}
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise ConfigError(f"score config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
+
+
+def signature(kb_sha256: str = "", pool: str | int = "closed", fuzzy: float = ScoreConfig.fuzzy_threshold,
               nli: str = "none", seed: int = 42, **extra: Any) -> str:
     """The provenance signature string (STYLE: Provenance)."""
     parts = [f"trace|v:{__version__}", f"kb:{kb_sha256[:8] or 'none'}", f"pool:{pool}",

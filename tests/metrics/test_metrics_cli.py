@@ -49,3 +49,22 @@ def test_score_cli_errors(kb_dir, files, capsys):
     assert "bad.jsonl:1: field 'ranked_poi_ids'" in capsys.readouterr().err
     assert main(base + ["--predictions", str(files / "nope.jsonl")]) == 2
     assert main(base + ["--predictions", str(files / "base.jsonl"), "--entailment", "bogus"]) == 2
+
+
+def test_score_reads_the_score_section_of_a_run_config(kb_dir, files, capsys):
+    """configs/<profile>/<run>.yaml is read directly: defaults < score: section < its set: list <
+    --set < explicit flags; an unknown key is a usage error (exit 2)."""
+    cfg = files / "run.yaml"
+    cfg.write_text("run: r\nevaluate:\n  pool: closed\nscore:\n  pool: closed\n  fuzzy_threshold: 0.9\n"
+                   "  set:\n    - cd_gate=0.1\n")
+    base = ["score", "--kb", str(kb_dir), "--dialogues", str(files / "dialogues.jsonl"),
+            "--predictions", str(files / "base.jsonl"), "--config", str(cfg)]
+    assert main(base + ["--out", str(files / "a.json")]) == 0
+    config = json.loads((files / "a.json").read_text())["config"]
+    assert (config["fuzzy_threshold"], config["cd_gate"], config["pc_window"]) == (0.9, 0.1, 80)
+    assert main(base + ["--set", "cd_gate=0.2", "--fuzzy-threshold", "0.7", "--out", str(files / "b.json")]) == 0
+    config = json.loads((files / "b.json").read_text())["config"]
+    assert (config["fuzzy_threshold"], config["cd_gate"]) == (0.7, 0.2)
+    cfg.write_text("score:\n  fuzzy_treshold: 0.9\n")
+    assert main(base + ["--out", str(files / "c.json")]) == 2
+    assert "fuzzy_treshold" in capsys.readouterr().err

@@ -53,3 +53,19 @@ def test_cell_intervals_reads_turn_then_dialogue_frames():
     out = cell_intervals(per_turn, per_dialogue, ["recall@1", "tsr", "absent"], n_boot=20)
     assert list(out["metric"]) == ["recall@1", "tsr"]
     assert list(out["mean"]) == [0.5, 1.0]
+
+
+def test_rejection_recovery_interval_pools_episodes():
+    """Hand-worked: d1 recovers 1 of 2 episodes, d2 1 of 1, d3 has none -> pooled 2/3 (the mean
+    of per-dialogue rates would be 3/4); every replicate is a pooled ratio over resampled
+    dialogues."""
+    per_dialogue = pd.DataFrame({"run": "r", "baseline": "b", "dialogue_id": ["d1", "d2", "d3"],
+                                 "rejection_recovery": [0.5, 1.0, np.nan],
+                                 "recovery_hits": [1, 1, 0], "recovery_episodes": [2, 1, 0]})
+    per_turn = pd.DataFrame({"run": [], "baseline": [], "dialogue_id": []})
+    cell = cell_intervals(per_turn, per_dialogue, ["rejection_recovery"], n_boot=200, seed=3).iloc[0]
+    assert cell["mean"] == pytest.approx(2 / 3)
+    assert (cell["n_rows"], cell["n_clusters"]) == (3, 2)   # 3 episodes over 2 dialogues
+    hits, eps = np.array([1.0, 1.0]), np.array([2.0, 1.0])
+    reps = [hits[d].sum() / eps[d].sum() for d in bootstrap_indices(2, 200, 3)]
+    assert (cell["ci_low"], cell["ci_high"]) == pytest.approx(tuple(np.quantile(reps, [0.025, 0.975])))

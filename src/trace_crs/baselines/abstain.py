@@ -17,10 +17,10 @@ import pandas as pd
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.spatial import spatial_scores
 from trace_crs.baselines.tfidf import tfidf_scores
+from trace_crs.dialogues.schema import ABSTAIN_ACTION, REC_ACTIONS
 from trace_crs.kb import KB
 
 CONFIDENCE: dict[str, Callable[[TurnContext], np.ndarray]] = {"tfidf": tfidf_scores, "spatial": spatial_scores}
-REC = ("recommend", "compare")
 
 
 def best_score(name: str, ctx: TurnContext) -> float:
@@ -34,7 +34,7 @@ def best_score(name: str, ctx: TurnContext) -> float:
 
 def first_request(dialogue: dict[str, Any], kb: KB) -> TurnContext:
     """The context of the dialogue's first system recommend/compare (or abstain) turn."""
-    i = next(i for i, t in enumerate(dialogue["turns"]) if t["role"] == "system" and t["action"] in (*REC, "abstain"))
+    i = next(i for i, t in enumerate(dialogue["turns"]) if t["role"] == "system" and t["action"] in (*REC_ACTIONS, ABSTAIN_ACTION))
     return TurnContext.from_dialogue(dialogue, i, tuple(dialogue["candidate_poi_ids"]), kb, action="recommend")
 
 

@@ -12,15 +12,12 @@ text in double quotes followed by a ``[Rn]`` label, e.g. ``"the patio is lovely"
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Protocol
 
+from trace_crs.baselines.rejection import rejected_in_turn
 from trace_crs.kb import KB
 
-# A user turn that turns a suggestion down (public cue list; the simulator's phrasing is not read).
-REJECTION_CUE = re.compile(
-    r"\b(not|no|don'?t|doesn'?t|isn'?t|won'?t|rather|instead|else|other|another|different|pass|skip|too)\b", re.I)
 
 # What a deployed system knows of a past turn: everything the user said (as text) and what it
 # said itself (its act, text, the POIs it named and its citations).  No annotation of user turns.
@@ -67,17 +64,16 @@ class TurnContext:
 
     @property
     def rejected_poi_ids(self) -> set[str]:
-        """POIs the user turned down, read from the conversation as a deployed system would:
-        after a system turn that named POIs, a user turn with a rejection cue rejects the named
-        POIs it mentions by name, or all of them when it names none."""
+        """POIs the user turned down, read from the conversation as a deployed system would
+        (:func:`trace_crs.baselines.rejection.rejected_in_turn` on each user turn that answers
+        a system turn naming POIs)."""
         rejected: set[str] = set()
         for prev, turn in zip(self.history, self.history[1:]):
-            offered = prev.get("referenced_poi_ids") or [] if prev["role"] == "system" else []
-            if turn["role"] != "user" or not offered or not REJECTION_CUE.search(turn["text"]):
-                continue
-            text = turn["text"].casefold()
-            named = [p for p in offered if p in self.kb.pois and self.kb.pois[p].name.casefold() in text]
-            rejected.update(named or offered)
+            offered = [p for p in prev.get("referenced_poi_ids") or [] if p in self.kb.pois] \
+                if prev["role"] == "system" else []
+            if turn["role"] == "user" and offered:
+                names = [self.kb.pois[p].name for p in offered]
+                rejected |= rejected_in_turn(turn["text"], offered, names)
         return rejected
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.dialogues.schema import QUOTE_RE
 from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT
 from trace_crs.kb import KB
 from trace_crs.lm.adapter import LenientChatAdapter
@@ -40,7 +41,6 @@ ACTION_INSTRUCTIONS: dict[str, str] = {
     "recommend": "Recommend the best-fitting place for the traveler and say why, quoting reviews.",
     "compare": "Compare the two best-fitting places for the traveler, quoting reviews for each.",
 }
-_QUOTE = re.compile(r'"([^"]+)"\s*\[(R\d+)\]')
 ROLES = {"user": "Traveler", "system": "Assistant"}
 # TravelBench's decline marker; the same pattern as metrics.abstention.UNSOLVED (baselines may not import metrics)
 UNSOLVED = re.compile(r"\[\s*unsolved\s*\]", re.IGNORECASE)
@@ -140,7 +140,7 @@ def extract_citations(text: str, evidence: Evidence, kb: KB) -> list[dict[str, A
     """Citations ``{"label", "review_id", "quote"[, "start", "end"]}`` for each ``"…" [Rn]`` in
     ``text`` whose label was shown; ``start``/``end`` only when the quote is verbatim."""
     out = []
-    for match in _QUOTE.finditer(text):
+    for match in QUOTE_RE.finditer(text):
         quote, label = match.group(1).strip(), match.group(2)
         if label not in evidence.items:
             continue

@@ -26,20 +26,13 @@ import numpy as np
 
 from trace_crs.baselines.cache import memo
 from trace_crs.baselines.text import tokenize
+from trace_crs.dialogues.schema import Span
 from trace_crs.kb import KB
 
 QUOTE_MAX_WORDS = 25
 QUOTE_MIN_WORDS = 4
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _WORD_END = re.compile(r"\S+")
-
-
-@dataclass(frozen=True)
-class Quote:
-    review_id: str
-    quote: str
-    start: int
-    end: int
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -63,7 +56,7 @@ class QuoteIndex:
     """The quotable sentences of one POI in tie-break order (higher-starred review, then smaller
     review id, then earlier sentence), with each sentence's distinct tokens as vocabulary ids:
     ``token_ids[k]`` occurs in sentence ``sentence_of[k]``."""
-    quotes: tuple[Quote, ...]
+    quotes: tuple[Span, ...]
     token_ids: np.ndarray
     sentence_of: np.ndarray
 
@@ -80,7 +73,7 @@ def quote_index(kb: KB, poi_id: str) -> QuoteIndex:
                 for token in set(tokenize(span)):
                     ids.append(vocab.setdefault(token, len(vocab)))
                     owner.append(len(quotes))
-                quotes.append(Quote(review.review_id, span, start, end))
+                quotes.append(Span(review.review_id, start, end, span))
         table[poi_id] = QuoteIndex(tuple(quotes), np.array(ids, dtype=np.int32), np.array(owner, dtype=np.int32))
     return table[poi_id]
 
@@ -93,19 +86,19 @@ def _overlaps(kb: KB, poi_id: str, terms: set[str]) -> tuple[QuoteIndex, np.ndar
     return index, np.bincount(index.sentence_of[wanted[index.token_ids]], minlength=len(index.quotes))
 
 
-def choose_quote(kb: KB, poi_id: str, terms: set[str]) -> Quote | None:
+def choose_quote(kb: KB, poi_id: str, terms: set[str]) -> Span | None:
     """The review sentence of ``poi_id`` sharing most ``terms``; ties go to the higher-starred
     review, then the smaller review id, then the earlier sentence.  None if nothing quotable."""
     quotes = choose_quotes(kb, poi_id, terms, 1)
     return quotes[0] if quotes else None
 
 
-def choose_quotes(kb: KB, poi_id: str, terms: set[str], k: int) -> list[Quote]:
+def choose_quotes(kb: KB, poi_id: str, terms: set[str], k: int) -> list[Span]:
     """Up to ``k`` sentences of ``poi_id`` by overlap with ``terms`` (ties as in
     :func:`choose_quote`), at most one per review."""
     index, overlap = _overlaps(kb, poi_id, terms)
     order = sorted(range(len(index.quotes)), key=lambda i: (-overlap[i], i))  # stable: tie-break order
-    out: list[Quote] = []
+    out: list[Span] = []
     for i in order:
         if all(q.review_id != index.quotes[i].review_id for q in out):
             out.append(index.quotes[i])
@@ -128,7 +121,7 @@ class Citer:
     def __init__(self) -> None:
         self.citations: list[dict[str, Any]] = []
 
-    def cite(self, quote: Quote | None) -> str:
+    def cite(self, quote: Span | None) -> str:
         """``"span" [Rn]`` for a quote (registering it), or "" for None."""
         if quote is None:
             return ""

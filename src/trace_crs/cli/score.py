@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from trace_crs.config import parse_overrides
+from trace_crs.config import POOLS, ScoreConfig, load_config, parse_overrides
 from trace_crs.errors import DataError, UsageError
 
 SUMMARY = ("recall@1", "recall@3", "mrr", "mr_recall@1", "gs", "cd", "pc", "cgs", "tsr", "t2r", "rejection_recovery")
@@ -33,20 +33,22 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--predictions", required=True, help="predictions JSON lines (ARCHITECTURE §5)")
     p.add_argument("--dialogue-ids", help="JSON list of the dialogue ids to score (a run's dialogue_ids.json, "
                    "for runs on a seeded subset); default: every dialogue in --dialogues")
-    p.add_argument("--pool", default="closed", choices=("closed", "16", "32", "open"),
+    p.add_argument("--config", help="score config: ScoreConfig keys, or a configs/<profile>/<run>.yaml (its score: section)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a score config key")
+    p.add_argument("--pool", default=None, choices=POOLS,
                    help="candidate pool the predictions used (ranked ids outside it are an error)")
-    p.add_argument("--fuzzy-threshold", type=float, default=0.80, help="GS fuzzy match threshold")
-    p.add_argument("--cd-gate", type=float, default=0.05, help="CGS citation-density gate")
-    p.add_argument("--pc-window", type=int, default=80, help="PC citation window (characters)")
-    p.add_argument("--spatial-km", type=float, default=2.0, help="spatial coherence distance (km)")
-    p.add_argument("--entailment", default="none", help="none | embedding | llm | hf:DIR")
-    p.add_argument("--judge", default="none", help="none | judge LM model (e.g. local)")
-    p.add_argument("--judge-n", type=int, default=200, help="turns judged (seeded subset)")
+    p.add_argument("--fuzzy-threshold", type=float, default=None, help="GS fuzzy match threshold")
+    p.add_argument("--cd-gate", type=float, default=None, help="CGS citation-density gate")
+    p.add_argument("--pc-window", type=int, default=None, help="PC citation window (characters)")
+    p.add_argument("--spatial-km", type=float, default=None, help="spatial coherence distance (km)")
+    p.add_argument("--entailment", default=None, help="none | embedding | llm | hf:DIR")
+    p.add_argument("--judge", default=None, help="none | judge LM model (e.g. local)")
+    p.add_argument("--judge-n", type=int, default=None, help="turns judged (seeded subset)")
     p.add_argument("--lm-model", default="local", help="LM for --entailment llm")
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
     p.add_argument("--out", help="aggregate JSON path (default: beside the predictions)")
-    p.add_argument("--strict", action="store_true", help="a missing prediction is an error")
-    p.add_argument("--seed", type=int, default=42, help="seed of the judged subset")
+    p.add_argument("--strict", action="store_true", default=None, help="a missing prediction is an error")
+    p.add_argument("--seed", type=int, default=None, help="seed of the judged subset")
     p.add_argument("--quiet", action="store_true", help="no summary table on stderr (warnings stay)")
     p.set_defaults(func=run)
 
@@ -56,6 +58,17 @@ def _lm(model: str, stack: contextlib.ExitStack):  # noqa: ANN202
     from trace_crs.lm.config import resolve_lm_config
 
     return stack.enter_context(open_lm(resolve_lm_config(parse_overrides([f"model={model}"]))))
+
+
+FLAG_KEYS = ("pool", "fuzzy_threshold", "cd_gate", "pc_window", "spatial_km", "entailment", "judge", "judge_n",
+             "strict", "seed")
+
+
+def score_config(args: argparse.Namespace) -> ScoreConfig:
+    """The validated :class:`ScoreConfig`: defaults < ``--config`` (its ``score:`` section) <
+    ``--set`` < explicit flags."""
+    flags = [f"{k}={getattr(args, k)}" for k in FLAG_KEYS if getattr(args, k, None) is not None]
+    return load_config(ScoreConfig, args.config, [*(args.set or []), *flags], section="score")
 
 
 def restrict(dialogues: list[dict], ids_path: str | None) -> list[dict]:
@@ -116,15 +129,13 @@ def run(args: argparse.Namespace) -> int:
     from trace_crs.metrics.entailment import make_backend
     from trace_crs.metrics.judge import judge_columns
     from trace_crs.metrics.predictions import read_predictions
-    from trace_crs.metrics.score import ScoreConfig, aggregate, score_predictions
+    from trace_crs.metrics.score import aggregate, score_predictions
 
     if not Path(args.kb).is_dir():
         raise FileNotFoundError(f"KB directory {args.kb} not found")
     if not Path(args.dialogues).exists():
         raise FileNotFoundError(f"dialogues file {args.dialogues} not found")
-    cfg = ScoreConfig(pool=str(args.pool), fuzzy_threshold=args.fuzzy_threshold, cd_gate=args.cd_gate,
-                      pc_window=args.pc_window, spatial_km=args.spatial_km, entailment=args.entailment,
-                      judge=args.judge, judge_n=args.judge_n, strict=args.strict, seed=args.seed)
+    cfg = score_config(args)
     pred = Path(args.predictions)
     out = Path(args.out) if args.out else pred.with_name(pred.stem + ".score.json")
     outputs = [out, out.with_name(out.stem + ".per_turn.parquet"), out.with_name(out.stem + ".per_dialogue.parquet")]
@@ -137,10 +148,10 @@ def run(args: argparse.Namespace) -> int:
     predictions = read_predictions(args.predictions, dialogues, kb, pool=cfg.pool,
                                    outside={d["dialogue_id"] for d in corpus} - scored)
     with contextlib.ExitStack() as stack:
-        ent = make_backend(args.entailment, _lm(args.lm_model, stack) if args.entailment == "llm" else None)
+        ent = make_backend(cfg.entailment, _lm(args.lm_model, stack) if cfg.entailment == "llm" else None)
         scores = score_predictions(kb, dialogues, predictions, cfg, entailment=ent)
-        if args.judge != "none":
-            judged = judge_columns(kb, dialogues, predictions, scores.per_turn, _lm(args.judge, stack),
+        if cfg.judge != "none":
+            judged = judge_columns(kb, dialogues, predictions, scores.per_turn, _lm(cfg.judge, stack),
                                    n=cfg.judge_n, seed=cfg.seed)
             scores.per_turn = scores.per_turn.join(judged)
             scores.aggregate = aggregate(scores.per_turn, scores.per_dialogue, kb, cfg,

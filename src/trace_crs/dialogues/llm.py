@@ -21,7 +21,6 @@ in and used through ``dspy.context``.
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -34,7 +33,7 @@ from tqdm import tqdm
 from trace_crs.dialogues.llm_schema import SchemaJSONAdapter, demo, output_schema, response_format, suggested_actions
 from trace_crs.dialogues.personas import sample_persona, scenario_cycle
 from trace_crs.dialogues.pools import expanded_pools, open_set, sample_candidates
-from trace_crs.dialogues.schema import REC_ACTIONS
+from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, REC_ACTIONS
 from trace_crs.dialogues.simulator import dialogue_id
 from trace_crs.dialogues.splits import assign_splits
 from trace_crs.dialogues.tiers import TIER_SPECS, allocate_tiers
@@ -49,8 +48,6 @@ DECODINGS: tuple[str, ...] = ("free", "constrained")
 # a low temperature keeps a 1.5B model close to the worked example, seed + attempt varies retries.
 LOCAL_LM: dict[str, Any] = {"max_tokens": 2048, "timeout_s": 1800.0, "n_ctx": 6144, "temperature": 0.2,
                             "mode": "generative"}
-_CITE = re.compile(r'"([^"]+)" \[(R\d+)\]')
-_LABEL = re.compile(r"\[(R\d+)\]")
 
 
 class GenerateDialogue(dspy.Signature):
@@ -124,13 +121,13 @@ def _citations(text: str, review_ids: list[str], kb: KB,
             return review_ids[k] if 0 <= k < len(review_ids) else ""
     else:
         new: dict[str, str] = {}
-        for old in _LABEL.findall(text):
+        for old in LABEL_RE.findall(text):
             new.setdefault(old, f"R{len(new) + 1}")
         resolved = {new[old]: labels.get(old, "") for old in new}
-        text = _LABEL.sub(lambda m: f"[{new[m.group(1)]}]", text)
+        text = LABEL_RE.sub(lambda m: f"[{new[m.group(1)]}]", text)
         review_of = resolved.__getitem__
     citations = []
-    for quote, label in _CITE.findall(text):
+    for quote, label in QUOTE_RE.findall(text):
         rid = review_of(label)
         review = kb.reviews.get(rid)
         start, end = -1, -1

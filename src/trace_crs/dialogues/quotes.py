@@ -8,24 +8,14 @@ POI's reviews, widened to the surrounding sentence and trimmed at word boundarie
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from trace_crs.dialogues.schema import Span
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.store import KB
 
 MAX_QUOTE_CHARS = 120
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
-
-
-@dataclass(frozen=True)
-class Span:
-    """A verbatim quote: ``text[start:end]`` of review ``review_id``."""
-
-    review_id: str
-    start: int
-    end: int
-    quote: str
 
 
 def sentence_window(text: str, start: int, end: int, max_chars: int = MAX_QUOTE_CHARS) -> tuple[int, int]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -30,6 +32,36 @@ SYSTEM_ACTIONS: tuple[str, ...] = ("ask_preference", "recommend", "compare", "fa
 ABSTAIN_ACTION = "abstain"  # the reference act of an unsolvable-set item (dialogues/unsolvable.py); never generated
 REC_ACTIONS: tuple[str, ...] = ("recommend", "compare")
 TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+
+# The citation convention of every response (ARCHITECTURE §3): a verbatim review span in straight
+# double quotes followed by its label, ``"span" [Rn]``.  The one definition; metrics, baselines
+# and the generators import it.
+QUOTE_RE = re.compile(r'"([^"]+)"\s*\[(R\d+)\]')
+LABEL_RE = re.compile(r"\[(R\d+)\]")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One ``"text" [label]`` span of a response: quote text, label, offset of the opening quote mark."""
+
+    text: str
+    label: str
+    start: int
+
+
+def parse_quotes(text: str) -> list[Quote]:
+    """All quoted spans immediately followed by a ``[Rn]`` label, in order of appearance."""
+    return [Quote(m.group(1), m.group(2), m.start()) for m in QUOTE_RE.finditer(text)]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A verbatim review span: ``quote == review.text[start:end]`` of review ``review_id``."""
+
+    review_id: str
+    start: int
+    end: int
+    quote: str
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 
 

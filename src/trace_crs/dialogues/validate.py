@@ -11,19 +11,18 @@ partial ratio ≥ 0.80 (a quote longer than its review fails), its offsets and a
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
 from rapidfuzz import fuzz
 
-from trace_crs.dialogues.schema import (ABSTAIN_ACTION, REC_ACTIONS, SYSTEM_ACTIONS, USER_ACTIONS, DialogueFormatError,
+from trace_crs.config import ScoreConfig
+from trace_crs.dialogues.schema import (ABSTAIN_ACTION, LABEL_RE, REC_ACTIONS, SYSTEM_ACTIONS, USER_ACTIONS, DialogueFormatError,
                                        check_dialogue)
 from trace_crs.kb.store import KB
 
-FUZZY_THRESHOLD = 80.0  # rapidfuzz partial_ratio, 0–100 (paper: 0.80)
+FUZZY_THRESHOLD = 100.0 * ScoreConfig.fuzzy_threshold  # rapidfuzz partial_ratio is 0–100
 MIN_TURNS, MAX_TURNS = 6, 12
-_LABEL = re.compile(r"\[(R\d+)\]")
 
 
 def _turn_failures(turn: dict[str, Any], d: dict[str, Any], kb: KB) -> list[tuple[str, str]]:
@@ -47,7 +46,7 @@ def _turn_failures(turn: dict[str, Any], d: dict[str, Any], kb: KB) -> list[tupl
     labels = [c["label"] for c in turn["citations"]]
     if len(set(labels)) != len(labels):
         out.append(("duplicate_label", f"turn {tid}"))
-    for label in set(_LABEL.findall(turn["text"])) - set(labels):
+    for label in set(LABEL_RE.findall(turn["text"])) - set(labels):
         out.append(("dangling_label", f"turn {tid}: [{label}]"))
     for c in turn["citations"]:
         review = kb.reviews.get(c["review_id"])

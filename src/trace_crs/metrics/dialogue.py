@@ -26,8 +26,12 @@ from typing import Sequence
 
 import numpy as np
 
-REC_ACTIONS = frozenset({"recommend", "compare"})
+from trace_crs.dialogues.schema import REC_ACTIONS
+
 REJECT_ACTION = "reject_and_refine"
+# Corpus metrics that pool events over dialogues: metric → (numerator, denominator) columns
+# of the per-dialogue frame.  Aggregates and their cluster-bootstrap intervals both use them.
+POOLED_RATIOS: dict[str, tuple[str, str]] = {"rejection_recovery": ("recovery_hits", "recovery_episodes")}
 
 
 def task_success(hits: Sequence[float]) -> float:

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from trace_crs.config import ScoreConfig
 from trace_crs.kb import KB
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.metrics.dialogue import REC_ACTIONS
@@ -27,7 +28,7 @@ from trace_crs.metrics.predictions import Key, cited_texts
 FACETS = ("style", "noise", "ambience", "features")
 
 
-def grounding_errors(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = 0.80) -> np.ndarray:
+def grounding_errors(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = ScoreConfig.fuzzy_threshold) -> np.ndarray:
     """1 where some quote fails the fuzzy match."""
     return np.array([float(not all(quote_passes(t, c, threshold))) for t, c in zip(texts, cited)])
 
@@ -53,7 +54,7 @@ def relevance_errors(texts: Sequence[str], user_histories: Sequence[Sequence[str
 
 
 def error_table(kb: KB, dialogues: Sequence[Mapping[str, Any]], predictions: Mapping[Key, dict],
-                threshold: float = 0.80) -> pd.DataFrame:
+                threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
     """One row per reference recommend/compare turn: ``dialogue_id, turn_id`` and the three
     0/1 flags ``grounding_error, recommendation_error, relevance_error`` (missing prediction =
     empty ranking and text)."""

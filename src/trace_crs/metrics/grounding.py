@@ -34,6 +34,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from rapidfuzz import fuzz
 
+from trace_crs.config import ScoreConfig
 from trace_crs.metrics.quotes import LABEL_RE, label_offsets, parse_quotes
 
 ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
@@ -76,7 +77,7 @@ def quote_passes(text: str, cited: Mapping[str, str], threshold: float) -> list[
     return [q.label in cited and quote_match(q.text, cited[q.label]) >= threshold for q in parse_quotes(text)]
 
 
-def grounding_score(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = 0.80) -> np.ndarray:
+def grounding_score(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = ScoreConfig.fuzzy_threshold) -> np.ndarray:
     """GS per turn (1.0 when a turn has no quotes)."""
     out = np.ones(len(texts))
     for i, (t, c) in enumerate(zip(texts, cited)):
@@ -106,7 +107,7 @@ def aspect_mentions(text: str) -> dict[str, list[int]]:
     return out
 
 
-def provenance_coverage(texts: Sequence[str], window: int = 80) -> np.ndarray:
+def provenance_coverage(texts: Sequence[str], window: int = ScoreConfig.pc_window) -> np.ndarray:
     """PC per turn (Algorithm 1); 1.0 when the turn mentions no aspect term."""
     out = np.ones(len(texts))
     for i, t in enumerate(texts):

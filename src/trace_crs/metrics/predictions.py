@@ -19,17 +19,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from trace_crs.config import POOLS
 from trace_crs.errors import DataError
 from trace_crs.kb import KB, KBFormatError
 from trace_crs.kb.store import iter_jsonl
-from trace_crs.metrics.dialogue import REC_ACTIONS
+from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
 
 Key = tuple[str, int]
 
 
 CITABLE_TOP = 3
-POOLS: tuple[str, ...] = ("closed", "16", "32", "open")
 
 
 class PredictionError(DataError):

@@ -1,7 +1,7 @@
-"""Parse review-span citations from response text: the one place that reads ``"…" [Rn]``.
+"""Read review-span citations in response text.
 
-Response convention (ARCHITECTURE §3): a quote is a span in straight double quotes followed
-(after optional spaces) by its label ``[Rn]``.  ``labels`` finds every ``[Rn]`` (also bare
+Response convention (ARCHITECTURE §3; defined once in :mod:`trace_crs.dialogues.schema`): a
+quote is a span in straight double quotes followed (after optional spaces) by its label ``[Rn]``.  ``labels`` finds every ``[Rn]`` (also bare
 ones that follow no quote) with its character offset, for Provenance Coverage (Appendix J).
 
 Label resolution (:func:`resolve_labels`, used by every grounding metric):
@@ -15,26 +15,11 @@ Label resolution (:func:`resolve_labels`, used by every grounding metric):
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Sequence
 
-QUOTE_RE = re.compile(r'"([^"]+)"\s*\[(R\d+)\]')
-LABEL_RE = re.compile(r"\[(R\d+)\]")
+from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, Quote, parse_quotes
 
-
-@dataclass(frozen=True)
-class Quote:
-    """One ``"text" [label]`` span: quote text, label, offset of the opening quote mark."""
-
-    text: str
-    label: str
-    start: int
-
-
-def parse_quotes(text: str) -> list[Quote]:
-    """All quoted spans immediately followed by a ``[Rn]`` label, in order of appearance."""
-    return [Quote(m.group(1), m.group(2), m.start()) for m in QUOTE_RE.finditer(text)]
+__all__ = ["LABEL_RE", "QUOTE_RE", "Quote", "parse_quotes", "label_offsets", "resolve_labels"]
 
 
 def label_offsets(text: str) -> list[int]:

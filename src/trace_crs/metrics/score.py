@@ -26,44 +26,14 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from trace_crs.config import signature
-from trace_crs.errors import DataError, UsageError
+from trace_crs.config import ScoreConfig, signature
+from trace_crs.errors import DataError
 from trace_crs.kb import KB
 from trace_crs.metrics import recommendation as rec
-from trace_crs.metrics.dialogue import REC_ACTIONS, recovery_turns
+from trace_crs.metrics.dialogue import POOLED_RATIOS, REC_ACTIONS, recovery_turns
 from trace_crs.metrics.entailment import Backend, entailment_scores
-from trace_crs.metrics.predictions import POOLS, Key, cited_texts, index_predictions, off_target, scored_turns
+from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, off_target, scored_turns
 from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, TURN_METRICS
-
-
-@dataclass(frozen=True)
-class ScoreConfig:
-    """Scoring parameters (issue 5 item 9 flags); ``entailment``/``judge`` name the backends."""
-
-    pool: str = "closed"
-    fuzzy_threshold: float = 0.80
-    cd_gate: float = 0.05
-    pc_window: int = 80
-    pc_floor: float = 0.5
-    spatial_km: float = 2.0
-    entailment: str = "none"
-    entail_threshold: float = 0.5
-    judge: str = "none"
-    judge_n: int = 200
-    strict: bool = False
-    seed: int = 42
-
-    def __post_init__(self) -> None:
-        checks = {"pool": self.pool in POOLS, "fuzzy_threshold": 0.0 < self.fuzzy_threshold <= 1.0,
-                  "cd_gate": 0.0 <= self.cd_gate <= 1.0, "pc_window": self.pc_window >= 0,
-                  "pc_floor": 0.0 <= self.pc_floor <= 1.0, "spatial_km": self.spatial_km > 0,
-                  "entail_threshold": 0.0 <= self.entail_threshold <= 1.0, "judge_n": self.judge_n >= 0}
-        rules = {"pool": f"one of {', '.join(POOLS)}", "fuzzy_threshold": "in (0, 1]", "cd_gate": "in [0, 1]",
-                 "pc_window": ">= 0", "pc_floor": "in [0, 1]", "spatial_km": "> 0", "entail_threshold": "in [0, 1]",
-                 "judge_n": ">= 0"}
-        bad = [k for k, ok in checks.items() if not ok]
-        if bad:
-            raise UsageError(f"score config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
 
 
 @dataclass
@@ -193,8 +163,9 @@ def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: S
             metrics[name] = _mean(per_turn[name])
         elif name in per_dialogue:
             metrics[name] = _mean(per_dialogue[name])
-    if "recovery_episodes" in per_dialogue and per_dialogue["recovery_episodes"].sum() > 0:  # pooled over episodes
-        metrics["rejection_recovery"] = float(per_dialogue["recovery_hits"].sum() / per_dialogue["recovery_episodes"].sum())
+    for name, (num, den) in POOLED_RATIOS.items():  # pooled over events, not averaged over dialogues
+        if den in per_dialogue and per_dialogue[den].sum() > 0:
+            metrics[name] = float(per_dialogue[num].sum() / per_dialogue[den].sum())
     alt = per_turn[per_turn["has_alternative"].astype(bool)] if len(per_turn) else per_turn
     for key, base in ALT_ONLY.items():
         metrics[key] = _mean(alt[base]) if len(alt) else None

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs.config import ScoreConfig
 from trace_crs.metrics import errors
 from trace_crs.report import compare, figures, paper, rescore, results
 
@@ -35,7 +36,7 @@ CLAIMS = {("mrs", "grounding"): "Multi-Review Synthesis grounding error rate",
           ("rag_citation", "grounding"): "RAG-Citation grounding error rate (lowest among LLM baselines)"}
 
 
-def flags(turns: pd.DataFrame, fuzzy_threshold: float = 0.80) -> pd.DataFrame:
+def flags(turns: pd.DataFrame, fuzzy_threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
     """``turns`` (from :meth:`rescore.RunInputs.turns`) with one 0/1 column per error kind."""
     return turns.assign(
         grounding=errors.grounding_errors(list(turns["text"]), list(turns["cited"]), fuzzy_threshold),
@@ -44,7 +45,7 @@ def flags(turns: pd.DataFrame, fuzzy_threshold: float = 0.80) -> pd.DataFrame:
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
-         n_dialogues: int | None = 1000, seed: int = 42, fuzzy_threshold: float = 0.80) -> pd.DataFrame:
+         n_dialogues: int | None = 1000, seed: int = 42, fuzzy_threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
     """Long table ``Baseline, baseline, column, metric, paper, ours, diff, run, n_dialogues,
     n_turns`` with one row per baseline × error kind; writes the table CSV."""
     frames = []

@@ -18,32 +18,40 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from trace_crs.metrics.dialogue import POOLED_RATIOS
 from trace_crs.stats.bootstrap import MIN_CLUSTERS, bootstrap_indices, resample_weights
 from trace_crs.stats.frames import require_columns
 CI_COLUMNS = ["run", "baseline", "metric", "mean", "ci_low", "ci_high", "n_rows", "n_clusters", "sufficient"]
 
 
 def cluster_mean_ci(frame: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int = 42,
-                    level: float = 0.95, min_clusters: int = MIN_CLUSTERS) -> dict[str, float | int | bool]:
+                    level: float = 0.95, min_clusters: int = MIN_CLUSTERS,
+                    denominator: str | None = None) -> dict[str, float | int | bool]:
     """Mean of ``metric`` over the defined rows of ``frame`` and its cluster-bootstrap interval.
 
-    ``frame`` needs ``dialogue_id`` and ``metric``.  Returns ``mean, ci_low, ci_high, n_rows,
-    n_clusters, sufficient``; with no defined row every number is NaN and ``sufficient`` False.
+    ``frame`` needs ``dialogue_id`` and ``metric``.  With ``denominator`` (a count column) the
+    estimate is the pooled ratio Σ metric / Σ denominator (``metric`` a count of events, e.g.
+    recovered episodes) and ``n_rows`` is Σ denominator.  Returns ``mean, ci_low, ci_high,
+    n_rows, n_clusters, sufficient``; with no defined row every number is NaN and
+    ``sufficient`` False.
     """
-    require_columns(frame, ["dialogue_id", metric], "score frame")
-    rows = frame.loc[frame[metric].notna(), ["dialogue_id", metric]]
+    require_columns(frame, ["dialogue_id", metric] + ([denominator] if denominator else []), "score frame")
+    rows = frame.loc[frame[metric].notna(), ["dialogue_id", metric] + ([denominator] if denominator else [])]
+    if denominator:
+        rows = rows[rows[denominator] > 0]
     if rows.empty:
         nan = float("nan")
         return {"mean": nan, "ci_low": nan, "ci_high": nan, "n_rows": 0, "n_clusters": 0, "sufficient": False}
-    totals = rows.groupby("dialogue_id", sort=True)[metric].agg(["sum", "count"])
-    s, n = totals["sum"].to_numpy(float), totals["count"].to_numpy(float)
-    weights = resample_weights(bootstrap_indices(len(totals), n_boot, seed), len(totals))
+    groups = rows.groupby("dialogue_id", sort=True)
+    s = groups[metric].sum().to_numpy(float)
+    n = (groups[denominator].sum() if denominator else groups[metric].count()).to_numpy(float)
+    weights = resample_weights(bootstrap_indices(len(s), n_boot, seed), len(s))
     replicates = (weights @ s) / (weights @ n)
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(replicates, [alpha, 1.0 - alpha])
     return {"mean": float(s.sum() / n.sum()), "ci_low": float(low), "ci_high": float(high),
-            "n_rows": int(n.sum()), "n_clusters": int(len(totals)),
-            "sufficient": bool(len(totals) >= min_clusters and high > low)}
+            "n_rows": int(n.sum()), "n_clusters": int(len(s)),
+            "sufficient": bool(len(s) >= min_clusters and high > low)}
 
 
 def cell_intervals(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, metrics: Sequence[str],
@@ -52,13 +60,19 @@ def cell_intervals(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, metrics: 
     """One row per (run, baseline, metric) found in the frames (:data:`CI_COLUMNS`).
 
     A metric is read from the per-turn frame when it has that column, else from the
-    per-dialogue frame; metrics in neither are skipped (no interval can be formed)."""
+    per-dialogue frame; a pooled ratio (:data:`~trace_crs.metrics.dialogue.POOLED_RATIOS`,
+    e.g. rejection recovery) from its numerator and denominator columns, as the aggregate is;
+    metrics in neither are skipped (no interval can be formed)."""
     out = []
     for metric in metrics:
-        source = per_turn if metric in per_turn.columns else per_dialogue if metric in per_dialogue.columns else None
+        column, denominator = metric, None
+        if metric in POOLED_RATIOS and set(POOLED_RATIOS[metric]) <= set(per_dialogue.columns):
+            (column, denominator), source = POOLED_RATIOS[metric], per_dialogue
+        else:
+            source = per_turn if metric in per_turn.columns else per_dialogue if metric in per_dialogue.columns else None
         if source is None:
             continue
         for (run, baseline), part in source.groupby(["run", "baseline"], sort=True):
-            cell = cluster_mean_ci(part, metric, n_boot, seed, level, min_clusters)
+            cell = cluster_mean_ci(part, column, n_boot, seed, level, min_clusters, denominator)
             out.append({"run": run, "baseline": baseline, "metric": metric, **cell})
     return pd.DataFrame(out, columns=CI_COLUMNS)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from trace_crs.config import ScoreConfig
 from trace_crs.stats.frames import require_columns
 
 ScoreSource = Mapping[Hashable, pd.DataFrame] | Callable[[Hashable], pd.DataFrame]
@@ -61,7 +62,7 @@ def threshold_sweep(source: ScoreSource, settings: Sequence[Hashable], metric: s
 def fuzzy_threshold_sensitivity(source: ScoreSource, settings: Sequence[Hashable] = FUZZY_THRESHOLDS,
                                 metric: str = "gs") -> pd.DataFrame:
     """GS at fuzzy thresholds 70/80/90 % and exact match (Table 16); default 0.80."""
-    return threshold_sweep(source, settings, metric, 0.80, "fuzzy_threshold")
+    return threshold_sweep(source, settings, metric, ScoreConfig.fuzzy_threshold, "fuzzy_threshold")
 
 
 def spatial_threshold_sensitivity(source: ScoreSource, settings: Sequence[float] = SPATIAL_KM,

@@ -1,0 +1,93 @@
+"""Which suggestions did the user turn down?  Read from the user's words as a deployed system
+would (paper §2.2 "rejection and recovery"; issue 14 item 4: rejected POIs are the ones the
+user actually turned down, not every POI of the last system turn).
+
+A user turn is split into clauses (sentence punctuation, commas, "but"/"though"/"whereas").
+Each offered POI the turn refers to — by name, or by an ordinal ("the first one", "the latter")
+— takes the polarity of the nearest cue in its clause: the one before it, else the one after
+("I'll take A, not B" rejects B only; "A won't work" rejects A).  A turn that refers to no
+offered POI rejects all of them when its first cue is a rejection ("Not quite. …") or it says
+"neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  The cue
+lists are public English, not the simulator's templates.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+REJECT = re.compile(
+    r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
+    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid)\b", re.I)
+ACCEPT = re.compile(
+    r"\b(sounds? (?:good|great|perfect|lovely|nice|ideal)|perfect|i'?ll take|take it|go with|"
+    r"going with|it is|book (?:it|that)|works for (?:me|us)|that one|let'?s do|settled)\b", re.I)
+REJECT_ALL = re.compile(r"\b(neither|none of (?:them|those|these)|both (?:are|sound) (?:off|wrong))\b", re.I)
+ORDINALS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile(r"\bthe (?:first|former)(?: one| option)?\b", re.I), 0),
+    (re.compile(r"\bthe (?:second|latter)(?: one| option)?\b", re.I), 1),
+    (re.compile(r"\bthe third(?: one| option)?\b", re.I), 2),
+)
+CLAUSE = re.compile(r"[.;!?,]+|\s(?:but|though|although|whereas)\s", re.I)
+
+
+def _mentions(text: str, offered: Sequence[str], names: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(start, end, poi_id) of every reference to an offered POI, by name or ordinal."""
+    found: list[tuple[int, int, str]] = []
+    low = text.casefold()
+    for poi, name in zip(offered, names):
+        key = name.casefold()
+        start = low.find(key) if key else -1
+        while start >= 0:
+            found.append((start, start + len(key), poi))
+            start = low.find(key, start + len(key))
+    for pattern, index in ORDINALS:
+        if index < len(offered):
+            found += [(m.start(), m.end(), offered[index]) for m in pattern.finditer(text)]
+    return sorted(found)
+
+
+def _mask(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """The text with every mention blanked, so a name ("No. 5 Bistro") never reads as a cue."""
+    chars = list(text)
+    for start, end, _ in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def _cues(text: str) -> list[tuple[int, bool]]:
+    """(position, is_rejection) of every cue, in text order."""
+    cues = [(m.start(), True) for m in REJECT.finditer(text)]
+    cues += [(m.start(), False) for m in ACCEPT.finditer(text)]
+    return sorted(cues)
+
+
+def rejected_in_turn(text: str, offered: Sequence[str], names: Sequence[str]) -> set[str]:
+    """The offered POIs (ids, in the order the system named them, with their ``names``) that
+    the user turn ``text`` turns down."""
+    if not offered:
+        return set()
+    spans = _mentions(text, offered, names)
+    masked = _mask(text, spans)
+    if REJECT_ALL.search(masked):
+        return set(offered)
+    if not spans:
+        cues = _cues(masked)
+        return set(offered) if cues and cues[0][1] else set()
+    bounds = [0] + [m.end() for m in CLAUSE.finditer(masked)] + [len(masked) + 1]
+    rejected: set[str] = set()
+    undecided: set[str] = set()
+    for start, _end, poi in spans:
+        lo = max(b for b in bounds if b <= start)
+        hi = min(b for b in bounds if b > start)
+        cues = [(pos, rej) for pos, rej in _cues(masked[lo:hi])]
+        before = [rej for pos, rej in cues if lo + pos < start]
+        after = [rej for pos, rej in cues if lo + pos > start]
+        polarity = before[-1] if before else (after[0] if after else None)
+        if polarity:
+            rejected.add(poi)
+        elif polarity is None:
+            undecided.add(poi)
+    if undecided and not rejected and undecided == {poi for _, _, poi in spans}:
+        cues = _cues(masked)  # "A? Hmm, no.": the turn's first cue decides for the POIs it names
+        return undecided if cues and cues[0][1] else set()
+    return rejected

@@ -1,0 +1,32 @@
+"""Rejected POIs are the ones the user turned down (hand-worked turns; issue 14 item 4)."""
+import pytest
+
+from trace_crs.baselines.rejection import rejected_in_turn
+
+OFFERED = ["a", "b"]
+NAMES = ["Blue Door Cafe", "No. 5 Bistro"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I'll take Blue Door Cafe, not No. 5 Bistro.", {"b"}),
+    ("Not Blue Door Cafe, but No. 5 Bistro sounds great.", {"a"}),
+    ("Hmm, No. 5 Bistro won't work for me. It should be quiet.", {"b"}),
+    ("I'd rather skip Blue Door Cafe. Somewhere with outdoor seating?", {"a"}),
+    ("Blue Door Cafe isn't what I had in mind.", {"a"}),
+    ("No. 5 Bistro sounds perfect, thanks!", set()),            # the name's "No" is not a cue
+    ("Great, I'll go with Blue Door Cafe.", set()),
+    ("Neither, really. Something quieter?", {"a", "b"}),
+    ("None of those. We don't want to shout over music.", {"a", "b"}),
+    ("Not quite. I'd love to see a museum.", {"a", "b"}),       # no POI referred to: first cue
+    ("Sounds perfect, but is it open late?", set()),
+    ("The second one, please; not the first.", {"a"}),
+    ("I'll take the latter.", set()),
+    ("Blue Door Cafe? Hmm, no.", {"a"}),                        # named, the turn's cue decides
+    ("Tell me more about the area.", set()),                    # no cue: nothing turned down
+])
+def test_rejected_in_turn(text, expected):
+    assert rejected_in_turn(text, OFFERED, NAMES) == expected
+
+
+def test_nothing_offered_nothing_rejected():
+    assert rejected_in_turn("No, not that.", [], []) == set()
