@@ -83,7 +83,8 @@ def _abstention(args: argparse.Namespace) -> int:
     import numpy as np
 
     from trace_crs.baselines.abstain import confidence_table
-    from trace_crs.cli.score import refuse_inputs, write_atomic
+    from trace_crs.atomic import write_atomic
+    from trace_crs.cli.score import refuse_inputs
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.errors import UsageError
     from trace_crs.kb import load_kb
