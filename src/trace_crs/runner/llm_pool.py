@@ -20,7 +20,6 @@ jobs; in-flight jobs finish and their complete chunks are kept.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from trace_crs.atomic import write_text
 from trace_crs.kb import KB
 from trace_crs.lm.faults import counting_faults
 from trace_crs.runner.execute import Clock, predict_records
@@ -63,9 +63,7 @@ def faults_path(chunk_path: Path) -> Path:
 def write_json(obj: Any, path: Path) -> None:
     """Canonical JSON, atomically (temp file in the same directory, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(obj, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    write_text(path, json.dumps(obj, sort_keys=True) + "\n")
 
 
 @dataclass(frozen=True)

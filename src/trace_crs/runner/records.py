@@ -5,7 +5,6 @@ baseline, their atomic chunk files, the consolidated ``records.parquet`` and the
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -13,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.kb.store import dump_jsonl
 
@@ -42,9 +42,7 @@ def to_record(ctx: TurnContext, baseline: str, out: BaselineOutput, latency_s: f
 def write_table(table: pa.Table, path: Path) -> None:
     """Write Parquet atomically (temp file in the same directory, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, path)
+    write_atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
 def write_chunk(rows: list[dict[str, Any]], path: Path) -> None:

@@ -31,6 +31,7 @@ import yaml
 from tqdm import tqdm
 
 from trace_crs import __version__
+from trace_crs.atomic import write_text
 from trace_crs.errors import UsageError
 from trace_crs.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, resolve
@@ -109,9 +110,7 @@ def _claim(out: Path, resolved: dict[str, Any]) -> None:
                {k: v for k, v in resolved.items() if k not in ("kb", "dialogues")}
         if not same:
             raise ValueError(f"{path}: an existing run with a different configuration; use another --out")
-    tmp = path.with_name(".config.yaml.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    write_text(path, text)
 
 
 def _pending(out: Path, names: list[str], n_chunks: int) -> dict[int, dict[str, str]]:
@@ -200,18 +199,15 @@ def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunCo
             "dialogue_id": r["dialogue_id"], "turn_id": r["turn_id"], "ranked_poi_ids": list(r["ranked_poi_ids"]),
             "text": r["text"], "citations": json.loads(r["citations"])}) for r in rows), dialogues, kb)
         scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
-        tmp = out / "scores" / f".{name}.json.tmp"
-        tmp.write_text(json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n")
-        os.replace(tmp, out / "scores" / f"{name}.json")
+        write_text(out / "scores" / f"{name}.json",
+                   json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n")
 
 
 def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig,
              dialogue_ids: list[str]) -> dict[str, Any]:
     """Consolidate chunk files into ``records.parquet``, predictions, ``dialogue_ids.json``
     (the evaluated dialogues: a seeded subset is scored on exactly these) and ``MANIFEST.json``."""
-    ids_tmp = out / ".dialogue_ids.json.tmp"
-    ids_tmp.write_text(json.dumps(sorted(dialogue_ids)) + "\n")
-    os.replace(ids_tmp, out / "dialogue_ids.json")
+    write_text(out / "dialogue_ids.json", json.dumps(sorted(dialogue_ids)) + "\n")
     table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
     write_table(table, out / "records.parquet")
     preds = write_predictions(table, names, out / "predictions")
@@ -233,7 +229,5 @@ def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConf
         "counts": counts, "n_records": table.num_rows, "complete": True,
         "faults": faults,   # endpoint faults met by the LM calls of the finished chunks (lm.faults)
     }
-    tmp = out / ".MANIFEST.json.tmp"
-    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
-    os.replace(tmp, out / "MANIFEST.json")
+    write_text(out / "MANIFEST.json", json.dumps(manifest, sort_keys=True, indent=2) + "\n")
     return manifest
