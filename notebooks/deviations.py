@@ -49,3 +49,9 @@ report.deviations.summary(df)
 
 # %%
 report.deviations.deviating(df)
+
+# %% [markdown]
+# ## Provenance of these numbers
+
+# %%
+report.provenance.section(results_dir, sorted(set(df["run"].dropna())))

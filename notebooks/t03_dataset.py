@@ -62,3 +62,9 @@ leak.round(3)
 # turns (strong variant; {glue:text}`t03_leak_exact_strong_before:.1%` before), and the weakest
 # persona signal is {glue:text}`t03_leak_mi_min:.3f` bits above control
 # ({glue:md}`t03_leak_mi_min_facet`).
+
+# %% [markdown]
+# ## Provenance of these numbers
+
+# %%
+report.provenance.inputs_section(kb_dir, dialogues_path)
