@@ -28,6 +28,7 @@ seed = 42
 from trace_crs import report
 
 df = report.deviations.load(results_dir, n_boot=n_boot, seed=seed)
+report.results.write_table(df, results_dir, report.deviations.NAME)
 report.prose.glue_facts("dev", report.deviations.facts(df))
 
 # %% [markdown]
@@ -48,3 +49,9 @@ report.deviations.summary(df)
 
 # %%
 report.deviations.deviating(df)
+
+# %% [markdown]
+# ## Provenance of these numbers
+
+# %%
+report.provenance.section(results_dir, sorted(set(df["run"].dropna())))

@@ -27,10 +27,12 @@ gap = 0.5
 # %%
 from trace_crs import report
 
-df = report.f02.load(results_dir, open_runs=open_runs)
-report.prose.glue_facts("f02", report.f02.facts(df))
+df = report.f02_gap.load(results_dir, open_runs=open_runs)
+report.results.write_table(df, results_dir, report.f02_gap.NAME)
+report.prose.glue_facts("f02", report.f02_gap.facts(df))
 found = report.findings.load(results_dir, closed_runs=closed_runs, open_runs=open_runs,
                              nli_runs=nli_runs, tolerance=tolerance, gap=gap)
+report.results.write_table(found, results_dir, report.findings.NAME)
 report.prose.glue_sentences("finding", found)
 
 # %% [markdown]
@@ -50,7 +52,7 @@ report.prose.glue_sentences("finding", found)
 found
 
 # %%
-report.f02.plot(df);
+report.f02_gap.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -27,10 +27,12 @@ fuzzy_threshold = 0.8
 # dialogues; the paper prints only some of the rates, in its prose.
 
 # %%
-from trace_crs.report import f06, prose, provenance
+from trace_crs.report import f06_error_analysis, prose, provenance, results
 
-df = f06.load(results_dir, runs=runs, n_dialogues=n_dialogues, seed=seed, fuzzy_threshold=fuzzy_threshold)
-prose.glue_facts("f06", f06.facts(df))
+df = f06_error_analysis.load(results_dir, runs=runs, n_dialogues=n_dialogues, seed=seed,
+                             fuzzy_threshold=fuzzy_threshold)
+results.write_table(df, results_dir, f06_error_analysis.NAME)
+prose.glue_facts("f06", f06_error_analysis.facts(df))
 
 # %% [markdown]
 # Over {glue:text}`f06_n_turns` turns of {glue:text}`f06_n_baselines` baselines, the highest
@@ -45,7 +47,7 @@ prose.glue_facts("f06", f06.facts(df))
 df.pivot(index="Baseline", columns="column", values=["ours", "paper"])
 
 # %%
-f06.plot(df);
+f06_error_analysis.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

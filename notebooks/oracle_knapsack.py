@@ -31,10 +31,11 @@ seed = 42
 # advance: these are **in-sample upper bounds with perfect foresight**, not routers.
 
 # %%
-from trace_crs.report import oracle_knapsack, prose, provenance
+from trace_crs.report import oracle_knapsack, prose, provenance, results
 
 df = oracle_knapsack.load(results_dir, runs=runs, baselines=baselines, cost=cost, n_points=n_points,
                           n_boot=n_boot, seed=seed)
+results.write_table(df, results_dir, oracle_knapsack.NAME)
 prose.glue_facts("oracle", oracle_knapsack.facts(df))
 
 # %% [markdown]

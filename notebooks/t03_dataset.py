@@ -24,8 +24,9 @@ dialogues_path = 'data/dialogues/default/dialogues.jsonl'
 # %%
 from trace_crs import report
 
-df = report.t03.load(results_dir, kb_dir=kb_dir, dialogues_path=dialogues_path)
-report.prose.glue_facts("t03", report.t03.facts(df))
+df = report.t03_dataset.load(results_dir, kb_dir=kb_dir, dialogues_path=dialogues_path)
+report.results.write_table(df, results_dir, report.t03_dataset.NAME)
+report.prose.glue_facts("t03", report.t03_dataset.facts(df))
 
 # %% [markdown]
 # This profile has {glue:text}`t03_n_pois` POIs and {glue:text}`t03_n_dialogues` dialogues
@@ -35,7 +36,7 @@ report.prose.glue_facts("t03", report.t03.facts(df))
 df
 
 # %%
-report.t03.plot(df);
+report.t03_dataset.plot(df);
 
 # %% [markdown]
 # ## Can the benchmark be solved by reading the generator back?
@@ -51,8 +52,8 @@ report.t03.plot(df);
 # `src/trace_crs/report/reference/leakage_before.json`).
 
 # %%
-leak = report.t03.leakage(dialogues_path)
-report.prose.glue_facts("t03_leak", report.t03.leakage_facts(leak))
+leak = report.t03_dataset.leakage(dialogues_path)
+report.prose.glue_facts("t03_leak", report.t03_dataset.leakage_facts(leak))
 leak.round(3)
 
 # %% [markdown]
@@ -61,3 +62,9 @@ leak.round(3)
 # turns (strong variant; {glue:text}`t03_leak_exact_strong_before:.1%` before), and the weakest
 # persona signal is {glue:text}`t03_leak_mi_min:.3f` bits above control
 # ({glue:md}`t03_leak_mi_min_facet`).
+
+# %% [markdown]
+# ## Provenance of these numbers
+
+# %%
+report.provenance.inputs_section(kb_dir, dialogues_path)

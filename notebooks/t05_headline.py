@@ -24,8 +24,9 @@ runs = ['closed', 'closed_llm']
 # %%
 from trace_crs import report
 
-df = report.t05.load(results_dir, runs=runs)
-report.prose.glue_facts("t05", report.t05.facts(df))
+df = report.t05_headline.load(results_dir, runs=runs)
+report.results.write_table(df, results_dir, report.t05_headline.NAME)
+report.prose.glue_facts("t05", report.t05_headline.facts(df))
 
 # %% [markdown]
 # On this run {glue:text}`t05_n_baselines` baselines were scored. The most accurate is
@@ -42,7 +43,7 @@ report.prose.glue_facts("t05", report.t05.facts(df))
 report.compare.wide(df)
 
 # %%
-report.t05.plot(df);
+report.t05_headline.plot(df);
 
 # %% [markdown]
 # ## What the responses are made of (Appendix L)
@@ -54,7 +55,7 @@ report.t05.plot(df);
 # rating-meta sentences that no review can support.
 
 # %%
-report.t05.composition(results_dir, run=runs[0]).pivot(index="Baseline", columns="category",
+report.t05_headline.composition(results_dir, run=runs[0]).pivot(index="Baseline", columns="category",
                                                        values=["paper", "ours"]).round(1)
 
 # %% [markdown]

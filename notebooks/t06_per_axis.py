@@ -25,8 +25,9 @@ nli_runs = None
 # %%
 from trace_crs import report
 
-df = report.t06.load(results_dir, closed_runs=closed_runs, open_runs=open_runs, nli_runs=nli_runs)
-report.prose.glue_facts("t06", report.t06.facts(df))
+df = report.t06_per_axis.load(results_dir, closed_runs=closed_runs, open_runs=open_runs, nli_runs=nli_runs)
+report.results.write_table(df, results_dir, report.t06_per_axis.NAME)
+report.prose.glue_facts("t06", report.t06_per_axis.facts(df))
 
 # %% [markdown]
 # Entailment grounding was scored for {glue:text}`t06_n_nli_baselines` baselines. The best
@@ -37,7 +38,7 @@ report.prose.glue_facts("t06", report.t06.facts(df))
 report.compare.wide(df)
 
 # %%
-report.t06.plot(df);
+report.t06_per_axis.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -23,8 +23,9 @@ runs = ['closed', 'closed_llm']
 # %%
 from trace_crs import report
 
-df = report.t09.load(results_dir, runs=runs)
-report.prose.glue_facts("t09", report.t09.facts(df))
+df = report.t09_practical.load(results_dir, runs=runs)
+report.results.write_table(df, results_dir, report.t09_practical.NAME)
+report.prose.glue_facts("t09", report.t09_practical.facts(df))
 
 # %% [markdown]
 # The most spatially coherent baseline on this run is {glue:md}`t09_best_spatial_label`
@@ -40,7 +41,7 @@ report.prose.glue_facts("t09", report.t09.facts(df))
 report.compare.wide(df)
 
 # %%
-report.t09.plot(df);
+report.t09_practical.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

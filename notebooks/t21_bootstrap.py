@@ -28,8 +28,9 @@ seed = 42
 # %%
 from trace_crs import report
 
-df = report.t21.load(results_dir, runs=runs, subset_run=subset_run, pairs=pairs, n_boot=n_boot, seed=seed)
-report.prose.glue_facts("t21", report.t21.facts(df))
+df = report.t21_bootstrap.load(results_dir, runs=runs, subset_run=subset_run, pairs=pairs, n_boot=n_boot, seed=seed)
+report.results.write_table(df, results_dir, report.t21_bootstrap.NAME)
+report.prose.glue_facts("t21", report.t21_bootstrap.facts(df))
 
 # %% [markdown]
 # With {glue:text}`t21_B` resamples over {glue:text}`t21_n_dialogues` dialogues,
@@ -43,7 +44,7 @@ report.prose.glue_facts("t21", report.t21.facts(df))
 df
 
 # %%
-report.t21.plot(df);
+report.t21_bootstrap.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -25,8 +25,9 @@ dense_run = 'open_llm_dense'
 # %%
 from trace_crs import report
 
-df = report.t25.load(results_dir, closed_run=closed_run, tfidf_run=tfidf_run, dense_run=dense_run)
-report.prose.glue_facts("t25", report.t25.facts(df))
+df = report.t25_open_set.load(results_dir, closed_run=closed_run, tfidf_run=tfidf_run, dense_run=dense_run)
+report.results.write_table(df, results_dir, report.t25_open_set.NAME)
+report.prose.glue_facts("t25", report.t25_open_set.facts(df))
 
 # %% [markdown]
 # LLM Zero-Shot goes from closed-set R@1 {glue:text}`t25_zs_closed:.3f` to
@@ -37,7 +38,7 @@ report.prose.glue_facts("t25", report.t25.facts(df))
 report.compare.wide(df)
 
 # %%
-report.t25.plot(df);
+report.t25_open_set.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -12,7 +12,7 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-dialogues_path = 'data/dialogues/default/dialogues.jsonl'
+splits_dir = 'data/dialogues/default/dialogues.splits'
 run = 'closed'
 split = 'test'
 
@@ -24,8 +24,9 @@ split = 'test'
 # %%
 from trace_crs import report
 
-df = report.t26.load(results_dir, dialogues_path=dialogues_path, run=run, split=split)
-report.prose.glue_facts("t26", report.t26.facts(df))
+df = report.t26_test_split.load(results_dir, splits_dir=splits_dir, run=run, split=split)
+report.results.write_table(df, results_dir, report.t26_test_split.NAME)
+report.prose.glue_facts("t26", report.t26_test_split.facts(df))
 
 # %% [markdown]
 # The test split holds {glue:text}`t26_n_dialogues` dialogues ({glue:text}`t26_n_turns`
@@ -36,7 +37,7 @@ report.prose.glue_facts("t26", report.t26.facts(df))
 report.compare.wide(df)
 
 # %%
-report.t26.plot(df);
+report.t26_test_split.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -24,8 +24,9 @@ runs = ['closed', 'closed_llm']
 # %%
 from trace_crs import report
 
-df = report.t27.load(results_dir, runs=runs)
-report.prose.glue_facts("t27", report.t27.facts(df))
+df = report.t27_multi_reference.load(results_dir, runs=runs)
+report.results.write_table(df, results_dir, report.t27_multi_reference.NAME)
+report.prose.glue_facts("t27", report.t27_multi_reference.facts(df))
 
 # %% [markdown]
 # Multi-reference gold lifts R@1 by {glue:text}`t27_lift_min_pp:.1f` to
@@ -35,7 +36,7 @@ report.prose.glue_facts("t27", report.t27.facts(df))
 report.compare.wide(df)
 
 # %%
-report.t27.plot(df);
+report.t27_multi_reference.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -48,6 +48,9 @@ def test_inputs_hashes(tmp_path):
     assert out["kb/reviews.jsonl"] == empty and out["dialogues"] == empty
     assert out["kb/pois.jsonl"].endswith("(manifest says x)")
     assert out["kb/pois.jsonl"].startswith(sha256_file(kb / "pois.jsonl"))
+    styled = provenance.inputs_section(kb, corpus)
+    assert styled.data["file"].tolist() == ["kb/pois.jsonl", "kb/reviews.jsonl", "dialogues"]
+    assert styled.data["sha256"].iloc[2] == empty and provenance.INPUTS_CAPTION in styled.to_html()
 
 
 def test_timings_lists_every_recorded_step_sorted(tmp_path):

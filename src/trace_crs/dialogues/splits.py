@@ -44,3 +44,16 @@ def write_split_ids(ids: dict[str, list[str]], directory: str | Path) -> list[Pa
         path.write_text(json.dumps(ids.get(split, []), indent=0) + "\n")
         paths.append(path)
     return paths
+
+
+def read_split_ids(directory: str | Path) -> dict[str, str]:
+    """``{dialogue_id: split}`` from the ``<split>_dialogue_ids.json`` files of
+    :func:`write_split_ids` (Appendix R); a missing file is a :class:`FileNotFoundError` naming it."""
+    directory = Path(directory)
+    out: dict[str, str] = {}
+    for split in SPLITS:
+        path = directory / f"{split}_dialogue_ids.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"split ids not found: {path} (written by `trace-crs dialogues` beside the corpus)")
+        out.update({str(i): split for i in json.loads(path.read_text())})
+    return out

@@ -6,7 +6,8 @@ top-quality baselines.  Both are in-sample upper bounds with perfect foresight, 
 """
 from trace_crs.oracle.curve import budget_curve, curve_bands, elbow
 from trace_crs.oracle.knapsack import LABEL, OracleResult, budget_oracle, quality_oracle
+from trace_crs.oracle.summary import oracle_summary
 from trace_crs.oracle.table import OracleInstance, oracle_instance
 
 __all__ = ["LABEL", "OracleInstance", "OracleResult", "budget_curve", "budget_oracle", "curve_bands",
-           "elbow", "oracle_instance", "quality_oracle"]
+           "elbow", "oracle_instance", "oracle_summary", "quality_oracle"]

@@ -2,8 +2,11 @@
 
 Modules: :mod:`results` (score files -> frames), :mod:`paper` (printed numbers shipped as
 package data), :mod:`compare` (baseline labels, reported vs reproduced), :mod:`figures`
-(PNG + SVG), :mod:`findings` (one computed sentence per headline finding) and one
-``tNN`` module per table family with ``load(results_dir, **params)`` and ``plot(df)``.
+(PNG + SVG), :mod:`findings` (one computed sentence per headline finding), :mod:`sensitivity`
+(shared layout of the Appendix L sweeps) and one module per paper artifact, named like its
+notebook and table CSV, with ``load(results_dir, **params)`` (reads results, returns a frame,
+writes nothing), ``plot(df)`` and ``facts(df)``; the notebook writes the CSV
+(``results.write_table(df, results_dir, module.NAME)``).
 """
 from __future__ import annotations
 
@@ -23,9 +26,16 @@ pd.set_option("display.width", 200)
 warnings.filterwarnings("ignore", message="IProgress not found")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-MODULES = ("results", "paper", "compare", "figures", "prose", "findings", "provenance",
-           "t03", "t05", "t06", "t09", "t16", "t21", "t24", "t25", "t26", "t27", "t29", "f02", "f06",
-           "oracle_knapsack", "rescore", "deviations", "live_vs_replayed", "core_judge", "travelbench_abstention")
+# Helpers, then one module per book page / paper artifact, named like its notebook and its
+# table CSV (``report.t05_headline`` ↔ ``notebooks/t05_headline.py`` ↔ ``tables/t05_headline.csv``).
+HELPERS = ("results", "paper", "compare", "figures", "prose", "findings", "provenance", "rescore", "sensitivity")
+ARTIFACTS = ("t03_dataset", "t05_headline", "t06_per_axis", "f02_gap", "t09_practical",
+             "t16_fuzzy_threshold", "t17_entailment_vs_fuzzy", "t18_spatial_threshold", "t19_antigaming",
+             "t21_bootstrap", "t22_cgs_variants", "cgs_formula_variants", "grounding_independence",
+             "nli_threshold", "nli_bimodality", "t23_difficulty", "t24_pool_size", "t25_open_set",
+             "t26_test_split", "t27_multi_reference", "t29", "core_judge", "f06_error_analysis",
+             "oracle_knapsack", "live_vs_replayed", "travelbench_abstention", "deviations")
+MODULES = HELPERS + ARTIFACTS
 
 
 def __getattr__(name: str) -> ModuleType:

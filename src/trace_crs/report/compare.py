@@ -70,7 +70,10 @@ def side_by_side(reported: pd.DataFrame, ours: pd.DataFrame, columns: Mapping[st
 
 def publish(results_dir: str | Path, name: str, ours: pd.DataFrame,
             columns: Mapping[str, str]) -> pd.DataFrame:
-    """:func:`side_by_side` against paper table ``name``, written to ``tables/<name>.csv``."""
+    """:func:`side_by_side` against paper table ``name``, written to ``tables/<name>.csv``.
+
+    Kept for ``t29`` and ``core_judge`` only; every other page's ``load`` returns
+    ``side_by_side(paper.table(PAPER), …)`` and its notebook writes the CSV."""
     long = side_by_side(paper.table(name), ours, columns)
     results.write_table(long, results_dir, name)
     return long

@@ -22,7 +22,7 @@ from trace_crs.report import compare, results
 from trace_crs.stats.intervals import MIN_CLUSTERS, cell_intervals
 
 NAME = "deviations"
-TABLES: tuple[str, ...] = ("t05", "t06", "t09")
+TABLES: tuple[str, ...] = ("t05_headline", "t06_per_axis", "t09_practical")
 VERDICTS: tuple[str, ...] = ("deviates", "within CI", "insufficient n", "no interval")
 CAUSES_FILE = Path(__file__).with_name("deviation_causes.yaml")
 
@@ -54,13 +54,13 @@ def verdict(paper: float, low: float, high: float, sufficient: bool) -> str:
 
 def load(results_dir: str | Path, tables: Sequence[str] = TABLES, n_boot: int = 1000,
          seed: int = 42, table_params: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
-    """Every cell with a printed and a reproduced value, its interval and verdict; writes
-    ``tables/deviations.csv``.  ``table_params[key]`` is passed to that table's ``load``."""
+    """Every cell with a printed and a reproduced value, its interval and verdict (``table``: the
+    printed table's name).  ``table_params[key]`` is passed to that table's ``load``."""
     cells = []
     for key in tables:
         module = importlib.import_module(f"trace_crs.report.{key}")
         frame = module.load(results_dir, **(table_params or {}).get(key, {})).dropna(subset=["paper", "ours", "baseline"])
-        cells.append(frame.assign(table=module.NAME))
+        cells.append(frame.assign(table=module.PAPER))
     long = pd.concat(cells, ignore_index=True)
     runs = sorted(set(long["run"].dropna()))
     intervals = cell_intervals(results.load_per_turn(results_dir, runs), results.load_per_dialogue(results_dir, runs),
@@ -74,7 +74,6 @@ def load(results_dir: str | Path, tables: Sequence[str] = TABLES, n_boot: int = 
     columns = ["table", "Baseline", "baseline", "column", "metric", "run", "paper", "ours", "diff",
                "ci_low", "ci_high", "n_clusters", "verdict", "cause"]
     out = long[columns].reset_index(drop=True)
-    results.write_table(out, results_dir, NAME)
     return out
 
 

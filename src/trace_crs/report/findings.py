@@ -21,6 +21,8 @@ from trace_crs.report import compare, results
 from trace_crs.stats.bootstrap import MIN_CLUSTERS
 from trace_crs.stats.intervals import cluster_mean_ci
 
+NAME = "findings"  # table CSV stem (written by the f02_gap notebook)
+
 CLAIMS = {
     "1a": "LLMs lead closed-set accuracy (best LLM R@1 above best non-LLM R@1).",
     "1b": "Open-set retrieval lowers every baseline's R@1 and the LLM lead survives.",
@@ -172,10 +174,8 @@ def evaluate(closed: pd.DataFrame, opened: pd.DataFrame, tolerance: float = 0.01
 def load(results_dir: str | Path, closed_runs: Sequence[str] = ("closed", "closed_llm"),
          open_runs: Sequence[str] = ("open", "open_llm"), nli_runs: Sequence[str] | None = None,
          tolerance: float = 0.01, gap: float = 0.5) -> pd.DataFrame:
-    """Evaluate every finding on a profile's results; writes ``tables/findings.csv``."""
+    """Evaluate every finding on a profile's results (the notebook writes ``tables/findings.csv``)."""
     closed = results.metric_table(results.load_aggregates(results_dir, closed_runs))
     closed = results.with_metric(closed, results_dir, nli_runs, "entailment")
     opened = results.metric_table(results.load_aggregates(results_dir, open_runs))
-    out = evaluate(closed, opened, tolerance, gap, results.load_per_turn(results_dir, closed_runs))
-    results.write_table(out, results_dir, "findings")
-    return out
+    return evaluate(closed, opened, tolerance, gap, results.load_per_turn(results_dir, closed_runs))

@@ -6,12 +6,10 @@ each baseline over the dialogues every chosen baseline was run and scored on —
 dialogues of the seeded LLM subset when the runs are ``closed`` + ``closed_llm``); this module
 only loads the saved scores and records, lays the result out and plots it.
 
-``load`` solves, through ``trace_crs.oracle``, the budget oracle over ``n_points`` budgets
-(exact multiple-choice knapsack, bootstrap bands with ``n_boot`` resamples), its elbow and the
-quality oracle, and returns one long frame with ``kind`` ∈ {baseline, budget, quality_oracle,
-elbow}: ``budget, feasible, mean_quality, total_cost, mean_cost, ci_low, ci_high, solver,
-label`` and ``share:<baseline>`` (share of dialogues routed to each baseline).  Writes
-``tables/oracle_knapsack.csv``.
+``load`` returns :func:`trace_crs.oracle.summary.oracle_summary` of that table: one long frame
+with ``kind`` ∈ {baseline, budget, quality_oracle, elbow} (budget curve with bootstrap bands,
+its elbow, the quality oracle, each baseline alone) plus ``cost_column`` and ``runs``.  The
+notebook writes it to ``tables/oracle_knapsack.csv``.
 """
 from __future__ import annotations
 
@@ -23,9 +21,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.oracle import LABEL, budget_curve, curve_bands, elbow, oracle_instance, quality_oracle
-from trace_crs.oracle import quality
-from trace_crs.oracle.curve import default_budgets
+from trace_crs.oracle import LABEL, oracle_instance, quality
+from trace_crs.oracle.summary import oracle_summary
 from trace_crs.report import compare, figures, results
 
 NAME = "oracle_knapsack"
@@ -48,32 +45,11 @@ def oracle_table(results_dir: str | Path, runs: Sequence[str] = ("closed", "clos
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
          baselines: Sequence[str] | None = None, cost: str = "latency_s", n_points: int = 20,
          n_boot: int = 200, seed: int = 42) -> pd.DataFrame:
-    """Budget curve, elbow, quality oracle and single-baseline points (long frame, see above)."""
-    table = oracle_table(results_dir, runs, baselines, cost)
-    inst = oracle_instance(table, source=f"oracle table ({', '.join(runs)}; cost {cost})")
-    n = len(inst.dialogue_ids)
-    curve, shares = budget_curve(inst, np.unique(default_budgets(inst, n_points)))  # equal costs: one budget
-    wide = shares.pivot(index="budget", columns="baseline", values="share").add_prefix("share:")
-    curve = curve.merge(wide, left_on="budget", right_index=True, how="left").assign(kind="budget")
-    if n_boot:
-        curve = curve.merge(curve_bands(inst, curve["budget"], n_boot, seed)[["budget", "ci_low", "ci_high"]],
-                            on="budget", how="left")
-    knee = elbow(curve["budget"], curve["mean_quality"])
-    at_knee = curve[curve["budget"] == knee].assign(kind="elbow")
-    qo = quality_oracle(inst)
-    oracle_row = {"kind": "quality_oracle", "budget": qo.total_cost, "feasible": True, "mean_quality": qo.mean_quality,
-                  "total_cost": qo.total_cost, "solver": qo.solver, "label": LABEL,
-                  **qo.shares(inst).add_prefix("share:").to_dict()}
-    single = [{"kind": "baseline", "baseline": b, "mean_quality": float(inst.quality[:, j].mean()),
-               "total_cost": float(inst.cost[:, j].sum()), "feasible": True}
-              for j, b in enumerate(inst.baselines)]
-    out = pd.concat([pd.DataFrame(single), curve, pd.DataFrame([oracle_row]), at_knee], ignore_index=True)
-    out["mean_cost"] = out["total_cost"] / n
-    out = out.assign(n_dialogues=n, cost_column=cost, runs="+".join(runs), n_boot=n_boot, seed=seed)
-    first = ["kind", "baseline", "budget", "feasible", "mean_quality", "total_cost", "mean_cost"]
-    out = out[first + [c for c in out.columns if c not in first]]
-    results.write_table(out, results_dir, NAME)
-    return out
+    """Budget curve, elbow, quality oracle and single-baseline points
+    (:func:`trace_crs.oracle.summary.oracle_summary` of the saved runs' oracle table)."""
+    inst = oracle_instance(oracle_table(results_dir, runs, baselines, cost),
+                           source=f"oracle table ({', '.join(runs)}; cost {cost})")
+    return oracle_summary(inst, n_points, n_boot, seed, meta={"cost_column": cost, "runs": "+".join(runs)})
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

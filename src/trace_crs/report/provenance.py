@@ -79,6 +79,16 @@ def section(results_dir: str | Path, names: Sequence[str]) -> "pd.io.formats.sty
     return runs(results_dir, names).style.hide(axis="index").set_caption(SECTION_CAPTION)
 
 
+INPUTS_CAPTION = "SHA256 of the KB files (checked against the KB manifest) and of the dialogue corpus."
+
+
+def inputs_section(kb_dir: str | Path, dialogues_path: str | Path) -> "pd.io.formats.style.Styler":
+    """The provenance block of a page computed from the inputs themselves (Table 3): :func:`inputs`
+    as a captioned ``file, sha256`` table."""
+    frame = pd.DataFrame(list(inputs(kb_dir, dialogues_path).items()), columns=["file", "sha256"])
+    return frame.style.hide(axis="index").set_caption(INPUTS_CAPTION)
+
+
 def timings(results_dir: str | Path) -> pd.DataFrame:
     """One row per recorded step (``step, seconds, finished, returncode``), sorted by step."""
     rows = [json.loads(f.read_text()) for f in sorted((Path(results_dir) / "timings").glob("*.json"))]

@@ -1,4 +1,5 @@
-"""Appendix L sensitivity tables on hand-built runs and score files (values worked by hand)."""
+"""Appendix L sensitivity tables (Tables 16–19, 22 and the untabled analyses), one module each, on
+hand-built runs and score files (values worked by hand)."""
 import importlib.util
 import math
 from pathlib import Path
@@ -9,7 +10,9 @@ import pandas as pd
 import pytest
 
 from trace_crs.metrics.entailment import Backend
-from trace_crs.report import t16
+from trace_crs.report import (cgs_formula_variants, grounding_independence, nli_bimodality, nli_threshold, sensitivity,
+                              t16_fuzzy_threshold, t17_entailment_vs_fuzzy, t18_spatial_threshold, t19_antigaming,
+                              t22_cgs_variants)
 
 matplotlib.use("Agg")
 _SPEC = importlib.util.spec_from_file_location("fabricated_run", Path(__file__).with_name("fabricated_run.py"))
@@ -31,7 +34,7 @@ def run(tmp_path):
 
 
 def test_fuzzy_threshold_table16(run, tmp_path):
-    df = t16.load(run, part="fuzzy", runs=["closed"], n_dialogues=None)
+    df = t16_fuzzy_threshold.load(run, runs=["closed"], n_dialogues=None)
     # tfidf GS per turn: "fantastik" quote 1 (ratio 97.8) except exact 0; "pricey sushi" 0; no quote 1.
     for col in ("70%", "80%", "90%"):
         assert _cell(df, "tfidf", col) == pytest.approx(2 / 3)
@@ -40,18 +43,18 @@ def test_fuzzy_threshold_table16(run, tmp_path):
     assert _cell(df, "tfidf", "70%", "diff") == pytest.approx(2 / 3 - 0.997)
     assert df["rank_rho_vs_default"].to_numpy() == pytest.approx(1.0)
     assert pd.isna(_cell(df, "dense", "80%"))  # printed, not run here
-    assert (run / "tables" / "table16_fuzzy_threshold.csv").exists()
-    facts = t16.facts(df)
+    assert not (run / "tables").exists()  # the notebook writes the CSV, not load
+    facts = t16_fuzzy_threshold.facts(df)
     assert facts["max_spread"] == pytest.approx(1 / 3) and facts["n_baselines"] == 2
-    t16.plot(df, figures_dir=tmp_path / "fig")
-    assert (tmp_path / "fig" / "table16_fuzzy_threshold.svg").exists()
+    t16_fuzzy_threshold.plot(df, figures_dir=tmp_path / "fig")
+    assert (tmp_path / "fig" / "t16_fuzzy_threshold.svg").exists()
 
 
 def test_spatial_threshold_table18(run):
-    df = t16.load(run, part="spatial", runs=["closed"], n_dialogues=None)
+    df = t18_spatial_threshold.load(run, runs=["closed"], n_dialogues=None)
     # tfidf: D1 {P1, P2} 1.0007 km apart, D2 {P3, P4} ≈ 10 km; popularity: D2 {P1, P4} 2.0015 km.
-    assert [_cell(df, "tfidf", c) for c in t16.SPATIAL_COLUMNS] == pytest.approx([0, .5, .5, .5, .5])
-    assert [_cell(df, "popularity", c) for c in t16.SPATIAL_COLUMNS] == pytest.approx([0, 0, 0, 1, 1])
+    assert [_cell(df, "tfidf", c) for c in t18_spatial_threshold.COLUMNS] == pytest.approx([0, .5, .5, .5, .5])
+    assert [_cell(df, "popularity", c) for c in t18_spatial_threshold.COLUMNS] == pytest.approx([0, 0, 0, 1, 1])
     rho = df.drop_duplicates("column").set_index("column")["rank_rho_vs_default"]
     assert math.isnan(rho["1km"]) and rho[["1.5km", "3km"]].tolist() == pytest.approx([1.0, -1.0])
     assert _cell(df, "tfidf", "2km", "diff") == pytest.approx(0.5 - 0.180)
@@ -60,25 +63,25 @@ def test_spatial_threshold_table18(run):
 def test_entailment_and_cgs_from_aggregates(tmp_path, scores):
     scores(tmp_path, "closed", "tfidf", {"gs": 0.99, "entailment": 0.19, "cd": 0.4, "pc": 0.5, "cgs": 0.7,
                                          "cgs_ent": 0.1}, n_turns=30)
-    df = t16.load(tmp_path, part="entailment", runs=["closed"])
+    df = t17_entailment_vs_fuzzy.load(tmp_path, runs=["closed"])
     assert _cell(df, "tfidf", "Gap") == pytest.approx(0.80)
     assert _cell(df, "tfidf", "Gap", "diff") == pytest.approx(0.80 - 0.805)
     assert _cell(df, "tfidf", "n_turns") == 30
-    cgs = t16.load(tmp_path, part="cgs", runs=["closed"])
+    cgs = t22_cgs_variants.load(tmp_path, runs=["closed"])
     assert _cell(cgs, "tfidf", "CGSent", "diff") == pytest.approx(0.1 - 0.149)
-    assert t16.facts(cgs)["n_columns"] == 6
+    assert t22_cgs_variants.facts(cgs)["n_columns"] == 6
 
 
 def test_antigaming_table19(tmp_path, scores):
     turns = [{"dialogue_id": f"d{i}", "turn_id": 2, "cd": cd, "gs": gs}
              for i, (cd, gs) in enumerate([(0.1, 0.5), (0.2, 0.6), (0.3, 0.7)])]
     scores(tmp_path, "closed", "tfidf", {"cd": 0.2}, per_turn=turns)
-    df = t16.load(tmp_path, part="antigaming", runs=["closed"])
+    df = t19_antigaming.load(tmp_path, runs=["closed"])
     assert _cell(df, "tfidf", "Pearson_r") == pytest.approx(1.0)  # gs = cd + 0.4
     assert _cell(df, "tfidf", "MeanCD", "diff") == pytest.approx(0.2 - 0.395)
     assert _cell(df, "tfidf", "n_turns") == 3 and _cell(df, "tfidf", "MeanCD", "run") == "closed"
     # mean |diff| leaves out n_turns and p_value: (|0.2-0.395| + |0.6-0.997| + |1-0.051|) / 3
-    assert t16.facts(df)["mean_abs_diff"] == pytest.approx((0.195 + 0.397 + 0.949) / 3)
+    assert t19_antigaming.facts(df)["mean_abs_diff"] == pytest.approx((0.195 + 0.397 + 0.949) / 3)
 
 
 def test_variants_and_independence(tmp_path, scores):
@@ -87,11 +90,10 @@ def test_variants_and_independence(tmp_path, scores):
     scores(tmp_path, "closed", "tfidf", {"cgs": 0.25}, per_turn=tf)
     scores(tmp_path, "closed", "popularity", {"cgs": 0.5},
            per_turn=[{"dialogue_id": "d1", "turn_id": 2, "gs": 1.0, "cd": 0.5, "pc": 1.0}])
-    v = t16.load(tmp_path, part="variants", runs=["closed"]).set_index(["variant", "baseline"])["value"]
+    v = cgs_formula_variants.load(tmp_path, runs=["closed"]).set_index(["variant", "baseline"])["value"]
     assert v["default", "tfidf"] == pytest.approx((0.5 + 0.0) / 2)    # 1·1·max(.2,.5) and CD gate 0
     assert v["no_pc_floor", "tfidf"] == pytest.approx((0.2 + 0.0) / 2)
     assert v["additive", "tfidf"] == pytest.approx(((1 + 1 + .5) / 3 + (1 + 0 + 1) / 3) / 2)
-    assert (tmp_path / "tables" / "cgs_formula_variants.csv").exists()
 
 
 def test_independence_pools_non_llm_turns_only(tmp_path, scores):
@@ -101,11 +103,11 @@ def test_independence_pools_non_llm_turns_only(tmp_path, scores):
             {"dialogue_id": f"d{i}", "turn_id": 2, "gs": g, "cd": 1 - g, "pc": g} for i, g in enumerate(gs)])
     scores(tmp_path, "closed_llm", "dst", {}, per_turn=[  # would break the perfect ranks if pooled
         {"dialogue_id": "d9", "turn_id": 2, "gs": 0.0, "cd": 0.0, "pc": 1.0}])
-    df = t16.load(tmp_path, part="independence", runs=["closed", "closed_llm"])
+    df = grounding_independence.load(tmp_path, runs=["closed", "closed_llm"])
     rho = {(a, b): r for a, b, r in zip(df["metric_a"], df["metric_b"], df["spearman_rho"])}
     assert rho == pytest.approx({("gs", "cd"): -1.0, ("gs", "pc"): 1.0, ("cd", "pc"): -1.0})
     assert set(df["n_turns"]) == {6} and df["baselines"].iloc[0] == "popularity, tfidf"
-    assert t16.facts(df)["max_abs_rho"] == pytest.approx(1.0)
+    assert grounding_independence.facts(df)["max_abs_rho"] == pytest.approx(1.0)
 
 
 class _Fake(Backend):
@@ -118,19 +120,19 @@ class _Fake(Backend):
 
 
 def test_nli_threshold_and_bimodality(run, monkeypatch):
-    monkeypatch.setattr(t16, "make_backend", lambda spec: _Fake())
-    df = t16.load(run, part="nli", nli_run="closed", nli_baselines=None, nli_dialogues=None)
+    monkeypatch.setattr(sensitivity, "make_backend", lambda spec: _Fake())
+    df = nli_threshold.load(run, run="closed", baselines=None, n_dialogues=None)
     v = df.set_index(["setting", "baseline"])["value"]
     # tfidf claims: pasta (0.9), sushi (0.45, resolved), "P3 or P4" (no citation → 0).
     assert [v[t, "tfidf"] for t in (0.3, 0.4, 0.5, 0.6, 0.7)] == pytest.approx([2 / 3] * 2 + [1 / 3] * 3)
     assert v[0.5, "popularity"] == 0.0 and set(df["backend"]) == {"fake"}
-    assert t16.facts(df)["max_change"] == pytest.approx(1 / 3)
-    b = t16.load(run, part="bimodality", nli_run="closed", nli_baselines=None, nli_dialogues=None)
+    assert nli_threshold.facts(df)["max_change"] == pytest.approx(1 / 3)
+    b = nli_bimodality.load(run, run="closed", baselines=None, n_dialogues=None)
     row = b.set_index("baseline").loc["tfidf"]
     assert (row["n_claims"], row["share_low"], row["share_borderline"], row["share_high"]) == (2, 0, 0.5, 0.5)
     assert list(b["baseline"]) == ["tfidf"]  # popularity cites nothing: no claims to score
 
 
-def test_unknown_part(tmp_path):
-    with pytest.raises(ValueError, match="part must be one of"):
-        t16.load(tmp_path, part="nope")
+def test_backend_none_is_refused(run):
+    with pytest.raises(ValueError, match="needs an entailment backend"):
+        nli_threshold.load(run, run="closed", baselines=None, n_dialogues=None, entailment="none")

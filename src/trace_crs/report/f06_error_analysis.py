@@ -6,7 +6,8 @@ predictions (:mod:`.rescore`; ``n_dialogues`` drawn with ``seed``, all when None
 ``recommendation_errors`` and ``relevance_errors`` — on every reference recommend/compare
 turn.  A rate is the mean of a flag over a baseline's turns (``metrics.errors``).  The paper
 prints only some rates in the Appendix O prose (``headline_claims``, section "App. O (Figure
-6)"); those are joined as ``paper``.  Writes ``tables/figure6_error_analysis.csv`` in the long
+6)"); those are joined as ``paper``.  The notebook writes it to
+``tables/f06_error_analysis.csv`` in the long
 reported-vs-reproduced format.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ from trace_crs.config import ScoreConfig
 from trace_crs.metrics import errors
 from trace_crs.report import compare, figures, paper, rescore, results
 
-NAME = "figure6_error_analysis"
+NAME = "f06_error_analysis"  # notebook, module, table CSV and figure stem
 KINDS = {"grounding": "grounding error", "recommendation": "recommendation error",
          "relevance": "relevance error"}
 SECTION = "App. O (Figure 6)"
@@ -47,7 +48,7 @@ def flags(turns: pd.DataFrame, fuzzy_threshold: float = ScoreConfig.fuzzy_thresh
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
          n_dialogues: int | None = 1000, seed: int = 42, fuzzy_threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
     """Long table ``Baseline, baseline, column, metric, paper, ours, diff, run, n_dialogues,
-    n_turns`` with one row per baseline × error kind; writes the table CSV."""
+    n_turns`` with one row per baseline × error kind."""
     frames = []
     for run in runs:
         inputs = rescore.run_inputs(results_dir, run, n_dialogues=n_dialogues, seed=seed)
@@ -66,7 +67,6 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     long = pd.DataFrame(rows)
     long["diff"] = long["ours"] - long["paper"]
     long = long.merge(meta, left_on="baseline", right_index=True, how="left")
-    results.write_table(long, results_dir, NAME)
     return long
 
 

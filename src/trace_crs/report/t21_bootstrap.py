@@ -3,8 +3,8 @@
 Per-turn frames of ``runs`` restricted to the dialogues of ``subset_run`` (the seeded
 LLM subset, so every pair is compared on the same dialogues), then
 ``trace_crs.stats.bootstrap.bootstrap_pairs`` with ``n_boot`` resamples and ``seed``.  Joined
-with the paper's printed Δ (CI and significance were lost in extraction).  Writes
-``tables/table21_bootstrap_pairs.csv``.
+with the paper's printed Δ (CI and significance were lost in extraction).  The notebook writes
+it to ``tables/t21_bootstrap.csv``.
 """
 from __future__ import annotations
 
@@ -18,13 +18,14 @@ from matplotlib.figure import Figure
 from trace_crs.report import compare, figures, paper, results
 from trace_crs.stats.bootstrap import MIN_CLUSTERS, TABLE21_PAIRS, bootstrap_pairs
 
-NAME = "table21_bootstrap_pairs"
+NAME = "t21_bootstrap"  # notebook, module, table CSV and figure stem
+PAPER = "table21_bootstrap_pairs"  # the printed table it is compared with (report/paper/)
 METRICS = {"R@1": "recall@1", "MRR": "mrr", "CGS": "cgs", "GS": "gs", "CD": "cd"}
 
 
 def _printed() -> dict[tuple[str | None, str | None, str], float]:
     """Paper Δ keyed by (a, b, metric key)."""
-    table = paper.table(NAME)
+    table = paper.table(PAPER)
     out = {}
     for pair, metric, delta in zip(table["A vs B"], table["Metric"], paper.numeric(table["Delta"])):
         a, b = (compare.key_of(x) for x in pair.split(" vs. "))
@@ -35,7 +36,7 @@ def _printed() -> dict[tuple[str | None, str | None, str], float]:
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
          subset_run: str = "closed_llm", pairs: Sequence[Sequence[str]] | None = None,
          n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
-    """Bootstrap Δ with 95 % CI and p-value beside the printed Δ; writes the table CSV."""
+    """Bootstrap Δ with 95 % CI and p-value beside the printed Δ."""
     turns = results.load_per_turn(results_dir, runs)
     subset = set(results.load_per_turn(results_dir, subset_run)["dialogue_id"])
     chosen = [tuple(p) for p in pairs] if pairs is not None else list(TABLE21_PAIRS)
@@ -45,7 +46,6 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     ours["paper"] = [printed.get(k, float("nan")) for k in zip(ours["a"], ours["b"], ours["metric"])]
     ours = ours.rename(columns={"delta": "ours"})
     ours["diff"] = ours["ours"] - ours["paper"]
-    results.write_table(ours, results_dir, NAME)
     return ours
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from trace_crs.report import t03
+from trace_crs.report import t03_dataset
 
 
 def test_compare_stats_maps_rows():
@@ -10,7 +10,7 @@ def test_compare_stats_maps_rows():
     corpus = {"dialogues": 20, "turns_mean": 10.0, "turns_sd": 2.0, "pois_recommended_mean": 3.0,
               "persona_archetypes": 5, "candidates_per_dialogue": 8.0, "rejection_rate": 0.25,
               "tiers": {"easy": 5, "medium": 7, "hard": 6, "expert": 2}}
-    df = t03.compare_stats(kb, corpus).set_index("statistic")
+    df = t03_dataset.compare_stats(kb, corpus).set_index("statistic")
     assert df.at["KB: POIs", "diff"] == 24 - 2400
     assert df.at["KB: POIs per type (restaurant / hotel / attraction, each)", "ours"] == 8
     assert df.at["Dialogues: Rejection rate (%)", "ours"] == 25.0
@@ -19,4 +19,4 @@ def test_compare_stats_maps_rows():
     assert df.at["KB: Cities (U.S., Yelp Academic)", "ours"] == 2
     price = df.loc["KB: Price range (restaurants, hotels)"]
     assert price["paper_printed"] == "$–$$$$" and price.isna()["ours"]
-    assert t03.facts(df.reset_index())["turns_mean"] == 10.0
+    assert t03_dataset.facts(df.reset_index())["turns_mean"] == 10.0

@@ -3,7 +3,7 @@
 From the per-turn frames of the closed runs: ``SingleRef_R@1`` = mean ``recall@1``,
 ``MR_R@1_all`` = mean ``mr_recall@1``, ``MR_R@1_alt_only`` = mean ``mr_recall@1`` over
 turns with an acceptable alternative, ``Delta_alt_only_pp`` = 100 × mean(``mr_recall@1``
-− ``recall@1``) over those turns.  Writes ``tables/table27_multi_reference.csv``.
+− ``recall@1``) over those turns.  The notebook writes it to ``tables/t27_multi_reference.csv``.
 """
 from __future__ import annotations
 
@@ -13,15 +13,16 @@ from typing import Any, Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, results
+from trace_crs.report import compare, figures, paper, results
 
-NAME = "table27_multi_reference"
+NAME = "t27_multi_reference"  # notebook, module, table CSV and figure stem
+PAPER = "table27_multi_reference"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"SingleRef_R@1": "single", "MR_R@1_all": "mr_all", "MR_R@1_alt_only": "mr_alt",
            "Delta_alt_only_pp": "delta_alt_pp"}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
-    """Reported vs reproduced Table 27; writes the table CSV."""
+    """Reported vs reproduced Table 27."""
     turns = results.load_per_turn(results_dir, runs)
     alt = turns[turns["has_alternative"].astype(bool)]
     by, alt_by = turns.groupby("baseline"), alt.groupby("baseline")
@@ -30,11 +31,11 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
         "mr_alt": alt_by["mr_recall@1"].mean(),
         "delta_alt_pp": 100 * (alt["mr_recall@1"] - alt["recall@1"]).groupby(alt["baseline"]).mean(),
         "n_turns": by.size(), "run": by["run"].first()})
-    return compare.publish(results_dir, NAME, ours, COLUMNS)
+    return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
-    """Ours vs printed (Δ in pp omitted); saved as ``figures/table27_multi_reference``."""
+    """Ours vs printed (Δ in pp omitted); saved as ``figures/t27_multi_reference``."""
     fig = compare.plot(df[df["column"] != "Delta_alt_only_pp"], "Table 27: this run vs paper")
     figures.save(fig, NAME, figures_dir)
     return fig

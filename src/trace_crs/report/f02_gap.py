@@ -2,7 +2,7 @@
 
 One point per baseline from the open-set runs, coloured by family; the paper's printed
 open-set R@1 (Table 6) and the two open-set CGS values its prose gives (Finding 2b) sit
-beside ours.  Writes ``tables/figure2_gap.csv`` and ``figures/figure2_gap.png|svg``.
+beside ours.  The notebook writes it to ``tables/f02_gap.csv`` and ``figures/f02_gap.png|svg``.
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from matplotlib.figure import Figure
 
 from trace_crs.report import compare, figures, paper, results
 
-NAME = "figure2_gap"
+NAME = "f02_gap"  # notebook, module, table CSV and figure stem
 PRINTED_CGS = {"dense": ("§6.2 Finding 2b", "Dense open-set CGS"),
                "mrs": ("§6.2 Finding 2b", "Multi-Review Synthesis open-set CGS (closed 0.008)")}
 
 
 def load(results_dir: str | Path, open_runs: Sequence[str] = ("open", "open_llm")) -> pd.DataFrame:
-    """Per baseline: open-set R@1 and CGS (ours and printed); writes the table CSV."""
+    """Per baseline: open-set R@1 and CGS (ours and printed)."""
     ours = results.metric_table(results.load_aggregates(results_dir, open_runs))
     t6 = paper.table("table6_per_axis")
     printed_r1 = dict(zip((compare.key_of(t) for t in t6["Baseline"]), paper.numeric(t6["R@1_open"])))
@@ -35,7 +35,6 @@ def load(results_dir: str | Path, open_runs: Sequence[str] = ("open", "open_llm"
         "paper_cgs_open": [float(paper.claim(*PRINTED_CGS[k])) if k in PRINTED_CGS else float("nan")
                            for k in known],
         "run": ours.loc[known, "run"].to_numpy(), "n_turns": ours.loc[known, "n_turns"].to_numpy()})
-    results.write_table(frame, results_dir, NAME)
     return frame
 
 

@@ -3,7 +3,7 @@
 Closed-set columns come from ``closed_runs``; ``R@1_open`` from ``open_runs`` (system-level,
 open-set subset); ``NLI`` is the ``entailment`` metric of ``nli_runs`` (the seeded
 entailment subsets) — when ``nli_runs`` is None it is read from the closed runs, and is
-NaN where entailment was not enabled.  Writes ``tables/table6_per_axis.csv``.
+NaN where entailment was not enabled.  The notebook writes it to ``tables/t06_per_axis.csv``.
 """
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from typing import Any, Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, results
+from trace_crs.report import compare, figures, paper, results
 
-NAME = "table6_per_axis"
+NAME = "t06_per_axis"  # notebook, module, table CSV and figure stem
+PAPER = "table6_per_axis"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"R@1_open": "recall@1_open", "GS": "gs", "PC": "pc", "NLI": "entailment",
            "RejectionRecovery": "rejection_recovery"}
 
@@ -23,15 +24,15 @@ COLUMNS = {"R@1_open": "recall@1_open", "GS": "gs", "PC": "pc", "NLI": "entailme
 def load(results_dir: str | Path, closed_runs: Sequence[str] = ("closed", "closed_llm"),
          open_runs: Sequence[str] = ("open", "open_llm"),
          nli_runs: Sequence[str] | None = None) -> pd.DataFrame:
-    """Reported vs reproduced Table 6; writes the table CSV."""
+    """Reported vs reproduced Table 6."""
     ours = results.metric_table(results.load_aggregates(results_dir, closed_runs))
     ours = results.with_metric(ours, results_dir, open_runs, "recall@1", "recall@1_open")
     ours = results.with_metric(ours, results_dir, nli_runs, "entailment")
-    return compare.publish(results_dir, NAME, ours, COLUMNS)
+    return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
-    """Ours vs printed for every Table 6 cell; saved as ``figures/table6_per_axis``."""
+    """Ours vs printed for every Table 6 cell; saved as ``figures/t06_per_axis``."""
     fig = compare.plot(df, "Table 6: this run vs paper")
     figures.save(fig, NAME, figures_dir)
     return fig

@@ -6,7 +6,7 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from trace_crs.report import f06
+from trace_crs.report import f06_error_analysis
 
 _SPEC = importlib.util.spec_from_file_location("fabricated_run", Path(__file__).with_name("fabricated_run.py"))
 fabricated_run = importlib.util.module_from_spec(_SPEC)
@@ -25,10 +25,10 @@ def _rate(df, baseline, kind):
 def test_error_rates_by_hand(tmp_path):
     res = tmp_path / "results"
     write_run(res)
-    df = f06.load(res, runs=["closed"], n_dialogues=None)
+    df = f06_error_analysis.load(res, runs=["closed"], n_dialogues=None)
     # tfidf: grounding D1t4 fails (1 of 3); recommendation D2t2 top P3 ∉ {P1, P2} (1 of 3);
     # relevance D1t2 does not say "quiet" (D1t4 does, D2 states nothing): 1 of 3.
-    for kind in f06.KINDS:
+    for kind in f06_error_analysis.KINDS:
         assert _rate(df, "tfidf", kind)["ours"] == pytest.approx(1 / 3)
     # popularity: no quotes; top-1 wrong at D1t2 and empty at missing D1t4; neither says "quiet".
     assert _rate(df, "popularity", "grounding")["ours"] == 0.0
@@ -38,8 +38,8 @@ def test_error_rates_by_hand(tmp_path):
     assert row["paper"] == 0.854 and row["diff"] == pytest.approx(2 / 3 - 0.854)
     assert pd.isna(_rate(df, "tfidf", "grounding")["paper"])  # the prose prints no TF-IDF rate
     assert (row["n_turns"], row["n_dialogues"], row["run"]) == (3, 2, "closed")
-    assert len(pd.read_csv(res / "tables" / "figure6_error_analysis.csv")) == 6
-    facts = f06.facts(df)
+    assert len(df) == 6 and not (res / "tables").exists()  # load only reads
+    facts = f06_error_analysis.facts(df)
     assert facts["worst_recommendation_label"] == "Popularity"
     assert facts["mean_grounding_non_llm"] == pytest.approx(1 / 6)
     assert facts["n_turns"] == 6
@@ -48,11 +48,11 @@ def test_error_rates_by_hand(tmp_path):
 def test_subset_and_plot(tmp_path):
     res = tmp_path / "results"
     write_run(res)
-    df = f06.load(res, runs=["closed"], n_dialogues=1, seed=42)
+    df = f06_error_analysis.load(res, runs=["closed"], n_dialogues=1, seed=42)
     assert set(df["n_dialogues"]) == {1}
-    f06.plot(df, figures_dir=tmp_path / "fig")
+    f06_error_analysis.plot(df, figures_dir=tmp_path / "fig")
     assert sorted(p.name for p in (tmp_path / "fig").iterdir()) == [
-        "figure6_error_analysis.png", "figure6_error_analysis.svg"]
+        "f06_error_analysis.png", "f06_error_analysis.svg"]
 
 
 def test_missing_predictions_name_the_path(tmp_path):
@@ -63,4 +63,4 @@ def test_missing_predictions_name_the_path(tmp_path):
         res / "runs" / "closed" / "predictions.bak")
     (res / "runs" / "closed" / "predictions").rmdir()
     with pytest.raises(FileNotFoundError, match="predictions of run 'closed'"):
-        f06.load(res, runs=["closed"])
+        f06_error_analysis.load(res, runs=["closed"])

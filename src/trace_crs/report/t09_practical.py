@@ -1,7 +1,7 @@
 """Table 9: practical value — spatial coherence, price alignment, itinerary diversity, GS.
 
-Dialogue-level metrics from ``per_dialogue`` aggregates of the closed runs.  Writes
-``tables/table9_practical.csv``.
+Dialogue-level metrics from ``per_dialogue`` aggregates of the closed runs.  The notebook writes
+it to ``tables/t09_practical.csv``.
 """
 from __future__ import annotations
 
@@ -11,22 +11,23 @@ from typing import Any, Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, results
+from trace_crs.report import compare, figures, paper, results
 
-NAME = "table9_practical"
+NAME = "t09_practical"  # notebook, module, table CSV and figure stem
+PAPER = "table9_practical"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"SpatialCoherence": "spatial_coherence", "PriceAlignment": "price_alignment",
            "ItineraryDiversity": "itinerary_diversity", "GS": "gs"}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
          baselines: Sequence[str] | None = None) -> pd.DataFrame:
-    """Reported vs reproduced Table 9; writes the table CSV."""
+    """Reported vs reproduced Table 9."""
     ours = results.metric_table(results.load_aggregates(results_dir, runs, baselines))
-    return compare.publish(results_dir, NAME, ours, COLUMNS)
+    return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
-    """Ours vs printed for every Table 9 cell; saved as ``figures/table9_practical``."""
+    """Ours vs printed for every Table 9 cell; saved as ``figures/t09_practical``."""
     fig = compare.plot(df, "Table 9: this run vs paper")
     figures.save(fig, NAME, figures_dir)
     return fig

@@ -3,8 +3,8 @@
 KB figures from :func:`trace_crs.kb.kbstats.summarize`, corpus figures from
 :func:`trace_crs.dialogues.stats.corpus_stats`; this module only maps them to the paper's
 rows.  "POIs per type" is the mean over the three POI types; the rejection rate is in %.
-The printed price range is text and has no numeric twin.  Writes
-``tables/table3_dataset_stats.csv`` (``statistic, paper, ours, diff``).
+The printed price range is text and has no numeric twin.  The notebook writes it to
+``tables/t03_dataset.csv`` (``statistic, paper, ours, diff``).
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from trace_crs.kb.kbstats import summarize
 from trace_crs.kb.store import load_kb
 from trace_crs.report import figures, paper, results
 
-NAME = "table3_dataset_stats"
+NAME = "t03_dataset"  # notebook, module, table CSV and figure stem
+PAPER = "table3_dataset_stats"  # the printed table it is compared with (report/paper/)
 Getter = Callable[[dict[str, Any], dict[str, Any]], float]
 # paper statistic -> value from (kb summary, corpus stats)
 ROWS: dict[str, Getter] = {
@@ -47,7 +48,7 @@ ROWS: dict[str, Getter] = {
 
 def compare_stats(kb_stats: dict[str, Any], corpus: dict[str, Any]) -> pd.DataFrame:
     """Paper rows in printed order with ``paper, ours, diff`` (text-only rows: ours NaN)."""
-    printed = paper.table(NAME)
+    printed = paper.table(PAPER)
     ours = [float(ROWS[s](kb_stats, corpus)) if s in ROWS else float("nan") for s in printed["statistic"]]
     frame = pd.DataFrame({"statistic": printed["statistic"], "paper_printed": printed["value"],
                           "paper": paper.numeric(printed["value"]), "ours": ours})
@@ -56,11 +57,10 @@ def compare_stats(kb_stats: dict[str, Any], corpus: dict[str, Any]) -> pd.DataFr
 
 
 def load(results_dir: str | Path, kb_dir: str | Path, dialogues_path: str | Path) -> pd.DataFrame:
-    """Table 3 for the profile's KB and corpus; writes the table CSV."""
+    """Table 3 for the profile's KB and corpus."""
     kb = load_kb(results.require(kb_dir, "KB directory"))
     corpus = corpus_stats(load_dialogues(results.require(dialogues_path, "dialogue corpus")))
     frame = compare_stats(summarize(kb), corpus)
-    results.write_table(frame, results_dir, NAME)
     return frame
 
 

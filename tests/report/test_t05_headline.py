@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from trace_crs.report.t05 import ordering_agreement
+from trace_crs.report.t05_headline import ordering_agreement
 
 
 def frame(rows):
@@ -35,7 +35,7 @@ def test_fewer_than_two_rows_is_nan():
 def test_composition_beside_the_paper(tmp_path):
     import pandas as pd
 
-    from trace_crs.report.t05 import composition
+    from trace_crs.report.t05_headline import composition
     run = tmp_path / "runs" / "closed"
     run.mkdir(parents=True)
     texts = ['I\'d suggest A. One reviewer said: "x y z" [R1]. A is rated 4.0 stars. It is quiet.']

@@ -13,19 +13,18 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 pool_runs = [[8, 'closed'], [16, 'pool16'], [32, 'pool32']]
-runs = ['closed', 'closed_llm']
 
 # %% [markdown]
-# # Tables 23–24 — Pool size and difficulty
+# # Table 24 — Candidate pool size (Appendix L)
 #
-# R@1, R@3 and GS as the candidate pool grows from the closed pool to the expanded pools
-# (Table 24), and R@1 by generation-time difficulty tier (Table 23).
+# R@1, R@3 and GS as the candidate pool grows from the closed pool to the expanded pools.
 
 # %%
 from trace_crs import report
 
-df = report.t24.load(results_dir, part="pool", pool_runs=pool_runs)
-report.prose.glue_facts("t24", report.t24.facts(df))
+df = report.t24_pool_size.load(results_dir, pool_runs=pool_runs)
+report.results.write_table(df, results_dir, report.t24_pool_size.NAME)
+report.prose.glue_facts("t24", report.t24_pool_size.facts(df))
 
 # %% [markdown]
 # Averaged over baselines, R@1 falls from {glue:text}`t24_mean_first:.3f`
@@ -35,17 +34,7 @@ report.prose.glue_facts("t24", report.t24.facts(df))
 report.compare.wide(df)
 
 # %%
-report.t24.plot(df);
-
-# %% [markdown]
-# ## By difficulty tier (Table 23)
-
-# %%
-by_tier = report.t24.load(results_dir, part="difficulty", runs=runs)
-report.compare.wide(by_tier)
-
-# %%
-report.t24.plot(by_tier);
+report.t24_pool_size.plot(df);
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -20,23 +20,24 @@ from trace_crs.report import compare, figures, paper, results
 # Itinerary-LLM appears only in Tables 17 and 22).
 TABLE5_BASELINES = tuple(b for b in BASELINES if b in SESSION_ISOLATED and b != "itinerary_llm")
 
-NAME = "table5_headline"
+NAME = "t05_headline"  # notebook, module, table CSV and figure stem
+PAPER = "table5_headline"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "BLEU": "bleu4",
            "ROUGE-L": "rouge_l", "CGS": "cgs", "CiteDensity": "cd", "TSR": "tsr", "T2R": "t2r"}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
          baselines: Sequence[str] | None = None) -> pd.DataFrame:
-    """Reported vs reproduced Table 5; writes the table CSV."""
+    """Reported vs reproduced Table 5."""
     aggregates = results.load_aggregates(results_dir, runs, baselines)
     if baselines is None:  # every Table 5 baseline that was scored, and no other
         aggregates = aggregates[aggregates["baseline"].isin(TABLE5_BASELINES)]
     ours = results.metric_table(aggregates)
-    return compare.publish(results_dir, NAME, ours, COLUMNS)
+    return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
-    """Ours vs printed for every Table 5 cell; saved as ``figures/table5_headline``."""
+    """Ours vs printed for every Table 5 cell; saved as ``figures/t05_headline``."""
     fig = compare.plot(df[df["column"] != "T2R"], "Table 5: this run vs paper (T2R omitted)")
     figures.save(fig, NAME, figures_dir)
     return fig

@@ -1,0 +1,43 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters", "remove-cell"]
+results_dir = 'results/default'
+runs = ['closed', 'closed_llm']
+
+# %% [markdown]
+# # Table 19 — Anti-gaming: citation density vs grounding (Appendix L)
+#
+# Does citing more buy grounding? Pearson r between citation density (CD) and grounding (GS)
+# per baseline over its turns, with the means.
+
+# %%
+from trace_crs import report
+
+df = report.t19_antigaming.load(results_dir, runs=runs)
+report.results.write_table(df, results_dir, report.t19_antigaming.NAME)
+report.prose.glue_facts("t19", report.t19_antigaming.facts(df))
+report.compare.wide(df)
+
+# %% [markdown]
+# Mean absolute difference to the printed r and means:
+# {glue:text}`t19_mean_abs_diff:.3f` (the paper's signs were lost in extraction, see
+# `report/paper/README.md`).
+
+# %%
+report.t19_antigaming.plot(df);
+
+# %% [markdown]
+# ## Provenance of these numbers
+
+# %%
+report.provenance.section(results_dir, runs)

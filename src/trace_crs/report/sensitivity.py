@@ -1,0 +1,100 @@
+"""Shared layout of the sensitivity analyses (paper Appendix L, Tables 16–19 and 22).
+
+One module per table (``t16_fuzzy_threshold``, ``t17_entailment_vs_fuzzy``,
+``t18_spatial_threshold``, ``t19_antigaming``, ``t22_cgs_variants``) and per untabled analysis
+(``cgs_formula_variants``, ``grounding_independence``, ``nli_threshold``, ``nli_bimodality``)
+lays its result out with these helpers: a threshold sweep (``trace_crs.stats.sweeps``) beside
+the printed table, aggregates beside the printed table, and their plots and prose facts.
+Statistics come from ``trace_crs.stats``, scores from ``trace_crs.metrics``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.metrics.entailment import Backend, make_backend
+from trace_crs.report import compare, paper, rescore, results
+
+COUNT_COLUMNS = ("n_turns", "p_value")  # not compared in the mean absolute difference
+
+
+def run_inputs(results_dir: str | Path, runs: Sequence[str], n_dialogues: int | None, seed: int,
+               baselines: Sequence[str] | None = None) -> list[rescore.RunInputs]:
+    """:func:`rescore.run_inputs` of every run (``n_dialogues`` drawn with ``seed``)."""
+    return [rescore.run_inputs(results_dir, run, baselines, n_dialogues, seed) for run in runs]
+
+
+def published_sweep(printed: str, sweep: pd.DataFrame, columns: Mapping[str, Any],
+                    inputs: Sequence[rescore.RunInputs]) -> pd.DataFrame:
+    """Sweep (``stats.sweeps``) beside the printed table ``printed``; adds ``rank_rho_vs_default``."""
+    label = {s: col for col, s in columns.items()}
+    wide = sweep.assign(column=sweep["setting"].map(label)).pivot(index="baseline", columns="column", values="value")
+    runs = {b: i.run for i in inputs for b in i.baselines}
+    ours = wide.assign(run=[runs[b] for b in wide.index],
+                       n_dialogues=[len(next(i for i in inputs if i.run == runs[b]).dialogues) for b in wide.index])
+    long = compare.side_by_side(paper.table(printed), ours, {c: c for c in columns})
+    rho = sweep.drop_duplicates("setting").set_index("setting")["rank_rho_vs_default"]
+    long["rank_rho_vs_default"] = long["column"].map({label[s]: float(r) for s, r in rho.items()})
+    return long
+
+
+def aggregates_vs_paper(results_dir: str | Path, runs: Sequence[str], printed: str,
+                        columns: Mapping[str, str]) -> pd.DataFrame:
+    """The runs' aggregates (with ``gap`` = GS − entailment) beside the printed table."""
+    ours = results.metric_table(results.load_aggregates(results_dir, runs))
+    gs, ent = (ours.get(c, pd.Series(np.nan, index=ours.index)).astype(float) for c in ("gs", "entailment"))
+    return compare.side_by_side(paper.table(printed), ours.assign(gap=gs - ent), columns)
+
+
+def entailment_backend(spec: str) -> Backend:
+    """The NLI backend ``spec`` (``metrics.entailment.make_backend``); ``none`` is an error here."""
+    backend = make_backend(spec)
+    if backend is None:
+        raise ValueError("the NLI sensitivity needs an entailment backend (embedding, hf:DIR or llm), not 'none'")
+    return backend
+
+
+def sweep_plot(df: pd.DataFrame) -> Figure:
+    """One line per baseline over the settings: ours solid, printed dashed."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    cols = list(dict.fromkeys(df["column"]))
+    for key, part in df.groupby("Baseline", sort=False):
+        part = part.set_index("column").reindex(cols)
+        line = ax.plot(cols, part["ours"], marker="o", label=key)[0]
+        ax.plot(cols, part["paper"], ls="--", color=line.get_color(), alpha=0.6)
+    ax.set(xlabel="setting", ylabel="value (solid: this run, dashed: paper)")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def bars(df: pd.DataFrame, x: str, y: str, ylabel: str) -> Figure:
+    """Bar chart of ``y`` by ``x`` on a [min(0, y) − 0.05, 1.05] axis."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.5))
+    ax.bar(df[x].astype(str), df[y])
+    ax.set(ylabel=ylabel, ylim=(min(0.0, float(df[y].min(skipna=True) or 0)) - 0.05, 1.05))
+    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    return fig
+
+
+def sweep_facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Largest change of one baseline across the settings, lowest rank ρ, first/last means."""
+    ours = df.dropna(subset=["ours"])
+    cols = list(dict.fromkeys(df["column"]))
+    spread = ours.groupby("baseline")["ours"].agg(lambda v: v.max() - v.min())
+    return {"n_baselines": int(ours["baseline"].nunique()), "max_spread": float(spread.max()),
+            "min_rank_rho": float(df["rank_rho_vs_default"].min()),
+            "mean_first": float(ours[ours["column"] == cols[0]]["ours"].mean()),
+            "mean_last": float(ours[ours["column"] == cols[-1]]["ours"].mean())}
+
+
+def comparison_facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Baselines and columns compared, and the mean |ours − paper| (counts and p-values left out)."""
+    r = df.dropna(subset=["ours"])
+    d = r[~r["column"].isin(COUNT_COLUMNS)]["diff"].abs()
+    return {"n_baselines": int(r["baseline"].nunique()), "n_columns": int(r["column"].nunique()),
+            "mean_abs_diff": float(d.mean()) if d.notna().any() else float("nan")}

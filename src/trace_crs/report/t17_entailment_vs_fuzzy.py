@@ -1,0 +1,33 @@
+"""Table 17 (Appendix L). Entailment vs fuzzy grounding: each run's fuzzy GS and entailment GS with Gap = GS − Entail.
+
+From the runs' score files (aggregates; Gap = GS − Entail), beside the printed table.  The
+notebook writes the long reported-vs-reproduced frame to ``tables/t17_entailment_vs_fuzzy.csv``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.report import compare, figures, sensitivity
+
+NAME = "t17_entailment_vs_fuzzy"  # notebook, module, table CSV and figure stem
+PAPER = "table17_entailment_vs_fuzzy"  # the printed table it is compared with (report/paper/)
+COLUMNS = {"n_turns": "n_turns", "FuzzyGS": "gs", "EntailmentGS": "entailment", "Gap": "gap"}
+
+
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
+    """Reported vs reproduced Table 17."""
+    return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Ours vs printed; saved as ``figures/t17_entailment_vs_fuzzy``."""
+    fig = compare.plot(df, "Table 17: this run vs paper")
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+facts = sensitivity.comparison_facts

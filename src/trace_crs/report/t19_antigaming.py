@@ -1,0 +1,39 @@
+"""Table 19 (Appendix L): anti-gaming — does citing more buy grounding?
+
+Per baseline, Pearson r of citation density (CD) vs grounding score (GS) over its turns, with
+the means (``stats.checks.anti_gaming``), beside the printed table.  The notebook writes the
+long reported-vs-reproduced frame to ``tables/t19_antigaming.csv``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.report import compare, figures, paper, results, sensitivity
+from trace_crs.stats.checks import anti_gaming
+
+NAME = "t19_antigaming"  # notebook, module, table CSV and figure stem
+PAPER = "table19_antigaming"  # the printed table it is compared with (report/paper/)
+COLUMNS = {"n_turns": "n_turns", "MeanCD": "mean_cd", "MeanGS": "mean_gs", "Pearson_r": "pearson_r",
+           "p_value": "p_value"}
+
+
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
+    """Reported vs reproduced Table 19."""
+    turns = results.load_per_turn(results_dir, runs)
+    ours = anti_gaming(turns).set_index("baseline")
+    ours["run"] = turns.drop_duplicates("baseline").set_index("baseline")["run"]
+    return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Ours vs printed; saved as ``figures/t19_antigaming``."""
+    fig = compare.plot(df, "Table 19: this run vs paper")
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+facts = sensitivity.comparison_facts

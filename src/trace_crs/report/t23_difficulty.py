@@ -1,0 +1,44 @@
+"""Table 23 (Appendix L): R@1 by generation-time difficulty tier.
+
+Per-turn R@1 of the closed runs averaged within each difficulty tier (turn metrics are means
+over turns, §5).  The notebook writes the long reported-vs-reproduced frame to
+``tables/t23_difficulty.csv``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from trace_crs.report import compare, figures, paper, results
+
+NAME = "t23_difficulty"  # notebook, module, table CSV and figure stem
+PAPER = "table23_difficulty"  # the printed table it is compared with (report/paper/)
+TIERS = ("easy", "medium", "hard", "expert")
+COLUMNS = {f"{tier.capitalize()}_R@1": f"recall@1_{tier}" for tier in TIERS}
+
+
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
+    """Reported vs reproduced Table 23."""
+    turns = results.load_per_turn(results_dir, runs)
+    ours = turns.pivot_table(index="baseline", columns="difficulty", values="recall@1",
+                             aggfunc="mean").add_prefix("recall@1_")
+    ours["n_turns"] = turns.groupby("baseline").size()
+    return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
+
+
+def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+    """Ours vs printed; saved as ``figures/t23_difficulty``."""
+    fig = compare.plot(df, "Table 23: this run vs paper")
+    figures.save(fig, NAME, figures_dir)
+    return fig
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Mean R@1 over baselines in the easiest and the hardest tier, and the drop between them."""
+    mean = df.groupby("column")["ours"].mean()
+    first, last = list(COLUMNS)[0], list(COLUMNS)[-1]
+    return {"first": first, "last": last, "mean_first": float(mean[first]),
+            "mean_last": float(mean[last]), "mean_drop": float(mean[first] - mean[last])}
