@@ -15,7 +15,7 @@ median latency, lognormal σ 0.5, 1 % HTTP 429 without ``Retry-After``; ``--late
    records expected vs written (turns lost), fallbacks, the faults counted in MANIFEST.json and
    what the server served.  Each run has an empty LM cache of its own.
 
-Defaults are sized for ``make bench`` on a 2-core machine (``--n 1000``); the issue's target is
+Defaults are sized for ``make bench`` on a 2-core machine (``--n 300``, ≈ 4–7 min); the issue's target is
 ``make bench-llm-scale N=10000`` (≤ 45 min).  Writes ``--out`` (JSON) and prints it.
 """
 from __future__ import annotations
@@ -113,7 +113,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--kb", default=PAPER_KB)
     p.add_argument("--dialogues", default=PAPER_DIALOGUES)
-    p.add_argument("--n", type=int, default=1000, help="dialogues of the concurrent run (10000 = the paper's)")
+    p.add_argument("--n", type=int, default=300, help="dialogues of the concurrent run (10000 = the paper's)")
     p.add_argument("--serial-n", type=int, default=10, help="dialogues of the concurrency-1 run (extrapolated)")
     p.add_argument("--concurrency", type=int, default=256)
     p.add_argument("--workers", type=int, default=2, help="LLM processes of the concurrent run (share --concurrency)")

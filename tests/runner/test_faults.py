@@ -12,14 +12,10 @@ import time
 import pyarrow.parquet as pq
 from runhelpers import llm_config
 
-from trace_crs.lm.fake_server import FakeConfig, serve
+from trace_crs.lm.fake_server import FAULTS, FakeConfig, serve
 from trace_crs.runner.estimate import estimate
 from trace_crs.runner.run import evaluate
 
-THREE = "llm_zero_shot,dst,rag_citation"
-# server fault name -> the class the client counts it as (lm.faults)
-CLASS_OF = {"429": "429", "429-retry-after": "429-retry-after", "500": "5xx", "503": "5xx", "timeout": "timeout",
-            "reset": "connection", "truncated": "garbage", "non-json": "garbage"}
 
 
 def records(out):
@@ -27,28 +23,24 @@ def records(out):
 
 
 def test_every_fault_class_is_retried_counted_in_the_manifest_and_changes_no_record(corpus, llm_env, tmp_path):
+    two = "llm_zero_shot,dst"
     with serve() as clean:
-        evaluate(llm_config(corpus, clean.api_base, tmp_path / "lm0", baselines=THREE), tmp_path / "ref", workers=1,
+        evaluate(llm_config(corpus, clean.api_base, tmp_path / "lm0", baselines=two), tmp_path / "ref", workers=1,
                  progress=False)
-    rates = {"429": .04, "429-retry-after": .04, "500": .03, "503": .03, "timeout": .02, "reset": .03,
-             "truncated": .03, "non-json": .03}
-    faulty = FakeConfig(seed=1, rates=rates, retry_after_s=0.0, timeout_sleep_s=1.5)
+    faulty = FakeConfig(schedule=FAULTS, retry_after_s=0.0, timeout_sleep_s=1.5)   # one of each, first requests
     with serve(faulty) as server:
-        cfg = llm_config(corpus, server.api_base, tmp_path / "lm1", baselines=THREE, concurrency=8,
+        cfg = llm_config(corpus, server.api_base, tmp_path / "lm1", baselines=two, concurrency=8,
                          lm={"timeout_s": 1.0, "http_retries": 10})
         manifest = evaluate(cfg, tmp_path / "run", workers=1, progress=False)
-        served = server.stats()
     assert records(tmp_path / "run").equals(records(tmp_path / "ref"))
-    expected: dict[str, int] = {}
-    for name, cls in CLASS_OF.items():
-        expected[cls] = expected.get(cls, 0) + served[name]
     counted: dict[str, int] = {}
     for per_baseline in manifest["faults"].values():
         for cls, n in per_baseline.items():
             counted[cls] = counted.get(cls, 0) + n
-    # a slow answer on a loaded machine may also time out on the client: at least the served timeouts
-    assert counted.pop("timeout") >= expected.pop("timeout") > 0
-    assert counted == expected and all(served[f] > 0 for f in CLASS_OF)
+    # a slow answer on a loaded machine may also time out on the client: at least the served one
+    assert counted.pop("timeout") >= 1
+    # served 500 and 503 count as 5xx, reset as connection, truncated and non-json as garbage
+    assert counted == {"429": 1, "429-retry-after": 1, "5xx": 2, "connection": 1, "garbage": 2}
     assert all(c["fallbacks"] == 0 for c in manifest["counts"].values())
 
 
@@ -95,7 +87,7 @@ def test_kill_9_mid_run_and_rerun_loses_and_duplicates_nothing(corpus, llm_env, 
         ref = llm_config(corpus, server.api_base, tmp_path / "lm0", baselines="llm_zero_shot,mrs", chunk_size=2)
         evaluate(ref, tmp_path / "ref", workers=1, progress=False)
         cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", corpus[0], "--dialogues", corpus[1],
-               "--baselines", "llm_zero_shot,mrs", "--chunk-size", "2", "--concurrency", "4", "--quiet",
+               "--baselines", "llm_zero_shot,mrs", "--chunk-size", "2", "--concurrency", "4", "--workers", "1", "--quiet",
                "--set", "lm.model=openai/gpt-4o-mini", "--set", f"lm.api_base={server.api_base}",
                "--set", "lm.mode=generative", "--set", f"lm.cache_dir={tmp_path / 'lm1'}", "--set", "lm.backoff_s=0",
                "--set", "lm.timeout_s=5.0", "--out", str(tmp_path / "run")]

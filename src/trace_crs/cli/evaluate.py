@@ -7,9 +7,10 @@ A ``--config`` YAML — keys of :class:`trace_crs.runner.run.RunConfig`, or the 
 ``configs/<profile>/<run>.yaml`` (its ``evaluate:`` section) — and ``--set k=v`` give the same
 settings; explicit flags win.  Re-running into the same ``--out`` resumes.  An ``--out`` that is
 an input (the KB directory, the dialogues file) is refused.  ``--estimate [K]`` measures K
-dialogues and prints the projected cost of the run (:mod:`trace_crs.runner.estimate`).  ``--concurrency`` / ``--max-cost-usd``
-(also ``--set concurrency=N``) never change a record; a run stopped by its budget exits with 4
-and resumes when re-run with a larger one.
+dialogues and prints the projected cost of the run (:mod:`trace_crs.runner.estimate`).
+``--concurrency``, ``--executor`` and ``--max-cost-usd`` (also ``--set concurrency=N``) never
+change a record; a run stopped by its budget exits with 4 and resumes when re-run with a
+larger one.
 """
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ def estimate(cfg: RunConfig, sample: int = 4) -> dict[str, Any]:
         path = Path(tmp) / "sample.jsonl"
         dump_jsonl(picked, path)
         for name in llm:
-            run = dataclasses.replace(cfg, dialogues=str(path), subset=None, baselines=name, max_cost_usd=None,
+            run = dataclasses.replace(cfg, dialogues=str(path), subset=None, baselines=name, max_cost_usd=None, executor="local",
                                       chunk_size=len(picked))
             before, start = process_usage(), time.perf_counter()
             with distinct_requests() as distinct:
