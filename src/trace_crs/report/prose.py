@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+import numpy as np
 from IPython.display import Markdown
 from myst_nb import glue
 
@@ -15,6 +16,8 @@ def glue_facts(prefix: str, facts: Mapping[str, Any]) -> None:
     """Glue every fact as ``<prefix>_<key>`` (hidden).  Returns nothing, so the call can end a
     notebook cell without printing the key list onto the page."""
     for key, value in facts.items():
+        if isinstance(value, np.generic):  # numpy 2 reprs read np.float64(…), which {glue:text} cannot format
+            value = value.item()
         glue(f"{prefix}_{key}", Markdown(value) if isinstance(value, str) else value, display=False)
 
 
