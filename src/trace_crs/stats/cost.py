@@ -11,12 +11,17 @@ alias>`` (``trace_crs.lm.weights.Weights.model_id``; the alias ``<name>-sha256-<
 is looked up as ``local``.  Any other model missing from the table, or with a null price, is an
 error.  Wall time is the sum of ``latency_s`` as recorded by the runner (batch baselines record
 batch time / n per turn), local model included; latency percentiles are over turns.
+
+The LLM judge (Appendix U; :mod:`trace_crs.metrics.judge`) is a cost of *evaluating* a baseline,
+not of running it: its usage is read from the score files' ``judge_usage`` and priced by the same
+table (:func:`judge_costs`); :func:`with_judge` puts it beside the baseline's own costs.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +34,8 @@ PRICE_FILE = files("trace_crs.stats") / "data" / "prices.yaml"
 LOCAL = "local"
 COST_COLUMNS = ("usd", "tokens", "seconds")
 _RECORD_COLUMNS = ["dialogue_id", "baseline", "model", "prompt_tokens", "completion_tokens", "latency_s"]
+JUDGE_COLUMNS = ["judge_model", "judge_turns", "judge_calls", "judge_prompt_tokens", "judge_completion_tokens",
+                 "judge_usd", "judge_s"]
 
 
 def load_prices(path: str | Path | None = None) -> dict:
@@ -108,3 +115,32 @@ def dialogue_costs(records: pd.DataFrame, prices: dict | None = None, source: st
     costed = record_costs(records, prices, source) if "usd" in columns else _usage(records, source)
     out = costed.rename(columns={"latency_s": "seconds"}).groupby(["dialogue_id", "baseline"], sort=True)
     return out[list(columns)].sum().reset_index()
+
+
+def judge_costs(usage: Mapping[str, Mapping[str, Any] | None], prices: dict | None = None,
+                source: str = "score files") -> pd.DataFrame:
+    """Per baseline (``usage``: baseline → a score file's ``judge_usage``, ``None`` when not judged):
+    :data:`JUDGE_COLUMNS`, ``judge_usd`` recomputed from the price table like the baselines' own $,
+    ``judge_s`` the judge model's seconds.  Baselines that were not judged are left out."""
+    prices = prices or load_prices()
+    rows = []
+    for base, u in sorted(usage.items()):
+        if not u:
+            continue
+        rate_in, rate_out = price_of(u["model"], prices, source) if u.get("calls") else (0.0, 0.0)
+        prompt, completion = float(u.get("prompt_tokens", 0)), float(u.get("completion_tokens", 0))
+        rows.append({"baseline": base, "judge_model": u["model"], "judge_turns": int(u.get("n_turns", 0)),
+                     "judge_calls": int(u.get("calls", 0)), "judge_prompt_tokens": prompt,
+                     "judge_completion_tokens": completion,
+                     "judge_usd": (prompt * rate_in + completion * rate_out) / 1e6,
+                     "judge_s": float(u.get("seconds", 0.0))})
+    return pd.DataFrame(rows, columns=["baseline", *JUDGE_COLUMNS])
+
+
+def with_judge(costs: pd.DataFrame, judge: pd.DataFrame) -> pd.DataFrame:
+    """The cost table (:func:`cost_accounting`) with the judge's columns beside each baseline's own
+    (NaN where the baseline was not judged) and ``total_usd`` / ``total_s`` = own + judge."""
+    out = costs.merge(judge, on="baseline", how="outer").sort_values("baseline", kind="stable").reset_index(drop=True)
+    out["total_usd"] = out["usd"].fillna(0.0) + out["judge_usd"].fillna(0.0)
+    out["total_s"] = out["wall_s"].fillna(0.0) + out["judge_s"].fillna(0.0)
+    return out
