@@ -18,7 +18,7 @@ n_boot = 1000
 # %% [markdown]
 # # Table 29 — LLM-as-judge
 #
-# Likert scores (1–5) from the judge configured in each run's score step (`judge`, `judge_n` in
+# Likert scores from the judge configured in each run's score step (`judge`, `judge_n` in
 # `configs/<profile>/<run>.yaml`; its model is in the cost table below). Every baseline — the
 # non-LLM rows of run `closed` and the LLM rows of `closed_llm` — is judged on the **same seeded
 # turns**: `judge_n` dialogues drawn from the corpus exactly as `trace-crs evaluate --subset` draws
@@ -46,8 +46,8 @@ report.prose.glue_facts("t29", report.t29.facts(df, ci, cost))
 report.compare.wide(df)
 
 # %% [markdown]
-# Every baseline with its judged turns and dialogues, and the mean with its 95 % dialogue-cluster
-# bootstrap interval per scale ("insufficient n": fewer dialogues than the minimum, no interval is
+# Every baseline with its judged turns and dialogues, and the mean with its dialogue-cluster
+# bootstrap interval (percentile, as in the bootstrap chapter) per scale ("insufficient n": fewer dialogues than the minimum, no interval is
 # claimed; "not judged": the run's score step had `judge: none`).
 
 # %%

@@ -148,11 +148,12 @@ def judge_columns(kb: KB, corpus: Sequence[Mapping[str, Any]], predictions: Mapp
 def cross_judge_agreement(judge_a: Mapping[str, float], judge_b: Mapping[str, float]) -> dict[str, float]:
     """Kendall τ and Spearman ρ between two judges' per-system scores (common systems only).
 
-    Fewer than two common systems → NaN for both.
+    Fewer than two common systems, or a judge that gives every system the same score (no
+    ranking to compare) → NaN for both.
     """
     common = sorted(set(judge_a) & set(judge_b))
-    if len(common) < 2:
-        return {"kendall_tau": float("nan"), "spearman_rho": float("nan"), "n_systems": len(common)}
     a, b = [judge_a[k] for k in common], [judge_b[k] for k in common]
+    if len(common) < 2 or len(set(a)) < 2 or len(set(b)) < 2:
+        return {"kendall_tau": float("nan"), "spearman_rho": float("nan"), "n_systems": len(common)}
     return {"kendall_tau": float(stats.kendalltau(a, b).statistic),
             "spearman_rho": float(stats.spearmanr(a, b).statistic), "n_systems": len(common)}

@@ -27,6 +27,7 @@ from trace_crs.stats.intervals import cluster_mean_ci
 NAME = "table29_llm_judge"
 CI_NAME = "table29_llm_judge_ci"
 COST_NAME = "table29_judge_cost"
+NAMES = {"table": NAME, "intervals": CI_NAME, "cost": COST_NAME}   # every table CSV the page writes
 COLUMNS = {"Relevance": "judge_relevance", "Informativeness": "judge_informativeness",
            "Grounding": "judge_grounding_quality", "Flow": "judge_natural_flow",
            "Justification": "judge_justification", "Overall": "judge_overall"}
