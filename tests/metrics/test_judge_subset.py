@@ -145,3 +145,23 @@ def test_judge_usage_is_recorded_and_replayed(kb, judge_server, tmp_path, monkey
     assert len(_FakeJudge.calls) == 3 and again == usage                 # a replay reports the measured usage
     assert again_cols.equals(cols)
     assert not math.isnan(cols["judge_overall"].dropna().iloc[0])
+
+
+def test_score_cli_records_judge_usage_in_the_score_file(kb_dir, judge_server, tmp_path, monkeypatch):
+    from trace_crs.cli import main
+    from trace_crs.kb.store import dump_jsonl
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    corpus = _corpus(6)
+    dump_jsonl(corpus, tmp_path / "d.jsonl")
+    dump_jsonl(list(_preds(corpus, "P1.").values()), tmp_path / "p.jsonl")
+    judge = f"model=openai/judge-x,api_base={judge_server},cache_dir={tmp_path / 'lm'}"
+    argv = ["score", "--kb", str(kb_dir), "--dialogues", str(tmp_path / "d.jsonl"), "--predictions",
+            str(tmp_path / "p.jsonl"), "--set", f"judge={judge}", "--judge-n", "2", "--out", str(tmp_path / "s.json")]
+    assert main(argv) == 0
+    agg = json.loads((tmp_path / "s.json").read_text())
+    u = agg["judge_usage"]
+    assert (u["n"], u["n_turns"], u["calls"], u["prompt_tokens"], u["completion_tokens"]) == (2, 2, 2, 200, 14)
+    assert agg["metrics"]["judge_overall"] == 3.0 and agg["metrics"]["judge_relevance"] == 5.0
+    first = (tmp_path / "s.json").read_bytes()
+    assert main(argv) == 0 and (tmp_path / "s.json").read_bytes() == first   # replayed: byte-identical

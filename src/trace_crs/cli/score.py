@@ -8,6 +8,8 @@ inputs is refused.  A one-screen summary (and a warning naming the number of mis
 which score 0) goes to stderr; the output path to stdout.  Entailment and the
 LLM judge are opt-in (``--entailment``, ``--judge``); ``llm`` backends use the configured LM
 (``--lm-model``, default the offline ``local`` model, via :func:`trace_crs.lm.backend.open_lm`).
+The judge rates the seeded turns of :func:`trace_crs.metrics.judge.judged_turns` (the same for
+every baseline) and its LM usage goes into the aggregate as ``judge_usage``.
 """
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--pc-window", type=int, default=None, help="PC citation window (characters)")
     p.add_argument("--spatial-km", type=float, default=None, help="spatial coherence distance (km)")
     p.add_argument("--entailment", default=None, help="none | embedding | llm | hf:DIR")
-    p.add_argument("--judge", default=None, help="none | judge LM model (e.g. local)")
-    p.add_argument("--judge-n", type=int, default=None, help="turns judged (seeded subset)")
+    p.add_argument("--judge", default=None, help="none | local | local weights name | litellm model | "
+                   "key=value,... LM settings")
+    p.add_argument("--judge-n", type=int, default=None, help="judged dialogues, one turn each (seeded subset)")
     p.add_argument("--lm-model", default="local", help="LM for --entailment llm")
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
     p.add_argument("--out", help="aggregate JSON path (default: beside the predictions)")
