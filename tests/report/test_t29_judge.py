@@ -50,6 +50,9 @@ def res(tmp_path):
     # tfidf: 3 dialogues rated 2, 3, 4 -> mean 3, below the 20-cluster minimum
     _write(tmp_path, "closed", "tfidf", [2.0, 3.0, 4.0], {**usage, "n_turns": 3, "calls": 3, "seconds": 4.5})
     _write(tmp_path, "closed_llm", "dst", None)                            # judge off for this run
+    # mrs: judged, but its one turn's rating could not be parsed
+    _write(tmp_path, "closed_llm", "mrs", [float("nan")], {**usage, "n_turns": 1, "n_failed": 1, "calls": 2,
+                                                               "seconds": 2.0, "prompt_tokens": 50, "completion_tokens": 10})
     _records(tmp_path, "closed", "dense", None, 0, 0.25)
     _records(tmp_path, "closed_llm", "dst", LOCAL, 1000, 5.0)
     return tmp_path
@@ -65,6 +68,7 @@ def test_every_baseline_with_turns_and_cluster_intervals(res):
     shown = t29.display(ci.reset_index()).set_index("Baseline")
     assert shown.loc["TF-IDF", "Overall"] == "3.00 (insufficient n)" and shown.loc["TF-IDF", "turns"] == 3
     assert shown.loc["DST", "Relevance"] == "not judged"
+    assert shown.loc["Multi-Rev. Synth.", "Overall"] == "no parseable rating" and shown.loc["Multi-Rev. Synth.", "failed"] == 1
     assert shown.loc["Dense", "Flow"].startswith("3.00 [") and shown.loc["Dense", "dialogues"] == 20
     assert (res / "tables" / "table29_llm_judge_ci.csv").exists()
     # fewer clusters than asked for: the 20-dialogue row becomes insufficient too
@@ -80,6 +84,6 @@ def test_judge_cost_beside_own_cost_and_facts(res):
     assert pd.isna(cost.loc["dst", "judge_calls"]) and cost.loc["dst", "prompt_tokens"] == 2000
     df = t29.load(res)
     facts = t29.facts(df, t29.intervals(res, n_boot=50), t29.costs(res))
-    assert facts["n_judged"] == 2 and facts["n_baselines"] == 3 and facts["n_sufficient"] == 1
-    assert facts["n_turns_max"] == 20 and facts["judge_s"] == pytest.approx(34.5)
-    assert facts["judge_tokens"] == pytest.approx(2 * 990)
+    assert facts["n_judged"] == 2 and facts["n_baselines"] == 4 and facts["n_sufficient"] == 1
+    assert facts["n_turns_max"] == 20 and facts["judge_s"] == pytest.approx(30 + 4.5 + 2)
+    assert facts["judge_tokens"] == pytest.approx(2 * 990 + 60)

@@ -32,7 +32,7 @@ COLUMNS = {"Relevance": "judge_relevance", "Informativeness": "judge_informative
            "Grounding": "judge_grounding_quality", "Flow": "judge_natural_flow",
            "Justification": "judge_justification", "Overall": "judge_overall"}
 CI_COLUMNS = ["Baseline", "baseline", "run", "column", "metric", "mean", "ci_low", "ci_high", "n_turns",
-              "n_clusters", "sufficient"]
+              "n_clusters", "sufficient", "n_failed"]
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
@@ -44,16 +44,18 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
               seed: int = 42, min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
     """One row per (baseline, scale): mean over the judged turns, its dialogue-cluster bootstrap
-    interval, ``n_turns`` judged, ``n_clusters`` and ``sufficient`` (every baseline of ``runs``,
-    ``n_turns = 0`` when it was not judged); written to ``tables/table29_llm_judge_ci.csv``."""
+    interval, ``n_turns`` rated, ``n_clusters``, ``sufficient`` and ``n_failed`` (judged turns
+    whose rating could not be parsed; every baseline of ``runs``, ``n_turns = 0`` when it was not
+    judged); written to ``tables/table29_llm_judge_ci.csv``."""
     per_turn = results.load_per_turn(results_dir, runs)
     rows = []
     for (run, base), part in per_turn.groupby(["run", "baseline"], sort=True):
+        failed = (results.read_aggregate(results_dir, run, base).get("judge_usage") or {}).get("n_failed", 0)
         for col, metric in COLUMNS.items():
             frame = part if metric in part.columns else part.assign(**{metric: float("nan")})
             cell = cluster_mean_ci(frame, metric, n_boot, seed, min_clusters=min_clusters)
             rows.append({"Baseline": compare.label(base), "baseline": base, "run": run, "column": col,
-                         "metric": metric, **cell, "n_turns": cell.pop("n_rows")})
+                         "metric": metric, **cell, "n_turns": cell.pop("n_rows"), "n_failed": failed})
     out = pd.DataFrame(rows, columns=CI_COLUMNS)
     results.write_table(out, results_dir, CI_NAME)
     return out
@@ -61,7 +63,7 @@ def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_
 
 def _cell(row: pd.Series) -> str:
     if row["n_turns"] == 0:
-        return "not judged"
+        return "no parseable rating" if row["n_failed"] else "not judged"
     if not row["sufficient"]:
         return f"{row['mean']:.2f} (insufficient n)"
     return f"{row['mean']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
@@ -69,12 +71,14 @@ def _cell(row: pd.Series) -> str:
 
 def display(ci: pd.DataFrame) -> pd.DataFrame:
     """The page's table: one row per baseline, judged turns and dialogues, ``mean [95% CI]`` per
-    scale ("insufficient n" below the minimum number of dialogue clusters)."""
+    scale ("insufficient n" below the minimum number of dialogue clusters) and the judged turns
+    whose rating could not be parsed (``failed``)."""
     if ci.empty:
-        return pd.DataFrame(columns=["Baseline", "turns", "dialogues", *COLUMNS])
+        return pd.DataFrame(columns=["Baseline", "turns", "dialogues", "failed", *COLUMNS])
     wide = ci.assign(cell=ci.apply(_cell, axis=1)).pivot(index="Baseline", columns="column", values="cell")
-    counts = ci[ci["column"] == "Overall"].set_index("Baseline")[["n_turns", "n_clusters"]]
-    out = counts.rename(columns={"n_turns": "turns", "n_clusters": "dialogues"}).join(wide[list(COLUMNS)])
+    counts = ci[ci["column"] == "Overall"].set_index("Baseline")[["n_turns", "n_clusters", "n_failed"]]
+    out = counts.rename(columns={"n_turns": "turns", "n_clusters": "dialogues", "n_failed": "failed"}).join(
+        wide[list(COLUMNS)])
     order = list(dict.fromkeys(ci["Baseline"]))
     return out.reindex(order).reset_index()
 
