@@ -88,7 +88,8 @@ def load(results_dir: str | Path, run: str = "closed", judges: Sequence[str] = J
 
 def agreement_table(long: pd.DataFrame) -> pd.DataFrame:
     """Kendall τ, Spearman ρ and the number of baselines, ours and the paper's (from printed means)."""
-    return pd.DataFrame(agreement(long)).T.rename_axis("judges").reset_index()
+    table = pd.DataFrame(agreement(long)).T.rename_axis("judges").reset_index()
+    return table.astype({"n_systems": int})
 
 
 def plot(long: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
