@@ -1,22 +1,34 @@
-# Live runs (issue 19): the non-LLM baselines converse with the simulated user (trace-crs converse).
-#   make live                 -> results/$(PROFILE)/live/live/live_scores.json (+ transcripts/, outcomes/, predictions/)
-#   default: 1,000 seeded dialogues of the corpus; smoke: every dialogue of the smoke corpus.
+# Live runs (issue 19): baselines converse with the simulated user (trace-crs converse).
+#   make live       -> results/$(PROFILE)/live/live/: the non-LLM baselines; default: 1,000 seeded
+#                      dialogues of the corpus, smoke: every dialogue (a prerequisite of the chapter)
+#   make live-llm   -> results/$(PROFILE)/live/live_llm/: the LLM baselines on the closed_llm run's
+#                      subset with its local model (configs/$(PROFILE)/closed_llm.yaml, its evaluate:
+#                      section); optional: the chapter shows it when present
 # Included before paper.mk (mk/*.mk sorted), so paths are spelled here rather than with $(RES).
-LIVE_OUT       := results/$(PROFILE)/live/live
+LIVE_ROOT      := results/$(PROFILE)/live
 LIVE_SUBSET    := $(if $(filter smoke,$(PROFILE)),,--subset 1000)
 LIVE_MAX_TURNS ?= 4
 LIVE_SRC       := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py src/trace_crs/cli/evaluate.py,$(SRC))
+LIVE_LLM_CFG   := configs/$(PROFILE)/closed_llm.yaml
+LIVE_LLM_W     := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(LIVE_LLM_CFG) 2>/dev/null))
+LIVE_TIMED      = $(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/$(1).json $(1) --
 
-$(LIVE_OUT)/live_scores.json: $(DIALOGUES) $(KB_DIR)/MANIFEST.json $(LIVE_SRC) | $(STAMP)
+$(LIVE_ROOT)/live/live_scores.json: $(DIALOGUES) $(KB_DIR)/MANIFEST.json $(LIVE_SRC) | $(STAMP)
 	rm -rf $(@D)
 	mkdir -p results/$(PROFILE)/timings
-	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/live.json live -- \
-	  $(VENV)/bin/trace-crs --quiet converse --kb $(KB_DIR) --dialogues $(DIALOGUES) --baselines non-llm \
-	  $(LIVE_SUBSET) --seed $(SEED) --max-turns $(LIVE_MAX_TURNS) --out $(@D)
+	$(call LIVE_TIMED,live) $(VENV)/bin/trace-crs --quiet converse --kb $(KB_DIR) --dialogues $(DIALOGUES) \
+	  --baselines non-llm $(LIVE_SUBSET) --seed $(SEED) --max-turns $(LIVE_MAX_TURNS) --out $(@D)
 
-# The chapter that reads it (its recipe is paper.mk's pattern rule for book/content/%.ipynb).
-book/content/live_vs_replayed.ipynb: $(LIVE_OUT)/live_scores.json
+$(LIVE_ROOT)/live_llm/live_scores.json: $(LIVE_LLM_CFG) $(DIALOGUES) $(KB_DIR)/MANIFEST.json $(LIVE_SRC) $(if $(LIVE_LLM_W),models/$(LIVE_LLM_W).gguf $(VENV)/.llama-installed) | $(STAMP)
+	rm -rf $(@D)
+	mkdir -p results/$(PROFILE)/timings
+	$(call LIVE_TIMED,live_llm) $(VENV)/bin/trace-crs --quiet converse --config $(LIVE_LLM_CFG) --kb $(KB_DIR) \
+	  --dialogues $(DIALOGUES) --max-turns $(LIVE_MAX_TURNS) --out $(@D)
 
-live: $(LIVE_OUT)/live_scores.json ## live runs: non-LLM baselines converse with the simulated user
+# The chapter that reads them (its recipe is paper.mk's pattern rule for book/content/%.ipynb).
+book/content/live_vs_replayed.ipynb: $(LIVE_ROOT)/live/live_scores.json
 
-.PHONY: live
+live: $(LIVE_ROOT)/live/live_scores.json ## live runs: non-LLM baselines converse with the simulated user
+live-llm: $(LIVE_ROOT)/live_llm/live_scores.json ## live runs of the LLM baselines (closed_llm subset, local model)
+
+.PHONY: live live-llm

@@ -12,7 +12,7 @@
 
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
-live_run = 'live'
+live_runs = ['live', 'live_llm']
 replay_runs = ['closed', 'closed_llm']
 
 # %% [markdown]
@@ -32,7 +32,7 @@ replay_runs = ['closed', 'closed_llm']
 # %%
 from trace_crs.report import live_vs_replayed, prose
 
-df = live_vs_replayed.load(results_dir, live_run=live_run, replay_runs=replay_runs)
+df = live_vs_replayed.load(results_dir, live_runs=live_runs, replay_runs=replay_runs)
 prose.glue_facts("live", live_vs_replayed.facts(df))
 
 # %% [markdown]

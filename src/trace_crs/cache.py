@@ -25,6 +25,7 @@ from trace_crs.kb import KB
 _MEMO: dict[tuple[str, str], dict[Any, Any]] = {}
 CACHE_ENV = "TRACE_CACHE_DIR"
 MEMO_CAP = 4096
+_MISSING = object()
 T = TypeVar("T")
 
 
@@ -42,11 +43,12 @@ def memo_call(kb: KB, table: str, key: Hashable, compute: Callable[[], T], cap: 
     """``compute()`` memoised under ``key`` in the bounded table ``table`` of this KB (the
     table is emptied when it reaches ``cap`` entries)."""
     cache = memo(kb, table)
-    if key not in cache:
+    value = cache.get(key, _MISSING)
+    if value is _MISSING:   # read once: another thread may clear the table between two reads
         if len(cache) >= cap:
             cache.clear()
-        cache[key] = compute()
-    return cache[key]
+        value = cache[key] = compute()
+    return value
 
 
 def disk_cache_dir() -> Path:

@@ -1,5 +1,5 @@
 """The per-process memo tables shared by the baselines."""
-from trace_crs.baselines.cache import memo, memo_call
+from trace_crs.cache import memo, memo_call
 
 
 def test_memo_call_computes_once_and_is_bounded(kb):

@@ -30,7 +30,7 @@ def test_quotes_are_verbatim_and_rejected_last(kb, name):
 
 def test_warm_reuses_the_disk_cache(kb, monkeypatch):
     from trace_crs.baselines import dense
-    from trace_crs.baselines.cache import memo
+    from trace_crs.cache import memo
 
     ctxs = [first_turn(kb, "sushi bar"), first_turn(kb, "pasta place")]
     dense.DenseBaseline().warm(ctxs)

@@ -84,3 +84,15 @@ def test_a_preference_the_simulator_cannot_state_is_a_data_error(world, tmp_path
     err = capsys.readouterr().err
     assert bad["dialogue_id"] in err and "price_max=4" in err and "d.jsonl" in err
     assert not (tmp_path / "o" / "config.yaml").exists()
+
+
+def test_a_run_config_evaluate_section_configures_the_live_run(world_files, tmp_path, capsys):
+    kb_dir, dialogues = world_files
+    cfg = tmp_path / "closed.yaml"
+    cfg.write_text("run: closed\nweights: x\nevaluate:\n  baselines: popularity\n  pool: closed\n  subset: 3\n"
+                   "  seed: 42\nscore:\n  pool: closed\n")
+    out = tmp_path / "o"
+    assert main(["--quiet", "converse", "--config", str(cfg), "--kb", kb_dir, "--dialogues", dialogues,
+                 "--out", str(out)]) == 0
+    scores = json.loads((out / "live_scores.json").read_text())
+    assert list(scores["baselines"]) == ["popularity"] and scores["baselines"]["popularity"]["n_dialogues"] == 3

@@ -209,3 +209,21 @@ def test_user_refuses_to_talk_after_the_end(world):
     user.respond({"action": "abstain", "referenced_poi_ids": []}, 2)
     with pytest.raises(RuntimeError, match="already ended"):
         user.respond({"action": "abstain", "referenced_poi_ids": []}, 4)
+
+
+def test_a_system_reads_every_live_rejection_from_the_text(world):
+    """TurnContext.rejected_poi_ids (read from the conversation) equals the POIs the user turned
+    down, at every system turn: the simulator's rejections name the POI with a cue."""
+    kb, dialogues, _ = world
+    checked = 0
+    for seed in (42, 7):
+        for d in dialogues:
+            system = Scripted(lambda ctx: next((c for c in ctx.candidates if c not in ctx.rejected_poi_ids),
+                                               ctx.candidates[0]))
+            transcript, _, _ = converse(system, "s", d, kb, seed, SimConfig(max_turns=6))
+            for ctx in system.seen:
+                truth = {t["referenced_poi_ids"][0] for t in transcript["turns"][:ctx.turn_index]
+                         if t["action"] == "reject_and_refine"}
+                assert ctx.rejected_poi_ids == truth
+                checked += bool(truth)
+    assert checked > 40

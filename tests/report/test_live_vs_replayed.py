@@ -35,6 +35,7 @@ def test_tau_on_hand_worked_rankings(tmp_path):
     assert math.isnan(facts["tau_rejection_recovery"])  # no live recovery: undefined
     assert (facts["n_baselines"], facts["n_live_dialogues"], facts["max_turns"]) == (3, 10, 4)
     assert (tmp_path / "tables" / "live_vs_replayed.csv").is_file()
+    assert "Not included" in facts["status"] and "live_llm" in facts["status"]  # the optional LLM run
     lvr.plot(df, tmp_path / "figures")
 
 
@@ -49,7 +50,8 @@ def test_reversed_ranking_is_tau_minus_one_and_a_missing_replay_is_nan(tmp_path)
 def test_missing_live_run_gives_an_empty_table_and_a_message(tmp_path):
     df = lvr.load(tmp_path)
     facts = lvr.facts(df)
-    assert df.empty and "No live run" in facts["status"] and "live_scores.json" in facts["status"]
+    assert df.empty and "No live run" in facts["status"] and "live/live/live_scores.json" in facts["status"]
+    assert "live/live_llm/live_scores.json" in facts["status"]
     assert math.isnan(facts["tau_tsr"]) and facts["n_baselines"] == 0
     lvr.plot(df, tmp_path / "figures")
 

@@ -10,17 +10,17 @@ Score ``Σ_a w_a · s_a(p)``.
 """
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 import numpy as np
 
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text, tokenize
 from trace_crs.kb import KB
+from trace_crs.segment import sentence_spans
 
 ASPECTS: tuple[str, ...] = ("food", "service", "ambiance", "value", "location")
 ASPECT_KEYWORDS: dict[str, frozenset[str]] = {
@@ -42,7 +42,6 @@ SENTIMENT_WORDS: dict[str, frozenset[str]] = {
     "negative": frozenset("bad terrible awful rude slow dirty worst poor overpriced bland noisy cold "
                           "disappointing mediocre expensive horrible stale crowded".split()),
 }
-_SENT = re.compile(r"[^.!?\n]+")
 
 
 def aspect_weights(text: str) -> np.ndarray:
@@ -64,8 +63,8 @@ def sentence_aspects(sentence: str, review_stars: int) -> dict[str, float]:
 def _profile(kb: KB, poi_id: str) -> np.ndarray:
     sums, counts = np.zeros(len(ASPECTS)), np.zeros(len(ASPECTS))
     for review in kb.reviews_of(poi_id):
-        for m in _SENT.finditer(review.text):
-            for aspect, value in sentence_aspects(m.group(0), review.stars).items():
+        for a, b in sentence_spans(review.text):
+            for aspect, value in sentence_aspects(review.text[a:b], review.stars).items():
                 k = ASPECTS.index(aspect)
                 sums[k] += value
                 counts[k] += 1

@@ -7,19 +7,20 @@ POI document = name + categories + its top-3 reviews (most stars, then review id
 the hard demotion of :func:`trace_crs.baselines.ranking.rank_by_score`.
 
 POI embeddings are computed once per KB and cached on disk (``dense_poi_<kb sha>.npz`` in
-:func:`trace_crs.baselines.cache.disk_cache_dir`); query embeddings are memoised per process
+:func:`trace_crs.cache.disk_cache_dir`); query embeddings are memoised per process
 and can be batch-computed ahead of time (and disk-cached) with :meth:`DenseBaseline.warm`.
 """
 from __future__ import annotations
 
 import hashlib
-import os
+from pathlib import Path
 from typing import ClassVar, Iterable, Sequence
 
 import numpy as np
 
+from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.baselines.cache import disk_cache_dir, kb_key, memo
+from trace_crs.cache import disk_cache_dir, kb_key, memo
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text
@@ -27,6 +28,12 @@ from trace_crs.kb import KB
 from trace_crs.lm.embeddings import embed
 
 TOP_REVIEWS, REVIEW_CHARS, REJECT_WEIGHT = 3, 200, 0.5
+
+
+def _save(path: Path, save, *args, **kwargs) -> None:  # noqa: ANN001 - np.save / np.savez
+    """Save through a closed file handle (numpy would add a suffix to a bare temporary path)."""
+    with open(path, "wb") as fh:
+        save(fh, *args, **kwargs)
 
 
 def dense_document(kb: KB, poi_id: str) -> str:
@@ -51,9 +58,7 @@ def poi_embeddings(kb: KB) -> dict[str, np.ndarray]:
     if vecs is None:
         vecs = embed([dense_document(kb, i) for i in ids])
         if path is not None:
-            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-            np.savez(tmp, ids=np.array(ids), vecs=vecs)
-            os.replace(tmp, path)
+            write_atomic(path, lambda t: _save(t, np.savez, ids=np.array(ids), vecs=vecs))
     table.update(zip(ids, vecs))
     return table
 
@@ -111,9 +116,7 @@ class DenseBaseline:
                 table.update(zip(ordered, np.load(path)))
             else:
                 query_vectors(kb, ordered)
-                tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
-                np.save(tmp, np.stack([table[t] for t in ordered]))
-                os.replace(tmp, path)
+                write_atomic(path, lambda t: _save(t, np.save, np.stack([table[q] for q in ordered])))
             last["texts"] = texts
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:

@@ -16,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms

@@ -1,26 +1,35 @@
 """MemoryAugmentedBaseline (paper Appendix F, §4): a persistent cross-session PreferenceMemory.
 
 Memory entries are user preference statements ``(persona_type, dialogue_id, text, t)``.
-Time is a deterministic session clock: the ``k``-th distinct dialogue this baseline sees
-(0-based) happens at ``t = k · session_gap_h`` hours (after a loaded memory: one gap after
-its latest entry, at the earliest).  For a turn of dialogue ``d`` at time
-``t_now`` the memories of the *same persona type* from *other* dialogues are scored
+
+Order-independent definition (issue 17): the evaluated dialogues are sessions in *corpus
+order* (the order of the run's dialogue file / seeded subset); session ``k`` (0-based)
+happens at ``t_k = t_0 + k · session_gap_h`` hours, ``t_0 = 0`` (after a loaded memory: one
+gap after its latest entry).  Session ``k`` writes the user turns the system saw before its
+last recommend/compare turn.  **The memory visible to dialogue ``i`` is the loaded memory
+plus what sessions ``0 … i−1`` wrote** — entries with ``t < t_i`` — whatever order, worker or
+concurrency the turns are evaluated in.  The runner hands the baseline the whole corpus
+first (:meth:`MemoryAugmentedBaseline.see_corpus`); used turn by turn without it, sessions
+are numbered in order of first sight and write their user turns after each predicted turn
+(the same memory when turns come in corpus order).  For a turn of dialogue ``d`` at time
+``t_now`` the visible memories of the *same persona type* from *other* dialogues are scored
 
     score(m) = cos(q, e_m) · exp(−λ (t_now − t_m)),   λ = ln 2 / 168 h   (half-life one week)
 
 with ``q`` the MiniLM embedding of the current user turns (``lm.embeddings.embed``); the
 top ``top_k`` with a positive score are shown to the LLM as remembered preferences, then
-ranking and reply are LLM Zero-Shot's.  After each turn the dialogue's user turns are
-written to memory.  Not session-isolated (reported separately): results depend on the
-order in which dialogues are evaluated.  ``memory_path`` persists the memory as JSON lines
-across processes (loaded in ``prepare``, written in ``close``).
+ranking and reply are LLM Zero-Shot's.  Not session-isolated (reported separately): a
+dialogue's results depend on the dialogues before it in corpus order.  ``memory_path``
+persists the memory as JSON lines across processes (loaded in ``prepare``, written in
+``close``).
 """
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 import dspy
 import numpy as np
@@ -51,30 +60,54 @@ class PreferenceMemory:
         self.items: list[MemoryItem] = []
         self._vecs: list[np.ndarray] = []
         self._keys: set[tuple[str, str]] = set()
-        for item in items or []:
-            self.add(item)
+        self._groups: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._lock = threading.RLock()   # concurrent turns (runner.llm_pool) read while others add
+        self.add_many(items or [])
 
     def add(self, item: MemoryItem) -> bool:
         """Store ``item`` unless the same (dialogue, text) is already stored."""
-        key = (item.dialogue_id, item.text)
-        if key in self._keys:
-            return False
-        self._keys.add(key)
-        self.items.append(item)
-        self._vecs.append(embed([item.text])[0])
-        return True
+        return self.add_many([item]) == 1
+
+    def add_many(self, items: Sequence[MemoryItem]) -> int:
+        """Store the new ``items`` (one batched embedding); returns how many were new."""
+        with self._lock:
+            new = []
+            for item in items:
+                key = (item.dialogue_id, item.text)
+                if key not in self._keys:
+                    self._keys.add(key)
+                    new.append(item)
+            if new:
+                self._vecs.extend(embed([m.text for m in new]))
+                self.items.extend(new)
+                self._groups.clear()
+            return len(new)
+
+    def _group(self, persona_type: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(item index, vectors, t_hours, dialogue ids)`` of one persona type."""
+        with self._lock:
+            if persona_type not in self._groups:
+                idx = np.array([i for i, m in enumerate(self.items) if m.persona_type == persona_type], dtype=int)
+                vecs = np.stack([self._vecs[i] for i in idx]) if len(idx) else np.zeros((0, 1))
+                self._groups[persona_type] = (idx, vecs, np.array([self.items[i].t_hours for i in idx]),
+                                              np.array([self.items[i].dialogue_id for i in idx], dtype=object))
+            return self._groups[persona_type]
 
     def retrieve(self, persona_type: str, dialogue_id: str, query: str, t_now: float,
-                 top_k: int = 3) -> list[tuple[float, MemoryItem]]:
+                 top_k: int = 3, before: float | None = None) -> list[tuple[float, MemoryItem]]:
         """Top-``top_k`` ``(score, item)`` of the same persona from other dialogues, score > 0,
-        by descending score (ties: insertion order)."""
-        pool = [i for i, m in enumerate(self.items) if m.persona_type == persona_type and m.dialogue_id != dialogue_id]
-        if not pool or not query.strip():
+        by descending score (ties: insertion order); ``before``: only items with ``t < before``."""
+        idx, vecs, times, dids = self._group(persona_type)
+        keep = dids != dialogue_id
+        if before is not None:
+            keep &= times < before
+        if not keep.any() or not query.strip():
             return []
-        q = embed([query])[0]
-        scored = [(float(self._vecs[i] @ q) * math.exp(-DECAY * (t_now - self.items[i].t_hours)), i) for i in pool]
-        scored.sort(key=lambda s: (-s[0], s[1]))
-        return [(s, self.items[i]) for s, i in scored[:top_k] if s > 0]
+        with self._lock:
+            q = np.asarray(embed([query])[0])
+        scores = (vecs[keep] @ q) * np.exp(-DECAY * (t_now - times[keep]))
+        order = np.argsort(-scores, kind="stable")[:top_k]
+        return [(float(scores[j]), self.items[int(idx[keep][j])]) for j in order if scores[j] > 0]
 
     def dump(self, path: str | Path) -> None:
         dump_jsonl(({"persona_type": m.persona_type, "dialogue_id": m.dialogue_id, "text": m.text,
@@ -100,8 +133,9 @@ class MemoryZeroShotModule(ZeroShotModule):
         self.owner = owner
 
     def notes(self, ctx: TurnContext, shown: list[str]) -> str:
-        hits = self.owner.memory.retrieve(ctx.persona_type, ctx.dialogue_id,
-                                          " ".join(ctx.user_texts), self.owner.clock(ctx), self.owner.top_k)
+        t_now = self.owner.clock(ctx)
+        hits = self.owner.memory.retrieve(ctx.persona_type, ctx.dialogue_id, " ".join(ctx.user_texts), t_now,
+                                          self.owner.top_k, before=t_now)
         if not hits:
             return ""
         return "Remembered preferences of this traveler type from earlier trips:\n" + "\n".join(
@@ -120,18 +154,31 @@ class MemoryAugmentedBaseline(LLMBaseline):
         self.session_gap_h, self.top_k = session_gap_h, top_k
         self.memory = PreferenceMemory()
         self._sessions: dict[str, float] = {}
+        self._t0 = 0.0
+        self._clock_lock = threading.Lock()
         super().__init__(lm_config, lm, seed)
 
     def build_module(self) -> dspy.Module:
         return MemoryZeroShotModule(self)
 
     def clock(self, ctx: TurnContext) -> float:
-        """Session time (hours) of ``ctx``'s dialogue: order of first sight × ``session_gap_h``."""
+        """Session time (hours) of ``ctx``'s dialogue: ``t_0 + k · session_gap_h`` for the
+        ``k``-th session (corpus order after :meth:`see_corpus`, else order of first sight)."""
         did = ctx.dialogue_id
-        if did not in self._sessions:
-            start = max((m.t_hours for m in self.memory.items), default=-self.session_gap_h)
-            self._sessions[did] = max(start + self.session_gap_h, len(self._sessions) * self.session_gap_h)
-        return self._sessions[did]
+        with self._clock_lock:
+            if did not in self._sessions:
+                if not self._sessions:
+                    self._t0 = max([0.0] + [m.t_hours + self.session_gap_h for m in self.memory.items])
+                self._sessions[did] = self._t0 + len(self._sessions) * self.session_gap_h
+            return self._sessions[did]
+
+    def see_corpus(self, contexts: Sequence[TurnContext]) -> None:
+        """Fix the memory before any turn is predicted: ``contexts`` are every turn of the run
+        in corpus order; each dialogue is a session at :meth:`clock` and writes its user turns."""
+        for ctx in contexts:
+            self.clock(ctx)
+        self.memory.add_many([MemoryItem(ctx.persona_type, ctx.dialogue_id, text, self._sessions[ctx.dialogue_id])
+                              for ctx in contexts for text in ctx.user_texts])
 
     def prepare(self, kb: KB) -> None:
         if self.memory_path is not None and self.memory_path.exists():
@@ -144,8 +191,9 @@ class MemoryAugmentedBaseline(LLMBaseline):
         super().close()
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
+        """Predict with the memory visible at this session's time, then write its user turns
+        (already there after :meth:`see_corpus`)."""
         t_now = self.clock(ctx)
         out = super().predict(ctx)
-        for text in ctx.user_texts:
-            self.memory.add(MemoryItem(ctx.persona_type, ctx.dialogue_id, text, t_now))
+        self.memory.add_many([MemoryItem(ctx.persona_type, ctx.dialogue_id, text, t_now) for text in ctx.user_texts])
         return out

@@ -15,7 +15,6 @@
 """
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 import dspy
@@ -23,13 +22,13 @@ import numpy as np
 
 from trace_crs.baselines.aspect import ASPECTS, aspect_weights, sentence_aspects
 from trace_crs.baselines.base import TurnContext
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.llm_common import LLMBaseline, facts, history_text, instruction
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.text import query_text
 from trace_crs.kb import KB
+from trace_crs.segment import sentence_spans
 
-_SENT = re.compile(r"[^.!?\n]+")
 
 
 class SynthesizeAspects(dspy.Signature):
@@ -47,8 +46,8 @@ def consensus(kb: KB, poi_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     if poi_id not in cache:
         pos, neg, n = np.zeros(len(ASPECTS)), np.zeros(len(ASPECTS)), np.zeros(len(ASPECTS))
         for review in kb.reviews_of(poi_id):
-            for m in _SENT.finditer(review.text):
-                for aspect, value in sentence_aspects(m.group(0), review.stars).items():
+            for a, b in sentence_spans(review.text):
+                for aspect, value in sentence_aspects(review.text[a:b], review.stars).items():
                     k = ASPECTS.index(aspect)
                     n[k] += 1
                     pos[k] += value > 0

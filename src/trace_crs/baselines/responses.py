@@ -24,14 +24,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.text import tokenize
 from trace_crs.dialogues.schema import Span
 from trace_crs.kb import KB
+from trace_crs.segment import sentence_spans as review_sentences
 
 QUOTE_MAX_WORDS = 25
 QUOTE_MIN_WORDS = 4
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _WORD_END = re.compile(r"\S+")
 
 
@@ -40,10 +40,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     cut after ``QUOTE_MAX_WORDS`` words; sentences with a double quote or fewer than
     ``QUOTE_MIN_WORDS`` words are skipped."""
     spans = []
-    for m in _SENTENCE.finditer(text):
-        raw = m.group(0)
-        lead = len(raw) - len(raw.lstrip())
-        start, end = m.start() + lead, m.start() + len(raw.rstrip())
+    for start, end in review_sentences(text):
         words = list(_WORD_END.finditer(text, start, end))
         if len(words) < QUOTE_MIN_WORDS or '"' in text[start:end]:
             continue

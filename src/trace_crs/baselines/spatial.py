@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.baselines.cache import memo, memo_call
+from trace_crs.cache import memo, memo_call
 from trace_crs.baselines.ranking import minmax, rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms

@@ -7,8 +7,9 @@ turns before the system turn being predicted (:func:`query_text`).
 """
 from __future__ import annotations
 
-import re
 from typing import Iterable
+
+from trace_crs.segment import terms
 
 STOP_WORDS: frozenset[str] = frozenset("""
 a about after all also am an and any are as at be been before being but by can could did
@@ -18,12 +19,7 @@ this to too up very was we were what when where which who will with would you yo
 """.split())
 
 
-_TOKEN = re.compile(r"[a-z0-9']+")
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-cased word tokens of ``text`` (letters, digits, apostrophes)."""
-    return _TOKEN.findall(text.lower())
+tokenize = terms  # lower-cased retrieval tokens (letters, digits, apostrophes): trace_crs.segment.terms
 
 
 def content_terms(texts: Iterable[str]) -> set[str]:

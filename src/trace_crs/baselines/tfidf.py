@@ -15,7 +15,7 @@ from typing import ClassVar, Sequence
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from trace_crs.baselines.cache import memo, memo_call
+from trace_crs.cache import memo, memo_call
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
@@ -65,7 +65,7 @@ def tfidf_index(kb: KB, city: str, poi_type: str) -> TfidfIndex:
 
 def tfidf_scores(ctx: TurnContext) -> np.ndarray:
     """TF-IDF cosine of the user-turn query with each candidate of ``ctx`` (pool order);
-    memoised per turn (:func:`~trace_crs.baselines.cache.memo_call`) for the five baselines
+    memoised per turn (:func:`~trace_crs.cache.memo_call`) for the five baselines
     that use it, and returned read-only."""
     key = (ctx.city, ctx.poi_type, query_text(ctx.user_texts), ctx.candidates)
 

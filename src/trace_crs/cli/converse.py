@@ -7,7 +7,9 @@ Writes ``DIR/transcripts|predictions/<b>.jsonl``, ``DIR/outcomes/<b>.parquet`` a
 ``DIR/live_scores.json|parquet`` (:mod:`trace_crs.live.run`).  Re-running into the same
 ``--out`` skips finished baselines; a ``--out`` that is an input is refused (exit 2).
 ``--config`` / ``--set k=v`` give the same settings (keys of :class:`trace_crs.live.run.LiveConfig`,
-or the ``converse:`` section of a project config); explicit flags win.
+or the ``converse:`` section of a project config, else its ``evaluate:`` section, so
+``--config configs/<profile>/closed_llm.yaml`` runs the LLM baselines on the replayed run's
+subset with its LM); explicit flags win.
 """
 from __future__ import annotations
 
@@ -15,13 +17,26 @@ import argparse
 import dataclasses
 import json
 import sys
+from pathlib import Path
+
+import yaml
+
+
+def config_section(path: str | None) -> str:
+    """``converse``; for a project run config without one, its ``evaluate`` section (the live
+    run then evaluates what the replayed run evaluates: baselines, pool, subset, seed, lm)."""
+    if path and Path(path).is_file():
+        data = yaml.safe_load(Path(path).read_text())
+        if isinstance(data, dict) and "converse" not in data and isinstance(data.get("evaluate"), dict):
+            return "evaluate"
+    return "converse"
 
 
 def _run(args: argparse.Namespace) -> int:
     from trace_crs.config import load_config
     from trace_crs.live.run import LiveConfig, run_live
 
-    cfg = load_config(LiveConfig, args.config, args.set, section="converse")
+    cfg = load_config(LiveConfig, args.config, args.set, section=config_section(args.config))
     flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(LiveConfig)
              if getattr(args, f.name, None) is not None}
     cfg = dataclasses.replace(cfg, **flags)

@@ -6,7 +6,10 @@
 A ``--config`` YAML — keys of :class:`trace_crs.runner.run.RunConfig`, or the project's own
 ``configs/<profile>/<run>.yaml`` (its ``evaluate:`` section) — and ``--set k=v`` give the same
 settings; explicit flags win.  Re-running into the same ``--out`` resumes.  An ``--out`` that is
-an input (the KB directory, the dialogues file) is refused.
+an input (the KB directory, the dialogues file) is refused.  ``--estimate [K]`` measures K
+dialogues and prints the projected cost of the run (:mod:`trace_crs.runner.estimate`).  ``--concurrency`` / ``--max-cost-usd``
+(also ``--set concurrency=N``) never change a record; a run stopped by its budget exits with 4
+and resumes when re-run with a larger one.
 """
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ from pathlib import Path
 
 from trace_crs.config import load_config
 from trace_crs.errors import UsageError
+
+BUDGET_EXIT = 4   # stopped by --max-cost-usd: complete chunks kept, nothing consolidated
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -30,6 +35,13 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("evaluate: --kb and --dialogues are required (or set them in --config)")
     if args.workers < 1:
         raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
+    if args.estimate is not None:
+        from trace_crs.runner.estimate import estimate
+
+        print(json.dumps(estimate(cfg, args.estimate), sort_keys=True, indent=2))
+        return 0
+    if not args.out:
+        raise UsageError("evaluate: --out is required (except with --estimate)")
     out = Path(args.out)
     for given in (cfg.kb, cfg.dialogues):
         i = Path(given).resolve()
@@ -42,8 +54,11 @@ def _run(args: argparse.Namespace) -> int:
                          "choose a new or empty directory")
     manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir,
                         score=args.score)
-    print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"]},
-                     sort_keys=True))
+    if not manifest["complete"]:
+        print(json.dumps({"out": args.out, **manifest}, sort_keys=True))
+        return BUDGET_EXIT
+    print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"],
+                      "faults": {k: v for k, v in manifest["faults"].items() if v}}, sort_keys=True))
     return 0
 
 
@@ -60,10 +75,20 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
     p.add_argument("--seed", type=int, help="run seed (pool shuffles, subsets, LLM sampling); default 42")
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
-    p.add_argument("--workers", type=int, default=2, help="processes for non-LLM baselines (default 2)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="processes for non-LLM chunks, and for an API model's LLM chunks (sharing --concurrency); default 2")
+    p.add_argument("--concurrency", type=int,
+                   help="LLM dialogues in flight (default auto: 1 for the local llama.cpp server, 64 for an API)")
+    p.add_argument("--executor", choices=["local", "ray"],
+                   help="local (default) or ray: chunks on Ray actors (ray_address / $RAY_ADDRESS, else a local cluster)")
+    p.add_argument("--max-cost-usd", dest="max_cost_usd", type=float,
+                   help="run-wide LM budget: stop cleanly before it is exceeded (exit 4); re-run with more to resume")
+    p.add_argument("--estimate", type=int, nargs="?", const=4, metavar="K",
+                   help="print projected LM calls, tokens, dollars and wall time from K measured dialogues "
+                        "(default 4); nothing is written to --out")
     p.add_argument("--cache-dir", help="on-disk cache for shared work (default ~/.cache/trace-crs/vectors)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--score", action="store_true",
                    help="also write scores/<baseline>.json (default score settings for the run's pool)")
-    p.add_argument("--out", required=True, help="run directory, e.g. results/runs/<run_id>")
+    p.add_argument("--out", help="run directory, e.g. results/runs/<run_id> (required unless --estimate)")
     p.set_defaults(func=_run)

@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trace_crs.cli.score import refuse_inputs, write_atomic
+from trace_crs.atomic import write_atomic
+from trace_crs.cli.score import refuse_inputs
 from trace_crs.errors import UsageError
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 from pathlib import Path
 
+from trace_crs.atomic import write_atomic
 from trace_crs.config import POOLS, ScoreConfig, load_config, parse_overrides
 from trace_crs.errors import DataError, UsageError
 
@@ -102,16 +102,6 @@ def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
                 raise UsageError(f"output {out} would overwrite the input {i}; choose another --out")
         if o.is_dir():
             raise UsageError(f"output {out} is a directory; --out names a JSON file")
-
-
-def write_atomic(path: Path, write) -> None:  # noqa: ANN001 - write(tmp_path)
-    """Write through ``write(tmp)`` to a temporary sibling, then rename into place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def summary(agg: dict) -> str:

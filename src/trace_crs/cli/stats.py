@@ -2,6 +2,12 @@
 
 * ``trace-crs stats bootstrap --scores DIR [--level per_turn|per_dialogue] [--pair A:B:METRIC ...]
   [--n-boot 1000] [--seed 42] --out CSV`` — Table 21 pairs by default.
+* ``trace-crs stats abstention --kb DIR --dialogues FILE --unsolvable FILE [--n-solvable 300]
+  [--seed 42] --out DIR`` — TravelBench-style abstention of the rankers with a confidence
+  (:mod:`trace_crs.baselines.abstain`): best candidate score at the first request of every
+  unsolvable item and of a seeded sample of solvable dialogues (``confidence.parquet``), the
+  τ sweep of :func:`trace_crs.metrics.abstention.tau_sweep` (``tau_sweep.csv``) and the items
+  per reason (``reasons.csv``).
 * ``trace-crs stats oracle --scores DIR --records RECORDS.parquet [--quality recall@1,cgs,...]
   [--cost usd|tokens|seconds] [--budgets N] --out CSV`` — budget curve (in-sample upper bound
   with perfect foresight); the quality of a dialogue is the mean of the listed metrics
@@ -70,8 +76,48 @@ def _oracle(args: argparse.Namespace) -> int:
     return 0
 
 
+N_TAUS = 41
+
+
+def _abstention(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from trace_crs.baselines.abstain import confidence_table
+    from trace_crs.atomic import write_atomic
+    from trace_crs.cli.score import refuse_inputs
+    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.errors import UsageError
+    from trace_crs.kb import load_kb
+    from trace_crs.metrics.abstention import tau_sweep
+
+    out = args.out
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file; it names the output directory")
+    refuse_inputs([out / "confidence.parquet", out / "tau_sweep.csv", out / "reasons.csv"],
+                  [args.kb, args.dialogues, args.unsolvable])
+    kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
+    corpus = load_dialogues(args.dialogues)
+    rng = np.random.default_rng(args.seed)
+    picks = sorted(rng.choice(len(corpus), size=min(args.n_solvable, len(corpus)), replace=False))
+    table = confidence_table(kb, unsolvable, [corpus[i] for i in picks])
+    reason = {d["dialogue_id"]: d["unsolvable"]["reason"] for d in unsolvable}
+    table["reason"] = [reason[i] if u else "solvable" for i, u in zip(table["dialogue_id"], table["unsolvable"])]
+    finite = table["best_score"][np.isfinite(table["best_score"])]
+    taus = np.unique(np.round(np.quantile(finite, np.linspace(0, 1, N_TAUS)), 6)) if len(finite) else np.array([0.0])
+    taus = np.append(taus, taus[-1] + 1e-6)  # the last τ abstains on everything with a finite score
+    sweep = pd.concat([tau_sweep(part["best_score"], part["unsolvable"], taus).assign(baseline=name)
+                       for name, part in table.groupby("baseline", sort=True)], ignore_index=True)
+    reasons = pd.Series([d["unsolvable"]["reason"] for d in unsolvable]).value_counts().sort_index()
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / "confidence.parquet", lambda t: table.to_parquet(t, index=False))
+    write_atomic(out / "tau_sweep.csv", lambda t: sweep.to_csv(t, index=False, float_format="%.6g"))
+    write_atomic(out / "reasons.csv", lambda t: reasons.rename_axis("reason").rename("items").to_csv(t))
+    print(out)
+    return 0
+
+
 def register(subparsers) -> None:  # noqa: ANN001
-    """Add ``stats bootstrap`` and ``stats oracle``."""
+    """Add ``stats bootstrap``, ``stats abstention`` and ``stats oracle``."""
     group = subparsers.add_parser("stats", help="bootstrap CIs and routing oracles over score files")
     sub = group.add_subparsers(dest="stats_command", required=True)
     boot = sub.add_parser("bootstrap", help="paired cluster bootstrap by dialogue (Table 21)")
@@ -82,6 +128,14 @@ def register(subparsers) -> None:  # noqa: ANN001
     boot.add_argument("--seed", type=int, default=42)
     boot.add_argument("--out", type=Path, required=True)
     boot.set_defaults(func=_bootstrap)
+    abst = sub.add_parser("abstention", help="rankers' abstention on the unsolvable set (TravelBench, tau sweep)")
+    abst.add_argument("--kb", required=True, help="KB directory")
+    abst.add_argument("--dialogues", required=True, help="the solvable corpus (JSON lines)")
+    abst.add_argument("--unsolvable", required=True, help="trace-crs dialogues unsolvable output")
+    abst.add_argument("--n-solvable", type=int, default=300, help="seeded sample of solvable dialogues")
+    abst.add_argument("--seed", type=int, default=42)
+    abst.add_argument("--out", type=Path, required=True, help="output directory")
+    abst.set_defaults(func=_abstention)
     orc = sub.add_parser("oracle", help="budget-oracle curve (in-sample upper bound with perfect foresight)")
     orc.add_argument("--scores", type=Path, required=True)
     orc.add_argument("--records", type=Path, required=True, help="the run's records.parquet (for costs)")

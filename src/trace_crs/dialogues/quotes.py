@@ -7,23 +7,22 @@ POI's reviews, widened to the surrounding sentence and trimmed at word boundarie
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from trace_crs.dialogues.schema import Span
+from trace_crs.segment import SENTENCE_END
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.store import KB
 
 MAX_QUOTE_CHARS = 120
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 
 
 def sentence_window(text: str, start: int, end: int, max_chars: int = MAX_QUOTE_CHARS) -> tuple[int, int]:
     """Offsets of the sentence around ``text[start:end]``, cut at word boundaries to at most
     ``max_chars`` characters (always containing the match), with outer spaces and double
     quotes excluded."""
-    left = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
-    nxt = _SENTENCE_END.search(text, end)
+    left = max((m.end() for m in SENTENCE_END.finditer(text, 0, start)), default=0)
+    nxt = SENTENCE_END.search(text, end)
     right = nxt.end() if nxt else len(text)
     quote_pos = [i for i, ch in enumerate(text) if ch == '"' and left <= i < right]
     left = max([left] + [i + 1 for i in quote_pos if i < start])

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from trace_crs.atomic import write_atomic
 from trace_crs.errors import DataError, UsageError
 from trace_crs.kb.schema import POI, KBFormatError, MissingInputError, Review, poi_from_dict, review_from_dict
 
@@ -30,12 +31,11 @@ def sha256_file(path: str | Path) -> str:
 
 def dump_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
     """Write records atomically (temp file + rename) as canonical JSON lines."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
-    os.replace(tmp, path)
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+    write_atomic(path, write)
 
 
 def iter_jsonl(path: str | Path) -> Iterable[tuple[int, dict]]:

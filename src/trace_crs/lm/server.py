@@ -30,8 +30,9 @@ _SHARED: dict[tuple, list] = {}          # key -> [server, refcount]
 _LOCK = threading.Lock()
 
 
-def _die_with_parent() -> None:
-    """In the child: ask Linux to SIGKILL it when the parent dies (no orphaned servers)."""
+def die_with_parent() -> None:
+    """In a child process: ask Linux to SIGKILL it when its parent dies (no orphaned servers
+    or runner processes after a kill -9)."""
     try:
         import ctypes
         import signal
@@ -91,7 +92,7 @@ class LlamaServer:
             self.log_path = Path(name)
         with open(self.log_path, "ab") as log:   # the child keeps its own handle
             self.proc = subprocess.Popen(self.command(self.port), stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=_die_with_parent)
+                                         start_new_session=True, preexec_fn=die_with_parent)
         _LIVE.add(self)
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:

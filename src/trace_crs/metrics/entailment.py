@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
@@ -36,16 +35,15 @@ import numpy as np
 
 from trace_crs.cache import disk_cache_dir
 from trace_crs.metrics.quotes import LABEL_RE
+from trace_crs.segment import split_sentences, words
 
 THRESHOLD = 0.5
-_SENT = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"\w+")
 
 
 def claim_sentences(text: str) -> list[str]:
     """Sentences of ``text`` with labels stripped and at least three word tokens."""
-    parts = (LABEL_RE.sub("", s).strip() for s in _SENT.split(text))
-    return [s for s in parts if len(_WORD.findall(s)) >= 3]
+    parts = (LABEL_RE.sub("", s).strip() for s in split_sentences(text))
+    return [s for s in parts if len(words(s)) >= 3]
 
 
 class Backend:
@@ -130,7 +128,7 @@ class EmbeddingBackend(Backend):
     name = "embedding:all-MiniLM-L6-v2"
 
     def _compute(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        sents = {p: [s for s in _SENT.split(p) if s.strip()] or [p] for p, _ in pairs}
+        sents = {p: split_sentences(p, quote_aware=False) or [p] for p, _ in pairs}
         vec = sentence_vectors(sorted({s for ss in sents.values() for s in ss} | {h for _, h in pairs}))
         return np.array([max(0.0, max(float(vec[s] @ vec[h]) for s in sents[p])) for p, h in pairs])
 

@@ -36,6 +36,7 @@ from rapidfuzz import fuzz
 
 from trace_crs.config import ScoreConfig
 from trace_crs.metrics.quotes import LABEL_RE, label_offsets, parse_quotes
+from trace_crs.segment import words
 
 ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
     "food_menu": ("seafood", "vegan", "vegetarian", "breakfast", "brunch", "dessert", "cocktails",
@@ -51,7 +52,6 @@ ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
 # whole word (checked in the tests), so non-overlapping matching finds every mention.
 _TERMS_RE = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(
     (t for ts in ASPECT_SEEDS.values() for t in ts), key=len, reverse=True)) + r")\b", re.IGNORECASE)
-_WORD = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
 
 
@@ -91,9 +91,9 @@ def citation_density(texts: Sequence[str], cited: Sequence[Mapping[str, str]]) -
     """CD per turn: verbatim-quote word tokens / response word tokens."""
     out = np.zeros(len(texts))
     for i, (t, c) in enumerate(zip(texts, cited)):
-        n = len(_WORD.findall(LABEL_RE.sub(" ", t)))
+        n = len(words(LABEL_RE.sub(" ", t)))
         if n:
-            verbatim = sum(len(_WORD.findall(q.text)) for q in parse_quotes(t)
+            verbatim = sum(len(words(q.text)) for q in parse_quotes(t)
                            if q.label in c and is_verbatim(q.text, c[q.label]))
             out[i] = verbatim / n
     return out

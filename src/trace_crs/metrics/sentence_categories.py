@@ -19,6 +19,8 @@ import re
 from collections import Counter
 from typing import Iterable
 
+from trace_crs.segment import split_sentences
+
 CATEGORIES: tuple[str, ...] = ("quote", "framing", "rating_meta", "other_claim")
 _QUOTED = re.compile(r'"[^"]+"')
 _RATING = re.compile(r"\b\d(?:\.\d)?\s*(?:stars?|★)|\b\d+\s+reviews?\b|\$+|\bprice[ds]?\b|\brated\b", re.IGNORECASE)
@@ -26,21 +28,6 @@ _FRAMING = re.compile(
     r"^(?:i'?d (?:suggest|recommend)|i (?:recommend|suggest|would (?:lean|go)|could not find)|here (?:are|is)|"
     r"another option|you (?:might|could) (?:try|like|consider)|consider|try|let me|comparing|how about|"
     r"my (?:top )?pick)\b", re.IGNORECASE)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``: a boundary is ``[.!?]`` + white space outside double quotes."""
-    out, start, quoted = [], 0, False
-    for i, ch in enumerate(text):
-        if ch == '"':
-            quoted = not quoted
-        elif ch in ".!?" and not quoted and (i + 1 == len(text) or text[i + 1].isspace()):
-            piece = text[start:i + 1].strip()
-            if piece:
-                out.append(piece)
-            start = i + 1
-    tail = text[start:].strip()
-    return out + ([tail] if tail else [])
 
 
 def categorize(sentence: str) -> str:

@@ -25,7 +25,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 MODULES = ("results", "paper", "compare", "figures", "prose", "findings", "provenance",
            "t03", "t05", "t06", "t09", "t16", "t21", "t24", "t25", "t26", "t27", "t29", "f02", "f06",
-           "oracle_knapsack", "rescore", "deviations")
+           "oracle_knapsack", "rescore", "deviations", "live_vs_replayed", "core_judge", "travelbench_abstention")
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -9,8 +9,9 @@ else the run's aggregate (``"whole run"``).  Kendall's τ-b (:func:`scipy.stats.
 rankings of the baselines on each metric.  The two TSRs measure different things: replayed
 success is hitting the reference's gold POI at a turn of someone else's conversation; live
 success is the user accepting a POI that meets all its hidden preferences within the turn cap.
-Writes ``tables/live_vs_replayed.csv``.  Missing outputs give an empty table and a message
-(:func:`facts` ``status``), not an error, so the book still builds.
+Writes ``tables/live_vs_replayed.csv``.  Missing outputs give an empty table (or the rows of the
+live runs that exist) and a message (:func:`facts` ``status``), not an error, so the book still
+builds: the LLM live run (``make live-llm``) is optional.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ MIN_BASELINES = 3
 
 def _live(results_dir: str | Path, live_run: str) -> dict[str, Any]:
     path = results.require(Path(results_dir) / "live" / live_run / "live_scores.json",
-                           f"live scores of '{live_run}' (make paper, mk/live.mk, or trace-crs converse)")
+                           f"live scores of '{live_run}' (`make live`, `make live-llm` or `trace-crs converse`)")
     return json.loads(path.read_text())
 
 
@@ -51,37 +52,43 @@ def _replayed(results_dir: str | Path, run: str, name: str, ids: set[str]) -> tu
                               "rejection_recovery": frame["recovery_hits"].sum() / episodes if episodes else np.nan}
 
 
-def load(results_dir: str | Path, live_run: str = "live", replay_runs: Sequence[str] = ("closed", "closed_llm")) \
-        -> pd.DataFrame:
-    """One row per live baseline: replayed and live metrics; writes the table CSV."""
-    columns = ["baseline", "label", "family", "replay_run", "replay_scope"] + \
+def load(results_dir: str | Path, live_runs: Sequence[str] = ("live", "live_llm"),
+         replay_runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
+    """One row per live baseline (the first of ``live_runs`` that ran it): replayed and live
+    metrics; writes the table CSV.  Live runs not found are named in ``df.attrs["status"]``."""
+    columns = ["baseline", "label", "family", "live_run", "replay_run", "replay_scope"] + \
         [f"{side}_{m}" for m in METRICS for side in ("replayed", "live")] + [f"live_{m}" for m in LIVE_EXTRA] + \
         ["n_live_dialogues", "max_turns"]
-    try:
-        live = _live(results_dir, live_run)
-    except results.ResultsMissing as exc:
-        df = pd.DataFrame(columns=columns)
-        df.attrs["status"] = f"No live run to compare: {exc}"
-        return df
-    table = Path(results_dir) / "live" / live_run / "live_scores.parquet"
-    ids = set(pd.read_parquet(table, columns=["dialogue_id"])["dialogue_id"]) if table.is_file() else set()
-    rows = []
-    for name, agg in sorted(live["baselines"].items()):
-        run = next((r for r in replay_runs if (Path(results_dir) / "scores" / r / f"{name}.json").is_file()), None)
-        scope, replayed = _replayed(results_dir, run, name, ids) if run else ("", {})
-        row = {"baseline": name, "label": compare.label(name), "family": compare.family(name), "replay_run": run or "",
-               "replay_scope": scope,
-               "n_live_dialogues": agg["n_dialogues"], "max_turns": live["config"]["max_turns"]}
-        for m in METRICS:
-            row[f"replayed_{m}"] = replayed.get(m, np.nan)
-            row[f"live_{m}"] = agg["metrics"].get(m)
-        row.update({f"live_{m}": agg["metrics"].get(m) for m in LIVE_EXTRA})
-        rows.append(row)
+    rows, missing = [], []
+    for live_run in live_runs:
+        try:
+            live = _live(results_dir, live_run)
+        except results.ResultsMissing as exc:
+            missing.append(str(exc))
+            continue
+        table = Path(results_dir) / "live" / live_run / "live_scores.parquet"
+        ids = set(pd.read_parquet(table, columns=["dialogue_id"])["dialogue_id"]) if table.is_file() else set()
+        for name, agg in sorted(live["baselines"].items()):
+            if name in {r["baseline"] for r in rows}:
+                continue
+            run = next((r for r in replay_runs if (Path(results_dir) / "scores" / r / f"{name}.json").is_file()), None)
+            scope, replayed = _replayed(results_dir, run, name, ids) if run else ("", {})
+            row = {"baseline": name, "label": compare.label(name), "family": compare.family(name),
+                   "live_run": live_run, "replay_run": run or "", "replay_scope": scope,
+                   "n_live_dialogues": agg["n_dialogues"], "max_turns": live["config"]["max_turns"]}
+            for m in METRICS:
+                row[f"replayed_{m}"] = replayed.get(m, np.nan)
+                row[f"live_{m}"] = agg["metrics"].get(m)
+            row.update({f"live_{m}": agg["metrics"].get(m) for m in LIVE_EXTRA})
+            rows.append(row)
     df = pd.DataFrame(rows, columns=columns)
-    df[columns[5:]] = df[columns[5:]].astype(float)
-    df.attrs["status"] = "" if df["replay_run"].ne("").any() else \
-        f"No replayed score files in {', '.join(replay_runs)} for the live baselines"
-    results.write_table(df, results_dir, NAME)
+    df[columns[6:]] = df[columns[6:]].astype(float)
+    notes = [f"No live run to compare: {m}" if not rows else f"Not included: {m}" for m in missing]
+    if rows and not df["replay_run"].ne("").any():
+        notes.append(f"No replayed score files in {', '.join(replay_runs)} for the live baselines.")
+    df.attrs["status"] = " ".join(notes)
+    if rows:
+        results.write_table(df, results_dir, NAME)
     return df
 
 

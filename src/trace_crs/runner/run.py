@@ -5,9 +5,13 @@ Layout of ``out/``: ``config.yaml`` (resolved), ``records/<baseline>/<chunk>.par
 chunk files — a present file is a finished chunk, so a killed run resumes where it stopped),
 ``records.parquet`` (all chunks, sorted by dialogue_id, turn_id, baseline), ``predictions/
 <baseline>.jsonl`` and ``MANIFEST.json`` (SHA256 of inputs and outputs, record and fallback
-counts).  Non-LLM baselines run over chunks in ``workers`` spawned processes; LLM baselines
-run serially in this process.  Re-running with a different resolved config into the same
-directory is refused.
+counts, endpoint faults).  Non-LLM baselines run over chunks in ``workers`` spawned processes;
+LLM baselines run ``concurrency`` dialogues at a time (:mod:`trace_crs.runner.llm_pool`), in
+this process or, for an API model, in ``workers`` processes (:mod:`trace_crs.runner.llm_exec`),
+under an optional cost budget (``max_cost_usd``, :mod:`trace_crs.runner.budget`).
+Re-running with a different resolved config into the same directory is refused; the
+execution settings (:data:`EXECUTION_KEYS`) never change a record and may differ between
+invocations, so they are not part of ``config.yaml``.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import json
 import multiprocessing as mp
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +37,8 @@ from trace_crs.baselines.registry import GROUPS, resolve
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
 from trace_crs.runner.execute import Clock, build_baselines, fill_caches, init_worker, run_chunk, worker_task
+from trace_crs.runner.llm_exec import run_llm
+from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
 from trace_crs.runner.tasks import POOLS, chunks, load_evaluated
 
@@ -47,19 +54,30 @@ class RunConfig:
     chunk_size: int = 50
     prefilter: str = "tfidf"           # open-set prefilter of LLM Zero-Shot / RAG-Citation (Table 25)
     lm: dict[str, Any] | None = None   # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
+    concurrency: int | None = None     # LLM dialogues in flight; None/0 = auto (runner.llm_pool)
+    max_cost_usd: float | None = None  # run-wide LM budget (runner.budget); None = unlimited
+    executor: str = "local"            # "local" | "ray" (runner.ray_exec)
+    ray_address: str | None = None     # Ray cluster (else $RAY_ADDRESS, else a local cluster)
 
     def __post_init__(self) -> None:
         """Every value is checked before anything is written (a bad ``--set`` leaves no config.yaml)."""
         from trace_crs.baselines.llm_zero_shot import PREFILTERS
         problems = {"pool": self.pool in POOLS, "prefilter": self.prefilter in PREFILTERS,
                     "subset": self.subset is None or self.subset >= 1, "chunk_size": self.chunk_size >= 1,
-                    "seed": self.seed >= 0, "lm": self.lm is None or isinstance(self.lm, dict)}
+                    "seed": self.seed >= 0, "lm": self.lm is None or isinstance(self.lm, dict),
+                    "concurrency": self.concurrency is None or self.concurrency >= 0,
+                    "max_cost_usd": self.max_cost_usd is None or self.max_cost_usd >= 0,
+                    "executor": self.executor in ("local", "ray")}
         rules = {"pool": f"one of {', '.join(POOLS)}", "prefilter": f"one of {', '.join(PREFILTERS)}",
                  "subset": ">= 1 (or unset for every dialogue)", "chunk_size": ">= 1", "seed": ">= 0",
-                 "lm": "a mapping of lm.* keys"}
+                 "lm": "a mapping of lm.* keys", "concurrency": ">= 1 (0 or unset: auto)",
+                 "max_cost_usd": ">= 0 (or unset: no budget)", "executor": "local or ray"}
         bad = [k for k, ok in problems.items() if not ok]
         if bad:
             raise UsageError(f"run config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
+
+
+EXECUTION_KEYS: tuple[str, ...] = ("concurrency", "max_cost_usd", "executor", "ray_address")
 
 
 def resolved_config(cfg: RunConfig) -> dict[str, Any]:
@@ -75,7 +93,8 @@ def resolved_config(cfg: RunConfig) -> dict[str, Any]:
         from trace_crs.lm.config import resolve_lm_config
 
         lm = dataclasses.asdict(resolve_lm_config(cfg.lm, source="run config lm"))
-    return {**dataclasses.asdict(cfg), "baselines": names, "lm": lm, "trace_version": __version__,
+    settings = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in EXECUTION_KEYS}
+    return {**settings, "baselines": names, "lm": lm, "trace_version": __version__,
             "kb_sha256": sha256_file(Path(cfg.kb) / POIS_FILE), "dialogues_sha256": sha256_file(cfg.dialogues)}
 
 
@@ -130,29 +149,37 @@ def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progres
 def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = time.perf_counter,
              progress: bool = True, cache_dir: str | Path | None = None, score: bool = False) -> dict[str, Any]:
     """Run (or resume) one evaluation into ``out``; returns the manifest.  ``score`` also
-    writes ``scores/<baseline>.json`` (default :class:`ScoreConfig` for the run's pool)."""
+    writes ``scores/<baseline>.json`` (default :class:`ScoreConfig` for the run's pool).
+    When the cost guard stops the run, nothing is consolidated and the returned report says
+    ``complete: False``, what was spent and how many chunk files are pending."""
     out = Path(out)
     resolved = resolved_config(cfg)
     names = resolved["baselines"]
     if cache_dir is not None:
         os.environ[CACHE_ENV] = str(cache_dir)
+    if cfg.executor == "ray":
+        from trace_crs.runner.ray_exec import check_ray
+
+        check_ray(cfg)
     kb = load_kb(cfg.kb)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
     _claim(out, resolved)
     parts = chunks(dialogues, cfg.chunk_size)
     todo = _pending(out, names, len(parts))
+    if cfg.executor == "ray" and todo:
+        from trace_crs.runner.llm_pool import auto_concurrency
+        from trace_crs.runner.ray_exec import run_on_ray
+
+        run_on_ray(cfg, todo, names, resolved["lm"], workers, auto_concurrency(cfg.concurrency, resolved["lm"]))
+        todo = {}
     _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
     llm = [n for n in names if GROUPS[n] == "LLM"]
-    if llm and todo:
-        baselines = build_baselines(llm, kb, lm_config=resolved["lm"], seed=cfg.seed, prefilter=cfg.prefilter)
-        try:
-            for k in tqdm(sorted(todo), desc="LLM chunks", disable=not progress, unit="chunk"):
-                targets = {n: Path(p) for n, p in todo[k].items() if n in llm}
-                if targets:
-                    run_chunk(baselines, kb, parts[k], cfg.pool, cfg.seed, targets, clock)
-        finally:
-            for baseline in baselines.values():
-                baseline.close()  # stops the local llama.cpp server
+    if llm and any(n in t for t in todo.values() for n in llm):
+        guard = run_llm(cfg, kb, out, dialogues, parts, todo, llm, resolved["lm"], clock, progress, workers)
+        if guard is not None and guard.stopped:
+            left = _pending(out, names, len(parts))
+            return {"complete": False, "stopped": "max_cost_usd", "max_cost_usd": cfg.max_cost_usd,
+                    "spent_usd": round(guard.spent, 6), "pending_chunks": sum(len(t) for t in left.values())}
     manifest = finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues])
     if score:
         score_run(out, names, kb, dialogues, cfg)
@@ -188,8 +215,12 @@ def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConf
     table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
     write_table(table, out / "records.parquet")
     preds = write_predictions(table, names, out / "predictions")
-    counts = {}
+    counts, faults = {}, {}
     for name in names:
+        total: Counter = Counter()
+        for path in sorted((out / "records" / name).glob(f"*{FAULTS_SUFFIX}")):
+            total.update(json.loads(path.read_text()))
+        faults[name] = dict(sorted(total.items()))
         mask = pc.equal(table.column("baseline"), name)
         sub = table.filter(mask)
         counts[name] = {"records": sub.num_rows, "fallbacks": int(pc.sum(sub.column("fallback")).as_py() or 0)}
@@ -199,7 +230,8 @@ def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConf
                    f"kb/{REVIEWS_FILE}": sha256_file(Path(cfg.kb) / REVIEWS_FILE),
                    "dialogues": resolved["dialogues_sha256"]},
         "outputs": {str(p.relative_to(out)): sha256_file(p) for p in outputs},
-        "counts": counts, "n_records": table.num_rows,
+        "counts": counts, "n_records": table.num_rows, "complete": True,
+        "faults": faults,   # endpoint faults met by the LM calls of the finished chunks (lm.faults)
     }
     tmp = out / ".MANIFEST.json.tmp"
     tmp.write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from trace_crs.baselines.base import TurnContext
-from trace_crs.dialogues.schema import check_dialogue, dialogue_lines
+from trace_crs.config import POOLS
+from trace_crs.dialogues.schema import REC_ACTIONS, check_dialogue, dialogue_lines
 from trace_crs.kb import KB
 
-POOLS: tuple[str, ...] = ("closed", "16", "32", "open")
-REC_ACTIONS: tuple[str, ...] = ("recommend", "compare")
+__all__ = ["POOLS", "REC_ACTIONS"]  # re-exported for the runner's callers
 
 
 def select_subset(dialogues: list[Any], subset: int | None, seed: int) -> list[Any]:

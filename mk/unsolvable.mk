@@ -1,0 +1,26 @@
+# The unsolvable set and the rankers' abstention on it (issue 19; TravelBench's Unsolvable subtask).
+#   make abstention  -> data/dialogues/$(PROFILE)/unsolvable.jsonl, results/$(PROFILE)/abstention/{reasons.csv,tau_sweep.csv,confidence.parquet}
+# default: 300 unsolvable items (75 per reason) against 300 seeded solvable dialogues; smoke: 40 and 60.
+# Included after kb.mk, dialogues.mk and paper.mk (mk/*.mk sorted), so their variables are set.
+UNSOLVABLE        := data/dialogues/$(PROFILE)/unsolvable.jsonl
+ABSTENTION_OUT    := results/$(PROFILE)/abstention
+N_UNSOLVABLE      := $(if $(filter smoke,$(PROFILE)),40,300)
+N_SOLVABLE        := $(if $(filter smoke,$(PROFILE)),60,300)
+
+$(UNSOLVABLE): data/dialogues/$(PROFILE)/dialogues.jsonl $(KB_DIR)/MANIFEST.json $(DIALOGUE_SOURCES) | $(STAMP)
+	$(VENV)/bin/trace-crs dialogues unsolvable $< --kb $(KB_DIR) --n $(N_UNSOLVABLE) --seed $(SEED) --out $@
+
+$(ABSTENTION_OUT)/tau_sweep.csv: $(UNSOLVABLE) data/dialogues/$(PROFILE)/dialogues.jsonl $(KB_DIR)/MANIFEST.json \
+		src/trace_crs/baselines/abstain.py src/trace_crs/baselines/tfidf.py src/trace_crs/baselines/spatial.py \
+		src/trace_crs/metrics/abstention.py src/trace_crs/cli/stats.py | $(STAMP)
+	mkdir -p $(@D) results/$(PROFILE)/timings
+	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/abstention.json abstention -- \
+	  $(VENV)/bin/trace-crs stats abstention --kb $(KB_DIR) --dialogues data/dialogues/$(PROFILE)/dialogues.jsonl \
+	  --unsolvable $(UNSOLVABLE) --n-solvable $(N_SOLVABLE) --seed $(SEED) --out $(@D)
+
+# The chapter that reads it (its recipe is paper.mk's pattern rule for book/content/%.ipynb).
+book/content/travelbench_abstention.ipynb: $(ABSTENTION_OUT)/tau_sweep.csv
+
+abstention: $(ABSTENTION_OUT)/tau_sweep.csv ## unsolvable set + rankers' abstention (tau sweep)
+
+.PHONY: abstention

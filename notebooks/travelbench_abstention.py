@@ -1,0 +1,66 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters", "remove-cell"]
+results_dir = 'results/default'
+
+# %% [markdown]
+# # Unsolvable requests and abstention (TravelBench)
+#
+# TravelBench (seed 003) adds an *Unsolvable* subtask: requests an agent cannot satisfy, where
+# the right answer is to say so (its convention: answer `[Unsolved]`). Trace dialogues are
+# feasible by construction, so we build an unsolvable set from the KB and the corpus
+# (`trace-crs dialogues unsolvable`): constraints no candidate satisfies (contradictory or
+# over-tight, checked by brute force over the KB), a city or POI type the KB does not cover, and
+# requests that need live data or booking. A ranker abstains when its best candidate's score is
+# below a threshold τ; generative LLM baselines may answer `[Unsolved]` (counted in the live
+# runs' abstention rate). Solvable dialogues are a seeded sample of the corpus. TravelBench's
+# own abstention numbers are not in the seed text we have, so there is no reported column here.
+
+# %%
+from trace_crs import report
+
+frames = report.travelbench_abstention.load(results_dir)
+report.prose.glue_facts("tba", report.travelbench_abstention.facts(frames))
+frames["sweep"].attrs["status"] or "Abstention outputs found."
+
+# %% [markdown]
+# ## The unsolvable set, by reason
+
+# %%
+frames["reasons"]
+
+# %% [markdown]
+# ## Best threshold per ranker
+#
+# The τ with the highest F1 over the sweep. It is chosen on the same items it is scored on, so
+# it is an in-sample upper bound, not a tuned deployment setting.
+
+# %%
+best = report.travelbench_abstention.best_f1(frames["sweep"])
+report.results.write_table(best, results_dir, report.travelbench_abstention.NAME)
+best
+
+# %% [markdown]
+# At its best τ, {glue:text}`tba_best_ranker` reaches an abstention F1 of {glue:text}`tba_best_f1:.2f`
+# while declining {glue:text}`tba_best_far:.2f` of the {glue:text}`tba_n_solvable` solvable requests
+# ({glue:text}`tba_n_unsolvable` unsolvable items over {glue:text}`tba_n_reasons` reasons): a
+# retrieval score says how well the best candidate matches the words of the request, not
+# whether any candidate can satisfy it.
+#
+# Share of each kind of request declined at that τ (the `solvable` row is the false-abstention rate):
+
+# %%
+report.travelbench_abstention.recall_by_reason(frames["confidence"], best)
+
+# %%
+report.travelbench_abstention.plot(frames["sweep"]);

@@ -1,0 +1,75 @@
+"""Where the LLM chunks of a run execute (issue 17 items 1 and 5): in this process with a pool
+of threads (:func:`trace_crs.runner.llm_pool.run_jobs`), or — for an API model without a cost
+budget, ``workers`` > 1 — in ``workers`` spawned processes that share the concurrency
+(``ceil(concurrency / workers)`` threads each) and take the pending chunks round-robin.
+
+The GIL caps one process at about one core of DSPy / litellm work per request (≈ 8–10 ms of CPU
+a request, measured against the fake server), so a second process doubles the requests a
+2-core machine can prepare.  Chunk files are self-contained, so the records do not depend on
+the split.  A local llama.cpp backend stays in one process (each process would start its own
+server), and so does a run with ``max_cost_usd`` (one guard must see every job).
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Any
+
+from trace_crs.kb import KB, load_kb
+from trace_crs.lm.server import die_with_parent
+from trace_crs.runner.budget import CostGuard
+from trace_crs.runner.execute import Clock, build_baselines
+from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jobs
+from trace_crs.runner.tasks import chunks, load_evaluated, turn_contexts
+
+
+def run_llm(cfg: Any, kb: KB, out: Path, dialogues: list[dict[str, Any]], parts: list[list[dict[str, Any]]],
+            todo: dict[int, dict[str, str]], llm: list[str], lm: dict[str, Any], clock: Clock, progress: bool,
+            workers: int = 1) -> CostGuard | None:
+    """The pending LLM chunks of ``llm``; returns the cost guard (None without a budget)."""
+    concurrency = auto_concurrency(cfg.concurrency, lm)
+    pending = sorted(k for k in todo if any(n in todo[k] for n in llm))
+    processes = min(workers, len(pending))
+    if processes > 1 and cfg.max_cost_usd is None and lm.get("model") != "local":
+        lms = endpoint_configs(lm, processes)      # several comma-separated api_base: one each
+        shards = [(cfg, lms[i], {k: todo[k] for k in pending[i::processes]}, llm, math.ceil(concurrency / processes))
+                  for i in range(processes)]
+        with mp.get_context("spawn").Pool(processes, die_with_parent) as pool:   # a kill -9 leaves no orphan
+            pool.map(_shard, shards)
+        return None
+    guard = None
+    if cfg.max_cost_usd is not None:
+        done = [p for n in llm for p in (out / "records" / n).glob("*.parquet")]
+        guard = CostGuard.from_records(cfg.max_cost_usd, done)
+    complete = _in_process(cfg, kb, dialogues, parts, todo, llm, endpoint_configs(lm, 1)[0], clock, concurrency,
+                           guard, progress)
+    if guard is not None:
+        guard.stopped = not complete
+    return guard
+
+
+def _in_process(cfg: Any, kb: KB, dialogues: list[dict[str, Any]], parts: list[list[dict[str, Any]]],
+                todo: dict[int, dict[str, str]], llm: list[str], lm: dict[str, Any], clock: Clock,
+                concurrency: int, guard: CostGuard | None, progress: bool) -> bool:
+    baselines = build_baselines(llm, kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
+    try:
+        if any(hasattr(b, "see_corpus") for b in baselines.values()):
+            contexts = [ctx for d in dialogues for ctx in turn_contexts(d, kb, cfg.pool, cfg.seed)]
+            for baseline in baselines.values():
+                if hasattr(baseline, "see_corpus"):
+                    baseline.see_corpus(contexts)   # Memory-Aug.: memory fixed in corpus order
+        return run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress)
+    finally:
+        for baseline in baselines.values():
+            baseline.close()  # stops the local llama.cpp server
+
+
+def _shard(task: tuple[Any, dict[str, Any], dict[int, dict[str, str]], list[str], int]) -> None:
+    """One process's share of the chunks (the dialogues are re-read: same file, subset, seed)."""
+    cfg, lm, todo, llm, concurrency = task
+    kb = load_kb(cfg.kb)
+    dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
+    _in_process(cfg, kb, dialogues, chunks(dialogues, cfg.chunk_size), todo, llm, lm, time.perf_counter,
+                concurrency, None, False)
