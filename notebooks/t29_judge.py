@@ -61,7 +61,8 @@ report.t29.plot(df);
 #
 # The judge's calls, tokens, dollars (same dated price table as the baselines; the local model is
 # 0 $) and model seconds — {glue:text}`t29_judge_s:.1f` s and {glue:text}`t29_judge_tokens:.0f`
-# tokens on this profile — beside each baseline's own run cost (`usd`, `wall_s`).
+# tokens on this profile — beside each baseline's own run cost (`usd`, `wall_s`). A `NaN` in a
+# dollar column means the model has no price in `stats/data/prices.yaml` (its tokens still count).
 
 # %%
 cost[["baseline", "usd", "wall_s", "judge_model", "judge_turns", "judge_calls", "judge_prompt_tokens",

@@ -107,3 +107,11 @@ def test_judge_costs_beside_the_baselines_own():
     assert pd.isna(out.loc["tfidf", "judge_usd"]) and out.loc["tfidf", "total_s"] == 0.5
     with pytest.raises(ValueError, match="no price"):
         judge_costs({"llm": {**usage["llm"], "model": "unknown"}}, PRICES)
+    # a page may show tokens and seconds of an unpriced model with $ unknown (NaN), never 0
+    for model in ("unknown", "nul"):
+        loose = judge_costs({"llm": {**usage["llm"], "model": model}}, PRICES, strict=False)
+        assert pd.isna(loose.loc[0, "judge_usd"]) and loose.loc[0, "judge_prompt_tokens"] == 1000
+    assert pd.isna(cost_accounting(_records().assign(model="nul"), PRICES, strict=False).loc[0, "usd"])
+    unknown = with_judge(cost_accounting(_records(), PRICES), judge_costs({"llm": {**usage["llm"], "model": "nul"}},
+                                                                          PRICES, strict=False)).set_index("baseline")
+    assert pd.isna(unknown.loc["llm", "total_usd"]) and unknown.loc["tfidf", "total_usd"] == 0.0

@@ -85,15 +85,16 @@ def display(ci: pd.DataFrame) -> pd.DataFrame:
 
 def costs(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
     """Per baseline: its own run cost (records, :func:`~trace_crs.stats.cost.cost_accounting`) and
-    the judge's calls, tokens, $ and seconds (score files' ``judge_usage``); written to
+    the judge's calls, tokens, $ and seconds (score files' ``judge_usage``); $ is NaN for a model
+    the price table does not price (tokens and seconds still shown); written to
     ``tables/table29_judge_cost.csv``."""
     own, usage = [], {}
     for run in runs:
         rec = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
-        own.append(cost_accounting(pd.read_parquet(rec), source=str(rec)).assign(run=run))
+        own.append(cost_accounting(pd.read_parquet(rec), source=str(rec), strict=False).assign(run=run))
         for base in results.run_baselines(results_dir, run):
             usage[base] = results.read_aggregate(results_dir, run, base).get("judge_usage")
-    out = with_judge(pd.concat(own, ignore_index=True), judge_costs(usage, source=f"{results_dir}/scores"))
+    out = with_judge(pd.concat(own, ignore_index=True), judge_costs(usage, source=f"{results_dir}/scores", strict=False))
     results.write_table(out, results_dir, COST_NAME)
     return out
 
