@@ -50,3 +50,38 @@ judge-bench: $(JDIR)/transcripts.jsonl ## judge seconds/tokens per transcript: p
 	for m in per_factor one_call debate; do $(TRACE) --quiet judge agree --pred $(JBENCH)/$$m.jsonl --out $(JBENCH)/$$m.cost.json; done
 
 .PHONY: judge judge-bench
+
+# `make judge-likert`: Table 28 (Appendix T) — two judges re-score one run's baselines with Trace's
+# Likert judge (trace_crs.metrics.judge) on the same seeded turns as Table 29 (T28_N judged
+# dialogues, one turn each; default: the run's own judge_n, so judge A replays Table 29's judge
+# from the LM cache). Each judge is any `score --judge` name: `local`, registered local weights,
+# a litellm model, or `model=…,api_base=…` settings. Read by notebooks/t28_cross_judge.py; never
+# part of `make paper` (the page says "not run" until these exist).
+#   make judge-likert T28_B=openai/gpt-4o-mini T28_N=50
+T28_RUN       ?= closed
+T28_A         ?= local
+T28_B         ?= qwen2.5-coder-0.5b-instruct-q4_k_m
+T28_N         ?= $(or $(call cfg_value,$(T28_RUN),judge_n),4)
+T28_BASELINES ?= popularity tfidf aspect dense spatial hybrid_rrf   # the paper's six non-LLM rows
+T28_DIR       := $(RES)/judge/$(T28_RUN)
+T28_SRC       := $(filter src/trace_crs/metrics/% src/trace_crs/lm/% src/trace_crs/cli/score.py src/trace_crs/config.py,$(SRC))
+
+# $(1): likert_a | likert_b, $(2): the variable naming its judge. Written to a temporary sibling,
+# renamed when every baseline is scored.
+define T28_RULE
+$(T28_DIR)/$(1)/.done: $(RES)/runs/$(T28_RUN)/records.parquet configs/$(PROFILE)/$(T28_RUN).yaml $(DIALOGUES) $(KB_MANIFEST) $(T28_SRC)
+	rm -rf $$(@D).tmp && mkdir -p $$(@D).tmp
+	for b in $(T28_BASELINES); do \
+	  $(TRACE) --quiet score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(T28_RUN)/predictions/$$$$b.jsonl \
+	    --dialogue-ids $(RES)/runs/$(T28_RUN)/dialogue_ids.json --config configs/$(PROFILE)/$(T28_RUN).yaml \
+	    --set entailment=none --set 'judge=$$($(2))' --set judge_n=$$(T28_N) --out $$(@D).tmp/$$$$b.json; done
+	rm -rf $$(@D) && mv $$(@D).tmp $$(@D) && touch $$@
+endef
+$(eval $(call T28_RULE,likert_a,T28_A))
+$(eval $(call T28_RULE,likert_b,T28_B))
+
+judge-likert: $(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done ## Table 28: two Likert judges on a run's baselines (results/$(PROFILE)/judge/)
+
+book/content/t28_cross_judge.ipynb: $(wildcard $(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done)
+
+.PHONY: judge-likert

@@ -89,3 +89,29 @@ def test_dialogue_cost_columns_and_prices_only_for_dollars():
         dialogue_costs(unknown, PRICES, columns=["usd"])
     with pytest.raises(ValueError, match="columns must be among"):
         dialogue_costs(_records(), PRICES, columns=["dollars"])
+
+
+def test_judge_costs_beside_the_baselines_own():
+    from trace_crs.stats.cost import judge_costs, with_judge
+
+    usage = {"llm": {"model": "m", "n_turns": 4, "calls": 5, "prompt_tokens": 1000, "completion_tokens": 100,
+                     "seconds": 12.5},
+             "tfidf": None}                                              # not judged: left out
+    judge = judge_costs(usage, PRICES)
+    assert list(judge["baseline"]) == ["llm"]
+    # $ = (1000·2 + 100·10) / 1e6 = 0.003
+    assert judge.loc[0, "judge_usd"] == pytest.approx(0.003) and judge.loc[0, "judge_calls"] == 5
+    out = with_judge(cost_accounting(_records(), PRICES), judge).set_index("baseline")
+    assert out.loc["llm", "total_usd"] == pytest.approx(0.016 + 0.003)   # own 0.016 (above) + judge
+    assert out.loc["llm", "total_s"] == pytest.approx(6.0 + 12.5)        # own wall 1+2+3 s + judge model s
+    assert pd.isna(out.loc["tfidf", "judge_usd"]) and out.loc["tfidf", "total_s"] == 0.5
+    with pytest.raises(ValueError, match="no price"):
+        judge_costs({"llm": {**usage["llm"], "model": "unknown"}}, PRICES)
+    # a page may show tokens and seconds of an unpriced model with $ unknown (NaN), never 0
+    for model in ("unknown", "nul"):
+        loose = judge_costs({"llm": {**usage["llm"], "model": model}}, PRICES, strict=False)
+        assert pd.isna(loose.loc[0, "judge_usd"]) and loose.loc[0, "judge_prompt_tokens"] == 1000
+    assert pd.isna(cost_accounting(_records().assign(model="nul"), PRICES, strict=False).loc[0, "usd"])
+    unknown = with_judge(cost_accounting(_records(), PRICES), judge_costs({"llm": {**usage["llm"], "model": "nul"}},
+                                                                          PRICES, strict=False)).set_index("baseline")
+    assert pd.isna(unknown.loc["llm", "total_usd"]) and unknown.loc["tfidf", "total_usd"] == 0.0

@@ -8,6 +8,8 @@ inputs is refused.  A one-screen summary (and a warning naming the number of mis
 which score 0) goes to stderr; the output path to stdout.  Entailment and the
 LLM judge are opt-in (``--entailment``, ``--judge``); ``llm`` backends use the configured LM
 (``--lm-model``, default the offline ``local`` model, via :func:`trace_crs.lm.backend.open_lm`).
+The judge rates the seeded turns of :func:`trace_crs.metrics.judge.judged_turns` (the same for
+every baseline) and its LM usage goes into the aggregate as ``judge_usage``.
 """
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--pc-window", type=int, default=None, help="PC citation window (characters)")
     p.add_argument("--spatial-km", type=float, default=None, help="spatial coherence distance (km)")
     p.add_argument("--entailment", default=None, help="none | embedding | llm | hf:DIR")
-    p.add_argument("--judge", default=None, help="none | judge LM model (e.g. local)")
-    p.add_argument("--judge-n", type=int, default=None, help="turns judged (seeded subset)")
+    p.add_argument("--judge", default=None, help="none | local | local weights name | litellm model | "
+                   "key=value,... LM settings")
+    p.add_argument("--judge-n", type=int, default=None, help="judged dialogues, one turn each (seeded subset)")
     p.add_argument("--lm-model", default="local", help="LM for --entailment llm")
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
     p.add_argument("--out", help="aggregate JSON path (default: beside the predictions)")
@@ -53,11 +56,11 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.set_defaults(func=run)
 
 
-def _lm(model: str, stack: contextlib.ExitStack):  # noqa: ANN202
+def _lm(model: str, stack: contextlib.ExitStack, overrides: list[str] | None = None):  # noqa: ANN202
     from trace_crs.lm.backend import open_lm
     from trace_crs.lm.config import resolve_lm_config
 
-    return stack.enter_context(open_lm(resolve_lm_config(parse_overrides([f"model={model}"]))))
+    return stack.enter_context(open_lm(resolve_lm_config(parse_overrides(overrides or [f"model={model}"]))))
 
 
 FLAG_KEYS = ("pool", "fuzzy_threshold", "cd_gate", "pc_window", "spatial_km", "entailment", "judge", "judge_n",
@@ -117,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb import load_kb
     from trace_crs.metrics.entailment import make_backend
-    from trace_crs.metrics.judge import judge_columns
+    from trace_crs.metrics.judge import judge_columns, judge_lm_overrides
     from trace_crs.metrics.predictions import read_predictions
     from trace_crs.metrics.score import aggregate, score_predictions
 
@@ -141,12 +144,12 @@ def run(args: argparse.Namespace) -> int:
         ent = make_backend(cfg.entailment, _lm(args.lm_model, stack) if cfg.entailment == "llm" else None)
         scores = score_predictions(kb, dialogues, predictions, cfg, entailment=ent)
         if cfg.judge != "none":
-            judged = judge_columns(kb, dialogues, predictions, scores.per_turn, _lm(cfg.judge, stack),
-                                   n=cfg.judge_n, seed=cfg.seed)
+            judged, usage = judge_columns(kb, corpus, predictions, scores.per_turn,
+                                          _lm(cfg.judge, stack, judge_lm_overrides(cfg.judge)), n=cfg.judge_n, seed=cfg.seed)
             scores.per_turn = scores.per_turn.join(judged)
             scores.aggregate = aggregate(scores.per_turn, scores.per_dialogue, kb, cfg,
                                          scores.aggregate["n_missing"], ent) | {
-                k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))}
+                k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))} | {"judge_usage": usage}
     out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
     write_atomic(outputs[1], lambda t: scores.per_turn.to_parquet(t, index=False))

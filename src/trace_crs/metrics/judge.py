@@ -3,9 +3,27 @@
 One DSPy program, :class:`LikertJudge`, rates a system response on the five 1–5 Likert
 scales of Table 7 — Relevance, Informativeness, Grounding Quality, Natural Flow,
 Justification — with typed integer outputs (a rating outside 1–5 is an error, never
-clipped).  It runs on a seeded subset of turns (``n`` turns drawn without replacement by
-``numpy.random.default_rng(seed)``); the judge LM is passed in (DSPy's request cache makes
-re-runs free).  Scores are reported as ``judge_<scale>`` columns / means.
+clipped).  Scores are reported as ``judge_<scale>`` columns / means; ``judge_overall`` is the
+mean of the five (the paper's "Overall" column).
+
+The judged subset (:func:`judged_turns`) is a function of the dialogue corpus, the seed and
+``n`` only, so every baseline — non-LLM rows included — is judged on the same turns, whatever
+its predictions or their order (Appendix U: "cover all baselines").  It draws ``n`` dialogues
+exactly as ``trace-crs evaluate --subset n --seed`` does (``default_rng(seed).choice`` over the
+corpus in file order), then one recommend/compare turn of each with the same generator: with
+``judge_n`` equal to an LLM run's ``subset`` the judged dialogues are the ones that run
+predicted, and each judged turn is its own dialogue cluster for the bootstrap.  (The paper
+judges every recommend/compare turn of a 200-dialogue subset; one turn per dialogue spends the
+same number of judge calls on more clusters.)  A turn the LM answers unparseably or out of
+range is NaN and counted (``n_failed``), never scored.
+
+The judge's LM usage — calls, prompt/completion tokens, model seconds (a cache replay reports
+the seconds measured when the call was made, :func:`trace_crs.lm.backend.recording_usage`),
+$ — is returned beside the columns and goes into the score file's ``judge_usage``.
+
+The judge model (:func:`judge_lm_overrides`): ``local`` (the default local weights), the name
+of registered local weights (e.g. ``qwen2.5-coder-0.5b-instruct-q4_k_m``), any litellm model
+string, or ``key=value,key=value`` LM settings (``model=openai/gpt-4o-mini,api_base=…``).
 
 Cross-judge agreement (Appendix T): Kendall τ and Spearman ρ between two judges' per-system
 mean scores (the baseline ranking), via scipy.
@@ -17,12 +35,19 @@ from typing import Any, Mapping, Sequence
 import dspy
 import numpy as np
 import pandas as pd
+from dspy.utils.exceptions import AdapterParseError
 from scipy import stats
 
 from trace_crs.kb import KB
+from trace_crs.lm.backend import recording_usage
+from trace_crs.lm.weights import WEIGHTS
+from trace_crs.metrics.dialogue import REC_ACTIONS
 from trace_crs.metrics.predictions import Key, cited_texts
 
 SCALES = ("relevance", "informativeness", "grounding_quality", "natural_flow", "justification")
+COLUMNS = [f"judge_{s}" for s in SCALES] + ["judge_overall"]
+USAGE_KEYS = ("model", "n", "n_turns", "n_failed", "calls", "prompt_tokens", "completion_tokens", "cost_usd",
+              "seconds")
 
 
 class JudgeResponse(dspy.Signature):
@@ -59,35 +84,76 @@ def dialogue_context(turns: Sequence[Mapping[str, Any]], turn_id: int) -> str:
     return "\n".join(f"{t['role'].capitalize()}: {t['text']}" for t in turns if t["turn_id"] < turn_id)
 
 
-def judge_columns(kb: KB, dialogues: Sequence[Mapping[str, Any]], predictions: Mapping[Key, dict],
-                  per_turn: pd.DataFrame, lm: dspy.BaseLM, n: int = 200, seed: int = 42) -> pd.DataFrame:
-    """``judge_<scale>`` columns aligned with ``per_turn`` (NaN for turns not in the subset)."""
-    out = pd.DataFrame(np.nan, index=per_turn.index, columns=[f"judge_{s}" for s in SCALES])
-    if per_turn.empty or n <= 0:
-        return out
-    pick = np.sort(np.random.default_rng(seed).choice(len(per_turn), size=min(n, len(per_turn)), replace=False))
-    turns = {d["dialogue_id"]: d["turns"] for d in dialogues}
+def judge_lm_overrides(judge: str) -> list[str]:
+    """LM config overrides (``key=value``) of a judge name (module docstring)."""
+    if "=" in judge:
+        return [kv.strip() for kv in judge.split(",") if kv.strip()]
+    if judge in WEIGHTS:
+        return ["model=local", f"weights={judge}"]
+    return [f"model={judge}"]
+
+
+def judged_turns(corpus: Sequence[Mapping[str, Any]], n: int, seed: int = 42) -> list[Key]:
+    """The seeded judged subset: ``(dialogue_id, turn_id)`` of one recommend/compare turn in
+    each of ``n`` seeded dialogues (all dialogues when ``n`` ≥ the corpus), in corpus order."""
+    if n <= 0 or not corpus:
+        return []
+    rng = np.random.default_rng(seed)
+    # the draw of runner.tasks.select_subset (metrics may not import runner; a test pins equality)
+    picked = range(len(corpus)) if n >= len(corpus) else np.sort(rng.choice(len(corpus), size=n, replace=False))
+    out: list[Key] = []
+    for i in picked:
+        d = corpus[int(i)]
+        rec = [t["turn_id"] for t in d["turns"] if t["role"] == "system" and t.get("action") in REC_ACTIONS]
+        if rec:
+            out.append((d["dialogue_id"], int(rec[int(rng.integers(len(rec)))])))
+    return out
+
+
+def judge_columns(kb: KB, corpus: Sequence[Mapping[str, Any]], predictions: Mapping[Key, dict],
+                  per_turn: pd.DataFrame, lm: dspy.BaseLM, n: int = 200, seed: int = 42,
+                  ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``judge_<scale>`` and ``judge_overall`` columns aligned with ``per_turn`` (NaN outside the
+    judged subset :func:`judged_turns` of ``corpus``, and for failed turns) and the judge usage
+    (:data:`USAGE_KEYS`).  Judged turns that ``per_turn`` does not hold (dialogues this run did
+    not score) are skipped; ``n_turns`` counts the turns judged."""
+    out = pd.DataFrame(np.nan, index=per_turn.index, columns=COLUMNS)
+    usage: dict[str, Any] = {k: 0 for k in USAGE_KEYS} | {"model": getattr(lm, "model", type(lm).__name__), "n": n}
+    rows = {(r.dialogue_id, int(r.turn_id)): i for i, r in zip(per_turn.index, per_turn.itertuples())}
+    pick = [rows[k] for k in judged_turns(corpus, n, seed) if k in rows]
+    if not pick:
+        return out, usage
+    turns = {d["dialogue_id"]: d["turns"] for d in corpus}
     judge = LikertJudge()
     empty = {"ranked_poi_ids": [], "text": "", "citations": []}
-    with dspy.context(lm=lm):
+    with dspy.context(lm=lm), recording_usage() as tally:
         for i in pick:
-            row = per_turn.iloc[i]
-            pred = predictions.get((row["dialogue_id"], int(row["turn_id"])), empty)
+            did, tid = per_turn.at[i, "dialogue_id"], int(per_turn.at[i, "turn_id"])
+            pred = predictions.get((did, tid), empty)
             cited = "\n".join(f"[{k}] {v}" for k, v in sorted(cited_texts(kb, pred).items()))
-            r = judge(dialogue=dialogue_context(turns[row["dialogue_id"]], int(row["turn_id"])),
-                      response=pred["text"], cited_reviews=cited or "(none)")
-            out.iloc[i] = [getattr(r, s) for s in SCALES]
-    return out
+            try:
+                r = judge(dialogue=dialogue_context(turns[did], tid), response=pred["text"],
+                          cited_reviews=cited or "(none)")
+            except (AdapterParseError, ValueError):   # unparseable or out of range: recorded, not scored
+                usage["n_failed"] += 1
+                continue
+            ratings = [float(getattr(r, s)) for s in SCALES]
+            out.loc[i, COLUMNS] = [*ratings, float(np.mean(ratings))]
+    usage.update(n_turns=len(pick), calls=tally.calls, prompt_tokens=tally.prompt_tokens,
+                 completion_tokens=tally.completion_tokens, cost_usd=round(tally.cost_usd, 8),
+                 seconds=round(tally.model_s, 3))
+    return out, usage
 
 
 def cross_judge_agreement(judge_a: Mapping[str, float], judge_b: Mapping[str, float]) -> dict[str, float]:
     """Kendall τ and Spearman ρ between two judges' per-system scores (common systems only).
 
-    Fewer than two common systems → NaN for both.
+    Fewer than two common systems, or a judge that gives every system the same score (no
+    ranking to compare) → NaN for both.
     """
     common = sorted(set(judge_a) & set(judge_b))
-    if len(common) < 2:
-        return {"kendall_tau": float("nan"), "spearman_rho": float("nan"), "n_systems": len(common)}
     a, b = [judge_a[k] for k in common], [judge_b[k] for k in common]
+    if len(common) < 2 or len(set(a)) < 2 or len(set(b)) < 2:
+        return {"kendall_tau": float("nan"), "spearman_rho": float("nan"), "n_systems": len(common)}
     return {"kendall_tau": float(stats.kendalltau(a, b).statistic),
             "spearman_rho": float(stats.spearmanr(a, b).statistic), "n_systems": len(common)}

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from trace_crs.config import ScoreConfig
 from trace_crs.metrics import errors
-from trace_crs.report import compare, figures, paper, rescore, results
+from trace_crs.report import compare, figures, paper, rescore
 
 NAME = "f06_error_analysis"  # notebook, module, table CSV and figure stem
 KINDS = {"grounding": "grounding error", "recommendation": "recommendation error",
