@@ -35,6 +35,11 @@ def _lm_overrides(pairs: list[str] | None) -> list[str]:
     return out
 
 
+# A whole conversation plus a rubric (or all twelve, in one-call mode) overflows the local
+# preset's 4,096-token context; ``--set lm.n_ctx=…`` still wins.
+JUDGE_LM_DEFAULTS: dict[str, Any] = {"n_ctx": 8192}
+
+
 def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
     """``(DSPy LM, judge id)`` for an LM config; the LM stays open for the ``stack``'s life."""
     from trace_crs.lm.backend import model_id, open_lm
@@ -83,13 +88,14 @@ def run_core(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         if args.mixture:
             table, choice = load_mixture(args.mixture)
-            opened = {name: open_judge_lm(resolve_lm_config(cfg, base, f"{args.mixture}: judges.{name}"), stack)
+            opened = {name: open_judge_lm(resolve_lm_config({**JUDGE_LM_DEFAULTS, **cfg}, base,
+                                                            f"{args.mixture}: judges.{name}"), stack)
                       for name, cfg in table.items() if name in set(choice.values())}
             lms = {n: opened[choice[n]][0] for n in FACTORS}
             judges = {n: opened[choice[n]][1] for n in FACTORS}
             debate_lm = None
         else:
-            lm, name = open_judge_lm(resolve_lm_config(None, base), stack)
+            lm, name = open_judge_lm(resolve_lm_config(JUDGE_LM_DEFAULTS, base), stack)
             lms, judges, debate_lm = {n: lm for n in FACTORS}, {n: name for n in FACTORS}, lm
         settings = settings_of({**judges, "debate": judges[FACTORS[0]]}, args.mode, args.aggregator,
                                args.retries, args.max_rounds)
@@ -98,7 +104,14 @@ def run_core(args: argparse.Namespace) -> int:
             if not args.quiet:
                 print(f"\rjudged {i}/{n}{' (cached)' if hit else ''}   ", end="" if i < n else "\n", file=sys.stderr)
 
-        records = judge_all(transcripts, lms, settings, partial, reuse_from=[out], debate_lm=debate_lm, progress=progress)
+        try:
+            records = judge_all(transcripts, lms, settings, partial, reuse_from=[out], debate_lm=debate_lm,
+                                progress=progress)
+        except Exception as exc:  # noqa: BLE001 - only the context overflow is re-worded; the rest propagates
+            if "ContextWindowExceeded" not in type(exc).__name__:
+                raise
+            raise UsageError(f"a judge prompt does not fit the model's context window ({str(exc)[-160:]}); "
+                             "raise it with --set lm.n_ctx=<tokens> or judge with --mode per-factor") from None
     out.parent.mkdir(parents=True, exist_ok=True)
     _dump(records, out)
     partial.unlink(missing_ok=True)
