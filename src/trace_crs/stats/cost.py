@@ -150,6 +150,8 @@ def with_judge(costs: pd.DataFrame, judge: pd.DataFrame) -> pd.DataFrame:
     (NaN where the baseline was not judged) and ``total_usd`` / ``total_s`` = own + judge (a part
     that is absent counts 0; an unpriced part, NaN $, leaves the total unknown)."""
     out = costs.merge(judge, on="baseline", how="outer").sort_values("baseline", kind="stable").reset_index(drop=True)
+    for col in ("usd", "wall_s", "judge_usd", "judge_s"):  # an empty judge frame merges in as object dtype
+        out[col] = pd.to_numeric(out[col], errors="coerce")
     own = out["usd"].where(out["n_turns"].notna(), 0.0)
     judged = out["judge_usd"].where(out["judge_model"].notna(), 0.0)
     out["total_usd"] = own + judged
