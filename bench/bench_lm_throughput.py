@@ -1,18 +1,20 @@
 """Throughput of the local LM backend on the default LLM run (issue 17 item 4; not a timed test).
 
-``trace-crs evaluate`` runs the LLM baselines (default ``llm_zero_shot,rag_citation``, closed
-pool, log-prob ranking, a seeded subset of ``--subset`` dialogues) on the local llama.cpp
-backend in two configurations, interleaved A/B ``--repeats`` times, each run with an empty LM
-cache of its own:
+``trace-crs evaluate`` runs LLM baselines (default LLM Zero-Shot: RAG-Citation's 600-token
+replies take ~5 min a turn on one thread), closed pool, log-prob ranking, on a seeded subset of
+``--subset`` dialogues (≥ 2: a dialogue is the unit of concurrency) on the local llama.cpp
+backend in the configurations of ``--configs`` (default ``serial,pool``), interleaved
+``--repeats`` times, each run with an empty LM cache of its own:
 
 * **serial** — today's path before issue 17 item 4: one server process with 1 thread,
   concurrency 1 (``lm.servers=1 lm.n_threads=1 concurrency=1``);
-* **pool** — the new default: ``lm.n_threads`` (default: the cores free at start, see
-  ``lm.config.default_threads``) 1-thread server processes, concurrency = their number.
+* **pool** — the new default path: ``--threads`` 1-thread server processes (0: the cores free
+  at start, ``lm.config.default_threads``), concurrency = their number;
+* **threads** (optional, ``--configs``) — one server with ``--threads`` threads, concurrency 1.
 
 Reported per configuration: wall seconds of the whole ``evaluate`` (server start included),
 aggregate turns/s and tokens/s (records' prompt + completion tokens over wall), medians over
-the repeats, the pool/serial ratio of the medians, the 1-minute load average before each run,
+the repeats, each configuration's medians over the first's, the 1-minute load average before each run,
 and whether every run wrote the same records (``records.parquet`` minus ``latency_s``).
 Writes ``--out`` (JSON) and prints it.
 """
@@ -44,10 +46,12 @@ def inputs(kb: str, dialogues: str) -> tuple[str, str]:
     raise SystemExit(f"{kb} / {dialogues} missing (and no smoke corpus): build the data first")
 
 
-def configs(threads: int) -> dict[str, list[str]]:
-    """``--set`` overrides of the two configurations."""
-    return {"serial": ["lm.servers=1", "lm.n_threads=1", "concurrency=1"],
-            "pool": [f"lm.n_threads={threads}", "lm.servers=0", "concurrency=0"]}
+def configs(threads: int, names: str = "serial,pool") -> dict[str, list[str]]:
+    """``--set`` overrides of the configurations ``names`` (module docstring)."""
+    known = {"serial": ["lm.servers=1", "lm.n_threads=1", "concurrency=1"],
+             "pool": [f"lm.n_threads={threads}", "lm.servers=0", "concurrency=0"],
+             "threads": [f"lm.n_threads={threads}", "lm.servers=1", "concurrency=1"]}
+    return {n: known[n] for n in names.split(",")}
 
 
 def run_once(args: argparse.Namespace, kb: str, dialogues: str, sets: list[str], tmp: Path, tag: str) -> dict[str, Any]:
@@ -75,23 +79,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kb", default=KB)
     ap.add_argument("--dialogues", default=DIALOGUES)
-    ap.add_argument("--baselines", default="llm_zero_shot,rag_citation")
-    ap.add_argument("--subset", type=int, default=3)
+    ap.add_argument("--baselines", default="llm_zero_shot")
+    ap.add_argument("--subset", type=int, default=2)
     ap.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
     ap.add_argument("--models-dir", default="models")
-    ap.add_argument("--threads", type=int, default=2, help="threads (= 1-thread servers) of the pool configuration")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads of the pool (as 1-thread servers) and threads configs; 0 = auto (free cores)")
+    ap.add_argument("--configs", default="serial,pool", help="comma-separated: serial (the reference), pool, threads")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", default="results/bench/lm_throughput.json")
     args = ap.parse_args()
     kb, dialogues = inputs(args.kb, args.dialogues)
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in configs(args.threads)}
+    plan = configs(args.threads, args.configs)
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in plan}
     with tempfile.TemporaryDirectory(prefix="bench-lm-throughput-") as name:
         for r in range(args.repeats):                       # interleaved: serial, pool, serial, pool, ...
-            for label, sets in configs(args.threads).items():
+            for label, sets in plan.items():
                 runs[label].append(run_once(args, kb, dialogues, sets, Path(name), f"{label}{r}"))
                 print(f"{label} #{r}: {runs[label][-1]['wall_s']} s, load {runs[label][-1]['load_1min']}", flush=True)
-    reference = runs["serial"][0]["records"]
+    reference = next(iter(runs.values()))[0]["records"]
     identical = all(run["records"] == reference for rs in runs.values() for run in rs)
     summary: dict[str, Any] = {}
     for label, rs in runs.items():
@@ -99,12 +106,12 @@ def main() -> None:
                           "median_turns_per_s": statistics.median(r["turns_per_s"] for r in rs),
                           "median_tokens_per_s": statistics.median(r["tokens_per_s"] for r in rs),
                           "runs": [{k: v for k, v in r.items() if k != "records"} for r in rs]}
+    first = next(iter(plan))
+    ratios = {f"{label}_over_{first}": {m: round(summary[label][f"median_{m}"] / summary[first][f"median_{m}"], 2)
+                                        for m in ("turns_per_s", "tokens_per_s")} for label in list(plan)[1:]}
     result = {"date": time.strftime("%Y-%m-%d"), "weights": args.weights, "baselines": args.baselines,
               "subset": args.subset, "kb": kb, "dialogues": dialogues, "cores": len(os.sched_getaffinity(0)),
-              "pool_threads": args.threads, "configs": configs(args.threads), **summary,
-              "ratio_turns_per_s": round(summary["pool"]["median_turns_per_s"] / summary["serial"]["median_turns_per_s"], 2),
-              "ratio_tokens_per_s": round(summary["pool"]["median_tokens_per_s"] / summary["serial"]["median_tokens_per_s"], 2),
-              "records_identical": identical}
+              "threads": args.threads, "configs": plan, **summary, "ratios": ratios, "records_identical": identical}
     text = json.dumps(result, indent=2, sort_keys=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text + "\n")
