@@ -1,4 +1,5 @@
-# `make bench`: speed and memory as medians/ratios (never a timed test). One script per layer.
+# `make bench`: speed and memory as medians/ratios (never a timed test). One script per layer
+# (bench_lm_throughput.py: the local LLM backend's server pool vs today's serial path, issue 17 item 4).
 BENCH_SCRIPTS := $(sort $(wildcard bench/bench_*.py))
 
 bench: $(STAMP) ## run every benchmark script in bench/ (writes results/bench/*.json)

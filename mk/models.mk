@@ -21,7 +21,8 @@ models-smoke: $(SMOKE_GGUF) ## assemble only the SmolLM2-135M weights (tests)
 
 TEST_DEPS += $(LLAMA_STAMP) $(SMOKE_GGUF)
 
-# bench/bench_lm.py measures the 1.5B model through the server and raw llama.cpp.
-bench: $(LLAMA_STAMP) models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+# bench/bench_lm.py measures the 1.5B model through the server and raw llama.cpp;
+# bench/bench_lm_throughput.py the 0.5B model's default LLM run, server pool vs one 1-thread server.
+bench: $(LLAMA_STAMP) models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
 
 .PHONY: llama models models-smoke

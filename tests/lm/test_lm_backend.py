@@ -65,15 +65,13 @@ def test_bad_config_is_a_clear_error(data, match):
         resolve_lm_config(data)
 
 
-def test_llama_threads_come_from_trace_lm_threads_unless_set(monkeypatch):
-    monkeypatch.delenv("TRACE_LM_THREADS", raising=False)
-    assert resolve_lm_config().n_threads == 1
-    monkeypatch.setenv("TRACE_LM_THREADS", "2")
-    assert resolve_lm_config().n_threads == 2
+def test_llama_threads_are_auto_unless_set():
+    # 0 = auto, resolved when the servers start (tests/lm/test_server_pool.py): config.yaml
+    # must not depend on the machine's load
+    assert resolve_lm_config().n_threads == 0 and resolve_lm_config().servers == 0
     assert resolve_lm_config({"n_threads": 3}).n_threads == 3
-    monkeypatch.setenv("TRACE_LM_THREADS", "two")
-    with pytest.raises(ValueError, match="TRACE_LM_THREADS"):
-        resolve_lm_config()
+    with pytest.raises(ValueError, match="servers"):
+        resolve_lm_config({"servers": -1})
 
 
 def test_yaml_block(tmp_path):

@@ -15,7 +15,7 @@ from trace_crs.kb import load_kb
 from trace_crs.lm.backend import build_lm
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.lm.fake_server import serve
-from trace_crs.runner.llm_pool import API_CONCURRENCY, LOCAL_SLOTS, auto_concurrency
+from trace_crs.runner.llm_pool import API_CONCURRENCY, auto_concurrency
 from trace_crs.runner.run import RunConfig, evaluate
 from trace_crs.runner.tasks import load_evaluated, turn_contexts
 
@@ -62,7 +62,9 @@ def test_execution_settings_stay_out_of_the_run_config_and_may_change_on_resume(
 
 
 def test_auto_concurrency_and_bad_values():
-    assert auto_concurrency(None, {"model": "local"}) == LOCAL_SLOTS == 1
+    # local: one dialogue per llama.cpp server process (lm.servers, else one per thread)
+    assert auto_concurrency(None, {"model": "local", "n_threads": 2, "servers": 0}) == 2
+    assert auto_concurrency(None, {"model": "local", "n_threads": 2, "servers": 1}) == 1
     assert auto_concurrency(0, {"model": "openai/gpt-5.4-mini"}) == API_CONCURRENCY == 64
     assert auto_concurrency(256, {"model": "local"}) == 256
     with pytest.raises(ValueError, match="concurrency"):

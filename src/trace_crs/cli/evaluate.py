@@ -79,7 +79,7 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--workers", type=int, default=2,
                    help="processes for non-LLM chunks, and for an API model's LLM chunks (sharing --concurrency); default 2")
     p.add_argument("--concurrency", type=int,
-                   help="LLM dialogues in flight (default auto: 1 for the local llama.cpp server, 64 for an API)")
+                   help="LLM dialogues in flight (default auto: one per local llama.cpp server process, 64 for an API)")
     p.add_argument("--executor", choices=["local", "ray"],
                    help="local (default) or ray: chunks on Ray actors (ray_address / $RAY_ADDRESS, else a local cluster)")
     p.add_argument("--max-cost-usd", dest="max_cost_usd", type=float,

@@ -2,9 +2,11 @@
 
 ``open_lm(cfg)`` is a context manager yielding a :class:`TraceLM` (a ``dspy.LM``):
 
-* ``model: local`` starts (or shares) the llama.cpp server on the configured GGUF weights and
-  points DSPy at it as ``openai/<alias>`` + ``api_base``; the alias embeds the weights'
-  SHA-256, so cache keys differ per weights.  The server is stopped on exit.
+* ``model: local`` starts (or shares) the llama.cpp servers on the configured GGUF weights
+  (``lm.config.server_plan``: one 1-thread process per free core by default) and points DSPy
+  at them as ``openai/<alias>``, each calling thread at its own server
+  (:class:`trace_crs.lm.server.ServerPool`); the alias embeds the weights' SHA-256, so cache
+  keys differ per weights.  The servers are stopped on exit.
 * any other model is handed to litellm as is (API key from the environment).
 
 Caching: DSPy's cache keys a request on model id + messages + every decoding parameter
@@ -38,9 +40,9 @@ from typing import Any, Iterator
 import diskcache
 import dspy
 
-from trace_crs.lm.config import LMConfig
+from trace_crs.lm.config import LMConfig, server_plan
 from trace_crs.lm.faults import call_with_retries
-from trace_crs.lm.server import shared_server
+from trace_crs.lm.server import ServerPool, shared_pool
 from trace_crs.lm.weights import get_weights, verified_path
 
 LOCAL_API_KEY = "sk-local-no-key"
@@ -131,9 +133,10 @@ class TraceLM(dspy.LM):
     """``dspy.LM`` that reports each call's usage to :func:`recording_usage` (see the module
     docstring for replays)."""
 
-    def __init__(self, model: str, *, trace_config: LMConfig | None = None, **kwargs: Any) -> None:
+    def __init__(self, model: str, *, trace_config: LMConfig | None = None, endpoints: ServerPool | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
-        self.trace_config = trace_config
+        self.trace_config, self.endpoints = trace_config, endpoints
 
     def _send(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> tuple[Any, float | None]:
         """One request through DSPy's engine (what ``dspy.LM.forward`` does, keeping the call's
@@ -154,6 +157,8 @@ class TraceLM(dspy.LM):
             # (it would generate until EOS): repeat the limit as ``max_tokens`` in the body.
             limit = kwargs.get("max_tokens", self.kwargs.get("max_tokens"))
             kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": limit}
+        if self.endpoints is not None:         # not part of the request (``_NOT_THE_REQUEST``)
+            kwargs["api_base"] = self.endpoints.api_base()
         request = {"model": self.model, "prompt": prompt, "messages": messages,
                    **self.kwargs, **{k: v for k, v in kwargs.items() if k != "cache"}}
         key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
@@ -213,7 +218,7 @@ def model_id(cfg: LMConfig) -> str:
     return get_weights(cfg.weights).model_id if cfg.is_local else cfg.model
 
 
-def build_lm(cfg: LMConfig, api_base: str | None = None) -> TraceLM:
+def build_lm(cfg: LMConfig, api_base: str | None = None, endpoints: ServerPool | None = None) -> TraceLM:
     """The DSPy LM for ``cfg`` without starting anything (no network until called).
 
     Transient endpoint faults are retried by :meth:`TraceLM._send` (:mod:`trace_crs.lm.faults`,
@@ -223,10 +228,10 @@ def build_lm(cfg: LMConfig, api_base: str | None = None) -> TraceLM:
     extra: dict[str, Any] = {"timeout": cfg.timeout_s}
     if cfg.is_local:
         extra.update(api_key=LOCAL_API_KEY, seed=cfg.seed)
-    base = api_base or cfg.api_base
+    base = api_base or cfg.api_base or (endpoints.servers[0].api_base if endpoints else None)
     if base:
         extra["api_base"] = base
-    return TraceLM(model_id(cfg), trace_config=cfg, temperature=cfg.temperature,
+    return TraceLM(model_id(cfg), trace_config=cfg, endpoints=endpoints, temperature=cfg.temperature,
                    max_tokens=cfg.max_tokens, num_retries=0, cache=True, **extra)
 
 
@@ -248,5 +253,7 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
         return
     w = get_weights(cfg.weights)
     path = verified_path(cfg.weights, cfg.models_dir)
-    with shared_server(path, w.alias, cfg.n_ctx, cfg.n_threads, logits_all=cfg.mode == "logprob") as srv:
-        yield build_lm(cfg, api_base=srv.api_base)
+    plan = server_plan(cfg.n_threads, cfg.servers)
+    with shared_pool(path, w.alias, cfg.n_ctx, plan, logits_all=cfg.mode == "logprob",
+                     key=(cfg.n_threads, cfg.servers)) as pool:
+        yield build_lm(cfg, endpoints=pool)

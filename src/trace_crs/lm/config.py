@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,11 @@ class LMConfig:
     weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"   # lm.weights key (local only)
     models_dir: str = "models"
     n_ctx: int = 4096
-    # llama.cpp CPU threads: 1 unless TRACE_LM_THREADS says otherwise (>1 collapses into
-    # spin-waits on a busy CPU, and is ~2x faster on an idle one).  Not part of the LM cache key.
-    n_threads: int = field(default_factory=lambda: default_threads())
+    # llama.cpp CPU threads in all, 0 = auto (``default_threads()``: the cores free when the
+    # servers start), shared by ``servers`` processes, 0 = auto (see ``server_plan``).  Not part
+    # of the LM cache key; 0 keeps config.yaml independent of the machine's load.
+    n_threads: int = 0
+    servers: int = 0
     timeout_s: float = 300.0
     retries: int = 3                   # attempts after the first, with exponential backoff
     backoff_s: float = 1.0
@@ -66,6 +68,8 @@ class LMConfig:
             raise ValueError(f"lm.cards: expected one of {CARDS}, got {self.cards!r}")
         if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0 or self.http_retries < 0:
             raise ValueError(f"lm config: max_tokens, num_threads must be >= 1 and retries, http_retries >= 0: {self}")
+        if self.n_threads < 0 or self.servers < 0:
+            raise ValueError(f"lm config: n_threads and servers must be >= 0 (0 = auto): {self}")
         if self.backoff_s < 0 or self.backoff_max_s < 0:
             raise ValueError(f"lm config: backoff_s and backoff_max_s must be >= 0: {self}")
 
@@ -74,12 +78,44 @@ class LMConfig:
         return self.model == LOCAL
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity, not the machine's core count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def load_average() -> float:
+    """The 1-minute load average (0.0 where the OS has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return 0.0
+
+
 def default_threads() -> int:
-    """``TRACE_LM_THREADS`` (a positive integer) or 1."""
-    raw = os.environ.get("TRACE_LM_THREADS", "1")
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"environment variable TRACE_LM_THREADS: expected a positive integer, got {raw!r}")
-    return int(raw)
+    """``TRACE_LM_THREADS`` (a positive integer) if set, else the cores not busy right now:
+    usable cores minus the 1-minute load average, rounded, clamped to [1, cores] — an idle
+    2-core machine gets 2 threads, one busy with other work 1.  (More llama.cpp threads than
+    free cores collapse into spin-waits.)"""
+    raw = os.environ.get("TRACE_LM_THREADS")
+    if raw is not None:
+        if not raw.isdigit() or int(raw) < 1:
+            raise ValueError(f"environment variable TRACE_LM_THREADS: expected a positive integer, got {raw!r}")
+        return int(raw)
+    cores = usable_cores()
+    return max(1, min(cores, round(cores - load_average())))
+
+
+def server_plan(n_threads: int = 0, servers: int = 0) -> tuple[int, int]:
+    """``(server processes, threads each)`` for the local backend (issue 17 item 4).
+
+    ``n_threads`` threads in all (0 = :func:`default_threads`) over ``servers`` processes
+    (0 = one per thread: llama-cpp-python's server runs one request at a time, so one
+    1-thread server per free core serves that many dialogues at once).  Each server gets at
+    least one thread.
+    """
+    total = n_threads or default_threads()
+    count = servers or total
+    return count, max(1, total // count)
 
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -4,8 +4,16 @@
 127.0.0.1 at a free port, waits until ``GET /v1/models`` lists its alias, and is a context
 manager that always stops the process (terminate → kill after 10 s), also at interpreter exit,
 and on Linux the child is killed if this process dies (PR_SET_PDEATHSIG).
-``shared_server`` reference-counts servers per (weights, n_ctx, n_threads, logits_all) so
-that all LLM baselines of one run share one process and its prompt-prefix cache.
+``shared_pool`` reference-counts a :class:`ServerPool` per configured (weights, n_ctx, threads,
+servers, logits_all), so that all LLM baselines of one run share the same processes.
+
+Issue 17 item 4 (a faster local backend): llama-cpp-python's server answers one request at a
+time (one model behind a lock, no parallel slots), so throughput comes from several 1-thread
+server processes, one per free core (the GGUF file is memory-mapped, so they share the weights'
+pages), with the runner's ``concurrency`` equal to their number.  Each calling thread sticks to
+one server (:meth:`ServerPool.api_base`): the calls of one dialogue — the per-candidate
+log-prob calls of a turn and the next turn, which extends the same conversation — run back to
+back on the server that still holds their common prompt prefix in its KV cache.
 """
 from __future__ import annotations
 
@@ -81,6 +89,11 @@ class LlamaServer:
 
     def start(self) -> "LlamaServer":
         """Start the process and block until it answers, or raise RuntimeError with its log."""
+        return self.launch().wait_ready()
+
+    def launch(self) -> "LlamaServer":
+        """Start the process without waiting for it.  Call from a thread that outlives the server:
+        PR_SET_PDEATHSIG fires when the *thread* that forked the child exits."""
         try:
             import llama_cpp  # noqa: F401
         except ImportError as exc:
@@ -94,12 +107,16 @@ class LlamaServer:
             self.proc = subprocess.Popen(self.command(self.port), stdout=log, stderr=subprocess.STDOUT,
                                          start_new_session=True, preexec_fn=die_with_parent)
         _LIVE.add(self)
+        return self
+
+    def wait_ready(self) -> "LlamaServer":
+        """Block until the launched process answers, or stop it and raise RuntimeError with its log."""
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                code = self.proc.returncode
+            if self.proc is None or self.proc.poll() is not None:
+                code = self.proc.returncode if self.proc is not None else None
                 self.stop()
-                tail = self.log_path.read_text(errors="replace")[-2000:]
+                tail = self.log_path.read_text(errors="replace")[-2000:] if self.log_path else ""
                 raise RuntimeError(f"llama.cpp server exited with {code} (log {self.log_path}): {tail}")
             if self.healthy():
                 return self
@@ -136,15 +153,61 @@ class LlamaServer:
         self.stop()
 
 
+class ServerPool:
+    """Running servers of one model; each calling thread is bound to one of them, round-robin
+    in the order threads first ask (module docstring)."""
+
+    def __init__(self, servers: list[LlamaServer]) -> None:
+        if not servers:
+            raise ValueError("ServerPool needs at least one server")
+        self.servers = servers
+        self._next, self._lock, self._local = 0, threading.Lock(), threading.local()
+
+    def __len__(self) -> int:
+        return len(self.servers)
+
+    def api_base(self) -> str:
+        """The base URL of the calling thread's server."""
+        index = getattr(self._local, "index", None)
+        if index is None:
+            with self._lock:
+                index, self._next = self._next, (self._next + 1) % len(self.servers)
+            self._local.index = index
+        return self.servers[index].api_base
+
+    def __deepcopy__(self, memo: dict) -> "ServerPool":
+        return self            # shared processes, never copied with an LM
+
+    def start(self) -> "ServerPool":
+        """Launch every server, then wait for each (they load concurrently); on a failure stop all."""
+        try:
+            for server in self.servers:
+                server.launch()
+            for server in self.servers:
+                server.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+
 @contextmanager
-def shared_server(model_path: str | Path, alias: str, n_ctx: int = 4096, n_threads: int = 2,
-                  logits_all: bool = True) -> Iterator[LlamaServer]:
-    """A running server for these settings, shared by nested users; stopped by the last one."""
-    key = (str(Path(model_path).resolve()), alias, n_ctx, n_threads, logits_all)
+def shared_pool(model_path: str | Path, alias: str, n_ctx: int, plan: tuple[int, int],
+                logits_all: bool = True, key: tuple = ()) -> Iterator[ServerPool]:
+    """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
+    ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
+    joins the running pool instead of starting a second one); stopped by the last user."""
+    key = (str(Path(model_path).resolve()), alias, n_ctx, logits_all, key or plan)
     with _LOCK:
         entry = _SHARED.get(key)
         if entry is None:
-            entry = _SHARED[key] = [LlamaServer(model_path, alias, n_ctx, n_threads, logits_all).start(), 0]
+            servers, threads = plan
+            pool = ServerPool([LlamaServer(model_path, alias, n_ctx, threads, logits_all) for _ in range(servers)])
+            entry = _SHARED[key] = [pool.start(), 0]
         entry[1] += 1
     try:
         yield entry[0]

@@ -12,9 +12,9 @@ holds the endpoint faults its LM calls met (:mod:`trace_crs.lm.faults`), written
 chunk file present means both are final; a kill loses only unfinished chunks, which a re-run
 redoes (their answers replay from the LM cache).
 
-``concurrency`` auto (None or 0): :data:`LOCAL_SLOTS` for the local llama.cpp server
-(llama-cpp-python's server answers one request at a time), :data:`API_CONCURRENCY` for an
-API model.  A :class:`~trace_crs.runner.budget.CostGuard` may stop the admission of new
+``concurrency`` auto (None or 0): the number of local llama.cpp server processes
+(:func:`trace_crs.lm.config.server_plan`; each answers one request at a time), :data:`API_CONCURRENCY`
+for an API model.  A :class:`~trace_crs.runner.budget.CostGuard` may stop the admission of new
 jobs; in-flight jobs finish and their complete chunks are kept.
 """
 from __future__ import annotations
@@ -35,7 +35,6 @@ from trace_crs.runner.execute import Clock, predict_records
 from trace_crs.runner.records import write_chunk
 from trace_crs.runner.tasks import turn_contexts
 
-LOCAL_SLOTS = 1
 API_CONCURRENCY = 64
 FAULTS_SUFFIX = ".faults.json"
 
@@ -44,7 +43,11 @@ def auto_concurrency(concurrency: int | None, lm: dict[str, Any] | None) -> int:
     """``concurrency`` if set (≥ 1), else the backend's default (module docstring)."""
     if concurrency:
         return int(concurrency)
-    return LOCAL_SLOTS if lm is None or lm.get("model") == "local" else API_CONCURRENCY
+    if lm is not None and lm.get("model") != "local":
+        return API_CONCURRENCY
+    from trace_crs.lm.config import server_plan
+
+    return server_plan(int((lm or {}).get("n_threads") or 0), int((lm or {}).get("servers") or 0))[0]
 
 
 def endpoint_configs(lm: dict[str, Any] | None, n: int) -> list[dict[str, Any] | None]:
