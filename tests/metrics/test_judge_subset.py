@@ -16,7 +16,7 @@ from trace_crs.lm.backend import build_lm, configure_disk_cache
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.metrics.judge import COLUMNS, SCALES, judge_columns, judge_lm_overrides, judged_turns
 from trace_crs.metrics.score import score_predictions
-from trace_crs.runner.tasks import select_subset
+from trace_crs.dialogues.subset import select_subset
 
 RATING = {"relevance": 5, "informativeness": 4, "grounding_quality": 3, "natural_flow": 2, "justification": 1}
 

@@ -56,14 +56,11 @@ def _dump(records: list[dict], path: Path) -> None:
 def seeded_subset(items: list, n: int | None, seed: int) -> list:
     """``n`` items drawn without replacement by ``default_rng(seed)``, in their original order
     (all of them when ``n`` is None)."""
-    import numpy as np
+    from trace_crs.dialogues.subset import select_subset
 
-    if n is None:
-        return items
-    if n < 1:
+    if n is not None and n < 1:
         raise UsageError(f"--n must be >= 1, got {n}")
-    pick = np.sort(np.random.default_rng(seed).choice(len(items), min(n, len(items)), replace=False))
-    return [items[i] for i in pick]
+    return select_subset(items, n, seed)
 
 
 def run_core(args: argparse.Namespace) -> int:

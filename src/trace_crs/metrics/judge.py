@@ -38,6 +38,7 @@ import pandas as pd
 from dspy.utils.exceptions import AdapterParseError
 from scipy import stats
 
+from trace_crs.dialogues.subset import seeded_indices
 from trace_crs.kb import KB
 from trace_crs.lm.backend import recording_usage
 from trace_crs.lm.weights import WEIGHTS
@@ -99,8 +100,7 @@ def judged_turns(corpus: Sequence[Mapping[str, Any]], n: int, seed: int = 42) ->
     if n <= 0 or not corpus:
         return []
     rng = np.random.default_rng(seed)
-    # the draw of runner.tasks.select_subset (metrics may not import runner; a test pins equality)
-    picked = range(len(corpus)) if n >= len(corpus) else np.sort(rng.choice(len(corpus), size=n, replace=False))
+    picked = seeded_indices(len(corpus), n, rng)  # the draw of evaluate --subset; rng goes on to pick turns
     out: list[Key] = []
     for i in picked:
         d = corpus[int(i)]

@@ -4,7 +4,7 @@ Sensitivity sweeps (fuzzy threshold, spatial km, PC window, NLI threshold) and t
 analysis need more than the stored score files: the KB, the dialogues and the predictions of
 a run (ARCHITECTURE §4).  :func:`run_inputs` reads them once — KB and dialogue paths from the
 run's resolved ``config.yaml`` (relative to the working directory, the repo root under
-``make paper``), the runner's own seeded subset (``runner.tasks.select_subset``), then an
+``make paper``), the runner's own seeded subset (``dialogues.subset.select_subset``), then an
 optional further seeded subset of ``n_dialogues`` — and :meth:`RunInputs.score` re-scores
 every baseline through ``trace_crs.metrics.score.score_predictions`` with config overrides.
 Nothing here computes a metric: scores come from ``metrics``.
@@ -25,7 +25,7 @@ from trace_crs.metrics.entailment import Backend, claim_sentences
 from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, scored_turns
 from trace_crs.metrics.score import ScoreConfig, score_predictions
 from trace_crs.report import results
-from trace_crs.runner.tasks import select_subset
+from trace_crs.dialogues.subset import select_subset
 
 EMPTY = {"ranked_poi_ids": [], "text": "", "citations": []}  # a missing prediction, as in scoring
 

@@ -17,20 +17,10 @@ import numpy as np
 from trace_crs.baselines.base import TurnContext
 from trace_crs.config import POOLS
 from trace_crs.dialogues.schema import REC_ACTIONS, check_dialogue, dialogue_lines
+from trace_crs.dialogues.subset import select_subset
 from trace_crs.kb import KB
 
-__all__ = ["POOLS", "REC_ACTIONS"]  # re-exported for the runner's callers
-
-
-def select_subset(dialogues: list[Any], subset: int | None, seed: int) -> list[Any]:
-    """``subset`` dialogues drawn without replacement with ``seed``, kept in file order
-    (all of them when ``subset`` is None or ≥ the corpus size)."""
-    if subset is None or subset >= len(dialogues):
-        return list(dialogues)
-    if subset < 1:
-        raise ValueError(f"--subset must be ≥ 1, got {subset}")
-    keep = np.sort(np.random.default_rng(seed).choice(len(dialogues), size=subset, replace=False))
-    return [dialogues[i] for i in keep]
+__all__ = ["POOLS", "REC_ACTIONS", "select_subset"]  # re-exported for the runner's callers
 
 
 def load_evaluated(path: str | Path, subset: int | None, seed: int) -> list[dict[str, Any]]:
