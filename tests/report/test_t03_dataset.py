@@ -20,3 +20,33 @@ def test_compare_stats_maps_rows():
     price = df.loc["KB: Price range (restaurants, hotels)"]
     assert price["paper_printed"] == "$–$$$$" and price.isna()["ours"]
     assert t03_dataset.facts(df.reset_index())["turns_mean"] == 10.0
+
+
+def _per_turn(tmp_path, baseline: str, hits: list[float], dependent: list[bool]) -> None:
+    import pandas as pd
+    d = tmp_path / "scores" / "closed"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / f"{baseline}.json").write_text("{}")
+    pd.DataFrame({"dialogue_id": [f"d{i:02d}" for i in range(len(hits))], "turn_id": 2,
+                  "persona_dependent": dependent, "recall@1": hits}).to_parquet(d / f"{baseline}.per_turn.parquet")
+
+
+def test_persona_slice_hand_worked(tmp_path):
+    # 25 persona-dependent dialogues: Persona-Grounded hits all, Aspect misses the first 10 -> +0.4;
+    # 25 others: both hit the same turns -> a degenerate interval -> "insufficient n"
+    dependent = [True] * 25 + [False] * 25
+    _per_turn(tmp_path, "persona", [1.0] * 25 + [1.0, 0.0] * 12 + [1.0], dependent)
+    _per_turn(tmp_path, "aspect", [0.0] * 10 + [1.0] * 15 + [1.0, 0.0] * 12 + [1.0], dependent)
+    out = t03_dataset.persona_slice(tmp_path, n_boot=500)
+    dep, other = out.loc["persona-dependent"], out.loc["other"]
+    assert dep["delta"] == pytest.approx(0.4) and dep["n_dialogues"] == 25 and dep["n_turns"] == 25
+    assert dep["persona"] == 1.0 and dep["aspect"] == pytest.approx(0.6)
+    assert dep["ci_low"] > 0 and dep["verdict"] == "significant"
+    assert other["delta"] == 0 and other["verdict"] == "insufficient n"
+
+
+def test_persona_slice_empty_side(tmp_path):
+    _per_turn(tmp_path, "persona", [1.0, 0.0], [True, True])
+    _per_turn(tmp_path, "aspect", [0.0, 0.0], [True, True])
+    other = t03_dataset.persona_slice(tmp_path, n_boot=50).loc["other"]
+    assert other["n_dialogues"] == 0 and other["verdict"] == "insufficient n"

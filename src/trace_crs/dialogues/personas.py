@@ -38,6 +38,19 @@ def preference_prior(persona_type: str) -> frozenset[tuple[str, str]]:
     return frozenset(tuple(e.split(":", 1)) for e in entries)
 
 
+def persona_dependent(scenario: dict[str, Any]) -> bool:
+    """Whether a dialogue's hidden preferences include something its persona type's prior
+    favours (:func:`preference_prior`; ``anchor:*`` matches any anchor) — the slice on which
+    knowing the persona can help (issue 14); False for a scenario without hidden preferences."""
+    prior = preference_prior(str(scenario.get("persona_type") or ""))
+    hidden = scenario.get("hidden_preferences") or {}
+    for facet, value in hidden.items():
+        for v in value if isinstance(value, list) else [value]:
+            if v is not None and ((facet, str(v)) in prior or (facet, "*") in prior):
+                return True
+    return False
+
+
 def archetypes() -> tuple[str, ...]:
     """The 47 archetype names of Appendix I, sorted alphabetically."""
     return tuple(sorted(persona_data()["archetypes"]))

@@ -28,7 +28,7 @@ from trace_crs.kb.store import POIS_FILE, dump_jsonl, iter_jsonl, sha256_file
 from trace_crs.live.loop import converse_many
 from trace_crs.live.scores import write_frame, write_scores
 from trace_crs.live.simulator import SimConfig, profile, state
-from trace_crs.runner.execute import build_baselines
+from trace_crs.runner.execute import build_baselines, show_corpus
 from trace_crs.runner.run import _claim
 from trace_crs.runner.tasks import POOLS, load_evaluated
 
@@ -165,6 +165,8 @@ def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None)
                 continue
             kwargs = {"lm_config": resolved["lm"], "seed": cfg.seed, "prefilter": cfg.prefilter} if group == "LLM" else {}
             baselines = build_baselines(members, kb, **kwargs)
+            if group == "non-LLM":   # Persona-Grounded's prior, learned from the reference conversations
+                show_corpus(baselines, dialogues, kb, cfg.pool, cfg.seed)
             try:
                 for name in members:
                     run_baseline(baselines[name], name, kb, dialogues, cfg, out, progress, user_lm)

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from trace_crs.config import ScoreConfig, signature
+from trace_crs.dialogues.personas import persona_dependent
 from trace_crs.errors import DataError
 from trace_crs.kb import KB
 from trace_crs.metrics import recommendation as rec
@@ -119,7 +120,8 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
             recommended += [p for p in rec.recommended(pred["ranked_poi_ids"], len(gold)) if p not in recommended]
             rows.append({"dialogue_id": d["dialogue_id"], "turn_id": turn["turn_id"], "action": turn["action"],
                          "difficulty": sc.get("difficulty"), "city": sc.get("city"), "poi_type": sc.get("poi_type"),
-                         "has_alternative": bool(tb.alternatives[-1]), "after_rejection": turn["turn_id"] in recov})
+                         "has_alternative": bool(tb.alternatives[-1]), "after_rejection": turn["turn_id"] in recov,
+                         "persona_dependent": persona_dependent(sc)})
         pois = [kb.pois[p] for p in recommended]
         db.hits.append(hits)
         db.hit_by_turn.append(hit_by_turn)
@@ -140,14 +142,15 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
     for name in cols:  # a missing prediction earns nothing, not a vacuous 1
         cols[name] = np.where(np.array(missing, dtype=bool), 0.0, cols[name]) if rows else cols[name]
     per_turn = pd.concat([pd.DataFrame(rows, columns=["dialogue_id", "turn_id", "action", "difficulty", "city",
-                                                      "poi_type", "has_alternative", "after_rejection"]),
+                                                      "poi_type", "has_alternative", "after_rejection",
+                                                      "persona_dependent"]),
                           pd.DataFrame(cols)], axis=1)
     per_dialogue = pd.DataFrame({"dialogue_id": [d["dialogue_id"] for d in dialogues],
                                  **{n: METRICS[n].fn(db, cfg) if dialogues else np.zeros(0)
                                     for n in DIALOGUE_METRICS},
                                  "recovery_hits": [sum(h[t] for t in r) for h, r in zip(db.hit_by_turn, db.recovery)],
                                  "recovery_episodes": [len(r) for r in db.recovery]})
-    per_turn.insert(8, "missing", np.array(missing, dtype=bool))
+    per_turn.insert(9, "missing", np.array(missing, dtype=bool))
     agg = aggregate(per_turn, per_dialogue, kb, cfg, n_missing, entailment)
     agg["n_off_target_citations"] = int(n_off_target)
     agg["n_ignored_predictions"] = int(getattr(predictions, "ignored", 0))

@@ -117,3 +117,29 @@ def leakage_facts(df: pd.DataFrame) -> dict[str, Any]:
             "exact_strong_before": float(df.iloc[1]["before"]), "item_recall": float(df.iloc[2]["this corpus"]),
             "price_recall": float(df.iloc[3]["this corpus"]), "mi_min": float(mi.min()), "mi_min_facet": str(mi.idxmin()).split("→ ")[1].split(":")[0],
             "n_rec_turns": int(df.attrs["n_rec_turns"])}
+
+
+PERSONA_PAIR = ("persona", "aspect", "recall@1")  # Persona-Grounded = Aspect + persona signals
+
+
+def persona_slice(results_dir: str | Path, run: str = "closed", n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
+    """Persona-Grounded minus Aspect R@1 on the persona-dependent turns (hidden preferences
+    include something the persona type's prior favours, ``persona_dependent`` in the per-turn
+    scores) and on the rest: a paired dialogue-cluster bootstrap per slice
+    (:func:`trace_crs.stats.bootstrap.bootstrap_pairs`; "insufficient n" below its minimum)."""
+    from trace_crs.stats.bootstrap import bootstrap_pairs
+    a, b, metric = PERSONA_PAIR
+    turns = results.load_per_turn(results_dir, run, baselines=[a, b])
+    rows = []
+    for label, keep in (("persona-dependent", True), ("other", False)):
+        part = turns[turns["persona_dependent"] == keep]
+        if part.empty:  # e.g. a tiny profile: no dialogue on this side
+            rows.append({"slice": label, "n_turns": 0, "n_dialogues": 0, "delta": float("nan"),
+                         "ci_low": float("nan"), "ci_high": float("nan"), "verdict": "insufficient n",
+                         a: float("nan"), b: float("nan")})
+            continue
+        row = bootstrap_pairs(part, [PERSONA_PAIR], n_boot, seed, source=f"{run} per-turn scores").iloc[0]
+        rows.append({"slice": label, "n_turns": int(len(part) // 2), **row.to_dict(),
+                     f"{a}": float(part.loc[part["baseline"] == a, metric].mean()),
+                     f"{b}": float(part.loc[part["baseline"] == b, metric].mean())})
+    return pd.DataFrame(rows).set_index("slice")

@@ -39,6 +39,18 @@ def build_baselines(names: list[str], kb: KB, **llm_kwargs: Any) -> dict[str, An
     return out
 
 
+def show_corpus(baselines: dict[str, Any], dialogues: list[dict[str, Any]], kb: KB, pool: str, seed: int) -> None:
+    """Hand every baseline that learns from the run's corpus (``see_corpus``: Memory-Aug.'s
+    corpus-order memory, Persona-Grounded's leave-one-dialogue-out prior) the redacted
+    contexts of all evaluated dialogues, before any turn is predicted — so what it learns does
+    not depend on chunking, worker count or completion order."""
+    learners = [b for b in baselines.values() if hasattr(b, "see_corpus")]
+    if learners:
+        contexts = [ctx for d in dialogues for ctx in turn_contexts(d, kb, pool, seed)]
+        for baseline in learners:
+            baseline.see_corpus(contexts)
+
+
 def predict_records(name: str, baseline: Any, contexts: list[TurnContext], clock: Clock) -> list[dict[str, Any]]:
     """Records of one baseline over ``contexts`` (turn order)."""
     warm = getattr(baseline, "warm", None)
@@ -91,13 +103,19 @@ def fixed_mmap_threshold() -> bool:
         return False
 
 
-def init_worker(kb_dir: str, names: list[str], pool: str, seed: int) -> None:
+def init_worker(kb_dir: str, names: list[str], pool: str, seed: int, fitted: dict[str, Any] | None = None) -> None:
     """Worker start-up: one thread per worker (torch is imported only if a baseline needs it),
-    a fixed mmap threshold (:func:`fixed_mmap_threshold`), load the KB, build the baselines."""
+    a fixed mmap threshold (:func:`fixed_mmap_threshold`), load the KB, build the baselines;
+    ``fitted`` are baselines the parent already showed the corpus (:func:`show_corpus`), used
+    as they are (re-prepared on this process's KB)."""
     os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
     fixed_mmap_threshold()
     kb = load_kb(kb_dir)
-    _STATE.update(kb=kb, baselines=build_baselines(names, kb), pool=pool, seed=seed)
+    fitted = fitted or {}
+    for baseline in fitted.values():
+        baseline.prepare(kb)
+    baselines = {**build_baselines([n for n in names if n not in fitted], kb), **fitted}
+    _STATE.update(kb=kb, baselines={n: baselines[n] for n in names}, pool=pool, seed=seed)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 

@@ -20,9 +20,9 @@ from typing import Any
 from trace_crs.kb import KB, load_kb
 from trace_crs.lm.server import die_with_parent
 from trace_crs.runner.budget import CostGuard
-from trace_crs.runner.execute import Clock, build_baselines
+from trace_crs.runner.execute import Clock, build_baselines, show_corpus
 from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jobs
-from trace_crs.runner.tasks import chunks, load_evaluated, turn_contexts
+from trace_crs.runner.tasks import chunks, load_evaluated
 
 
 def run_llm(cfg: Any, kb: KB, out: Path, dialogues: list[dict[str, Any]], parts: list[list[dict[str, Any]]],
@@ -55,11 +55,7 @@ def _in_process(cfg: Any, kb: KB, dialogues: list[dict[str, Any]], parts: list[l
                 concurrency: int, guard: CostGuard | None, progress: bool) -> bool:
     baselines = build_baselines(llm, kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
     try:
-        if any(hasattr(b, "see_corpus") for b in baselines.values()):
-            contexts = [ctx for d in dialogues for ctx in turn_contexts(d, kb, cfg.pool, cfg.seed)]
-            for baseline in baselines.values():
-                if hasattr(baseline, "see_corpus"):
-                    baseline.see_corpus(contexts)   # Memory-Aug.: memory fixed in corpus order
+        show_corpus(baselines, dialogues, kb, cfg.pool, cfg.seed)   # Memory-Aug.: memory fixed in corpus order
         return run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress)
     finally:
         for baseline in baselines.values():

@@ -35,8 +35,8 @@ class ShardRunner:
     def __init__(self, cfg: Any, names: list[str], lm: dict[str, Any] | None, concurrency: int) -> None:
         from trace_crs.baselines.registry import GROUPS
         from trace_crs.kb import load_kb
-        from trace_crs.runner.execute import build_baselines
-        from trace_crs.runner.tasks import chunks, load_evaluated, turn_contexts
+        from trace_crs.runner.execute import build_baselines, show_corpus
+        from trace_crs.runner.tasks import chunks, load_evaluated
 
         self.cfg, self.concurrency = cfg, concurrency
         self.kb = load_kb(cfg.kb)
@@ -46,11 +46,7 @@ class ShardRunner:
         self.non_llm = build_baselines([n for n in names if GROUPS[n] != "LLM"], self.kb)
         self.llm_baselines = build_baselines(self.llm, self.kb, lm_config=lm, seed=cfg.seed,
                                              prefilter=cfg.prefilter) if self.llm else {}
-        if any(hasattr(b, "see_corpus") for b in self.llm_baselines.values()):
-            contexts = [c for d in dialogues for c in turn_contexts(d, self.kb, cfg.pool, cfg.seed)]
-            for b in self.llm_baselines.values():
-                if hasattr(b, "see_corpus"):
-                    b.see_corpus(contexts)
+        show_corpus({**self.non_llm, **self.llm_baselines}, dialogues, self.kb, cfg.pool, cfg.seed)
 
     def run(self, todo: dict[int, dict[str, str]]) -> int:
         """Write the chunk files of ``todo`` (``{chunk: {baseline: path}}``); returns how many."""

@@ -34,10 +34,11 @@ from trace_crs import __version__
 from trace_crs.atomic import write_text
 from trace_crs.errors import UsageError
 from trace_crs.cache import CACHE_ENV
-from trace_crs.baselines.registry import GROUPS, resolve
+from trace_crs.baselines.registry import GROUPS, baseline_class, resolve
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
-from trace_crs.runner.execute import Clock, build_baselines, fill_caches, init_worker, run_chunk, worker_task
+from trace_crs.runner.execute import (Clock, build_baselines, fill_caches, init_worker, run_chunk, show_corpus,
+                                      worker_task)
 from trace_crs.runner.llm_exec import run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
@@ -130,8 +131,10 @@ def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progres
     if not tasks:
         return
     bar = tqdm(total=len(tasks), desc="non-LLM chunks", disable=not progress, unit="chunk")
+    corpus = [d for part in parts for d in part]
     if workers <= 1:
         baselines = build_baselines(names, kb)
+        show_corpus(baselines, corpus, kb, cfg.pool, cfg.seed)
         for dialogues, targets in tasks:
             run_chunk(baselines, kb, dialogues, cfg.pool, cfg.seed, {n: Path(p) for n, p in targets.items()}, clock)
             bar.update()
@@ -139,7 +142,9 @@ def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progres
         spawn = mp.get_context("spawn")
         with spawn.Pool(1) as prep:  # on-disk caches filled once before the workers start, in a child
             prep.apply(fill_caches, (cfg.kb, names))  # so the parent never holds the encoder (~0.5 GB)
-        with spawn.Pool(workers, init_worker, (cfg.kb, names, cfg.pool, cfg.seed)) as pool:
+        fitted = build_baselines([n for n in names if hasattr(baseline_class(n), "see_corpus")], kb)
+        show_corpus(fitted, corpus, kb, cfg.pool, cfg.seed)
+        with spawn.Pool(workers, init_worker, (cfg.kb, names, cfg.pool, cfg.seed, fitted)) as pool:
             for _ in pool.imap_unordered(worker_task, tasks):
                 bar.update()
     bar.close()
