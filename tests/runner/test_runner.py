@@ -69,8 +69,9 @@ def test_other_config_into_same_dir_is_refused(inputs, tmp_path):
 
 
 def test_two_workers_match_serial_except_latency(inputs, tmp_path):
-    run(inputs, tmp_path / "a", baselines="popularity,tfidf,spatial")
-    cfg = RunConfig(kb=inputs[0], dialogues=inputs[1], baselines="popularity,tfidf,spatial", chunk_size=1)
+    # persona learns from the whole corpus (see_corpus): the workers must get the parent's prior
+    run(inputs, tmp_path / "a", baselines="popularity,tfidf,spatial,persona")
+    cfg = RunConfig(kb=inputs[0], dialogues=inputs[1], baselines="popularity,tfidf,spatial,persona", chunk_size=1)
     evaluate(cfg, tmp_path / "b", workers=2, progress=False)
     a = pq.read_table(tmp_path / "a" / "records.parquet").drop(["latency_s"])
     b = pq.read_table(tmp_path / "b" / "records.parquet").drop(["latency_s"])
