@@ -13,6 +13,7 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
+n_boot = 1000
 
 # %% [markdown]
 # # Table 5 — Closed-set headline
@@ -41,6 +42,15 @@ report.prose.glue_facts("t05", report.t05_headline.facts(df))
 
 # %%
 report.compare.wide(df)
+
+# %% [markdown]
+# The LLM rows rest on the seeded `closed_llm` subset: each cell with its number of dialogues n and a
+# 95 % dialogue-cluster bootstrap interval ({glue:text}`t05_min_clusters` dialogues at least;
+# fewer, or an interval that collapses to a point, is marked "insufficient n").
+
+# %%
+report.prose.glue_facts("t05", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.compare.intervals(df, results_dir, n_boot=n_boot)
 
 # %%
 report.t05_headline.plot(df);

@@ -15,6 +15,7 @@ results_dir = 'results/default'
 closed_runs = ['closed', 'closed_llm']
 open_runs = ['open', 'open_llm']
 nli_runs = None
+n_boot = 1000
 
 # %% [markdown]
 # # Table 6 — Per-axis stressors
@@ -36,6 +37,14 @@ report.prose.glue_facts("t06", report.t06_per_axis.facts(df))
 
 # %%
 report.compare.wide(df)
+
+# %% [markdown]
+# LLM rows, each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval
+# ("insufficient n" below {glue:text}`t06_min_clusters` dialogues or for a degenerate interval).
+
+# %%
+report.prose.glue_facts("t06", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.compare.intervals(df, results_dir, n_boot=n_boot, elsewhere={"recall@1_open": (open_runs, "recall@1")})
 
 # %%
 report.t06_per_axis.plot(df);

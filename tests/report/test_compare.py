@@ -46,3 +46,22 @@ def test_paper_tables_ship_with_the_package():
     assert t5.loc[t5["Baseline"] == "LLM Zero-Shot", "R@1"].iloc[0] == "0.533"
     assert paper.numeric(pd.Series(["0.140", ""])).tolist()[0] == 0.14
     assert "table27_multi_reference" in paper.available()
+
+
+def test_intervals_per_llm_cell(tmp_path, scores):
+    # LLM Zero-Shot: 25 dialogues, R@1 1 on the first 10 -> 0.4 with an interval inside (0, 1) and n=25;
+    # DST: 3 dialogues -> "insufficient n"; TF-IDF (non-LLM) is not shown
+    zs = [{"dialogue_id": f"d{i:02d}", "turn_id": 2, "recall@1": float(i < 10)} for i in range(25)]
+    scores(tmp_path, "closed_llm", "llm_zero_shot", {"recall@1": 0.4}, per_turn=zs)
+    dst = [{"dialogue_id": f"d{i:02d}", "turn_id": 2, "recall@1": float(i == 0)} for i in range(3)]
+    scores(tmp_path, "closed_llm", "dst", {"recall@1": 1 / 3}, per_turn=dst)
+    scores(tmp_path, "closed", "tfidf", {"recall@1": 0.5})
+    long = pd.DataFrame({"Baseline": ["LLM Zero-Shot", "DST", "TF-IDF"], "baseline": ["llm_zero_shot", "dst", "tfidf"],
+                         "column": "R@1", "metric": "recall@1", "paper": 0.2, "ours": [0.4, 1 / 3, 0.5],
+                         "diff": 0.0, "run": ["closed_llm", "closed_llm", "closed"]})
+    out = compare.intervals(long, tmp_path, n_boot=400)
+    assert list(out.index) == ["LLM Zero-Shot", "DST"]
+    cell = out.loc["LLM Zero-Shot", "R@1"]
+    low, high = (float(x) for x in cell.split("[")[1].split("]")[0].split(", "))
+    assert cell.startswith("0.400 [") and cell.endswith("n=25") and 0 < low < 0.4 < high < 1
+    assert out.loc["DST", "R@1"] == "0.333 (n=3: insufficient n)"

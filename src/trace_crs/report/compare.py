@@ -9,7 +9,7 @@ holds; :func:`wide` pivots it for display.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from trace_crs.baselines import registry
 from trace_crs.report import paper, results
+from trace_crs.stats.intervals import MIN_CLUSTERS, cell_intervals
 
 # key: (paper label, family), from the one baseline catalogue (baselines.registry).
 BASELINES: dict[str, tuple[str, str]] = {k: (registry.LABELS[k], registry.FAMILY[k]) for k in registry.BASELINES}
@@ -96,6 +97,43 @@ def wide(long: pd.DataFrame) -> pd.DataFrame:
         [cols, ["paper", "ours", "diff"]]))
     table.columns.names = [None, None]
     return table.astype(float).round(3)
+
+
+def intervals(long: pd.DataFrame, results_dir: str | Path, families: Sequence[str] = ("llm",),
+              n_boot: int = 1000, seed: int = 42,
+              elsewhere: Mapping[str, tuple[Sequence[str], str]] | None = None) -> pd.DataFrame:
+    """Display form with uncertainty for the rows of ``families`` (issue 17: every LLM number
+    with its n and a dialogue-cluster bootstrap interval): one row per paper label, one column
+    per paper column holding ``ours [ci_low, ci_high]`` (95 %, :func:`trace_crs.stats.intervals.cell_intervals`)
+    or ``ours (insufficient n)`` below the minimum number of dialogues or for a degenerate
+    interval; ``n`` is the number of dialogues behind each cell.  ``elsewhere`` maps a metric
+    that :func:`results.with_metric` took from other runs to ``(runs, metric there)``, e.g.
+    ``{"recall@1_open": (open_runs, "recall@1")}``."""
+    keep = long["baseline"].map(lambda k: isinstance(k, str) and k in BASELINES and family(k) in families)
+    part = long[keep & long["ours"].notna()]
+    if part.empty:
+        return pd.DataFrame()
+    runs, names = sorted(set(part["run"].dropna())), sorted(set(part["baseline"]))
+    ci = cell_intervals(results.load_per_turn(results_dir, runs, names), results.load_per_dialogue(results_dir, runs, names),
+                        sorted(set(part["metric"])), n_boot=n_boot, seed=seed)
+    ci_cols = ["ci_low", "ci_high", "n_clusters", "sufficient"]
+    part = part.merge(ci[["run", "baseline", "metric", *ci_cols]], on=["run", "baseline", "metric"], how="left")
+    for metric, (other_runs, source) in (elsewhere or {}).items():
+        have = part["metric"] == metric
+        if not have.any():
+            continue
+        there = cell_intervals(results.load_per_turn(results_dir, other_runs), results.load_per_dialogue(results_dir, other_runs),
+                               [source], n_boot=n_boot, seed=seed).set_index("baseline")
+        for col in ci_cols:
+            part.loc[have, col] = part.loc[have, "baseline"].map(there[col]).to_numpy()
+    part["cell"] = [f"{o:.3f} [{lo:.3f}, {hi:.3f}] n={n:.0f}" if s is True else
+                    f"{o:.3f} (n={n:.0f}: insufficient n)" if n == n else f"{o:.3f} (no interval)"
+                    for o, lo, hi, n, s in zip(part["ours"], part["ci_low"], part["ci_high"], part["n_clusters"],
+                                               part["sufficient"])]
+    table = part.pivot(index="Baseline", columns="column", values="cell")
+    table = table.reindex(index=list(dict.fromkeys(part["Baseline"])), columns=list(dict.fromkeys(part["column"])))
+    table.columns.name = None
+    return table
 
 
 def plot(long: pd.DataFrame, title: str) -> Figure:
