@@ -1,4 +1,4 @@
-"""A hand-built run (KB, dialogues, run config, predictions) for the re-scoring report tests.
+"""A hand-built run (KB, dialogues, run config, predictions) for the re-scoring tests (stats.sensitivity, report).
 
 KB (Tampa): P1 (27.95, -82.45); P2 0.009° north (≈1.0007 km); P4 0.018° north (≈2.0015 km);
 P3 0.1° east (≈9.8 km from P1, ≈10 km from P4); P5..P8 far away.  Reviews: ra, rb of P1, rc of P2.
