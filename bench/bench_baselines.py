@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.dense import poi_embeddings
 from trace_crs.baselines.registry import NON_LLM
 from trace_crs.kb.store import iter_jsonl, load_kb
