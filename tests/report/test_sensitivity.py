@@ -6,11 +6,9 @@ import math
 from pathlib import Path
 
 import matplotlib
-import numpy as np
 import pandas as pd
 import pytest
 
-from trace_crs.metrics.entailment import Backend
 from trace_crs.report import (cgs_formula_variants, grounding_independence, nli_bimodality, nli_threshold, sensitivity,
                               t16_fuzzy_threshold, t17_entailment_vs_fuzzy, t18_spatial_threshold, t19_antigaming,
                               t22_cgs_variants)
@@ -120,17 +118,8 @@ def test_independence_pools_non_llm_turns_only(tmp_path, scores):
     assert grounding_independence.facts(df)["max_abs_rho"] == pytest.approx(1.0)
 
 
-class _Fake(Backend):
-    """p = 0.9 for claims about pasta, else 0.45 (a borderline claim)."""
-
-    name = "fake"
-
-    def _compute(self, pairs):
-        return np.array([0.9 if "pasta" in h else 0.45 for _, h in pairs])
-
-
 def test_nli_threshold_and_bimodality(run, monkeypatch):
-    monkeypatch.setattr(stage, "make_backend", lambda spec: _Fake())
+    monkeypatch.setattr(stage, "make_backend", lambda spec: fabricated_run.FakeNLI())
     save(run, "nli", nli_threshold.NAME)
     save(run, "bimodality", nli_bimodality.NAME)
     df = nli_threshold.load(run, run="closed")

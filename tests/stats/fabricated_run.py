@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from trace_crs.kb import POI, Review
 from trace_crs.kb.store import dump_jsonl, write_kb
+from trace_crs.metrics.entailment import Backend
 
 REVIEWS = {"ra": ("P1", "The pasta was fantastic and the patio is quiet at night. Service was slow."),
            "rb": ("P1", "Great cocktails and a cozy bar."), "rc": ("P2", "Cheap tacos, loud music.")}
@@ -80,3 +82,12 @@ def write_run(results_dir: Path, run: str = "closed") -> Path:
             json.dumps({"dialogue_id": d, "turn_id": t, "ranked_poi_ids": r, "text": x, "citations": c}) + "\n"
             for d, t, r, x, c in rows))
     return out
+
+
+class FakeNLI(Backend):
+    """p = 0.9 for claims about pasta, else 0.45 (a borderline claim)."""
+
+    name = "fake"
+
+    def _compute(self, pairs):
+        return np.array([0.9 if "pasta" in h else 0.45 for _, h in pairs])

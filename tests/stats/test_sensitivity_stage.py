@@ -3,12 +3,10 @@ on the hand-built run of ``fabricated_run`` (values worked out by hand in its do
 import importlib.util
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from trace_crs.cli import main
-from trace_crs.metrics.entailment import Backend
 from trace_crs.stats import sensitivity
 
 _SPEC = importlib.util.spec_from_file_location("fabricated_run", Path(__file__).with_name("fabricated_run.py"))
@@ -46,17 +44,8 @@ def test_spatial_sweep_and_settings(run):
     assert [_value(df, "popularity", km) for km in (1.0, 2.0, 3.0)] == pytest.approx([0, 0, 1])
 
 
-class _Fake(Backend):
-    """p = 0.9 for claims about pasta, else 0.45 (a borderline claim)."""
-
-    name = "fake"
-
-    def _compute(self, pairs):
-        return np.array([0.9 if "pasta" in h else 0.45 for _, h in pairs])
-
-
 def test_nli_sweep_and_bimodality(run, monkeypatch):
-    monkeypatch.setattr(sensitivity, "make_backend", lambda spec: _Fake())
+    monkeypatch.setattr(sensitivity, "make_backend", lambda spec: fabricated_run.FakeNLI())
     df = sensitivity.analyse("nli", run, ["closed"])
     # tfidf claims: pasta (0.9), sushi (0.45, resolved), "P3 or P4" (no citation → 0).
     assert [_value(df, "tfidf", t) for t in (0.3, 0.4, 0.5, 0.6, 0.7)] == pytest.approx([2 / 3] * 2 + [1 / 3] * 3)

@@ -69,8 +69,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
     ax.set(ylabel="error rate (share of turns)", ylim=(0, 1.05))
     ax.legend(fontsize=7)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

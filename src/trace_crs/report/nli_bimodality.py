@@ -36,8 +36,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
         bottom += df[col].to_numpy(float)
     ax.set(ylabel="share of claims", title="claim probability: < 0.3 / 0.3–0.7 / ≥ 0.7")
     ax.legend(fontsize=8)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -32,8 +32,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
         ax.plot(part["setting"], part["value"], marker="o", label=compare.label(key))
     ax.set(xlabel="NLI threshold", ylabel="entailment grounding", title=str(df["backend"].iloc[0]))
     ax.legend(fontsize=8)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -29,9 +29,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """GS per baseline across thresholds (ours solid, printed dashed); ``figures/t16_fuzzy_threshold``."""
-    fig = sensitivity.sweep_plot(df)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(sensitivity.sweep_plot(df), NAME, figures_dir)
 
 
 facts = sensitivity.sweep_facts
