@@ -53,6 +53,6 @@ $(eval $(call SENS_RULE,nli_threshold,$(NLI_RUN),nli_threshold))
 $(eval $(call SENS_RULE,nli_bimodality,$(NLI_RUN),nli_threshold))
 $(eval $(call SENS_RULE,f06_error_analysis,$(F06_RUNS),f06_error_analysis))
 
-sensitivity: $(SENSITIVITY) ## re-scoring analyses of App. L / App. O (results/$(PROFILE)/sensitivity/)
+sensitivity: $(SENSITIVITY) ## re-scoring analyses of App. L / App. O (results/<profile>/sensitivity/<stem>.parquet)
 
 .PHONY: sensitivity
