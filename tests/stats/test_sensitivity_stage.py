@@ -93,3 +93,6 @@ def test_cli_writes_the_frame_it_computes(run, tmp_path, capsys):
     assert "unknown sensitivity analysis 'nope'" in capsys.readouterr().err
     inside = run / "runs" / "closed" / "x.parquet"
     assert main(["stats", "sensitivity", "errors", "--results", str(run), "--runs", "closed", "--out", str(inside)]) == 2
+    assert "would overwrite the input" in capsys.readouterr().err
+    assert main(["stats", "sensitivity", "errors", "--results", str(run), "--runs", "closed", "--out", str(tmp_path)]) == 2
+    assert "names the output Parquet file" in capsys.readouterr().err

@@ -127,8 +127,11 @@ def _names(text: str) -> list[str]:
 
 def _sensitivity(args: argparse.Namespace) -> int:
     from trace_crs.cli.score import refuse_inputs
+    from trace_crs.errors import UsageError
     from trace_crs.stats import sensitivity
 
+    if args.out.is_dir():
+        raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
     refuse_inputs([args.out], [str(args.results / "runs")])
     settings = sensitivity.parse_settings(args.settings) if args.settings else None
     frame = sensitivity.analyse(args.analysis, args.results, _names(args.runs),
