@@ -44,12 +44,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trace_crs.baselines.cache import memo
+from trace_crs.cache import memo
 from trace_crs.baselines.dense import poi_embeddings
 from trace_crs.baselines.registry import NON_LLM
 from trace_crs.kb.store import iter_jsonl, load_kb
 from trace_crs.runner.execute import build_baselines, predict_records
-from trace_crs.runner.tasks import REC_ACTIONS, chunks, load_evaluated, turn_contexts
+from trace_crs.dialogues.schema import REC_ACTIONS
+from trace_crs.runner.tasks import chunks, load_evaluated, turn_contexts
 
 TARGET_WALL_S, TARGET_RSS_MB = 600, 4096
 PAPER_KB, PAPER_DIALOGUES = "data/kb/default", "data/dialogues/default/dialogues.jsonl"

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from trace_crs.kb.store import iter_jsonl
-from trace_crs.runner.tasks import REC_ACTIONS, select_subset
+from trace_crs.dialogues.schema import REC_ACTIONS
+from trace_crs.dialogues.subset import select_subset
 
 PAPER_KB, PAPER_DIALOGUES = "data/kb/default", "data/dialogues/default/dialogues.jsonl"
 BASELINES = "llm_zero_shot,dst,rag_citation,mrs,memory,itinerary_llm"

@@ -1,7 +1,7 @@
 # `make paper`: KB → dialogues → runs → scores → notebooks (papermill) → jupyter-book HTML.
 # Every step has real file prerequisites (make -j safe; nothing re-runs unless an input or the
 # code changed). One config per run: configs/$(PROFILE)/<run>.yaml (see book/reproduce.md).
-# Ablations: make paper PARAMS="pool=32 fuzzy_threshold=0.9" re-executes only the notebooks
+# Ablations: make paper PARAMS="n_boot=2000" re-executes only the notebooks
 # whose params/$(PROFILE)/<name>.yaml declares one of those keys. Run-level ablations:
 # make paper SET="score.fuzzy_threshold=0.9" overrides a key of every run config (score.* keys
 # re-score only; evaluate.* keys re-run the runs).

@@ -13,9 +13,6 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
-n_dialogues = 1000
-seed = 42
-fuzzy_threshold = 0.8
 
 # %% [markdown]
 # # Figure 6 — Error analysis (Appendix O)
@@ -24,13 +21,13 @@ fuzzy_threshold = 0.8
 # against its cited review), a recommendation error (the top-1 POI is not gold) and a relevance
 # error (a preference the user stated is not addressed), per baseline. The flags come from
 # `trace_crs.metrics.errors` applied to each run's predictions on a seeded sample of its
-# dialogues; the paper prints only some of the rates, in its prose.
+# dialogues (`trace-crs stats sensitivity errors`; sample size, seed and fuzzy threshold in
+# `mk/sensitivity.mk`); the paper prints only some of the rates, in its prose.
 
 # %%
 from trace_crs.report import f06_error_analysis, prose, provenance, results
 
-df = f06_error_analysis.load(results_dir, runs=runs, n_dialogues=n_dialogues, seed=seed,
-                             fuzzy_threshold=fuzzy_threshold)
+df = f06_error_analysis.load(results_dir, runs=runs)
 results.write_table(df, results_dir, f06_error_analysis.NAME)
 prose.glue_facts("f06", f06_error_analysis.facts(df))
 

@@ -13,23 +13,19 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 run = 'closed'
-baselines = ['popularity', 'tfidf']
-n_dialogues = 50
-seed = 42
-entailment = 'embedding'
 
 # %% [markdown]
 # # NLI threshold and the bimodality check (Appendix L)
 #
-# Entailment grounding at NLI thresholds from 0.3 to 0.7 on a seeded sample of dialogues
-# (size, seed and backend below), and whether the claims' entailment probabilities sit far
-# from the threshold.
+# Entailment grounding at NLI thresholds from 0.3 to 0.7 on a seeded sample of dialogues, and
+# whether the claims' entailment probabilities sit far from the threshold. Both are computed by
+# `trace-crs stats sensitivity nli|bimodality` (sample size, seed, baselines and backend in
+# `mk/sensitivity.mk`); this page reads them.
 
 # %%
 from trace_crs import report
 
-nli = report.nli_threshold.load(results_dir, run=run, baselines=baselines, n_dialogues=n_dialogues,
-                                seed=seed, entailment=entailment)
+nli = report.nli_threshold.load(results_dir, run=run)
 report.results.write_table(nli, results_dir, report.nli_threshold.NAME)
 report.prose.glue_facts("nli", report.nli_threshold.facts(nli))
 nli.pivot(index="baseline", columns="setting", values="value")
@@ -41,8 +37,7 @@ report.nli_threshold.plot(nli);
 # ## Bimodality of the claim probabilities
 
 # %%
-bim = report.nli_bimodality.load(results_dir, run=run, baselines=baselines, n_dialogues=n_dialogues,
-                                 seed=seed, entailment=entailment)
+bim = report.nli_bimodality.load(results_dir, run=run)
 report.results.write_table(bim, results_dir, report.nli_bimodality.NAME)
 report.prose.glue_facts("bimodality", report.nli_bimodality.facts(bim))
 bim

@@ -13,20 +13,19 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
-n_dialogues = 300
-seed = 42
 
 # %% [markdown]
 # # Table 16 — Fuzzy matching threshold (Appendix L)
 #
 # How much the grounding score moves with the fuzzy matching threshold (70 % / 80 % / 90 % /
-# exact). The sweep re-scores a seeded sample of each run's dialogues (size and seed below)
-# through `trace_crs.metrics`; the rank correlation comes from `trace_crs.stats`.
+# exact). The sweep re-scores a seeded sample of each run's dialogues through `trace_crs.metrics`
+# (`trace-crs stats sensitivity fuzzy`; sample size and seed in `mk/sensitivity.mk`); the rank
+# correlation comes from `trace_crs.stats`. This page reads the saved sweep.
 
 # %%
 from trace_crs import report
 
-df = report.t16_fuzzy_threshold.load(results_dir, runs=runs, n_dialogues=n_dialogues, seed=seed)
+df = report.t16_fuzzy_threshold.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t16_fuzzy_threshold.NAME)
 report.prose.glue_facts("t16", report.t16_fuzzy_threshold.facts(df))
 

@@ -13,19 +13,18 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
-n_dialogues = 300
-seed = 42
 
 # %% [markdown]
 # # Table 18 — Spatial coherence threshold (Appendix L)
 #
 # Spatial coherence when the distance that counts as "close" is 1, 1.5, 2, 3 or 5 km: every
-# run re-scored on a seeded sample of its dialogues (size and seed below).
+# run re-scored on a seeded sample of its dialogues (`trace-crs stats sensitivity spatial`;
+# sample size and seed in `mk/sensitivity.mk`). This page reads the saved sweep.
 
 # %%
 from trace_crs import report
 
-df = report.t18_spatial_threshold.load(results_dir, runs=runs, n_dialogues=n_dialogues, seed=seed)
+df = report.t18_spatial_threshold.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t18_spatial_threshold.NAME)
 report.prose.glue_facts("t18", report.t18_spatial_threshold.facts(df))
 

@@ -4,54 +4,46 @@ works, tokens are counted per transcript, and a rerun replays from the LM cache.
 from __future__ import annotations
 
 import json
+import math
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 import dspy
 import pytest
 
 from trace_crs.cli import main
+from trace_crs.lm.fake_server import serve
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 FIXTURE = Path(__file__).parent / "fixtures" / "movie_crs.jsonl"
 
 
-class _Judge(BaseHTTPRequestHandler):
-    calls: list = []
+def _judge(messages: list) -> str:
+    """Debate statements score 55; Novelty's first answer is not a rating (a retry); else 2."""
+    last = messages[-1]["content"]
+    if '"dimension_name"' in last:
+        return "[[ ## statement ## ]]\nUsable.\n\n[[ ## score ## ]]\n55\n\n[[ ## completed ## ]]"
+    if 'factor="Novelty"' in last and "Attempt 2" not in last:
+        return "[[ ## rationale ## ]]\nhmm\n\n[[ ## rating ## ]]\nfour\n\n[[ ## completed ## ]]"
+    return "[[ ## rationale ## ]]\nSound.\n\n[[ ## rating ## ]]\n2\n\n[[ ## completed ## ]]"
 
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Judge.calls.append(body)
-        last = body["messages"][-1]["content"]
-        if '"dimension_name"' in last:
-            content = "[[ ## statement ## ]]\nUsable.\n\n[[ ## score ## ]]\n55\n\n[[ ## completed ## ]]"
-        elif 'factor="Novelty"' in last and "Attempt 2" not in last:
-            content = "[[ ## rationale ## ]]\nhmm\n\n[[ ## rating ## ]]\nfour\n\n[[ ## completed ## ]]"
-        else:
-            content = "[[ ## rationale ## ]]\nSound.\n\n[[ ## rating ## ]]\n2\n\n[[ ## completed ## ]]"
-        payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                   "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-                   "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}}
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
-    def log_message(self, *args):
-        pass
+def _tokens(text: str) -> int:
+    return math.ceil(len(text) / 4)  # the fake server counts 4 characters a token
 
 
 @pytest.fixture
 def server():
-    _Judge.calls = []
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Judge)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
-    srv.shutdown()
+    """``trace_crs.lm.fake_server`` answering with :func:`_judge`; ``.calls`` holds each request's messages."""
+    calls: list = []
+
+    def reply(messages):
+        calls.append(messages)
+        return _judge(messages)
+
+    with serve(reply=reply) as srv:
+        yield SimpleNamespace(url=srv.api_base, calls=calls)
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
 
 
@@ -60,17 +52,19 @@ def test_openai_compatible_endpoint_usage_and_replay(server, tmp_path, monkeypat
     t, o = tmp_path / "t.jsonl", tmp_path / "o.jsonl"
     main(["judge", "transcripts", "--generic", str(FIXTURE), "--out", str(t)])
     argv = ["--quiet", "judge", "core", "--transcripts", str(t), "--out", str(o), "--n", "1", "--aggregator", "debate",
-            "--set", "lm.model=openai/fake-judge", "--set", f"lm.api_base={server}",
+            "--set", "lm.model=openai/fake-judge", "--set", f"lm.api_base={server.url}",
             "--set", f"lm.cache_dir={tmp_path / 'lm'}"]
     assert main(argv) == 0
     [r] = [json.loads(x) for x in o.read_text().splitlines()]
     # 12 factor calls + 1 retry (Novelty's "four") + 4 debaters, unanimous after round 1
-    assert len(_Judge.calls) == 17 and r["usage"]["calls"] == 17
-    assert (r["usage"]["prompt_tokens"], r["usage"]["completion_tokens"]) == (1700, 119)
+    assert len(server.calls) == 17 and r["usage"]["calls"] == 17
+    prompt = sum(_tokens("".join(str(m.get("content") or "") for m in msgs)) for msgs in server.calls)
+    completion = sum(_tokens(_judge(msgs)) for msgs in server.calls)
+    assert (r["usage"]["prompt_tokens"], r["usage"]["completion_tokens"]) == (prompt, completion)
     assert r["factors"]["novelty"] == 2 and r["core_avg"] == 2.0 and r["debate"]["score"] == 55.0
     assert r["judge"] == "openai/fake-judge"
     o.unlink()
     assert main(argv) == 0                                                   # replayed from the LM cache
     [again] = [json.loads(x) for x in o.read_text().splitlines()]
-    assert len(_Judge.calls) == 17 and again["usage"] == r["usage"]         # replay reports the measured usage
+    assert len(server.calls) == 17 and again["usage"] == r["usage"]         # replay reports the measured usage
     assert again == r

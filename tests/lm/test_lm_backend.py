@@ -2,10 +2,8 @@
 fake OpenAI-compatible HTTP server) and per-turn usage."""
 from __future__ import annotations
 
-import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 
 import dspy
 import pytest
@@ -18,6 +16,7 @@ from trace_crs.baselines.mrs import MultiReviewSynthesisBaseline
 from trace_crs.baselines.rag_citation import RAGCitationBaseline
 from trace_crs.lm.backend import build_lm, configure_disk_cache, model_id, recording_usage, usage_store
 from trace_crs.lm.config import lm_config_from_yaml, resolve_lm_config
+from trace_crs.lm.fake_server import serve
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 LLM_BASELINES = [LLMZeroShotBaseline, DSTBaseline, RAGCitationBaseline, MultiReviewSynthesisBaseline,
@@ -83,55 +82,39 @@ def test_yaml_block(tmp_path):
         lm_config_from_yaml(path)
 
 
-class _FakeOpenAI(BaseHTTPRequestHandler):
-    calls: list = []
-
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _FakeOpenAI.calls.append(body)
-        payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                   "choices": [{"index": 0, "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": f"echo {len(_FakeOpenAI.calls)}"}}],
-                   "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}}
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):  # noqa: ANN002
-        pass
-
-
 @pytest.fixture
 def fake_server():
-    _FakeOpenAI.calls = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeOpenAI)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    """``trace_crs.lm.fake_server`` answering ``echo <n>`` to its n-th request; ``.calls`` holds the messages."""
+    calls: list = []
+
+    def echo(messages):
+        calls.append(messages)
+        return f"echo {len(calls)}"
+
+    with serve(reply=echo) as server:
+        yield SimpleNamespace(url=server.api_base, calls=calls)
 
 
 def test_disk_cache_replays_across_processes_and_keys_on_weights(fake_server, tmp_path):
+    calls, fake_server = fake_server.calls, fake_server.url
     msgs = [{"role": "user", "content": "hello"}]
     cfg = resolve_lm_config({"weights": "smollm2-135m-instruct-q4_1", "cache_dir": str(tmp_path / "lm")})
     configure_disk_cache(cfg.cache_dir)
     with recording_usage() as first:
         out1 = build_lm(cfg, api_base=fake_server)(messages=msgs)
-    assert out1 == ["echo 1"] and len(_FakeOpenAI.calls) == 1
-    assert _FakeOpenAI.calls[0]["model"].endswith("sha256-b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53")
-    assert (first.calls, first.cache_hits, first.prompt_tokens, first.completion_tokens) == (1, 0, 11, 3)
+    assert out1 == ["echo 1"] and len(calls) == 1
+    assert build_lm(cfg, api_base=fake_server).model.endswith("sha256-b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53")
+    # the fake server counts 4 characters a token: "hello" (5) -> 2, "echo 1" (6) -> 2
+    assert (first.calls, first.cache_hits, first.prompt_tokens, first.completion_tokens) == (1, 0, 2, 2)
 
     # A "new process": fresh cache object on the same directory, a different server port.
     dspy.configure_cache(enable_disk_cache=False)
     configure_disk_cache(cfg.cache_dir)
     with recording_usage() as replay:
         out2 = build_lm(cfg, api_base=fake_server.replace("/v1", "/v1/")) (messages=msgs)
-    assert out2 == ["echo 1"] and len(_FakeOpenAI.calls) == 1            # served from disk
-    # a replay reports the usage measured when the request went to the model (fake: 11 + 3 tokens)
-    assert (replay.calls, replay.cache_hits, replay.prompt_tokens, replay.completion_tokens) == (1, 1, 11, 3)
+    assert out2 == ["echo 1"] and len(calls) == 1                       # served from disk
+    # a replay reports the usage measured when the request went to the model (fake: 2 + 2 tokens)
+    assert (replay.calls, replay.cache_hits, replay.prompt_tokens, replay.completion_tokens) == (1, 1, 2, 2)
     assert replay.model_s == replay.replayed_s == first.model_s > 0 and first.replayed_s == 0
 
     # Cached before usage was recorded: measured once more (the model is called, its answer is
@@ -139,16 +122,16 @@ def test_disk_cache_replays_across_processes_and_keys_on_weights(fake_server, tm
     usage_store(cfg.cache_dir).clear()
     with recording_usage() as remeasured:
         assert build_lm(cfg, api_base=fake_server)(messages=msgs) == ["echo 1"]
-    assert len(_FakeOpenAI.calls) == 2 and (remeasured.cache_hits, remeasured.prompt_tokens) == (1, 11)
+    assert len(calls) == 2 and (remeasured.cache_hits, remeasured.prompt_tokens) == (1, 2)
     assert remeasured.replayed_s == 0 and remeasured.model_s > 0
     assert build_lm(cfg, api_base=fake_server)(messages=msgs) == ["echo 1"]   # no tally: pure replay
-    assert len(_FakeOpenAI.calls) == 2
+    assert len(calls) == 2
 
     other = resolve_lm_config({"weights": "qwen2.5-coder-0.5b-instruct-q4_k_m", "cache_dir": cfg.cache_dir})
     assert build_lm(other, api_base=fake_server)(messages=msgs) == ["echo 3"]     # other weights: miss
     hotter = resolve_lm_config({"weights": cfg.weights, "cache_dir": cfg.cache_dir, "temperature": 0.5})
     assert build_lm(hotter, api_base=fake_server)(messages=msgs) == ["echo 4"]    # other params: miss
-    assert len(_FakeOpenAI.calls) == 4
+    assert len(calls) == 4
 
 
 def test_connection_refused_falls_back_to_popularity(monkeypatch):

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 
 import dspy
 import pytest
@@ -14,6 +13,7 @@ from tests.metrics.conftest import dialogue, turn
 from trace_crs.config import ScoreConfig
 from trace_crs.lm.backend import build_lm, configure_disk_cache
 from trace_crs.lm.config import resolve_lm_config
+from trace_crs.lm.fake_server import serve
 from trace_crs.metrics.judge import COLUMNS, SCALES, judge_columns, judge_lm_overrides, judged_turns
 from trace_crs.metrics.score import score_predictions
 from trace_crs.dialogues.subset import select_subset
@@ -97,36 +97,27 @@ def test_judge_names():
     assert judge_lm_overrides("model=openai/x, api_base=http://127.0.0.1:1/v1") == ["model=openai/x", "api_base=http://127.0.0.1:1/v1"]
 
 
-class _FakeJudge(BaseHTTPRequestHandler):
-    """An OpenAI-compatible endpoint answering every judge request in DSPy's chat format."""
+JUDGE_REPLY = "".join(f"[[ ## {k} ## ]]\n{v}\n\n" for k, v in RATING.items()) + "[[ ## completed ## ]]"
 
-    calls: list = []
 
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _FakeJudge.calls.append(body)
-        content = "".join(f"[[ ## {k} ## ]]\n{v}\n\n" for k, v in RATING.items()) + "[[ ## completed ## ]]"
-        data = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": content}}],
-                           "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):  # noqa: ANN002
-        pass
+def _usage(calls: list) -> tuple[int, int]:
+    """(prompt, completion) tokens the fake server reports for ``calls``: 4 characters a token."""
+    prompt = sum(math.ceil(sum(len(str(m.get("content") or "")) for m in msgs) / 4) for msgs in calls)
+    return prompt, len(calls) * math.ceil(len(JUDGE_REPLY) / 4)
 
 
 @pytest.fixture
 def judge_server():
-    _FakeJudge.calls = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeJudge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    """``trace_crs.lm.fake_server`` answering every judge request with :data:`JUDGE_REPLY` in
+    DSPy's chat format; ``.calls`` holds each request's messages."""
+    calls: list = []
+
+    def rate(messages):
+        calls.append(messages)
+        return JUDGE_REPLY
+
+    with serve(reply=rate) as server:
+        yield SimpleNamespace(url=server.api_base, calls=calls)
 
 
 def test_judge_usage_is_recorded_and_replayed(kb, judge_server, tmp_path, monkeypatch):
@@ -134,15 +125,15 @@ def test_judge_usage_is_recorded_and_replayed(kb, judge_server, tmp_path, monkey
     corpus = _corpus()
     preds = _preds(corpus, "P1.")
     scores = score_predictions(kb, corpus, preds, ScoreConfig())
-    cfg = resolve_lm_config({"model": "openai/judge-x", "api_base": judge_server, "cache_dir": str(tmp_path / "lm")})
+    cfg = resolve_lm_config({"model": "openai/judge-x", "api_base": judge_server.url, "cache_dir": str(tmp_path / "lm")})
     configure_disk_cache(cfg.cache_dir)
     cols, usage = judge_columns(kb, corpus, preds, scores.per_turn, build_lm(cfg), n=3, seed=42)
-    assert len(_FakeJudge.calls) == 3 and cols["judge_relevance"].notna().sum() == 3
-    # 3 calls x (100 prompt + 7 completion) tokens, as the endpoint reported them
-    assert (usage["calls"], usage["prompt_tokens"], usage["completion_tokens"]) == (3, 300, 21)
+    assert len(judge_server.calls) == 3 and cols["judge_relevance"].notna().sum() == 3
+    # the tokens the endpoint reported for the 3 calls
+    assert (usage["calls"], usage["prompt_tokens"], usage["completion_tokens"]) == (3, *_usage(judge_server.calls))
     assert usage["model"] == "openai/judge-x" and usage["seconds"] > 0
     again_cols, again = judge_columns(kb, corpus, preds, scores.per_turn, build_lm(cfg), n=3, seed=42)
-    assert len(_FakeJudge.calls) == 3 and again == usage                 # a replay reports the measured usage
+    assert len(judge_server.calls) == 3 and again == usage                 # a replay reports the measured usage
     assert again_cols.equals(cols)
     assert not math.isnan(cols["judge_overall"].dropna().iloc[0])
 
@@ -155,13 +146,14 @@ def test_score_cli_records_judge_usage_in_the_score_file(kb_dir, judge_server, t
     corpus = _corpus(6)
     dump_jsonl(corpus, tmp_path / "d.jsonl")
     dump_jsonl(list(_preds(corpus, "P1.").values()), tmp_path / "p.jsonl")
-    judge = f"model=openai/judge-x,api_base={judge_server},cache_dir={tmp_path / 'lm'}"
+    judge = f"model=openai/judge-x,api_base={judge_server.url},cache_dir={tmp_path / 'lm'}"
     argv = ["score", "--kb", str(kb_dir), "--dialogues", str(tmp_path / "d.jsonl"), "--predictions",
             str(tmp_path / "p.jsonl"), "--set", f"judge={judge}", "--judge-n", "2", "--out", str(tmp_path / "s.json")]
     assert main(argv) == 0
     agg = json.loads((tmp_path / "s.json").read_text())
     u = agg["judge_usage"]
-    assert (u["n"], u["n_turns"], u["calls"], u["prompt_tokens"], u["completion_tokens"]) == (2, 2, 2, 200, 14)
+    assert len(judge_server.calls) == 2
+    assert (u["n"], u["n_turns"], u["calls"], u["prompt_tokens"], u["completion_tokens"]) == (2, 2, 2, *_usage(judge_server.calls))
     assert agg["metrics"]["judge_overall"] == 3.0 and agg["metrics"]["judge_relevance"] == 5.0
     first = (tmp_path / "s.json").read_bytes()
     assert main(argv) == 0 and (tmp_path / "s.json").read_bytes() == first   # replayed: byte-identical

@@ -1,4 +1,5 @@
-"""Figure 6 error rates on the hand-built run of ``fabricated_run`` (rates worked out by hand)."""
+"""Figure 6 error rates on the hand-built run of ``fabricated_run`` (rates worked out by hand),
+saved by ``stats.sensitivity`` (as ``trace-crs stats sensitivity errors`` does) and laid out here."""
 import importlib.util
 from pathlib import Path
 
@@ -6,12 +7,20 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from trace_crs.report import f06_error_analysis
+from trace_crs.report import f06_error_analysis, sensitivity
+from trace_crs.stats import sensitivity as stage
 
-_SPEC = importlib.util.spec_from_file_location("fabricated_run", Path(__file__).with_name("fabricated_run.py"))
+_SPEC = importlib.util.spec_from_file_location("fabricated_run",
+                                               Path(__file__).parents[1] / "stats" / "fabricated_run.py")
 fabricated_run = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(fabricated_run)
-write_run = fabricated_run.write_run
+
+
+def write_run(res, **kw):
+    """The hand-built run and its saved error rates (``make paper``'s sensitivity stage)."""
+    fabricated_run.write_run(res)
+    path = res / sensitivity.SAVED_DIR / f"{f06_error_analysis.NAME}.parquet"
+    stage.write(stage.analyse("errors", res, ["closed"], **kw), path)
 
 matplotlib.use("Agg")
 
@@ -25,7 +34,7 @@ def _rate(df, baseline, kind):
 def test_error_rates_by_hand(tmp_path):
     res = tmp_path / "results"
     write_run(res)
-    df = f06_error_analysis.load(res, runs=["closed"], n_dialogues=None)
+    df = f06_error_analysis.load(res, runs=["closed"])
     # tfidf: grounding D1t4 fails (1 of 3); recommendation D2t2 top P3 ∉ {P1, P2} (1 of 3);
     # relevance D1t2 does not say "quiet" (D1t4 does, D2 states nothing): 1 of 3.
     for kind in f06_error_analysis.KINDS:
@@ -47,20 +56,14 @@ def test_error_rates_by_hand(tmp_path):
 
 def test_subset_and_plot(tmp_path):
     res = tmp_path / "results"
-    write_run(res)
-    df = f06_error_analysis.load(res, runs=["closed"], n_dialogues=1, seed=42)
+    write_run(res, n_dialogues=1, seed=42)
+    df = f06_error_analysis.load(res, runs=["closed"])
     assert set(df["n_dialogues"]) == {1}
     f06_error_analysis.plot(df, figures_dir=tmp_path / "fig")
     assert sorted(p.name for p in (tmp_path / "fig").iterdir()) == [
         "f06_error_analysis.png", "f06_error_analysis.svg"]
 
 
-def test_missing_predictions_name_the_path(tmp_path):
-    res = tmp_path / "results"
-    write_run(res)
-    (res / "runs" / "closed" / "predictions" / "tfidf.jsonl").unlink()
-    (res / "runs" / "closed" / "predictions" / "popularity.jsonl").rename(
-        res / "runs" / "closed" / "predictions.bak")
-    (res / "runs" / "closed" / "predictions").rmdir()
-    with pytest.raises(FileNotFoundError, match="predictions of run 'closed'"):
-        f06_error_analysis.load(res, runs=["closed"])
+def test_missing_saved_rates_name_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match="f06_error_analysis.parquet"):
+        f06_error_analysis.load(tmp_path, runs=["closed"])

@@ -2,8 +2,10 @@
 
 Checked on the source of ``trace_crs.report``: no module imports a loader of ``data/`` (the KB,
 the dialogue corpus, its split ids, raw JSONL) or names a ``data/`` path, except the modules
-listed in :data:`READS_DATA` with the reason they need the inputs themselves.  No module writes a
-table CSV as a side effect of ``load``: notebooks write them with ``results.write_table``.
+listed in :data:`READS_DATA` with the reason they need the inputs themselves; no module imports
+the scorer or the re-scoring layer (:data:`COMPUTES`: re-scoring is ``trace-crs stats
+sensitivity``'s, written to ``results/<profile>/sensitivity/``).  No module writes a table CSV as
+a side effect of ``load``: notebooks write them with ``results.write_table``.
 """
 from __future__ import annotations
 
@@ -21,12 +23,12 @@ READS_DATA = {
     "t03_dataset": "Table 3 describes the KB and the corpus themselves (and their leakage audit)",
     "provenance": "hashes the KB and corpus files the runs were made from",
     "t26_test_split": "the split ids live beside the corpus (dialogues.splits/); no run writes them to results/",
-    "rescore": "re-scores runs at other settings (Tables 16, 18, NLI sweep, Figure 6): needs an upstream "
-               "`trace-crs` step writing the sweeps to results/ (cli/ and mk/ belong to other work)",
 }
-# Modules that read data/ only through one of the above (checked: they import it).
-THROUGH = {"sensitivity": "rescore", "t16_fuzzy_threshold": "sensitivity", "t18_spatial_threshold": "sensitivity",
-           "nli_threshold": "rescore", "nli_bimodality": "rescore", "f06_error_analysis": "rescore"}
+# Modules (and names) that load the KB or the corpus, score or re-score: never imported by report/
+# outside READS_DATA.
+COMPUTES = {"trace_crs.kb", "trace_crs.dialogues", "trace_crs.dialogues.schema", "trace_crs.metrics.score",
+            "trace_crs.metrics.predictions", "trace_crs.stats.rescore"}
+COMPUTE_NAMES = {"score_predictions", "run_inputs", "RunInputs", "analyse", "index_predictions"}
 # Modules that still write a CSV inside load: another helper owns them (issue 16 exception).
 WRITES_IN_LOAD = {"t29": "owned by the judge work", "core_judge": "owned by the judge work",
                   "live_vs_replayed": "owned by the live work",
@@ -37,9 +39,9 @@ def modules() -> list[Path]:
     return sorted(p for p in REPORT.glob("*.py") if p.stem != "__init__")
 
 
-def imported_names(path: Path) -> set[str]:
+def imported_names(source: str) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
             names |= {a.name for a in node.names} | set((node.module or "").split("."))
         elif isinstance(node, ast.Import):
@@ -47,16 +49,45 @@ def imported_names(path: Path) -> set[str]:
     return names
 
 
+def imported_modules(source: str) -> set[str]:
+    """Dotted modules imported (``from trace_crs import kb`` counts as ``trace_crs.kb``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return found
+
+
+def computes(source: str) -> set[str]:
+    return (imported_modules(source) & COMPUTES) | (imported_names(source) & COMPUTE_NAMES)
+
+
 @pytest.mark.parametrize("path", modules(), ids=lambda p: p.stem)
 def test_reads_results_only(path):
-    names = imported_names(path)
-    uses = (names & DATA_LOADERS) | set(DATA_PATH.findall(path.read_text()))
+    source = path.read_text()
+    uses = (imported_names(source) & DATA_LOADERS) | set(DATA_PATH.findall(source))
     if path.stem in READS_DATA:
         assert uses, f"{path.stem} no longer reads data/: remove it from READS_DATA"
-    elif path.stem in THROUGH:
-        assert not uses and THROUGH[path.stem] in names, path.stem
     else:
         assert not uses, f"report/{path.name} reads data/ ({sorted(uses)}); the book reads results/ only"
+        assert not computes(source), (f"report/{path.name} imports {sorted(computes(source))}: scoring and "
+                                      "re-scoring belong upstream (trace-crs stats sensitivity → results/)")
+
+
+@pytest.mark.parametrize("line", ["from trace_crs.metrics.score import score_predictions",
+                                  "from trace_crs import kb", "import trace_crs.dialogues",
+                                  "from trace_crs.dialogues import load_dialogues",
+                                  "from trace_crs.stats.rescore import run_inputs",
+                                  "def f():\n    from trace_crs.stats.sensitivity import analyse"])
+def test_the_check_sees_scoring_imports(line):
+    assert computes(line)
+
+
+def test_the_check_allows_results_readers():
+    assert not computes("from trace_crs.kb.store import iter_jsonl\nfrom trace_crs.stats.sweeps import bimodality\n"
+                        "from trace_crs.stats.sensitivity import ERROR_KINDS")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: p.stem)
@@ -67,4 +98,4 @@ def test_load_writes_no_csv(path):
 
 
 def test_the_allow_lists_name_existing_modules():
-    assert set(READS_DATA) | set(THROUGH) | set(THROUGH.values()) <= {p.stem for p in modules()}
+    assert set(READS_DATA) <= {p.stem for p in modules()}

@@ -1,21 +1,22 @@
 """Appendix L sensitivity tables (Tables 16–19, 22 and the untabled analyses), one module each, on
-hand-built runs and score files (values worked by hand)."""
+hand-built runs and score files (values worked by hand).  The re-scoring analyses are saved by
+``stats.sensitivity`` (as ``trace-crs stats sensitivity`` does) and read by the report modules."""
 import importlib.util
 import math
 from pathlib import Path
 
 import matplotlib
-import numpy as np
 import pandas as pd
 import pytest
 
-from trace_crs.metrics.entailment import Backend
 from trace_crs.report import (cgs_formula_variants, grounding_independence, nli_bimodality, nli_threshold, sensitivity,
                               t16_fuzzy_threshold, t17_entailment_vs_fuzzy, t18_spatial_threshold, t19_antigaming,
                               t22_cgs_variants)
+from trace_crs.stats import sensitivity as stage
 
 matplotlib.use("Agg")
-_SPEC = importlib.util.spec_from_file_location("fabricated_run", Path(__file__).with_name("fabricated_run.py"))
+_SPEC = importlib.util.spec_from_file_location("fabricated_run",
+                                               Path(__file__).parents[1] / "stats" / "fabricated_run.py")
 fabricated_run = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(fabricated_run)
 
@@ -26,6 +27,11 @@ def _cell(df, baseline, column, field="ours"):
     return hit.iloc[0][field]
 
 
+def save(res, analysis, name, runs=("closed",), **kw):
+    """What `make paper` does: trace-crs stats sensitivity <analysis> --out sensitivity/<name>.parquet."""
+    stage.write(stage.analyse(analysis, res, list(runs), **kw), res / sensitivity.SAVED_DIR / f"{name}.parquet")
+
+
 @pytest.fixture
 def run(tmp_path):
     res = tmp_path / "results"
@@ -34,7 +40,8 @@ def run(tmp_path):
 
 
 def test_fuzzy_threshold_table16(run, tmp_path):
-    df = t16_fuzzy_threshold.load(run, runs=["closed"], n_dialogues=None)
+    save(run, "fuzzy", t16_fuzzy_threshold.NAME)
+    df = t16_fuzzy_threshold.load(run, runs=["closed"])
     # tfidf GS per turn: "fantastik" quote 1 (ratio 97.8) except exact 0; "pricey sushi" 0; no quote 1.
     for col in ("70%", "80%", "90%"):
         assert _cell(df, "tfidf", col) == pytest.approx(2 / 3)
@@ -51,7 +58,8 @@ def test_fuzzy_threshold_table16(run, tmp_path):
 
 
 def test_spatial_threshold_table18(run):
-    df = t18_spatial_threshold.load(run, runs=["closed"], n_dialogues=None)
+    save(run, "spatial", t18_spatial_threshold.NAME)
+    df = t18_spatial_threshold.load(run, runs=["closed"])
     # tfidf: D1 {P1, P2} 1.0007 km apart, D2 {P3, P4} ≈ 10 km; popularity: D2 {P1, P4} 2.0015 km.
     assert [_cell(df, "tfidf", c) for c in t18_spatial_threshold.COLUMNS] == pytest.approx([0, .5, .5, .5, .5])
     assert [_cell(df, "popularity", c) for c in t18_spatial_threshold.COLUMNS] == pytest.approx([0, 0, 0, 1, 1])
@@ -110,29 +118,25 @@ def test_independence_pools_non_llm_turns_only(tmp_path, scores):
     assert grounding_independence.facts(df)["max_abs_rho"] == pytest.approx(1.0)
 
 
-class _Fake(Backend):
-    """p = 0.9 for claims about pasta, else 0.45 (a borderline claim)."""
-
-    name = "fake"
-
-    def _compute(self, pairs):
-        return np.array([0.9 if "pasta" in h else 0.45 for _, h in pairs])
-
-
 def test_nli_threshold_and_bimodality(run, monkeypatch):
-    monkeypatch.setattr(sensitivity, "make_backend", lambda spec: _Fake())
-    df = nli_threshold.load(run, run="closed", baselines=None, n_dialogues=None)
+    monkeypatch.setattr(stage, "make_backend", lambda spec: fabricated_run.FakeNLI())
+    save(run, "nli", nli_threshold.NAME)
+    save(run, "bimodality", nli_bimodality.NAME)
+    df = nli_threshold.load(run, run="closed")
     v = df.set_index(["setting", "baseline"])["value"]
     # tfidf claims: pasta (0.9), sushi (0.45, resolved), "P3 or P4" (no citation → 0).
     assert [v[t, "tfidf"] for t in (0.3, 0.4, 0.5, 0.6, 0.7)] == pytest.approx([2 / 3] * 2 + [1 / 3] * 3)
     assert v[0.5, "popularity"] == 0.0 and set(df["backend"]) == {"fake"}
     assert nli_threshold.facts(df)["max_change"] == pytest.approx(1 / 3)
-    b = nli_bimodality.load(run, run="closed", baselines=None, n_dialogues=None)
+    b = nli_bimodality.load(run, run="closed")
     row = b.set_index("baseline").loc["tfidf"]
     assert (row["n_claims"], row["share_low"], row["share_borderline"], row["share_high"]) == (2, 0, 0.5, 0.5)
     assert list(b["baseline"]) == ["tfidf"]  # popularity cites nothing: no claims to score
 
 
-def test_backend_none_is_refused(run):
-    with pytest.raises(ValueError, match="needs an entailment backend"):
-        nli_threshold.load(run, run="closed", baselines=None, n_dialogues=None, entailment="none")
+def test_saved_analysis_missing_or_made_for_other_runs(run):
+    with pytest.raises(FileNotFoundError, match="sensitivity analysis 't18_spatial_threshold'"):
+        t18_spatial_threshold.load(run, runs=["closed"])
+    save(run, "spatial", t18_spatial_threshold.NAME)
+    with pytest.raises(ValueError, match=r"computed on runs \['closed'\], the notebook asks for \['closed', 'other'\]"):
+        t18_spatial_threshold.load(run, runs=["closed", "other"])

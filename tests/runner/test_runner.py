@@ -11,7 +11,8 @@ from trace_crs.cli import main
 from trace_crs.dialogues.schema import DialogueFormatError
 from trace_crs.kb.store import dump_jsonl, sha256_file
 from trace_crs.runner.run import RunConfig, evaluate
-from trace_crs.runner.tasks import load_evaluated, select_subset, shuffled_pool
+from trace_crs.dialogues.subset import select_subset
+from trace_crs.runner.tasks import load_evaluated, shuffled_pool
 
 FAST = "popularity,tfidf,knowledge"
 

@@ -23,6 +23,21 @@ from trace_crs.errors import TraceError
 COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge")
 
 
+def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
+    """The flags ``evaluate`` and ``converse`` share (``--config``/``--set``, inputs, baselines,
+    pool, subset, seed); the keyword arguments are the help texts that differ."""
+    from trace_crs.config import POOLS
+
+    p.add_argument("--config", help=config)
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key")
+    p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
+    p.add_argument("--dialogues", help=dialogues)
+    p.add_argument("--baselines", help=f"all | non-llm | llm | comma-separated registry keys{baselines}")
+    p.add_argument("--pool", choices=list(POOLS), help="candidate pool (default closed)")
+    p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
+    p.add_argument("--seed", type=int, help=seed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trace-crs", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"trace-crs {__version__}")

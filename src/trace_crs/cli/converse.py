@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from trace_crs.cli import add_run_arguments
+
 
 def config_section(path: str | None) -> str:
     """``converse``; for a project run config without one, its ``evaluate`` section (the live
@@ -58,14 +60,10 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     """Add the ``converse`` command."""
     p = subparsers.add_parser("converse", help="run baselines live against the simulated user (resumable)",
                               description=__doc__.splitlines()[0])
-    p.add_argument("--config", help="config YAML: LiveConfig keys, or a project config (its converse: section)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key")
-    p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
-    p.add_argument("--dialogues", help="dialogues JSON-lines file (the users' hidden preferences and pools)")
-    p.add_argument("--baselines", help="all | non-llm | llm | comma-separated registry keys (default non-llm)")
-    p.add_argument("--pool", choices=["closed", "16", "32", "open"], help="candidate pool (default closed)")
-    p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
-    p.add_argument("--seed", type=int, help="seed of the subset, pool shuffles and the simulator (default 42)")
+    add_run_arguments(p, config="config YAML: LiveConfig keys, or a project config (its converse: section)",
+                      dialogues="dialogues JSON-lines file (the users' hidden preferences and pools)",
+                      baselines=" (default non-llm)",
+                      seed="seed of the subset, pool shuffles and the simulator (default 42)")
     p.add_argument("--max-turns", dest="max_turns", type=int, help="system turns before the user gives up (default 4)")
     p.add_argument("--opening-prefs", dest="opening_prefs", type=int,
                    help="preferences the opening request states (default 1)")

@@ -19,6 +19,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from trace_crs.cli import add_run_arguments
 from trace_crs.config import load_config
 from trace_crs.errors import UsageError
 
@@ -67,14 +68,9 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     """Add the ``evaluate`` command."""
     p = subparsers.add_parser("evaluate", help="run baselines over reference dialogues (resumable)",
                               description=__doc__.splitlines()[0])
-    p.add_argument("--config", help="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key")
-    p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
-    p.add_argument("--dialogues", help="dialogues JSON-lines file")
-    p.add_argument("--baselines", help="all | non-llm | llm | comma-separated registry keys")
-    p.add_argument("--pool", choices=["closed", "16", "32", "open"], help="candidate pool (default closed)")
-    p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
-    p.add_argument("--seed", type=int, help="run seed (pool shuffles, subsets, LLM sampling); default 42")
+    add_run_arguments(p, config="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)",
+                      dialogues="dialogues JSON-lines file", baselines="",
+                      seed="run seed (pool shuffles, subsets, LLM sampling); default 42")
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
     p.add_argument("--workers", type=int, default=2,
                    help="processes for non-LLM chunks, and for an API model's LLM chunks (sharing --concurrency); default 2")

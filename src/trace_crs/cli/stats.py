@@ -12,6 +12,10 @@
   [--cost usd|tokens|seconds] [--budgets N] --out CSV`` — budget curve (in-sample upper bound
   with perfect foresight); the quality of a dialogue is the mean of the listed metrics
   (turn metrics first averaged over the dialogue's turns; undefined components skipped).
+* ``trace-crs stats sensitivity fuzzy|spatial|nli|bimodality|errors --results DIR --runs A[,B]
+  [--baselines X,Y] [--n-dialogues N] [--seed 42] [--settings S1,S2,...] [--entailment SPEC]
+  [--fuzzy-threshold 0.8] --out FILE.parquet`` — the re-scoring analyses of App. L / App. O
+  (:mod:`trace_crs.stats.sensitivity`) on a seeded sample of each run's dialogues.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
 from trace_crs.stats.cost import dialogue_costs
@@ -116,8 +121,30 @@ def _abstention(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _sensitivity(args: argparse.Namespace) -> int:
+    from trace_crs.cli.score import refuse_inputs
+    from trace_crs.errors import UsageError
+    from trace_crs.stats import sensitivity
+
+    if args.out.is_dir():
+        raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
+    refuse_inputs([args.out], [str(args.results / "runs")])
+    settings = sensitivity.parse_settings(args.settings) if args.settings else None
+    frame = sensitivity.analyse(args.analysis, args.results, _names(args.runs),
+                                baselines=_names(args.baselines) if args.baselines else None,
+                                n_dialogues=args.n_dialogues, seed=args.seed, settings=settings,
+                                entailment=args.entailment, fuzzy_threshold=args.fuzzy_threshold)
+    sensitivity.write(frame, args.out)
+    print(args.out)
+    return 0
+
+
 def register(subparsers) -> None:  # noqa: ANN001
-    """Add ``stats bootstrap``, ``stats abstention`` and ``stats oracle``."""
+    """Add ``stats bootstrap``, ``stats abstention``, ``stats oracle`` and ``stats sensitivity``."""
     group = subparsers.add_parser("stats", help="bootstrap CIs and routing oracles over score files")
     sub = group.add_subparsers(dest="stats_command", required=True)
     boot = sub.add_parser("bootstrap", help="paired cluster bootstrap by dialogue (Table 21)")
@@ -144,3 +171,16 @@ def register(subparsers) -> None:  # noqa: ANN001
     orc.add_argument("--budgets", type=int, default=20)
     orc.add_argument("--out", type=Path, required=True)
     orc.set_defaults(func=_oracle)
+    sens = sub.add_parser("sensitivity", help="re-score runs at other settings (App. L sweeps, App. O error rates)")
+    sens.add_argument("analysis", help="fuzzy (Table 16), spatial (Table 18), nli, bimodality or errors (Figure 6)")
+    sens.add_argument("--results", type=Path, required=True, help="results/<profile>/ (reads runs/<run>/)")
+    sens.add_argument("--runs", required=True, help="comma-separated run names (one for nli, bimodality)")
+    sens.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
+    sens.add_argument("--n-dialogues", type=int, help="seeded sample of each run's dialogues (default: all)")
+    sens.add_argument("--seed", type=int, default=42)
+    sens.add_argument("--settings", help="comma-separated sweep settings (default: the paper's)")
+    sens.add_argument("--entailment", default="embedding", help="NLI backend of nli, bimodality")
+    sens.add_argument("--fuzzy-threshold", type=float, default=ScoreConfig.fuzzy_threshold,
+                      help="grounding-error threshold of the errors analysis")
+    sens.add_argument("--out", type=Path, required=True, help="output Parquet file")
+    sens.set_defaults(func=_sensitivity)

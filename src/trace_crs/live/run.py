@@ -30,7 +30,8 @@ from trace_crs.live.scores import write_frame, write_scores
 from trace_crs.live.simulator import SimConfig, profile, state
 from trace_crs.runner.execute import build_baselines, show_corpus
 from trace_crs.runner.run import _claim
-from trace_crs.runner.tasks import POOLS, load_evaluated
+from trace_crs.config import POOLS
+from trace_crs.runner.tasks import load_evaluated
 
 Progress = Callable[[str, int, int], None]
 SIMULATORS: tuple[str, ...] = ("template", "llm")

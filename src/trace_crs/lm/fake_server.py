@@ -9,7 +9,8 @@ candidate ids found in the prompt (``[id]`` at a line start), permuted by the ha
 lists are empty, optional values null, ``bool`` fields yes/no by the hash, and ``str`` fields
 a sentence that quotes the first labelled review excerpt verbatim (``"…" [Rn]``).  A request
 with ``logprobs`` (the log-prob ranking of :mod:`trace_crs.lm.ranking`) gets a one-token
-``yes``/``no`` answer with ``top_logprobs``.  Usage counts 4 characters a token.
+``yes``/``no`` answer with ``top_logprobs``.  Usage counts 4 characters a token.  Tests that
+need other answers pass ``reply`` (the request's messages → the reply text) to :func:`serve`.
 
 Latency is lognormal (``latency_median_s``, ``latency_sigma``) and faults are drawn from
 ``rates`` (:data:`FAULTS`), both seeded by ``(seed, request hash, how often this request
@@ -40,7 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from statistics import NormalDist
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 HOST = "127.0.0.1"
 _NORMAL = NormalDist()
@@ -49,6 +50,7 @@ _OUTPUTS = re.compile(r"Your output fields are:\n(.*?)\nAll interactions", re.S)
 _FIELD = re.compile(r"^\d+\. `(\w+)` \((.+?)\)(?::|$)", re.M)
 _ID_LINE = re.compile(r"^\s*\[([^\]\s]+)\]", re.M)
 _EXCERPT = re.compile(r"\[(R\d+)\][^\"\n]*\"([^\"\n]+)\"")
+Reply = Callable[[list[dict[str, Any]]], str]   # the request's messages -> the reply text
 
 
 @dataclass(frozen=True)
@@ -127,9 +129,10 @@ class FakeLMServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024          # the paper's 256-512 concurrent requests connect at once
 
-    def __init__(self, config: FakeConfig, port: int = 0) -> None:
+    def __init__(self, config: FakeConfig, port: int = 0, reply: Reply | None = None) -> None:
         super().__init__((HOST, port), _Handler)
         self.config = config
+        self.reply = reply
         self.lock = threading.Lock()
         self.seen: dict[str, int] = {}
         self.counts: dict[str, int] = {"requests": 0, "ok": 0, **{f: 0 for f in FAULTS}}
@@ -224,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "non-json":
             self._send(200, b"<html><body>502 Bad Gateway</body></html>", ctype="text/html")
             return
-        content, logprobs = answer(body)
+        content, logprobs = reply_to(body, self.server.reply)
         prompt_chars = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
         usage = {"prompt_tokens": math.ceil(prompt_chars / 4), "completion_tokens": math.ceil(len(content) / 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
@@ -239,10 +242,16 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, data)
 
 
+def reply_to(body: dict[str, Any], reply: Reply | None = None) -> tuple[str, dict[str, Any] | None]:
+    """``(content, logprobs)``: ``reply(messages)`` (no logprobs) when given, else :func:`answer`."""
+    return (reply(body.get("messages") or []), None) if reply else answer(body)
+
+
 @contextmanager
-def serve(config: FakeConfig | None = None, port: int = 0) -> Iterator[FakeLMServer]:
-    """A running fake server in a background thread (ephemeral port unless ``port``)."""
-    server = FakeLMServer(config or FakeConfig(), port)
+def serve(config: FakeConfig | None = None, port: int = 0, reply: Reply | None = None) -> Iterator[FakeLMServer]:
+    """A running fake server in a background thread (ephemeral port unless ``port``); ``reply``
+    replaces the deterministic answer (see :func:`reply_to`)."""
+    server = FakeLMServer(config or FakeConfig(), port, reply)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

@@ -28,8 +28,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     """Spearman ρ of each variant's ranking vs the default; ``figures/cgs_formula_variants``."""
     fig = sensitivity.bars(df.drop_duplicates("variant"), "variant", "spearman_vs_default",
                            "Spearman ρ vs default CGS ranking")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

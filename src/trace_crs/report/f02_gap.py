@@ -49,8 +49,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     ax.set(xlabel="open-set Recall@1 (accuracy)", ylabel="open-set CGS (grounding)",
            title="Figure 2: open-set projection, this run")
     ax.legend(fontsize=8)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """Figure 6 / Appendix O: grounding, recommendation and relevance error rates per baseline.
 
-The per-turn score files do not carry the error flags, so :func:`load` re-reads each run's
-predictions (:mod:`.rescore`; ``n_dialogues`` drawn with ``seed``, all when None) and calls
-``trace_crs.metrics.errors`` — ``grounding_errors`` (fuzzy threshold ``fuzzy_threshold``),
-``recommendation_errors`` and ``relevance_errors`` — on every reference recommend/compare
-turn.  A rate is the mean of a flag over a baseline's turns (``metrics.errors``).  The paper
+The per-turn score files do not carry the error flags, so ``trace-crs stats sensitivity errors``
+(``stats.sensitivity.error_rates``; sample size, seed and fuzzy threshold in
+``mk/sensitivity.mk``) re-reads each run's predictions and calls ``trace_crs.metrics.errors`` —
+``grounding_errors``, ``recommendation_errors`` and ``relevance_errors`` — on every reference
+recommend/compare turn, writing ``sensitivity/f06_error_analysis.parquet``; :func:`load` reads
+it.  A rate is the mean of a flag over a baseline's turns (``metrics.errors``).  The paper
 prints only some rates in the Appendix O prose (``headline_claims``, section "App. O (Figure
 6)"); those are joined as ``paper``.  The notebook writes it to
 ``tables/f06_error_analysis.csv`` in the long
@@ -20,13 +21,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.config import ScoreConfig
-from trace_crs.metrics import errors
-from trace_crs.report import compare, figures, paper, rescore
+from trace_crs.report import compare, figures, paper, sensitivity
+from trace_crs.stats.sensitivity import ERROR_KINDS
 
 NAME = "f06_error_analysis"  # notebook, module, table CSV and figure stem
-KINDS = {"grounding": "grounding error", "recommendation": "recommendation error",
-         "relevance": "relevance error"}
+KINDS = {kind: f"{kind} error" for kind in ERROR_KINDS}  # column -> legend label
 SECTION = "App. O (Figure 6)"
 # (baseline key, kind) -> claim text in headline_claims (the rates the prose prints).
 CLAIMS = {("mrs", "grounding"): "Multi-Review Synthesis grounding error rate",
@@ -37,26 +36,11 @@ CLAIMS = {("mrs", "grounding"): "Multi-Review Synthesis grounding error rate",
           ("rag_citation", "grounding"): "RAG-Citation grounding error rate (lowest among LLM baselines)"}
 
 
-def flags(turns: pd.DataFrame, fuzzy_threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
-    """``turns`` (from :meth:`rescore.RunInputs.turns`) with one 0/1 column per error kind."""
-    return turns.assign(
-        grounding=errors.grounding_errors(list(turns["text"]), list(turns["cited"]), fuzzy_threshold),
-        recommendation=errors.recommendation_errors(list(turns["gold"]), list(turns["ranked"])),
-        relevance=errors.relevance_errors(list(turns["text"]), list(turns["user_history"])))
-
-
-def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
-         n_dialogues: int | None = 1000, seed: int = 42, fuzzy_threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
+def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
     """Long table ``Baseline, baseline, column, metric, paper, ours, diff, run, n_dialogues,
     n_turns`` with one row per baseline × error kind."""
-    frames = []
-    for run in runs:
-        inputs = rescore.run_inputs(results_dir, run, n_dialogues=n_dialogues, seed=seed)
-        frames.append(flags(inputs.turns(), fuzzy_threshold).assign(run=run, n_dialogues=len(inputs.dialogues)))
-    turns = pd.concat(frames, ignore_index=True)
-    rates = turns.groupby("baseline")[list(KINDS)].mean()
-    meta = turns.groupby("baseline").agg(run=("run", "first"), n_dialogues=("n_dialogues", "first"),
-                                         n_turns=("turn_id", "size"))
+    saved = sensitivity.load_saved(results_dir, NAME, runs).set_index("baseline")
+    rates, meta = saved[list(KINDS)], saved[["run", "n_dialogues", "n_turns"]]
     rows = []
     for key in rates.index:
         for kind in KINDS:
@@ -85,8 +69,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
     ax.set(ylabel="error rate (share of turns)", ylim=(0, 1.05))
     ax.legend(fontsize=7)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

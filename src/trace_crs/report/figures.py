@@ -14,12 +14,13 @@ FIGURES_DIR = "figures"
 DPI = 150
 
 
-def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR) -> list[Path]:
-    """Write ``<figures_dir>/<name>.png`` and ``.svg``; return both paths."""
+def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR) -> Figure:
+    """Write ``<figures_dir>/<name>.png`` and ``.svg``; return ``fig`` (a ``plot`` ends with
+    ``return figures.save(fig, NAME, figures_dir)``)."""
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{name}.png", out / f"{name}.svg"]
     with matplotlib.rc_context({"svg.hashsalt": "trace", "svg.fonttype": "none"}):
         fig.savefig(paths[0], dpi=DPI, bbox_inches="tight", metadata={"Software": None})
         fig.savefig(paths[1], bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    return paths
+    return fig

@@ -29,8 +29,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     """ρ per metric pair; ``figures/grounding_independence``."""
     fig = sensitivity.bars(df.assign(pair=df["metric_a"] + "–" + df["metric_b"]), "pair", "spearman_rho",
                            "Spearman ρ over pooled turns")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -1,34 +1,30 @@
 """NLI bimodality check (Appendix L): are claim entailment probabilities far from the threshold?
 
 Per claim sentence of a seeded sample (as :mod:`.nli_threshold`), the backend's max
-p(review ⊨ claim) over the turn's cited reviews (:meth:`rescore.RunInputs.claim_probabilities`),
+p(review ⊨ claim) over the turn's cited reviews (``stats.rescore.RunInputs.claim_probabilities``),
 summarised per baseline as shares below 0.3 / between / above 0.7 and Sarle's bimodality
-coefficient (``stats.sweeps.bimodality``).  Shown on the NLI threshold page; the notebook
-writes ``tables/nli_bimodality.csv``.
+coefficient (``stats.sweeps.bimodality``) by ``trace-crs stats sensitivity bimodality`` into
+``sensitivity/nli_bimodality.parquet``, read here.  Shown on the NLI threshold page; the
+notebook writes ``tables/nli_bimodality.csv``.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, rescore, sensitivity
-from trace_crs.stats.sweeps import bimodality
+from trace_crs.report import compare, figures, sensitivity
 
 NAME = "nli_bimodality"  # module, table CSV and figure stem
 
 
-def load(results_dir: str | Path, run: str = "closed", baselines: Sequence[str] | None = ("popularity", "tfidf"),
-         n_dialogues: int | None = 50, seed: int = 42, entailment: str = "embedding") -> pd.DataFrame:
+def load(results_dir: str | Path, run: str = "closed") -> pd.DataFrame:
     """Per baseline: ``n_claims, share_low, share_borderline, share_high, sarle_b, …``."""
-    inputs = rescore.run_inputs(results_dir, run, baselines, n_dialogues, seed)
-    backend = sensitivity.entailment_backend(entailment)
-    out = bimodality(inputs.claim_probabilities(backend))
-    return out.assign(run=run, backend=backend.name, n_dialogues=len(inputs.dialogues))
+    return sensitivity.load_saved(results_dir, NAME, [run])
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
@@ -40,8 +36,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
         bottom += df[col].to_numpy(float)
     ax.set(ylabel="share of claims", title="claim probability: < 0.3 / 0.3–0.7 / ≥ 0.7")
     ax.legend(fontsize=8)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -1,32 +1,28 @@
 """NLI threshold sensitivity (Appendix L): entailment grounding at thresholds 0.3–0.7.
 
-A seeded sample of ``n_dialogues`` dialogues of ``run`` (``baselines`` only) re-scored
-(:mod:`.rescore`) with the ``entailment`` backend at each threshold
-(``stats.sweeps.nli_threshold_sensitivity``).  Untabled in the paper (its prose gives the
-change); the notebook writes ``tables/nli_threshold.csv``.
+A seeded sample of dialogues of ``run`` re-scored with an entailment backend at each threshold
+(``stats.sweeps.nli_threshold_sensitivity``) by ``trace-crs stats sensitivity nli`` (sample,
+seed, baselines and backend in ``mk/sensitivity.mk``) into ``sensitivity/nli_threshold.parquet``,
+read here.  Untabled in the paper (its prose gives the change); the notebook writes
+``tables/nli_threshold.csv``.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, paper, rescore, sensitivity
-from trace_crs.stats.sweeps import nli_threshold_sensitivity
+from trace_crs.report import compare, figures, paper, sensitivity
 
 NAME = "nli_threshold"  # notebook, module, table CSV and figure stem
 
 
-def load(results_dir: str | Path, run: str = "closed", baselines: Sequence[str] | None = ("popularity", "tfidf"),
-         n_dialogues: int | None = 50, seed: int = 42, entailment: str = "embedding") -> pd.DataFrame:
+def load(results_dir: str | Path, run: str = "closed") -> pd.DataFrame:
     """Tidy sweep ``baseline, setting, value, …`` with ``run, backend, n_dialogues``."""
-    inputs = rescore.run_inputs(results_dir, run, baselines, n_dialogues, seed)
-    backend = sensitivity.entailment_backend(entailment)
-    out = nli_threshold_sensitivity(lambda t: inputs.score(entailment=backend, entail_threshold=float(t))[0])
-    return out.assign(run=run, backend=backend.name, n_dialogues=len(inputs.dialogues))
+    return sensitivity.load_saved(results_dir, NAME, [run])
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
@@ -36,8 +32,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
         ax.plot(part["setting"], part["value"], marker="o", label=compare.label(key))
     ax.set(xlabel="NLI threshold", ylabel="entailment grounding", title=str(df["backend"].iloc[0]))
     ax.legend(fontsize=8)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

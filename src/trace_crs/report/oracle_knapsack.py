@@ -87,8 +87,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
           title="Cost–quality")
     c.legend(fontsize=7)
     fig.suptitle(f"Oracles: {LABEL}", fontsize=9)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

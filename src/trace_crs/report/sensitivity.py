@@ -5,7 +5,10 @@ One module per table (``t16_fuzzy_threshold``, ``t17_entailment_vs_fuzzy``,
 (``cgs_formula_variants``, ``grounding_independence``, ``nli_threshold``, ``nli_bimodality``)
 lays its result out with these helpers: a threshold sweep (``trace_crs.stats.sweeps``) beside
 the printed table, aggregates beside the printed table, and their plots and prose facts.
-Statistics come from ``trace_crs.stats``, scores from ``trace_crs.metrics``.
+Statistics come from ``trace_crs.stats``, scores from ``trace_crs.metrics``.  The analyses that
+re-score runs (Tables 16, 18, the NLI sweep and bimodality, Figure 6) are computed upstream by
+``trace-crs stats sensitivity`` (``mk/sensitivity.mk``) into
+``results/<profile>/sensitivity/<name>.parquet``; :func:`load_saved` reads them.
 """
 from __future__ import annotations
 
@@ -17,29 +20,36 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.metrics.entailment import Backend, make_backend
-from trace_crs.report import compare, paper, rescore, results
+from trace_crs.report import compare, paper, results
 
 COUNT_COLUMNS = ("n_turns", "p_value")  # not compared in the mean absolute difference
+SAVED_DIR = "sensitivity"  # results/<profile>/sensitivity/<name>.parquet (trace-crs stats sensitivity)
 
 
-def run_inputs(results_dir: str | Path, runs: Sequence[str], n_dialogues: int | None, seed: int,
-               baselines: Sequence[str] | None = None) -> list[rescore.RunInputs]:
-    """:func:`rescore.run_inputs` of every run (``n_dialogues`` drawn with ``seed``)."""
-    return [rescore.run_inputs(results_dir, run, baselines, n_dialogues, seed) for run in runs]
+def load_saved(results_dir: str | Path, name: str, runs: Sequence[str]) -> pd.DataFrame:
+    """The saved analysis ``name``; its ``run`` column must name exactly ``runs``."""
+    path = results.require(Path(results_dir) / SAVED_DIR / f"{name}.parquet",
+                           f"sensitivity analysis '{name}' (mk/sensitivity.mk)")
+    frame = pd.read_parquet(path)
+    made = sorted(set(frame["run"]))
+    if made != sorted(runs):
+        raise ValueError(f"{path} was computed on runs {made}, the notebook asks for {sorted(runs)}: "
+                         "re-run its make stage with those runs (mk/sensitivity.mk)")
+    return frame
 
 
-def published_sweep(printed: str, sweep: pd.DataFrame, columns: Mapping[str, Any],
-                    inputs: Sequence[rescore.RunInputs]) -> pd.DataFrame:
-    """Sweep (``stats.sweeps``) beside the printed table ``printed``; adds ``rank_rho_vs_default``."""
-    label = {s: col for col, s in columns.items()}
-    wide = sweep.assign(column=sweep["setting"].map(label)).pivot(index="baseline", columns="column", values="value")
-    runs = {b: i.run for i in inputs for b in i.baselines}
-    ours = wide.assign(run=[runs[b] for b in wide.index],
-                       n_dialogues=[len(next(i for i in inputs if i.run == runs[b]).dialogues) for b in wide.index])
+def published_sweep(printed: str, sweep: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
+    """Saved sweep (``stats.sweeps`` with ``run, n_dialogues``) beside the printed table
+    ``printed``; ``columns`` maps the printed column labels to settings; adds ``rank_rho_vs_default``."""
+    label = {str(s): col for col, s in columns.items()}  # settings may be saved as text ("exact")
+    setting = sweep["setting"].astype(str)
+    wide = sweep.assign(column=setting.map(lambda s: label.get(s, s))).pivot(
+        index="baseline", columns="column", values="value")
+    meta = sweep.drop_duplicates("baseline").set_index("baseline")
+    ours = wide.assign(run=meta["run"].reindex(wide.index), n_dialogues=meta["n_dialogues"].reindex(wide.index))
     long = compare.side_by_side(paper.table(printed), ours, {c: c for c in columns})
-    rho = sweep.drop_duplicates("setting").set_index("setting")["rank_rho_vs_default"]
-    long["rank_rho_vs_default"] = long["column"].map({label[s]: float(r) for s, r in rho.items()})
+    rho = sweep.assign(setting=setting).drop_duplicates("setting").set_index("setting")["rank_rho_vs_default"]
+    long["rank_rho_vs_default"] = long["column"].map({label.get(s, s): float(r) for s, r in rho.items()})
     return long
 
 
@@ -49,14 +59,6 @@ def aggregates_vs_paper(results_dir: str | Path, runs: Sequence[str], printed: s
     ours = results.metric_table(results.load_aggregates(results_dir, runs))
     gs, ent = (ours.get(c, pd.Series(np.nan, index=ours.index)).astype(float) for c in ("gs", "entailment"))
     return compare.side_by_side(paper.table(printed), ours.assign(gap=gs - ent), columns)
-
-
-def entailment_backend(spec: str) -> Backend:
-    """The NLI backend ``spec`` (``metrics.entailment.make_backend``); ``none`` is an error here."""
-    backend = make_backend(spec)
-    if backend is None:
-        raise ValueError("the NLI sensitivity needs an entailment backend (embedding, hf:DIR or llm), not 'none'")
-    return backend
 
 
 def sweep_plot(df: pd.DataFrame) -> Figure:

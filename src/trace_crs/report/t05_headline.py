@@ -39,8 +39,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed for every Table 5 cell; saved as ``figures/t05_headline``."""
     fig = compare.plot(df[df["column"] != "T2R"], "Table 5: this run vs paper (T2R omitted)")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -33,9 +33,7 @@ def load(results_dir: str | Path, closed_runs: Sequence[str] = ("closed", "close
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed for every Table 6 cell; saved as ``figures/t06_per_axis``."""
-    fig = compare.plot(df, "Table 6: this run vs paper")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(compare.plot(df, "Table 6: this run vs paper"), NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

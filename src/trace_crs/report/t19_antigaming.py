@@ -31,9 +31,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed; saved as ``figures/t19_antigaming``."""
-    fig = compare.plot(df, "Table 19: this run vs paper")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(compare.plot(df, "Table 19: this run vs paper"), NAME, figures_dir)
 
 
 facts = sensitivity.comparison_facts

@@ -61,8 +61,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     ax.set_yticks(list(y), labels, fontsize=8)
     ax.set(xlabel="Δ = A − B")
     ax.legend(fontsize=8)
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

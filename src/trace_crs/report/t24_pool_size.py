@@ -35,9 +35,7 @@ def load(results_dir: str | Path,
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed; saved as ``figures/t24_pool_size``."""
-    fig = compare.plot(df, "Table 24: this run vs paper")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(compare.plot(df, "Table 24: this run vs paper"), NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

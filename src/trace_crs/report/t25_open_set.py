@@ -39,9 +39,7 @@ def load(results_dir: str | Path, closed_run: str = "closed_llm", tfidf_run: str
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed; saved as ``figures/t25_open_set``."""
-    fig = compare.plot(df, "Table 25: this run vs paper")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(compare.plot(df, "Table 25: this run vs paper"), NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

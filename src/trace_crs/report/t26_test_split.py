@@ -37,9 +37,7 @@ def load(results_dir: str | Path, splits_dir: str | Path, run: str = "closed",
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed; saved as ``figures/t26_test_split``."""
-    fig = compare.plot(df, "Table 26: test split, this run vs paper")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(compare.plot(df, "Table 26: test split, this run vs paper"), NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

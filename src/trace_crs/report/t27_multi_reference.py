@@ -37,8 +37,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed (Δ in pp omitted); saved as ``figures/t27_multi_reference``."""
     fig = compare.plot(df[df["column"] != "Delta_alt_only_pp"], "Table 27: this run vs paper")
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -82,6 +82,5 @@ def plot(sweep: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> 
         axes[0][0].text(0.5, 0.5, "not run", ha="center", va="center")
         axes[0][0].set_axis_off()
     fig.tight_layout()
-    figures.save(fig, NAME, figures_dir)
-    return fig
+    return figures.save(fig, NAME, figures_dir)
 

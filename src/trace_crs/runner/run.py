@@ -42,7 +42,8 @@ from trace_crs.runner.execute import (Clock, build_baselines, fill_caches, init_
 from trace_crs.runner.llm_exec import run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
-from trace_crs.runner.tasks import POOLS, chunks, load_evaluated
+from trace_crs.config import POOLS
+from trace_crs.runner.tasks import chunks, load_evaluated
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,6 @@ from trace_crs.dialogues.schema import REC_ACTIONS, check_dialogue, dialogue_lin
 from trace_crs.dialogues.subset import select_subset
 from trace_crs.kb import KB
 
-__all__ = ["POOLS", "REC_ACTIONS", "select_subset"]  # re-exported for the runner's callers
-
 
 def load_evaluated(path: str | Path, subset: int | None, seed: int) -> list[dict[str, Any]]:
     """The dialogues a run evaluates: :func:`select_subset` of the file's records, each

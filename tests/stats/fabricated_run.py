@@ -1,4 +1,4 @@
-"""A hand-built run (KB, dialogues, run config, predictions) for the re-scoring report tests.
+"""A hand-built run (KB, dialogues, run config, predictions) for the re-scoring tests (stats.sensitivity, report).
 
 KB (Tampa): P1 (27.95, -82.45); P2 0.009° north (≈1.0007 km); P4 0.018° north (≈2.0015 km);
 P3 0.1° east (≈9.8 km from P1, ≈10 km from P4); P5..P8 far away.  Reviews: ra, rb of P1, rc of P2.
@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from trace_crs.kb import POI, Review
 from trace_crs.kb.store import dump_jsonl, write_kb
+from trace_crs.metrics.entailment import Backend
 
 REVIEWS = {"ra": ("P1", "The pasta was fantastic and the patio is quiet at night. Service was slow."),
            "rb": ("P1", "Great cocktails and a cozy bar."), "rc": ("P2", "Cheap tacos, loud music.")}
@@ -80,3 +82,12 @@ def write_run(results_dir: Path, run: str = "closed") -> Path:
             json.dumps({"dialogue_id": d, "turn_id": t, "ranked_poi_ids": r, "text": x, "citations": c}) + "\n"
             for d, t, r, x, c in rows))
     return out
+
+
+class FakeNLI(Backend):
+    """p = 0.9 for claims about pasta, else 0.45 (a borderline claim)."""
+
+    name = "fake"
+
+    def _compute(self, pairs):
+        return np.array([0.9 if "pasta" in h else 0.45 for _, h in pairs])

@@ -7,7 +7,8 @@ run's resolved ``config.yaml`` (relative to the working directory, the repo root
 ``make paper``), the runner's own seeded subset (``dialogues.subset.select_subset``), then an
 optional further seeded subset of ``n_dialogues`` — and :meth:`RunInputs.score` re-scores
 every baseline through ``trace_crs.metrics.score.score_predictions`` with config overrides.
-Nothing here computes a metric: scores come from ``metrics``.
+Nothing here computes a metric: scores come from ``metrics``.  Used by
+:mod:`trace_crs.stats.sensitivity` (``trace-crs stats sensitivity``), whose outputs the book reads.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pandas as pd
+import yaml
 
 from trace_crs.dialogues import load_dialogues
 from trace_crs.kb import KB, load_kb
@@ -24,7 +26,6 @@ from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.entailment import Backend, claim_sentences
 from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, scored_turns
 from trace_crs.metrics.score import ScoreConfig, score_predictions
-from trace_crs.report import results
 from trace_crs.dialogues.subset import select_subset
 
 EMPTY = {"ranked_poi_ids": [], "text": "", "citations": []}  # a missing prediction, as in scoring
@@ -87,21 +88,30 @@ def _first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["baseline", *[c for c in frame.columns if c != "baseline"]]]
 
 
+def require(path: str | Path, what: str) -> Path:
+    """Return ``path`` if it exists, else raise FileNotFoundError naming it (a usage error)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} not found: {path} (run `trace-crs evaluate` for it first)")
+    return path
+
+
 def run_inputs(results_dir: str | Path, run: str, baselines: Sequence[str] | None = None,
                n_dialogues: int | None = None, seed: int = 42) -> RunInputs:
     """Read run ``run``: its KB, its dialogues (``n_dialogues`` drawn with ``seed`` from the
     run's own subset; all when None) and the predictions of ``baselines`` (all when None)."""
-    config = results.load_run_config(results_dir, run)
-    kb = load_kb(results.require(config["kb"], f"KB of run '{run}'"))
-    corpus = load_dialogues(results.require(config["dialogues"], f"dialogues of run '{run}'"))
+    config_path = require(Path(results_dir) / "runs" / run / "config.yaml", f"config of run '{run}'")
+    config = yaml.safe_load(config_path.read_text()) or {}
+    kb = load_kb(require(config["kb"], f"KB of run '{run}'"))
+    corpus = load_dialogues(require(config["dialogues"], f"dialogues of run '{run}'"))
     dialogues = select_subset(select_subset(corpus, config.get("subset"), int(config.get("seed", 42))),
                               n_dialogues, seed)
-    folder = results.require(Path(results_dir) / "runs" / run / "predictions", f"predictions of run '{run}'")
+    folder = require(Path(results_dir) / "runs" / run / "predictions", f"predictions of run '{run}'")
     names = sorted(p.name[:-len(".jsonl")] for p in folder.glob("*.jsonl")) if baselines is None else list(baselines)
     keep = {d["dialogue_id"] for d in dialogues}
     predictions = {}
     for name in names:
-        path = results.require(folder / f"{name}.jsonl", f"predictions of '{name}' in run '{run}'")
+        path = require(folder / f"{name}.jsonl", f"predictions of '{name}' in run '{run}'")
         records = ((f"{path}:{n}", rec) for n, rec in iter_jsonl(path) if rec.get("dialogue_id") in keep)
         predictions[name] = index_predictions(records, dialogues, kb)
     return RunInputs(run, kb, dialogues, predictions)
