@@ -11,7 +11,6 @@ baseline.  Every file is written atomically; the same inputs give byte-identical
 """
 from __future__ import annotations
 
-import dataclasses
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,17 +19,16 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from trace_crs import __version__
-from trace_crs.baselines.registry import GROUPS, resolve
+from trace_crs.baselines.registry import GROUPS
 from trace_crs.errors import DataError, UsageError
 from trace_crs.kb import KB, load_kb
-from trace_crs.kb.store import POIS_FILE, dump_jsonl, iter_jsonl, sha256_file
+from trace_crs.kb.store import dump_jsonl, iter_jsonl
 from trace_crs.live.loop import converse_many
 from trace_crs.live.scores import write_frame, write_scores
 from trace_crs.live.simulator import SimConfig, profile, state
 from trace_crs.runner.execute import build_baselines, show_corpus
 from trace_crs.runner.run import _claim
-from trace_crs.config import POOLS
+from trace_crs.runner.selection import Rules, Selection, uses_llm
 from trace_crs.runner.tasks import load_evaluated
 
 Progress = Callable[[str, int, int], None]
@@ -39,30 +37,22 @@ ROUND_SIZE = 100  # conversations run in lockstep (one warm batch per round): me
 
 
 @dataclass(frozen=True)
-class LiveConfig:
-    """What a live run evaluates (flags of ``trace-crs converse``)."""
+class LiveConfig(Selection):
+    """What a live run evaluates (flags of ``trace-crs converse``;
+    :class:`~trace_crs.runner.selection.Selection` plus the simulated user)."""
 
-    kb: str = ""
-    dialogues: str = ""
     baselines: str = "non-llm"
-    pool: str = "closed"
-    subset: int | None = None
-    seed: int = 42
     max_turns: int = SimConfig.max_turns
     opening_prefs: int = SimConfig.opening_prefs
-    prefilter: str = "tfidf"
     simulator: str = "template"        # "template" | "llm" (live.llm_user: the template user, rewritten by the LM)
-    lm: dict[str, Any] | None = None   # LM block of the LLM baselines and of the LLM simulator
 
     def __post_init__(self) -> None:
-        checks = {"pool": self.pool in POOLS, "subset": self.subset is None or self.subset >= 1,
-                  "seed": self.seed >= 0, "max_turns": self.max_turns >= 1, "opening_prefs": self.opening_prefs >= 0,
-                  "lm": self.lm is None or isinstance(self.lm, dict), "simulator": self.simulator in SIMULATORS}
-        rules = {"simulator": f"one of {', '.join(SIMULATORS)}", "pool": f"one of {', '.join(POOLS)}", "subset": ">= 1 (or unset for every dialogue)",
-                 "seed": ">= 0", "max_turns": ">= 1", "opening_prefs": ">= 0", "lm": "a mapping of lm.* keys"}
-        bad = [k for k, ok in checks.items() if not ok]
-        if bad:
-            raise UsageError(f"converse config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
+        self.check("converse config")
+
+    def rules(self) -> Rules:
+        return {**super().rules(), "max_turns": (self.max_turns >= 1, ">= 1"),
+                "opening_prefs": (self.opening_prefs >= 0, ">= 0"),
+                "simulator": (self.simulator in SIMULATORS, f"one of {', '.join(SIMULATORS)}")}
 
     @property
     def sim(self) -> SimConfig:
@@ -70,18 +60,9 @@ class LiveConfig:
 
 
 def resolved_config(cfg: LiveConfig) -> dict[str, Any]:
-    """The config as written to ``config.yaml``: names resolved, inputs identified by SHA256."""
-    for label, path in (("--kb", Path(cfg.kb) / POIS_FILE), ("--dialogues", Path(cfg.dialogues))):
-        if not path.is_file():
-            raise FileNotFoundError(f"{label}: {path} not found")
-    names = resolve(cfg.baselines)
-    lm = None
-    if cfg.simulator == "llm" or any(GROUPS[n] == "LLM" for n in names):
-        from trace_crs.lm.config import resolve_lm_config
-
-        lm = dataclasses.asdict(resolve_lm_config(cfg.lm, source="converse config lm"))
-    return {**dataclasses.asdict(cfg), "baselines": names, "lm": lm, "trace_version": __version__,
-            "kb_sha256": sha256_file(Path(cfg.kb) / POIS_FILE), "dialogues_sha256": sha256_file(cfg.dialogues)}
+    """The config as written to ``config.yaml``: names resolved, inputs identified by SHA256; the
+    LM block is resolved for LLM baselines and for the LLM user."""
+    return cfg.resolved(lambda names: cfg.simulator == "llm" or uses_llm(names), "converse config lm")
 
 
 def check_out(out: Path, inputs: list[str]) -> None:

@@ -15,7 +15,6 @@ invocations, so they are not part of ``config.yaml``.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -30,11 +29,9 @@ import pyarrow.parquet as pq
 import yaml
 from tqdm import tqdm
 
-from trace_crs import __version__
 from trace_crs.atomic import write_text
-from trace_crs.errors import UsageError
 from trace_crs.cache import CACHE_ENV
-from trace_crs.baselines.registry import GROUPS, baseline_class, resolve
+from trace_crs.baselines.registry import GROUPS, baseline_class
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
 from trace_crs.runner.execute import (Clock, build_baselines, fill_caches, init_worker, run_chunk, show_corpus,
@@ -42,21 +39,15 @@ from trace_crs.runner.execute import (Clock, build_baselines, fill_caches, init_
 from trace_crs.runner.llm_exec import run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
-from trace_crs.config import POOLS
+from trace_crs.runner.selection import Rules, Selection, uses_llm
 from trace_crs.runner.tasks import chunks, load_evaluated
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    kb: str = ""
-    dialogues: str = ""
-    baselines: str = "all"
-    pool: str = "closed"
-    subset: int | None = None
-    seed: int = 42
+class RunConfig(Selection):
+    """What ``trace-crs evaluate`` runs (:class:`~trace_crs.runner.selection.Selection`) and how."""
+
     chunk_size: int = 50
-    prefilter: str = "tfidf"           # open-set prefilter of LLM Zero-Shot / RAG-Citation (Table 25)
-    lm: dict[str, Any] | None = None   # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
     concurrency: int | None = None     # LLM dialogues in flight; None/0 = auto (runner.llm_pool)
     max_cost_usd: float | None = None  # run-wide LM budget (runner.budget); None = unlimited
     executor: str = "local"            # "local" | "ray" (runner.ray_exec)
@@ -64,20 +55,13 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         """Every value is checked before anything is written (a bad ``--set`` leaves no config.yaml)."""
-        from trace_crs.baselines.llm_zero_shot import PREFILTERS
-        problems = {"pool": self.pool in POOLS, "prefilter": self.prefilter in PREFILTERS,
-                    "subset": self.subset is None or self.subset >= 1, "chunk_size": self.chunk_size >= 1,
-                    "seed": self.seed >= 0, "lm": self.lm is None or isinstance(self.lm, dict),
-                    "concurrency": self.concurrency is None or self.concurrency >= 0,
-                    "max_cost_usd": self.max_cost_usd is None or self.max_cost_usd >= 0,
-                    "executor": self.executor in ("local", "ray")}
-        rules = {"pool": f"one of {', '.join(POOLS)}", "prefilter": f"one of {', '.join(PREFILTERS)}",
-                 "subset": ">= 1 (or unset for every dialogue)", "chunk_size": ">= 1", "seed": ">= 0",
-                 "lm": "a mapping of lm.* keys", "concurrency": ">= 1 (0 or unset: auto)",
-                 "max_cost_usd": ">= 0 (or unset: no budget)", "executor": "local or ray"}
-        bad = [k for k, ok in problems.items() if not ok]
-        if bad:
-            raise UsageError(f"run config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
+        self.check("run config")
+
+    def rules(self) -> Rules:
+        return {**super().rules(), "chunk_size": (self.chunk_size >= 1, ">= 1"),
+                "concurrency": (self.concurrency is None or self.concurrency >= 0, ">= 1 (0 or unset: auto)"),
+                "max_cost_usd": (self.max_cost_usd is None or self.max_cost_usd >= 0, ">= 0 (or unset: no budget)"),
+                "executor": (self.executor in ("local", "ray"), "local or ray")}
 
 
 EXECUTION_KEYS: tuple[str, ...] = ("concurrency", "max_cost_usd", "executor", "ray_address")
@@ -85,20 +69,7 @@ EXECUTION_KEYS: tuple[str, ...] = ("concurrency", "max_cost_usd", "executor", "r
 
 def resolved_config(cfg: RunConfig) -> dict[str, Any]:
     """The config as written to ``config.yaml``: names resolved, inputs identified by SHA256."""
-    if cfg.pool not in POOLS:
-        raise ValueError(f"pool {cfg.pool!r}: expected one of {', '.join(POOLS)}")
-    for label, path in (("--kb", Path(cfg.kb) / POIS_FILE), ("--dialogues", Path(cfg.dialogues))):
-        if not path.is_file():
-            raise FileNotFoundError(f"{label}: {path} not found")
-    names = resolve(cfg.baselines)
-    lm = None
-    if any(GROUPS[n] == "LLM" for n in names):
-        from trace_crs.lm.config import resolve_lm_config
-
-        lm = dataclasses.asdict(resolve_lm_config(cfg.lm, source="run config lm"))
-    settings = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in EXECUTION_KEYS}
-    return {**settings, "baselines": names, "lm": lm, "trace_version": __version__,
-            "kb_sha256": sha256_file(Path(cfg.kb) / POIS_FILE), "dialogues_sha256": sha256_file(cfg.dialogues)}
+    return cfg.resolved(uses_llm, "run config lm", exclude=EXECUTION_KEYS)
 
 
 def _claim(out: Path, resolved: dict[str, Any]) -> None:
