@@ -13,6 +13,7 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
+n_boot = 1000
 
 # %% [markdown]
 # # Table 9 — Practical value
@@ -39,6 +40,14 @@ report.prose.glue_facts("t09", report.t09_practical.facts(df))
 
 # %%
 report.compare.wide(df)
+
+# %% [markdown]
+# LLM rows, each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap
+# interval ("insufficient n" below {glue:text}`t09_min_clusters` dialogues or for a degenerate interval).
+
+# %%
+report.prose.glue_facts("t09", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.compare.intervals(df, results_dir, n_boot=n_boot)
 
 # %%
 report.t09_practical.plot(df);

@@ -15,6 +15,7 @@ results_dir = 'results/default'
 closed_run = 'closed_llm'
 tfidf_run = 'open_llm'
 dense_run = 'open_llm_dense'
+n_boot = 1000
 
 # %% [markdown]
 # # Table 25 — Open set and prefilter ablation (Finding 1b)
@@ -36,6 +37,18 @@ report.prose.glue_facts("t25", report.t25_open_set.facts(df))
 
 # %%
 report.compare.wide(df)
+
+# %% [markdown]
+# Each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval
+# ("insufficient n" below {glue:text}`t25_min_clusters` dialogues or for a degenerate interval).
+
+# %%
+report.prose.glue_facts("t25", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.compare.intervals(df, results_dir, n_boot=n_boot, elsewhere={
+    "recall@1_closed": ([closed_run], "recall@1"),
+    "recall@1_tfidf": ([tfidf_run], "recall@1"), "recall@1_dense": ([dense_run], "recall@1"),
+    "cd_tfidf": ([tfidf_run], "cd"), "cd_dense": ([dense_run], "cd"),
+    "gs_tfidf": ([tfidf_run], "gs"), "gs_dense": ([dense_run], "gs")})
 
 # %%
 report.t25_open_set.plot(df);
