@@ -5,12 +5,12 @@ budget, ``workers`` > 1 — in ``workers`` spawned processes that share the conc
 
 The GIL caps one process at about one core of DSPy / litellm work per request (≈ 8–10 ms of CPU
 a request, measured against the fake server), so a second process doubles the requests a
-2-core machine can prepare.  Once the KB, the baselines and Memory-Aug.'s memory are built they are
-frozen out of the cyclic garbage collector (``gc.freeze``): each full collection otherwise
-walked the whole KB while hundreds of request threads waited (2.8 s of 40 s CPU on 100
-dialogues).  Chunk files are self-contained, so the records do not depend on
+2-core machine can prepare.  Chunk files are self-contained, so the records do not depend on
 the split.  A local llama.cpp backend stays in one process (each process would start its own
-server), and so does a run with ``max_cost_usd`` (one guard must see every job).
+server), and so does a run with ``max_cost_usd`` (one guard must see every job).  Once the KB
+and the baselines are built they are frozen out of the cyclic garbage collector
+(``gc.freeze``): each full collection otherwise walked the whole KB while hundreds of request
+threads waited (2.8 s of 40 s CPU on 100 dialogues).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from trace_crs.lm.server import die_with_parent
 from trace_crs.runner.budget import CostGuard
 from trace_crs.runner.execute import Clock, build_baselines
 from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jobs
-from trace_crs.runner.tasks import chunks, load_evaluated, turn_contexts
+from trace_crs.runner.tasks import chunks, load_evaluated
 
 
 def run_llm(cfg: Any, kb: KB, out: Path, dialogues: list[dict[str, Any]], parts: list[list[dict[str, Any]]],
@@ -59,13 +59,10 @@ def _in_process(cfg: Any, kb: KB, dialogues: list[dict[str, Any]], parts: list[l
                 concurrency: int, guard: CostGuard | None, progress: bool) -> bool:
     baselines = build_baselines(llm, kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
     try:
-        if any(hasattr(b, "see_corpus") for b in baselines.values()):
-            contexts = [ctx for d in dialogues for ctx in turn_contexts(d, kb, cfg.pool, cfg.seed)]
-            for baseline in baselines.values():
-                if hasattr(baseline, "see_corpus"):
-                    baseline.see_corpus(contexts)   # Memory-Aug.: memory fixed in corpus order
-        gc.freeze()   # the KB, baselines and memory outlive the run: no full collection walks them again
-        return run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress)
+        gc.freeze()   # the KB and the baselines outlive the run: no full collection walks them again
+        # Memory-Aug.: memory fixed in corpus order, in the background (llm_pool.see_corpus_later)
+        return run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress,
+                        corpus=dialogues)
     finally:
         gc.unfreeze()
         for baseline in baselines.values():
