@@ -3,8 +3,9 @@ of threads (:func:`trace_crs.runner.llm_pool.run_jobs`), or — for an API model
 budget, ``workers`` > 1 — in ``workers`` spawned processes that share the concurrency
 (``ceil(concurrency / workers)`` threads each) and take the pending chunks round-robin.
 
-The GIL caps one process at about one core of DSPy / litellm work per request (≈ 8–10 ms of CPU
-a request, measured against the fake server), so a second process doubles the requests a
+The GIL caps one process at about one core of work per request (≈ 14–18 ms of CPU a request
+for the six LLM baselines against the fake server, 4 ms of it the DSPy call and 3–6 ms
+Memory-Aug.'s MiniLM; README "Measured here"), so a second process doubles the requests a
 2-core machine can prepare.  Chunk files are self-contained, so the records do not depend on
 the split.  A local llama.cpp backend stays in one process (each process would start its own
 server), and so does a run with ``max_cost_usd`` (one guard must see every job).  Once the KB
