@@ -7,11 +7,13 @@ median latency, lognormal σ 0.5, 1 % HTTP 429 without ``Retry-After``; ``--late
 ``--rate-429``):
 
 1. concurrency 1 on a seeded subset of ``--serial-n`` dialogues, extrapolated linearly per
-   dialogue to ``--n`` (and to 10,000);
+   dialogue to ``--n`` (and to 10,000; the concurrent run both linearly and with its start-up
+   counted once: start-up + (wall − start-up) / n × 10,000);
 2. concurrency ``--concurrency`` (256, shared by ``--workers`` processes) on ``--n`` dialogues —
    with ``--kill-at F`` the run is killed (SIGKILL) once the server has answered F × the
    expected requests, then re-run, and both invocations are timed together;
-3. reported: wall and CPU seconds, the speed-up (extrapolated serial wall / concurrent wall),
+3. reported: wall seconds (and the start-up until the first request), CPU seconds (``trace-crs evaluate`` and its workers; the fake server's
+   own CPU separately), CPU milliseconds per request, the speed-up (extrapolated serial wall / concurrent wall),
    records expected vs written (turns lost), fallbacks, the faults counted in MANIFEST.json and
    what the server served.  Each run has an empty LM cache of its own.
 
@@ -76,8 +78,32 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _watch(proc: subprocess.Popen, api_base: str, kill_after: int = 0) -> float:
+    """Wait for ``proc`` (SIGKILLed once the server has answered ``kill_after`` more requests);
+    returns the seconds until its first request reached the server (its start-up)."""
+    start, before, first = time.perf_counter(), stats(api_base)["requests"], None
+    while proc.poll() is None:
+        served = stats(api_base)["requests"] - before
+        if first is None and served:
+            first = time.perf_counter() - start
+        if kill_after and served >= kill_after:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        time.sleep(0.5)
+    return first if first is not None else time.perf_counter() - start
+
+
 def run(args: argparse.Namespace, kb: str, path: str, api_base: str, n: int, concurrency: int, tmp: Path,
-        kill_after: int = 0) -> dict[str, Any]:
+        kill_after: int = 0, server_pid: int = 0) -> dict[str, Any]:
     """One ``trace-crs evaluate`` (killed once after ``kill_after`` requests, then re-run)."""
     out = tmp / f"run_c{concurrency}_n{n}"
     cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", kb, "--dialogues", path, "--subset", str(n),
@@ -85,27 +111,27 @@ def run(args: argparse.Namespace, kb: str, path: str, api_base: str, n: int, con
            "--workers", str(args.workers if concurrency > 1 else 1),
            "--set", f"lm.model={args.model}", "--set", f"lm.api_base={api_base}", "--set", "lm.mode=generative",
            "--set", f"lm.cache_dir={tmp / f'lm_c{concurrency}_n{n}'}", "--out", str(out)]
-    before, cpu, start = stats(api_base)["requests"], _children_cpu(), time.perf_counter()
-    killed_at = None
+    before, cpu, server_cpu = stats(api_base)["requests"], _children_cpu(), _proc_cpu(server_pid)
+    start, startup, killed_at = time.perf_counter(), 0.0, None
     if kill_after:
-        proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while proc.poll() is None and stats(api_base)["requests"] - before < kill_after:
-            time.sleep(0.5)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        startup += _watch(subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                          api_base, kill_after)
         killed_at = round(time.perf_counter() - start, 1)
-    subprocess.run(cmd, env=ENV, check=True, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL)
+    startup += _watch(proc, api_base)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
     wall = time.perf_counter() - start
     manifest = json.loads((out / "MANIFEST.json").read_text())
     faults: dict[str, int] = {}
     for per in manifest["faults"].values():
         for cls, k in per.items():
             faults[cls] = faults.get(cls, 0) + k
-    records = manifest["n_records"]
+    records, requests, cpu = manifest["n_records"], stats(api_base)["requests"] - before, _children_cpu() - cpu
     return {"dialogues": n, "concurrency": concurrency, "processes": args.workers if concurrency > 1 else 1,
-            "wall_s": round(wall, 1),
-            "cpu_s": round(_children_cpu() - cpu, 1), "killed_after_s": killed_at,
-            "requests": stats(api_base)["requests"] - before, "records": records,
+            "wall_s": round(wall, 1), "startup_s": round(startup, 1), "cpu_s": round(cpu, 1), "cpu_ms_per_request": round(1000 * cpu / max(requests, 1), 2),
+            "server_cpu_s": round(_proc_cpu(server_pid) - server_cpu, 1), "killed_after_s": killed_at,
+            "requests": requests, "records": records,
             "expected_records": expected_records(path, n, args.seed, len(args.baselines.split(","))),
             "fallbacks": sum(c["fallbacks"] for c in manifest["counts"].values()), "faults_in_manifest": faults}
 
@@ -134,17 +160,19 @@ def main() -> None:
                                    "--rate", f"429={args.rate_429}"], stdout=subprocess.PIPE, text=True, env=ENV)
         try:
             api_base = server.stdout.readline().strip()
-            serial = run(args, kb, path, api_base, args.serial_n, 1, tmp)
+            serial = run(args, kb, path, api_base, args.serial_n, 1, tmp, server_pid=server.pid)
             print(f"concurrency 1, {serial['dialogues']} dialogues: {serial['wall_s']} s", flush=True)
             per_dialogue_requests = serial["requests"] / serial["dialogues"]
             kill_after = int(args.kill_at * per_dialogue_requests * args.n)
-            conc = run(args, kb, path, api_base, args.n, args.concurrency, tmp, kill_after)
+            conc = run(args, kb, path, api_base, args.n, args.concurrency, tmp, kill_after, server.pid)
             print(f"concurrency {args.concurrency}, {conc['dialogues']} dialogues: {conc['wall_s']} s", flush=True)
         finally:
             server.send_signal(signal.SIGTERM)
             served = json.loads(server.communicate(timeout=60)[0].strip().splitlines()[-1])
     per_serial = serial["wall_s"] / serial["dialogues"]
     per_conc = conc["wall_s"] / conc["dialogues"]
+    # start-up (imports, KB, MiniLM, baselines: until the first request) does not grow with n
+    steady = (conc["wall_s"] - conc["startup_s"]) / conc["dialogues"]
     result = {"date": time.strftime("%Y-%m-%d"), "model": args.model, "baselines": args.baselines,
               "latency_median_s": args.latency_median, "rate_429": args.rate_429, "serial": serial,
               "concurrent": conc, "served": served,
@@ -152,6 +180,7 @@ def main() -> None:
               "speedup": round(per_serial * conc["dialogues"] / conc["wall_s"], 1),
               "turns_lost": conc["expected_records"] - conc["records"],
               "extrapolated_to_10000": {"serial_wall_s": round(per_serial * FULL), "concurrent_wall_s": round(per_conc * FULL),
+                                        "concurrent_wall_s_startup_once": round(conc["startup_s"] + steady * FULL),
                                         "target_wall_s": TARGET_WALL_S,
                                         "ratio_to_target": round(per_conc * FULL / TARGET_WALL_S, 2)}}
     text = json.dumps(result, indent=2, sort_keys=True)

@@ -15,6 +15,10 @@ RES         := results/$(PROFILE)
 KB_MANIFEST := $(KB_DIR)/MANIFEST.json
 PARAMS      ?=
 SET         ?=
+# LM=<litellm model>: the backbone of every run's LLM baselines (`make paper PROFILE=paper
+# LM=openai/gpt-5.4-mini`); the same as SET="evaluate.lm.model=<model>", kept with any SET given.
+LM          ?=
+override SET += $(if $(LM),evaluate.lm.model=$(LM))
 comma       := ,
 # What a run executes (not metrics, statistics or report code): editing a table notebook's
 # module re-executes notebooks, never baselines; editing a metric re-scores, never re-runs.

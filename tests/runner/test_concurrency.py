@@ -124,3 +124,34 @@ def test_memory_visible_to_dialogue_i_is_built_from_the_dialogues_before_it(corp
         assert bool(remembered) == (k > 0 and bool(earlier) and bool(remembered))
     assert notes[(ids[0], 4)] == notes[(ids[1], 4)] == ""     # no earlier session of their persona
     assert sum(bool(n) for n in notes.values()) >= 10
+
+
+def test_see_corpus_runs_in_the_background_and_gates_only_its_baseline():
+    import threading
+
+    import pytest
+
+    from trace_crs.runner.llm_pool import see_corpus_later
+
+    release, seen = threading.Event(), []
+
+    class Remembers:
+        def see_corpus(self, contexts):
+            release.wait(10)            # still embedding when see_corpus_later returns
+            seen.append(list(contexts))
+
+    class Fails:
+        def see_corpus(self, contexts):
+            raise RuntimeError("embedding failed")
+
+    background, gates = see_corpus_later({"memory": Remembers(), "llm_zero_shot": object()}, None, [], "closed", 42)
+    assert set(gates) == {"memory"} and not gates["memory"].done()
+    release.set()
+    gates["memory"].result(timeout=10)
+    assert seen == [[]]
+    background.shutdown()
+    background, gates = see_corpus_later({"memory": Fails()}, None, [], "closed", 42)
+    with pytest.raises(RuntimeError, match="embedding failed"):
+        gates["memory"].result(timeout=10)          # a memory job re-raises it instead of running blind
+    background.shutdown()
+    assert see_corpus_later({"memory": Remembers()}, None, None, "closed", 42) == (None, {})

@@ -3,14 +3,19 @@ of threads (:func:`trace_crs.runner.llm_pool.run_jobs`), or — for an API model
 budget, ``workers`` > 1 — in ``workers`` spawned processes that share the concurrency
 (``ceil(concurrency / workers)`` threads each) and take the pending chunks round-robin.
 
-The GIL caps one process at about one core of DSPy / litellm work per request (≈ 8–10 ms of CPU
-a request, measured against the fake server), so a second process doubles the requests a
+The GIL caps one process at about one core of work per request (≈ 14–18 ms of CPU a request
+for the six LLM baselines against the fake server, 4 ms of it the DSPy call and 3–6 ms
+Memory-Aug.'s MiniLM; README "Measured here"), so a second process doubles the requests a
 2-core machine can prepare.  Chunk files are self-contained, so the records do not depend on
 the split.  A local llama.cpp backend stays in one process (each process would start its own
-server), and so does a run with ``max_cost_usd`` (one guard must see every job).
+server), and so does a run with ``max_cost_usd`` (one guard must see every job).  Once the KB
+and the baselines are built they are frozen out of the cyclic garbage collector
+(``gc.freeze``): each full collection otherwise walked the whole KB while hundreds of request
+threads waited (2.8 s of 40 s CPU on 100 dialogues).
 """
 from __future__ import annotations
 
+import gc
 import math
 import multiprocessing as mp
 import time
@@ -20,7 +25,7 @@ from typing import Any
 from trace_crs.kb import KB, load_kb
 from trace_crs.lm.server import die_with_parent
 from trace_crs.runner.budget import CostGuard
-from trace_crs.runner.execute import Clock, build_baselines, show_corpus
+from trace_crs.runner.execute import Clock, build_baselines
 from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jobs
 from trace_crs.runner.tasks import chunks, load_evaluated
 
@@ -55,9 +60,12 @@ def _in_process(cfg: Any, kb: KB, dialogues: list[dict[str, Any]], parts: list[l
                 concurrency: int, guard: CostGuard | None, progress: bool) -> bool:
     baselines = build_baselines(llm, kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
     try:
-        show_corpus(baselines, dialogues, kb, cfg.pool, cfg.seed)   # Memory-Aug.: memory fixed in corpus order
-        return run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress)
+        gc.freeze()   # the KB and the baselines outlive the run: no full collection walks them again
+        # Memory-Aug.: memory fixed in corpus order, in the background (llm_pool.see_corpus_later)
+        return run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress,
+                        corpus=dialogues)
     finally:
+        gc.unfreeze()
         for baseline in baselines.values():
             baseline.close()  # stops the local llama.cpp server
 

@@ -31,7 +31,7 @@ from tqdm import tqdm
 from trace_crs.atomic import write_text
 from trace_crs.kb import KB
 from trace_crs.lm.faults import counting_faults
-from trace_crs.runner.execute import Clock, predict_records
+from trace_crs.runner.execute import Clock, predict_records, show_corpus
 from trace_crs.runner.records import write_chunk
 from trace_crs.runner.tasks import turn_contexts
 
@@ -117,14 +117,34 @@ def plan(parts: list[list[dict[str, Any]]], todo: dict[int, dict[str, str]],
     return jobs, targets
 
 
+def see_corpus_later(baselines: dict[str, Any], kb: KB, corpus: list[dict[str, Any]] | None, pool: str,
+                     seed: int) -> tuple[ThreadPoolExecutor | None, dict[str, Future]]:
+    """Hand ``corpus`` (every evaluated dialogue, corpus order) to the baselines with a
+    ``see_corpus`` (Memory-Aug.) in a background thread; ``{name: future}`` gates their jobs.
+    Embedding the corpus takes minutes at paper scale: the other baselines' jobs run meanwhile."""
+    names = [n for n, b in baselines.items() if hasattr(b, "see_corpus")]
+    if corpus is None or not names:
+        return None, {}
+
+    def see(name: str) -> None:
+        show_corpus({name: baselines[name]}, corpus, kb, pool, seed)
+
+    background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="see-corpus")
+    return background, {n: background.submit(see, n) for n in names}
+
+
 def run_jobs(baselines: dict[str, Any], kb: KB, parts: list[list[dict[str, Any]]], todo: dict[int, dict[str, str]],
              names: list[str], pool: str, seed: int, clock: Clock, concurrency: int, guard: Any = None,
-             progress: bool = False) -> bool:
-    """Run every pending LLM chunk of ``names``; False when ``guard`` stopped the run early."""
+             progress: bool = False, corpus: list[dict[str, Any]] | None = None) -> bool:
+    """Run every pending LLM chunk of ``names``; False when ``guard`` stopped the run early.
+    With ``corpus``, the ``see_corpus`` baselines see it first (:func:`see_corpus_later`)."""
     jobs, targets = plan(parts, todo, names)
     sink = ChunkSink(parts, targets)
+    background, gates = see_corpus_later(baselines, kb, corpus, pool, seed)
 
     def run(job: Job) -> tuple[list[dict[str, Any]], Counter]:
+        if job.name in gates:
+            gates[job.name].result()        # the memory is fixed before its first turn (re-raises its error)
         contexts = turn_contexts(job.dialogue, kb, pool, seed)
         with counting_faults() as faults:
             rows = predict_records(job.name, baselines[job.name], contexts, clock)
@@ -160,4 +180,6 @@ def run_jobs(baselines: dict[str, Any], kb: KB, parts: list[list[dict[str, Any]]
             raise
         finally:
             bar.close()
+            if background is not None:
+                background.shutdown(wait=True)
     return not stopped
