@@ -122,8 +122,10 @@ def intervals(long: pd.DataFrame, results_dir: str | Path, families: Sequence[st
         have = part["metric"] == metric
         if not have.any():
             continue
-        there = cell_intervals(results.load_per_turn(results_dir, other_runs), results.load_per_dialogue(results_dir, other_runs),
-                               [source], n_boot=n_boot, seed=seed).set_index("baseline")
+        wanted = sorted(set(part.loc[have, "baseline"]))
+        there = cell_intervals(results.load_per_turn(results_dir, other_runs, wanted),
+                               results.load_per_dialogue(results_dir, other_runs, wanted),
+                               [source], n_boot=n_boot, seed=seed).drop_duplicates("baseline").set_index("baseline")
         for col in ci_cols:
             part.loc[have, col] = part.loc[have, "baseline"].map(there[col]).to_numpy()
     part["cell"] = [f"{o:.3f} [{lo:.3f}, {hi:.3f}] n={n:.0f}" if s is True else

@@ -139,6 +139,6 @@ def persona_slice(results_dir: str | Path, run: str = "closed", n_boot: int = 10
             continue
         row = bootstrap_pairs(part, [PERSONA_PAIR], n_boot, seed, source=f"{run} per-turn scores").iloc[0]
         rows.append({"slice": label, "n_turns": int(len(part) // 2), **row.to_dict(),
-                     f"{a}": float(part.loc[part["baseline"] == a, metric].mean()),
-                     f"{b}": float(part.loc[part["baseline"] == b, metric].mean())})
+                     a: float(part.loc[part["baseline"] == a, metric].mean()),
+                     b: float(part.loc[part["baseline"] == b, metric].mean())})
     return pd.DataFrame(rows).set_index("slice")
