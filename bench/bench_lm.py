@@ -2,7 +2,7 @@
 
 1. Throughput: the same chat prompts, greedy, ``--max-tokens`` each, through (a) raw
    ``llama_cpp.Llama`` in this process and (b) the project's llama.cpp server over HTTP
-   (no DSPy cache), both with ``n_threads`` = ``--threads`` and ``logits_all=False``.
+   (no DSPy cache), both with ``n_threads`` = ``--threads`` (the worker loads without ``logits_all``).
    Reports median end-to-end completion tokens/s per prompt and the server/raw ratio
    (target ≥ 0.9).  A warm-up prompt runs first on each side.
 2. Optionally (``--kb`` and ``--dialogues``): wall time of one LLM Zero-Shot turn
@@ -64,7 +64,7 @@ def _post(api_base: str, alias: str, prompt: str, max_tokens: int) -> dict:
 
 def server_speeds(model: Path, alias: str, threads: int, max_tokens: int, n_ctx: int) -> list[float]:
     speeds = []
-    with LlamaServer(model, alias, n_ctx=n_ctx, n_threads=threads, logits_all=False) as srv:
+    with LlamaServer(model, alias, n_ctx=n_ctx, n_threads=threads) as srv:
         _post(srv.api_base, alias, "Hello", 4)
         for prompt in PROMPTS:
             start = time.perf_counter()

@@ -45,7 +45,7 @@ def _entries(logprobs: Any) -> list[tuple[str, float]]:
     """``(token, logprob)`` pairs of the first generated token's top list."""
     content = logprobs.get("content") if isinstance(logprobs, dict) else getattr(logprobs, "content", None)
     if not content:
-        raise ValueError("LM response carries no logprobs (does the server run with logits_all?)")
+        raise ValueError("LM response carries no logprobs (does the server return logprobs?)")
     first = content[0]
     top = first.get("top_logprobs") if isinstance(first, dict) else getattr(first, "top_logprobs", None)
     pairs = []
