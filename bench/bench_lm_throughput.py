@@ -6,10 +6,14 @@ replies take ~5 min a turn on one thread), closed pool, log-prob ranking, on a s
 backend in the configurations of ``--configs`` (default ``serial,pool``), interleaved
 ``--repeats`` times, each run with an empty LM cache of its own:
 
-* **serial** — today's path before issue 17 item 4: one server process with 1 thread,
-  concurrency 1 (``lm.servers=1 lm.n_threads=1 concurrency=1``);
-* **pool** — the new default path: ``--threads`` 1-thread server processes (0: the cores free
-  at start, ``lm.config.default_threads``), concurrency = their number;
+* **serial** — today's path before issue 17 item 4: llama-cpp-python's own server with
+  ``logits_all``, one process with 1 thread, concurrency 1
+  (``lm.server=llama_cpp lm.servers=1 lm.n_threads=1 concurrency=1``);
+* **pool** — the new default path: ``--threads`` 1-thread processes of Trace's worker
+  (:mod:`trace_crs.lm.llama_worker`; 0: the cores free at start,
+  ``lm.config.default_threads``), concurrency = their number;
+* **worker** (optional, ``--configs``) — one 1-thread worker process, concurrency 1: the
+  worker's share of the gain without the pool's;
 * **threads** (optional, ``--configs``) — one server with ``--threads`` threads, concurrency 1.
 
 Reported per configuration: wall seconds of the whole ``evaluate`` (server start included),
@@ -48,7 +52,8 @@ def inputs(kb: str, dialogues: str) -> tuple[str, str]:
 
 def configs(threads: int, names: str = "serial,pool") -> dict[str, list[str]]:
     """``--set`` overrides of the configurations ``names`` (module docstring)."""
-    known = {"serial": ["lm.servers=1", "lm.n_threads=1", "concurrency=1"],
+    known = {"serial": ["lm.server=llama_cpp", "lm.servers=1", "lm.n_threads=1", "concurrency=1"],
+             "worker": ["lm.servers=1", "lm.n_threads=1", "concurrency=1"],
              "pool": [f"lm.n_threads={threads}", "lm.servers=0", "concurrency=0"],
              "threads": [f"lm.n_threads={threads}", "lm.servers=1", "concurrency=1"]}
     return {n: known[n] for n in names.split(",")}

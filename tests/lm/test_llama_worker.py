@@ -3,7 +3,6 @@ same requests to both (SmolLM2-135M) give the same messages, logprobs and usage.
 from __future__ import annotations
 
 import json
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -15,16 +14,6 @@ from trace_crs.lm.ranking import TOP_K, fits_messages
 from trace_crs.lm.server import LlamaServer
 
 SMOKE = Path("models/smollm2-135m-instruct-q4_1.gguf")
-
-
-class LibraryServer(LlamaServer):
-    """``python -m llama_cpp.server`` with ``logits_all`` (the reference the worker replaces)."""
-
-    def command(self, port: int) -> list[str]:
-        return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--model_alias",
-                self.alias, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
-                "--n_threads", "1", "--n_threads_batch", "1", "--n_gpu_layers", "0",
-                "--logits_all", "true", "--verbose", "false"]
 
 
 def _post(base: str, body: dict) -> dict:
@@ -54,7 +43,7 @@ def _requests() -> list[dict]:
 def test_worker_answers_as_the_library_server_with_logits_all():
     pytest.importorskip("llama_cpp.server")
     bodies = _requests()
-    with LibraryServer(SMOKE, "m", 2048, 1) as lib:
+    with LlamaServer(SMOKE, "m", 2048, 1, program="llama_cpp") as lib:
         expected = [_post(lib.api_base, b) for b in bodies]
     with LlamaServer(SMOKE, "m", 2048, 1) as worker:
         got = [_post(worker.api_base, b) for b in bodies]
@@ -98,6 +87,15 @@ def test_end_of_generation_token_gives_an_empty_answer_as_the_library(monkeypatc
     assert out["choices"][0]["text"] == "" and out["choices"][0]["finish_reason"] == "stop"
     assert out["choices"][0]["logprobs"]["tokens"] == [] and out["usage"]["completion_tokens"] == 0
     assert out["model"] == "m.gguf"
+
+
+def test_server_programs():
+    trace = LlamaServer.__new__(LlamaServer)
+    trace.model_path, trace.alias, trace.n_ctx, trace.n_threads, trace.program = Path("m.gguf"), "a", 512, 1, "trace"
+    assert "trace_crs.lm.llama_worker" in trace.command(1) and "--logits_all" not in trace.command(1)
+    trace.program = "llama_cpp"
+    line = " ".join(trace.command(1))
+    assert "-m llama_cpp.server" in line and "--logits_all true" in line
 
 
 def test_logprobs_only_for_one_greedy_token():

@@ -107,7 +107,7 @@ def test_registry_and_missing_weights_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="GGUF weights not found"):
         LlamaServer(tmp_path / "none.gguf", "alias")
     cmd = LlamaServer.__new__(LlamaServer)
-    cmd.model_path, cmd.alias, cmd.n_ctx, cmd.n_threads = tmp_path / "m.gguf", "al", 512, 1
+    cmd.model_path, cmd.alias, cmd.n_ctx, cmd.n_threads, cmd.program = tmp_path / "m.gguf", "al", 512, 1, "trace"
     line = " ".join(cmd.command(4242))
     assert "-m trace_crs.lm.llama_worker" in line and "--host 127.0.0.1 --port 4242" in line
     assert "--model_alias al" in line and "--n_threads 1 --n_threads_batch 1" in line

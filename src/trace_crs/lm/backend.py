@@ -254,5 +254,5 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
     w = get_weights(cfg.weights)
     path = verified_path(cfg.weights, cfg.models_dir)
     plan = server_plan(cfg.n_threads, cfg.servers)
-    with shared_pool(path, w.alias, cfg.n_ctx, plan, key=(cfg.n_threads, cfg.servers)) as pool:
+    with shared_pool(path, w.alias, cfg.n_ctx, plan, key=(cfg.n_threads, cfg.servers), program=cfg.server) as pool:
         yield build_lm(cfg, endpoints=pool)

@@ -27,6 +27,7 @@ from trace_crs.config import from_mapping, parse_overrides
 LOCAL = "local"
 MODES = ("generative", "logprob")
 CARDS = ("public", "labelled")
+SERVERS = ("trace", "llama_cpp")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,10 @@ class LMConfig:
     # of the LM cache key; 0 keeps config.yaml independent of the machine's load.
     n_threads: int = 0
     servers: int = 0
+    # the local server program: "trace" = trace_crs.lm.llama_worker (log-prob calls without
+    # logits_all), "llama_cpp" = llama-cpp-python's own server with logits_all (the reference;
+    # same answers, slower).  Not part of the LM cache key.
+    server: str = "trace"
     timeout_s: float = 300.0
     retries: int = 3                   # attempts after the first, with exponential backoff
     backoff_s: float = 1.0
@@ -64,6 +69,8 @@ class LMConfig:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"lm.mode: expected one of {MODES}, got {self.mode!r}")
+        if self.server not in SERVERS:
+            raise ValueError(f"lm.server: expected one of {SERVERS}, got {self.server!r}")
         if self.cards not in CARDS:
             raise ValueError(f"lm.cards: expected one of {CARDS}, got {self.cards!r}")
         if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0 or self.http_retries < 0:

@@ -64,13 +64,13 @@ class LlamaServer:
     """One llama.cpp server process serving ``model_path`` under the name ``alias``."""
 
     def __init__(self, model_path: str | Path, alias: str, n_ctx: int = 4096, n_threads: int = 2,
-                 startup_timeout_s: float = 180.0,
+                 startup_timeout_s: float = 180.0, program: str = "trace",
                  log_path: str | Path | None = None) -> None:
         self.model_path = Path(model_path)
         if not self.model_path.exists():
             raise FileNotFoundError(f"{self.model_path}: GGUF weights not found (run `make models`)")
         self.alias, self.n_ctx, self.n_threads = alias, n_ctx, n_threads
-        self.startup_timeout_s = startup_timeout_s
+        self.startup_timeout_s, self.program = startup_timeout_s, program
         self.log_path = Path(log_path) if log_path else None
         self.port: int | None = None
         self.proc: subprocess.Popen | None = None
@@ -83,11 +83,14 @@ class LlamaServer:
         return f"http://{HOST}:{self.port}/v1"
 
     def command(self, port: int) -> list[str]:
-        """The exact command line that starts the server."""
-        return [sys.executable, "-m", "trace_crs.lm.llama_worker", "--model", str(self.model_path),
+        """The exact command line that starts the server: ``program`` ``trace`` (the worker) or
+        ``llama_cpp`` (llama-cpp-python's server with ``logits_all``, the reference)."""
+        module, extra = (("llama_cpp.server", ["--logits_all", "true"]) if self.program == "llama_cpp"
+                         else ("trace_crs.lm.llama_worker", []))
+        return [sys.executable, "-m", module, "--model", str(self.model_path),
                 "--model_alias", self.alias, "--host", HOST, "--port", str(port),
                 "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
-                "--n_threads_batch", str(self.n_threads), "--n_gpu_layers", "0", "--verbose", "false"]
+                "--n_threads_batch", str(self.n_threads), "--n_gpu_layers", "0", *extra, "--verbose", "false"]
 
     def start(self) -> "LlamaServer":
         """Start the process and block until it answers, or raise RuntimeError with its log."""
@@ -199,16 +202,16 @@ class ServerPool:
 
 @contextmanager
 def shared_pool(model_path: str | Path, alias: str, n_ctx: int, plan: tuple[int, int],
-                key: tuple = ()) -> Iterator[ServerPool]:
+                key: tuple = (), program: str = "trace") -> Iterator[ServerPool]:
     """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
     ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
     joins the running pool instead of starting a second one); stopped by the last user."""
-    key = (str(Path(model_path).resolve()), alias, n_ctx, key or plan)
+    key = (str(Path(model_path).resolve()), alias, n_ctx, program, key or plan)
     with _LOCK:
         entry = _SHARED.get(key)
         if entry is None:
             servers, threads = plan
-            pool = ServerPool([LlamaServer(model_path, alias, n_ctx, threads) for _ in range(servers)])
+            pool = ServerPool([LlamaServer(model_path, alias, n_ctx, threads, program=program) for _ in range(servers)])
             entry = _SHARED[key] = [pool.start(), 0]
         entry[1] += 1
     try:
