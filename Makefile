@@ -24,12 +24,16 @@ help: ## list the targets
 
 venv: $(STAMP) ## create .venv and install the pinned requirements (torch CPU wheel first)
 
+# Set-up steps record their wall time in results/setup/timings/ (the Reproduce page's build time).
+SETUP_TIMED = $(PYTHON_BOOT) book/tools/pipeline.py timed results/setup/timings/$(1).json setup/$(1) --
+
 $(STAMP): requirements.txt pyproject.toml
-	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -r requirements.txt
-	$(PY) -m pip install -q --no-deps -e .
+	$(call SETUP_TIMED,venv) bash -eu -o pipefail -c '\
+	  test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV); \
+	  $(PY) -m pip install -q --upgrade pip; \
+	  $(PY) -m pip install -q torch==2.13.0; \
+	  $(PY) -m pip install -q -r requirements.txt; \
+	  $(PY) -m pip install -q --no-deps -e .'
 	touch $@
 
 include $(sort $(wildcard mk/*.mk))

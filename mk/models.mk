@@ -7,13 +7,13 @@ MODEL_GGUFS  := models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \
 
 # Portable build: GGML_NATIVE=OFF so the wheel never uses instructions of the build CPU only.
 $(LLAMA_STAMP): | $(STAMP)
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q "llama-cpp-python[server]==0.3.36"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(call SETUP_TIMED,llama) $(PY) -m pip install -q "llama-cpp-python[server]==0.3.36"
 	touch $@
 
 llama: $(LLAMA_STAMP) ## build/install llama-cpp-python[server] (portable, GGML_NATIVE=OFF)
 
 models/%.gguf: | $(STAMP)
-	$(VENV)/bin/trace-crs lm fetch --name $* --models-dir models
+	$(call SETUP_TIMED,model-$*) $(VENV)/bin/trace-crs lm fetch --name $* --models-dir models
 
 models: $(MODEL_GGUFS) ## assemble and SHA-256-check all local GGUF weights into models/
 

@@ -95,7 +95,14 @@ book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done bo
 	rm $(@D)/.$*.src.ipynb
 	mv $(@D)/.$*.out.ipynb $@
 
-$(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done
+# The Reproduce page includes this build's measured time (every step's timing file).
+# Re-read every time (written only when its text changes), after the notebooks have run.
+BUILD_TIME  := book/content/build_time.md
+BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --timings results/setup/timings $(RES)/timings --out $(BUILD_TIME)
+$(BUILD_TIME): FORCE | $(NB_OUT) $(RES)/.done
+	$(BUILD_TIME_CMD)
+
+$(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done $(BUILD_TIME)
 	$(VENV)/bin/jupyter-book build -W -q book
 	$(TOOL) check $(NB_OUT)
 	touch $@
@@ -107,6 +114,7 @@ results: $(RES)/.done ## KB, dialogues, every run and score (results/$(PROFILE)/
 notebooks: $(NB_OUT) ## execute every notebook into book/content/ (papermill)
 
 book: | $(STAMP) ## rebuild the HTML book from the existing book/content/ (no notebook execution)
+	$(BUILD_TIME_CMD)
 	$(VENV)/bin/jupyter-book build -W -q book
 	$(TOOL) check $(wildcard book/content/*.ipynb)
 

@@ -1,4 +1,5 @@
-"""Small helpers for the `make paper` pipeline (mk/paper.mk); standard library + PyYAML only.
+"""Small helpers for the `make paper` pipeline (mk/paper.mk); standard library + PyYAML only
+(`timed` needs only the standard library: it also times the set-up steps, before .venv exists).
 
     pipeline.py params NOTEBOOK OVERRIDES PARAMS OUT
                                               write the notebook's defaults ⊕ OVERRIDES file ⊕ PARAMS
@@ -27,11 +28,12 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import yaml
 
 
 def parse_params(text: str) -> dict:
     """`"a=1 b=x"` → `{"a": 1, "b": "x"}` (YAML scalars); a token without `=` is an error."""
+    import yaml
+
     out = {}
     for token in shlex.split(text or ""):
         key, sep, raw = token.partition("=")
@@ -67,6 +69,8 @@ def notebook_defaults(notebook: Path) -> dict:
 
 def effective_params(notebook: Path, overrides: Path | None, params: str, out: Path) -> None:
     """Notebook parameters = its defaults, then the profile's overrides, then PARAMS (declared keys only)."""
+    import yaml
+
     data = notebook_defaults(notebook)
     extra = yaml.safe_load(overrides.read_text()) or {} if overrides and overrides.is_file() else {}
     unknown = sorted(set(extra) - set(data))

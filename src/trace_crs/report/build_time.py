@@ -1,0 +1,113 @@
+"""How long the build you are reading took, from its own step timings (issue 17 item 6).
+
+Every step of ``make paper`` writes one JSON file when it finishes (``book/tools/pipeline.py
+timed``: ``step, seconds, finished, returncode``): the set-up steps (virtual environment,
+llama.cpp build, model weights) to ``results/setup/timings/``, the profile's steps (KB,
+dialogues, runs, scores, sensitivity analyses, notebooks) to ``results/<profile>/timings/``.
+:func:`summary` groups them by stage (the step name's first part); :func:`markdown` is the
+paragraph the Reproduce page includes (``book/content/build_time.md``, written by
+``python -m trace_crs.report.build_time`` before the book is built).  Two measures, because
+they differ:
+
+* **sum of step wall times** — what a serial ``make paper`` spends in recorded steps;
+* **span** — from the earliest recorded step's start to the latest's end.  For a build from
+  nothing in one go this is the wall time (less than the sum with ``make -j2``); when steps
+  were last run by different builds (an incremental rebuild keeps the older steps' files) it
+  covers all of them, and the paragraph says that the steps come from more than one build
+  (a gap of over an hour between consecutive steps).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Sequence
+
+STAGES = ("setup", "kb", "dialogues", "run", "score", "sensitivity", "abstention", "live", "notebook")
+GAP = timedelta(hours=1)
+
+
+def steps(timing_dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """Every recorded step of ``timing_dirs`` with its ``start`` and ``end`` (datetimes), by start."""
+    out = []
+    for folder in timing_dirs:
+        for path in sorted(Path(folder).glob("*.json")):
+            rec = json.loads(path.read_text())
+            end = datetime.fromisoformat(rec["finished"])
+            out.append({**rec, "stage": rec["step"].split("/")[0], "end": end,
+                        "start": end - timedelta(seconds=float(rec["seconds"]))})
+    return sorted(out, key=lambda r: (r["start"], r["step"]))
+
+
+def summary(timing_dirs: Sequence[str | Path]) -> dict[str, Any]:
+    """Seconds per stage, their sum, the span, the window and whether one build made them all."""
+    recs = steps(timing_dirs)
+    if not recs:
+        return {"steps": 0}
+    per_stage: dict[str, float] = {}
+    for r in recs:
+        per_stage[r["stage"]] = per_stage.get(r["stage"], 0.0) + float(r["seconds"])
+    first, last = min(r["start"] for r in recs), max(r["end"] for r in recs)
+    one_build, reach = True, recs[0]["end"]
+    for r in recs[1:]:
+        one_build &= r["start"] - reach <= GAP
+        reach = max(reach, r["end"])
+    return {"steps": len(recs), "failed": sum(1 for r in recs if r.get("returncode", 0) != 0),
+            "per_stage": dict(sorted(per_stage.items(), key=lambda kv: (_order(kv[0]), kv[0]))),
+            "sum_s": sum(per_stage.values()), "span_s": (last - first).total_seconds(),
+            "first": first, "last": last, "one_build": one_build}
+
+
+def _order(stage: str) -> int:
+    return STAGES.index(stage) if stage in STAGES else len(STAGES)
+
+
+def duration(seconds: float) -> str:
+    """``3h 05min``, ``12 min 40 s`` or ``38 s``."""
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
+def markdown(timing_dirs: Sequence[str | Path], profile: str) -> str:
+    """The Reproduce page's paragraph on this build's measured time."""
+    s = summary(timing_dirs)
+    if not s["steps"]:
+        return f"No step of the `{profile}` build has recorded its time yet.\n"
+    stages = ", ".join(f"{name} {duration(sec)}" for name, sec in s["per_stage"].items())
+    when = f"{s['first']:%Y-%m-%d %H:%M} to {s['last']:%Y-%m-%d %H:%M} UTC"
+    lines = [f"**This build (`PROFILE={profile}`) took {duration(s['sum_s'])}** of wall time in its "
+             f"{s['steps']} recorded steps ({stages}), measured by the build itself "
+             f"(`results/setup/timings/`, `results/{profile}/timings/`)."]
+    if s["one_build"]:
+        lines.append(f"They ran in one build, from {when}: {duration(s['span_s'])} from the first "
+                     "step's start to the last step's end (less than the sum when `make -j2` "
+                     "overlaps steps).")
+    else:
+        lines.append(f"The steps come from more than one build (a step's file keeps its last run; "
+                     f"recorded between {when}), so the sum, not the span, is the time of a build "
+                     "from nothing on this machine.")
+    if s["failed"]:
+        lines.append(f"{s['failed']} recorded step(s) exited with an error and were re-run.")
+    return " ".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m trace_crs.report.build_time", description=__doc__.splitlines()[0])
+    p.add_argument("--profile", required=True)
+    p.add_argument("--timings", nargs="+", required=True, help="timing folders (setup first)")
+    p.add_argument("--out", required=True, help="markdown file (written only when its text changes)")
+    args = p.parse_args(argv)
+    out, text = Path(args.out), markdown(args.timings, args.profile)
+    if not out.exists() or out.read_text() != text:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".tmp")
+        tmp.write_text(text)
+        tmp.replace(out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
