@@ -13,6 +13,7 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
+n_boot = 1000
 
 # %% [markdown]
 # # Table 17 — Entailment vs fuzzy grounding (Appendix L)
@@ -27,6 +28,16 @@ df = report.t17_entailment_vs_fuzzy.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t17_entailment_vs_fuzzy.NAME)
 report.prose.glue_facts("t17", report.t17_entailment_vs_fuzzy.facts(df))
 report.compare.wide(df)
+
+# %% [markdown]
+# The LLM rows rest on the seeded `closed_llm` subset: each cell (the gap resampled with its two
+# means) with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval
+# ({glue:text}`t17_min_clusters` dialogues at least; fewer, or an interval that collapses to a
+# point, is marked "insufficient n").
+
+# %%
+report.prose.glue_facts("t17", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.t17_entailment_vs_fuzzy.intervals(results_dir, runs, n_boot=n_boot)
 
 # %% [markdown]
 # Over {glue:text}`t17_n_baselines` baselines the mean absolute difference to the

@@ -13,6 +13,7 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
+n_boot = 1000
 
 # %% [markdown]
 # # Table 19 — Anti-gaming: citation density vs grounding (Appendix L)
@@ -27,6 +28,16 @@ df = report.t19_antigaming.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t19_antigaming.NAME)
 report.prose.glue_facts("t19", report.t19_antigaming.facts(df))
 report.compare.wide(df)
+
+# %% [markdown]
+# The LLM rows rest on the seeded `closed_llm` subset: each cell (the means and Pearson r
+# recomputed on every resample) with its number of dialogues n and a 95 % dialogue-cluster
+# bootstrap interval ({glue:text}`t19_min_clusters` dialogues at least; fewer, or an interval that
+# collapses to a point, is marked "insufficient n").
+
+# %%
+report.prose.glue_facts("t19", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.t19_antigaming.intervals(results_dir, runs, n_boot=n_boot)
 
 # %% [markdown]
 # Mean absolute difference to the printed r and means:

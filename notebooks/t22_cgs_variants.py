@@ -13,6 +13,7 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
+n_boot = 1000
 
 # %% [markdown]
 # # Table 22 — CGS vs entailment-gated CGS (Appendix L)
@@ -27,6 +28,15 @@ df = report.t22_cgs_variants.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t22_cgs_variants.NAME)
 report.prose.glue_facts("t22", report.t22_cgs_variants.facts(df))
 report.compare.wide(df)
+
+# %% [markdown]
+# The LLM rows rest on the seeded `closed_llm` subset: each cell with its number of dialogues n
+# and a 95 % dialogue-cluster bootstrap interval ({glue:text}`t22_min_clusters` dialogues at
+# least; fewer, or an interval that collapses to a point, is marked "insufficient n").
+
+# %%
+report.prose.glue_facts("t22", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.t22_cgs_variants.intervals(results_dir, runs, n_boot=n_boot)
 
 # %% [markdown]
 # Over {glue:text}`t22_n_baselines` baselines the mean absolute difference to the printed

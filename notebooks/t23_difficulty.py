@@ -13,6 +13,7 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
+n_boot = 1000
 
 # %% [markdown]
 # # Table 23 — Difficulty tiers (Appendix L)
@@ -32,6 +33,16 @@ report.prose.glue_facts("t23", report.t23_difficulty.facts(df))
 
 # %%
 report.compare.wide(df)
+
+# %% [markdown]
+# The LLM rows rest on the seeded `closed_llm` subset: each tier's R@1 (over the dialogues of that
+# tier) with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval
+# ({glue:text}`t23_min_clusters` dialogues at least; fewer, or an interval that collapses to a
+# point, is marked "insufficient n").
+
+# %%
+report.prose.glue_facts("t23", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.t23_difficulty.intervals(results_dir, runs, n_boot=n_boot)
 
 # %%
 report.t23_difficulty.plot(df);

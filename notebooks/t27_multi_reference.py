@@ -13,6 +13,7 @@
 # %% tags=["parameters", "remove-cell"]
 results_dir = 'results/default'
 runs = ['closed', 'closed_llm']
+n_boot = 1000
 
 # %% [markdown]
 # # Table 27 — Multi-reference recall (Finding 1c)
@@ -34,6 +35,16 @@ report.prose.glue_facts("t27", report.t27_multi_reference.facts(df))
 
 # %%
 report.compare.wide(df)
+
+# %% [markdown]
+# The LLM rows rest on the seeded `closed_llm` subset: each cell (the alternative-only columns
+# over the dialogues with an alternative) with its number of dialogues n and a 95 %
+# dialogue-cluster bootstrap interval ({glue:text}`t27_min_clusters` dialogues at least; fewer, or
+# an interval that collapses to a point, is marked "insufficient n").
+
+# %%
+report.prose.glue_facts("t27", {"min_clusters": report.compare.MIN_CLUSTERS})
+report.t27_multi_reference.intervals(results_dir, runs, n_boot=n_boot)
 
 # %%
 report.t27_multi_reference.plot(df);

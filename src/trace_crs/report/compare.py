@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from trace_crs.baselines import registry
 from trace_crs.report import paper, results
-from trace_crs.stats.intervals import MIN_CLUSTERS, cell_intervals
+from trace_crs.stats.intervals import MIN_CLUSTERS, Derived, cell_intervals, statistic_intervals
 
 # key: (paper label, family), from the one baseline catalogue (baselines.registry).
 BASELINES: dict[str, tuple[str, str]] = {k: (registry.LABELS[k], registry.FAMILY[k]) for k in registry.BASELINES}
@@ -128,14 +128,42 @@ def intervals(long: pd.DataFrame, results_dir: str | Path, families: Sequence[st
                                [source], n_boot=n_boot, seed=seed).drop_duplicates("baseline").set_index("baseline")
         for col in ci_cols:
             part.loc[have, col] = part.loc[have, "baseline"].map(there[col]).to_numpy()
-    part["cell"] = [f"{o:.3f} [{lo:.3f}, {hi:.3f}] n={n:.0f}" if s is True else
-                    f"{o:.3f} (n={n:.0f}: insufficient n)" if n == n else f"{o:.3f} (no interval)"
-                    for o, lo, hi, n, s in zip(part["ours"], part["ci_low"], part["ci_high"], part["n_clusters"],
-                                               part["sufficient"])]
-    table = part.pivot(index="Baseline", columns="column", values="cell")
+    return ci_table(part)
+
+
+def ci_table(part: pd.DataFrame) -> pd.DataFrame:
+    """The display form of cells with intervals, shared by every page that shows them: one row per
+    ``Baseline`` and one column per ``column`` (both in first-seen order) holding
+    ``ours [ci_low, ci_high] n=<n_clusters>`` when ``sufficient``, ``ours (n=…: insufficient n)``
+    otherwise, ``ours (no interval)`` when no interval could be formed (``n_clusters`` NaN)."""
+    cells = [f"{o:.3f} [{lo:.3f}, {hi:.3f}] n={n:.0f}" if s is True else
+             f"{o:.3f} (n={n:.0f}: insufficient n)" if n == n else f"{o:.3f} (no interval)"
+             for o, lo, hi, n, s in zip(part["ours"], part["ci_low"], part["ci_high"], part["n_clusters"],
+                                        part["sufficient"])]
+    table = part.assign(cell=cells).pivot(index="Baseline", columns="column", values="cell")
     table = table.reindex(index=list(dict.fromkeys(part["Baseline"])), columns=list(dict.fromkeys(part["column"])))
     table.columns.name = None
     return table
+
+
+def derived_intervals(results_dir: str | Path, runs: Sequence[str], columns: Mapping[str, Derived],
+                      n_boot: int = 1000, seed: int = 42, families: Sequence[str] = ("llm",)) -> pd.DataFrame:
+    """:func:`ci_table` of the derived ``columns`` (paper column -> :class:`~trace_crs.stats.intervals.Derived`,
+    :func:`~trace_crs.stats.intervals.statistic_intervals`) for the baselines of ``families``
+    scored in ``runs`` (registry order), read from their per-turn frames only (issue 17: the
+    non-LLM rows rest on the full corpus).  Empty when ``runs`` score no such baseline."""
+    scored = {b for run in runs for b in results.run_baselines(results_dir, run)}
+    names = [k for k in BASELINES if k in scored and family(k) in families]
+    if not names:
+        return pd.DataFrame()
+    ci = statistic_intervals(results.load_per_turn(results_dir, runs, names), columns, n_boot=n_boot, seed=seed)
+    ci = ci[ci["estimate"].notna()]
+    if ci.empty:
+        return pd.DataFrame()
+    ci = ci.assign(order=ci["baseline"].map(names.index), at=ci["column"].map(list(columns).index))
+    ci = ci.sort_values(["order", "at"]).rename(columns={"estimate": "ours"})
+    table = ci_table(ci.assign(Baseline=ci["baseline"].map(label)))
+    return table[[c for c in columns if c in table.columns]]   # paper order even if a first row lacks one
 
 
 def plot(long: pd.DataFrame, title: str) -> Figure:

@@ -1,7 +1,9 @@
 """Table 17 (Appendix L). Entailment vs fuzzy grounding: each run's fuzzy GS and entailment GS with Gap = GS − Entail.
 
-From the runs' score files (aggregates; Gap = GS − Entail), beside the printed table.  The
-notebook writes the long reported-vs-reproduced frame to ``tables/t17_entailment_vs_fuzzy.csv``.
+From the runs' score files (aggregates; Gap = GS − Entail), beside the printed table;
+:func:`intervals` gives the LLM rows' dialogue-cluster bootstrap intervals from the per-turn
+frames.  The notebook writes the long reported-vs-reproduced frame to
+``tables/t17_entailment_vs_fuzzy.csv``.
 """
 from __future__ import annotations
 
@@ -12,15 +14,28 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.report import compare, figures, sensitivity
+from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t17_entailment_vs_fuzzy"  # notebook, module, table CSV and figure stem
 PAPER = "table17_entailment_vs_fuzzy"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"n_turns": "n_turns", "FuzzyGS": "gs", "EntailmentGS": "entailment", "Gap": "gap"}
+# The same numbers as statistics of a per-turn frame (the aggregates are means over turns).
+CI_COLUMNS = {"FuzzyGS": Derived(turn_mean("gs"), needs=("gs",)),
+              "EntailmentGS": Derived(turn_mean("entailment"), needs=("entailment",)),
+              "Gap": Derived(lambda f: turn_mean("gs")(f) - turn_mean("entailment")(f), needs=("gs", "entailment"))}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
     """Reported vs reproduced Table 17."""
     return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
+
+
+def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
+              seed: int = 42) -> pd.DataFrame:
+    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (Gap: mean GS − mean entailment over
+    the same resampled dialogues; :func:`compare.derived_intervals`; "insufficient n" below the minimum number
+    of dialogues)."""
+    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

@@ -1,7 +1,8 @@
 """Table 22 (Appendix L). CGS vs entailment-gated CGS: GS, entailment, CD, PC, CGS and CGS_ent of each run.
 
-From the runs' score files (aggregates; Gap = GS − Entail), beside the printed table.  The
-notebook writes the long reported-vs-reproduced frame to ``tables/t22_cgs_variants.csv``.
+From the runs' score files (aggregates), beside the printed table; :func:`intervals` gives the
+LLM rows' dialogue-cluster bootstrap intervals from the per-turn frames.  The notebook writes the
+long reported-vs-reproduced frame to ``tables/t22_cgs_variants.csv``.
 """
 from __future__ import annotations
 
@@ -12,15 +13,25 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.report import compare, figures, sensitivity
+from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t22_cgs_variants"  # notebook, module, table CSV and figure stem
 PAPER = "table22_cgs_variants"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"GS": "gs", "Entail": "entailment", "CD": "cd", "PC": "pc", "CGS": "cgs", "CGSent": "cgs_ent"}
+# The same numbers as statistics of a per-turn frame (the aggregates are means over turns).
+CI_COLUMNS = {col: Derived(turn_mean(metric), needs=(metric,)) for col, metric in COLUMNS.items()}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
     """Reported vs reproduced Table 22."""
     return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
+
+
+def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
+              seed: int = 42) -> pd.DataFrame:
+    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (each a mean over turns;
+    :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
+    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

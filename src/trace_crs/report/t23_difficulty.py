@@ -1,8 +1,8 @@
 """Table 23 (Appendix L): R@1 by generation-time difficulty tier.
 
 Per-turn R@1 of the closed runs averaged within each difficulty tier (turn metrics are means
-over turns, §5).  The notebook writes the long reported-vs-reproduced frame to
-``tables/t23_difficulty.csv``.
+over turns, §5); :func:`intervals` bootstraps each LLM tier mean over that tier's dialogues.
+The notebook writes the long reported-vs-reproduced frame to ``tables/t23_difficulty.csv``.
 """
 from __future__ import annotations
 
@@ -13,11 +13,20 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.report import compare, figures, paper, results
+from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t23_difficulty"  # notebook, module, table CSV and figure stem
 PAPER = "table23_difficulty"  # the printed table it is compared with (report/paper/)
 TIERS = ("easy", "medium", "hard", "expert")
 COLUMNS = {f"{tier.capitalize()}_R@1": f"recall@1_{tier}" for tier in TIERS}
+
+
+def _tier(tier: str) -> Derived:
+    """Mean R@1 over the turns of one tier (the dialogues of that tier are the clusters)."""
+    return Derived(turn_mean("recall@1"), rows=lambda f: f["difficulty"] == tier, needs=("recall@1", "difficulty"))
+
+
+CI_COLUMNS = {col: _tier(tier) for col, tier in zip(COLUMNS, TIERS)}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
@@ -27,6 +36,13 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
                              aggfunc="mean").add_prefix("recall@1_")
     ours["n_turns"] = turns.groupby("baseline").size()
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
+
+
+def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
+              seed: int = 42) -> pd.DataFrame:
+    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (mean R@1 over the tier's turns;
+    :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
+    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

@@ -3,7 +3,8 @@
 From the per-turn frames of the closed runs: ``SingleRef_R@1`` = mean ``recall@1``,
 ``MR_R@1_all`` = mean ``mr_recall@1``, ``MR_R@1_alt_only`` = mean ``mr_recall@1`` over
 turns with an acceptable alternative, ``Delta_alt_only_pp`` = 100 × mean(``mr_recall@1``
-− ``recall@1``) over those turns.  The notebook writes it to ``tables/t27_multi_reference.csv``.
+− ``recall@1``) over those turns; :func:`intervals` bootstraps the LLM rows over dialogues.
+The notebook writes it to ``tables/t27_multi_reference.csv``.
 """
 from __future__ import annotations
 
@@ -14,11 +15,25 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.report import compare, figures, paper, results
+from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t27_multi_reference"  # notebook, module, table CSV and figure stem
 PAPER = "table27_multi_reference"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"SingleRef_R@1": "single", "MR_R@1_all": "mr_all", "MR_R@1_alt_only": "mr_alt",
            "Delta_alt_only_pp": "delta_alt_pp"}
+_ALT = ("recall@1", "mr_recall@1", "has_alternative")
+
+
+def _has_alternative(turns: pd.DataFrame) -> pd.Series:
+    return turns["has_alternative"].astype(bool)
+
+
+CI_COLUMNS = {
+    "SingleRef_R@1": Derived(turn_mean("recall@1"), needs=("recall@1",)),
+    "MR_R@1_all": Derived(turn_mean("mr_recall@1"), needs=("mr_recall@1",)),
+    "MR_R@1_alt_only": Derived(turn_mean("mr_recall@1"), rows=_has_alternative, needs=_ALT),
+    "Delta_alt_only_pp": Derived(lambda f: 100 * float((f["mr_recall@1"] - f["recall@1"]).mean()),
+                                 rows=_has_alternative, needs=_ALT)}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
@@ -32,6 +47,14 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
         "delta_alt_pp": 100 * (alt["mr_recall@1"] - alt["recall@1"]).groupby(alt["baseline"]).mean(),
         "n_turns": by.size(), "run": by["run"].first()})
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
+
+
+def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
+              seed: int = 42) -> pd.DataFrame:
+    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (the alt-only columns over the
+    dialogues with an alternative; :func:`compare.derived_intervals`; "insufficient n" below the minimum
+    number of dialogues)."""
+    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

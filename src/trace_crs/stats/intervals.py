@@ -10,10 +10,17 @@ and the interval is the percentile interval of the replicates.
 With fewer than :data:`MIN_CLUSTERS` dialogues, or when every replicate gives the same value
 (a degenerate interval), the cell is marked ``sufficient = False``: such an interval is not
 evidence of anything and the report says "insufficient n" instead of comparing against it.
+
+Derived cells (a gap of two means, a Pearson r over turns, a mean within a subset of turns;
+Tables 17, 19, 22, 23, 27) are not one column's mean, so :func:`cluster_statistic_ci` bootstraps
+an arbitrary statistic of a per-turn frame: each replicate is the statistic of the frame made of
+the resampled dialogues' rows (same index matrix, same sufficiency rule), and
+:func:`statistic_intervals` applies a set of such :class:`Derived` columns to every baseline.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,6 +28,7 @@ import pandas as pd
 from trace_crs.metrics.dialogue import POOLED_RATIOS
 from trace_crs.stats.bootstrap import MIN_CLUSTERS, bootstrap_indices, resample_weights
 from trace_crs.stats.frames import require_columns
+
 CI_COLUMNS = ["run", "baseline", "metric", "mean", "ci_low", "ci_high", "n_rows", "n_clusters", "sufficient"]
 
 
@@ -76,3 +84,77 @@ def cell_intervals(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, metrics: 
             cell = cluster_mean_ci(part, column, n_boot, seed, level, min_clusters, denominator)
             out.append({"run": run, "baseline": baseline, "metric": metric, **cell})
     return pd.DataFrame(out, columns=CI_COLUMNS)
+
+
+DERIVED_COLUMNS = ["baseline", "column", "estimate", "ci_low", "ci_high", "n_rows", "n_clusters", "sufficient"]
+
+
+class Derived(NamedTuple):
+    """One derived table column: ``statistic`` of a baseline's per-turn frame, over the rows that
+    ``rows`` selects (all when None; the dialogues with such rows are the clusters, so ``n`` counts
+    only them), formed only when the frame has every column of ``needs``."""
+
+    statistic: Callable[[pd.DataFrame], float]
+    rows: Callable[[pd.DataFrame], pd.Series] | None = None
+    needs: tuple[str, ...] = ()
+
+
+def turn_mean(column: str) -> Callable[[pd.DataFrame], float]:
+    """The statistic "mean of ``column`` over the turns where it is defined", as the aggregates
+    compute turn metrics (NaN skipped)."""
+    return lambda frame: float(frame[column].mean())
+
+
+def cluster_statistic_ci(frame: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], n_boot: int = 1000,
+                         seed: int = 42, level: float = 0.95,
+                         min_clusters: int = MIN_CLUSTERS) -> dict[str, float | int | bool]:
+    """``statistic(frame)`` and its dialogue-cluster bootstrap interval.
+
+    Dialogues (``dialogue_id``, sorted) are drawn with :func:`bootstrap_indices`, exactly as
+    :func:`cluster_mean_ci` draws them, and each replicate is ``statistic`` of the frame holding
+    every row of every drawn dialogue (a dialogue drawn twice appears twice).  Replicates where the
+    statistic is undefined (NaN, e.g. a Pearson r over a constant resample) are left out of the
+    percentile interval.  Returns ``estimate, ci_low, ci_high, n_rows, n_clusters, sufficient``;
+    ``sufficient`` is False below ``min_clusters`` dialogues, for a degenerate interval, or when
+    the estimate itself is undefined.
+    """
+    require_columns(frame, ["dialogue_id"], "score frame")
+    nan = float("nan")
+    if frame.empty:
+        return {"estimate": nan, "ci_low": nan, "ci_high": nan, "n_rows": 0, "n_clusters": 0, "sufficient": False}
+    codes, ids = pd.factorize(frame["dialogue_id"], sort=True)
+    order = np.argsort(codes, kind="stable")           # rows grouped by dialogue, dialogues sorted
+    counts = np.bincount(codes, minlength=len(ids))
+    starts = np.cumsum(counts) - counts
+    replicates = np.empty(n_boot)
+    for b, draw in enumerate(bootstrap_indices(len(ids), n_boot, seed)):
+        lens = counts[draw]
+        within = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        replicates[b] = statistic(frame.iloc[order[np.repeat(starts[draw], lens) + within]])
+    defined = replicates[~np.isnan(replicates)]
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(defined, [alpha, 1.0 - alpha]) if defined.size else (nan, nan)
+    estimate = float(statistic(frame))
+    return {"estimate": estimate, "ci_low": float(low), "ci_high": float(high), "n_rows": int(len(frame)),
+            "n_clusters": int(len(ids)),
+            "sufficient": bool(len(ids) >= min_clusters and high > low and not np.isnan(estimate))}
+
+
+def statistic_intervals(per_turn: pd.DataFrame, columns: Mapping[str, Derived], n_boot: int = 1000,
+                        seed: int = 42, level: float = 0.95, min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
+    """One row per (baseline, column) (:data:`DERIVED_COLUMNS`): :func:`cluster_statistic_ci` of
+    each :class:`Derived` column on each baseline's turns (all runs of ``per_turn`` together, as
+    the tables pool them by baseline).  Columns whose ``needs`` are absent, or whose ``rows``
+    select no turn, are skipped (no interval can be formed)."""
+    require_columns(per_turn, ["baseline", "dialogue_id"], "per-turn scores")
+    out = []
+    for baseline, part in per_turn.groupby("baseline", sort=True):
+        for name, col in columns.items():
+            if not set(col.needs) <= set(part.columns):
+                continue
+            rows = part[col.rows(part).to_numpy(bool)] if col.rows is not None else part
+            if rows.empty:
+                continue
+            cell = cluster_statistic_ci(rows, col.statistic, n_boot, seed, level, min_clusters)
+            out.append({"baseline": baseline, "column": name, **cell})
+    return pd.DataFrame(out, columns=DERIVED_COLUMNS)
