@@ -83,8 +83,9 @@ def markdown(timing_dirs: Sequence[str | Path], profile: str) -> str:
              f"(`results/setup/timings/`, `results/{profile}/timings/`)."]
     if s["one_build"]:
         lines.append(f"They ran in one build, from {when}: {duration(s['span_s'])} from the first "
-                     "step's start to the last step's end (less than the sum when `make -j2` "
-                     "overlaps steps).")
+                     "step's start to the last step's end (more than the sum when something else ran "
+                     "between steps, such as the tests of `make test`; less when `make -j2` overlaps "
+                     "steps).")
     else:
         lines.append(f"The steps come from more than one build (a step's file keeps its last run; "
                      f"recorded between {when}), so the sum, not the span, is the time of a build "
