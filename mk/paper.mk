@@ -98,7 +98,7 @@ book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done bo
 # The Reproduce page includes this build's measured time (every step's timing file).
 # Re-read every time (written only when its text changes), after the notebooks have run.
 BUILD_TIME  := book/content/build_time.md
-BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --timings results/setup/timings $(RES)/timings --out $(BUILD_TIME)
+BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --results results/setup $(RES) --out $(BUILD_TIME)
 $(BUILD_TIME): FORCE | $(NB_OUT) $(RES)/.done
 	$(BUILD_TIME_CMD)
 

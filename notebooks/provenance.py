@@ -50,7 +50,6 @@ df
 
 # %%
 steps = report.provenance.timings(results_dir)
-kind = steps["step"].str.split("/").str[0]
-report.prose.glue_facts("prov", {f"{k}_seconds": float(steps.loc[kind == k, "seconds"].sum())
-                                 for k in ("run", "score", "notebook")})
+stages = report.build_time.summary([results_dir]).get("per_stage", {})
+report.prose.glue_facts("prov", {f"{k}_seconds": float(stages.get(k, 0.0)) for k in ("run", "score", "notebook")})
 steps

@@ -8,7 +8,8 @@ from pathlib import Path
 from trace_crs.report import build_time
 
 
-def _step(folder: Path, name: str, step: str, seconds: float, finished: str, code: int = 0) -> None:
+def _step(results: Path, name: str, step: str, seconds: float, finished: str, code: int = 0) -> None:
+    folder = results / "timings"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.json").write_text(json.dumps({"step": step, "seconds": seconds, "finished": finished,
                                                       "returncode": code}))
@@ -48,7 +49,7 @@ def test_no_steps_yet_and_durations(tmp_path):
 def test_cli_writes_only_on_change(tmp_path):
     _step(tmp_path / "t", "kb", "kb/build", 5, "2026-11-26T10:00:00+00:00")
     out = tmp_path / "book" / "build_time.md"
-    assert build_time.main(["--profile", "smoke", "--timings", str(tmp_path / "t"), "--out", str(out)]) == 0
+    assert build_time.main(["--profile", "smoke", "--results", str(tmp_path / "t"), "--out", str(out)]) == 0
     first = out.stat().st_mtime_ns
-    build_time.main(["--profile", "smoke", "--timings", str(tmp_path / "t"), "--out", str(out)])
+    build_time.main(["--profile", "smoke", "--results", str(tmp_path / "t"), "--out", str(out)])
     assert out.stat().st_mtime_ns == first and "took 5 s" in out.read_text()

@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 # Helpers, then one module per book page / paper artifact, named like its notebook and its
 # table CSV (``report.t05_headline`` ↔ ``notebooks/t05_headline.py`` ↔ ``tables/t05_headline.csv``).
-HELPERS = ("results", "paper", "compare", "figures", "prose", "findings", "provenance", "sensitivity")
+HELPERS = ("results", "paper", "compare", "figures", "prose", "findings", "provenance", "build_time", "sensitivity")
 ARTIFACTS = ("t03_dataset", "t05_headline", "t06_per_axis", "f02_gap", "t09_practical",
              "t16_fuzzy_threshold", "t17_entailment_vs_fuzzy", "t18_spatial_threshold", "t19_antigaming",
              "t21_bootstrap", "t22_cgs_variants", "cgs_formula_variants", "grounding_independence",

@@ -1,9 +1,10 @@
 """How long the build you are reading took, from its own step timings (issue 17 item 6).
 
 Every step of ``make paper`` writes one JSON file when it finishes (``book/tools/pipeline.py
-timed``: ``step, seconds, finished, returncode``): the set-up steps (virtual environment,
-llama.cpp build, model weights) to ``results/setup/timings/``, the profile's steps (KB,
-dialogues, runs, scores, sensitivity analyses, notebooks) to ``results/<profile>/timings/``.
+timed``: ``step, seconds, finished, returncode``, read by :func:`trace_crs.report.provenance.timings`):
+the set-up steps (virtual environment, llama.cpp build, model weights) to
+``results/setup/timings/``, the profile's steps (KB, dialogues, runs, scores, sensitivity
+analyses, notebooks) to ``results/<profile>/timings/``.
 :func:`summary` groups them by stage (the step name's first part); :func:`markdown` is the
 paragraph the Reproduce page includes (``book/content/build_time.md``, written by
 ``python -m trace_crs.report.build_time`` before the book is built).  Two measures, because
@@ -19,30 +20,31 @@ they differ:
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Sequence
+
+from trace_crs.report.provenance import timings
 
 STAGES = ("setup", "kb", "dialogues", "run", "score", "sensitivity", "abstention", "live", "notebook")
 GAP = timedelta(hours=1)
 
 
-def steps(timing_dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
-    """Every recorded step of ``timing_dirs`` with its ``start`` and ``end`` (datetimes), by start."""
+def steps(results_dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """Every recorded step of ``results_dirs`` (their ``timings/``) with its ``start`` and ``end``
+    (datetimes), by start."""
     out = []
-    for folder in timing_dirs:
-        for path in sorted(Path(folder).glob("*.json")):
-            rec = json.loads(path.read_text())
+    for folder in results_dirs:
+        for rec in timings(folder).to_dict("records"):
             end = datetime.fromisoformat(rec["finished"])
             out.append({**rec, "stage": rec["step"].split("/")[0], "end": end,
                         "start": end - timedelta(seconds=float(rec["seconds"]))})
     return sorted(out, key=lambda r: (r["start"], r["step"]))
 
 
-def summary(timing_dirs: Sequence[str | Path]) -> dict[str, Any]:
+def summary(results_dirs: Sequence[str | Path]) -> dict[str, Any]:
     """Seconds per stage, their sum, the span, the window and whether one build made them all."""
-    recs = steps(timing_dirs)
+    recs = steps(results_dirs)
     if not recs:
         return {"steps": 0}
     per_stage: dict[str, float] = {}
@@ -71,9 +73,9 @@ def duration(seconds: float) -> str:
     return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
 
 
-def markdown(timing_dirs: Sequence[str | Path], profile: str) -> str:
+def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
     """The Reproduce page's paragraph on this build's measured time."""
-    s = summary(timing_dirs)
+    s = summary(results_dirs)
     if not s["steps"]:
         return f"No step of the `{profile}` build has recorded its time yet.\n"
     stages = ", ".join(f"{name} {duration(sec)}" for name, sec in s["per_stage"].items())
@@ -98,10 +100,10 @@ def markdown(timing_dirs: Sequence[str | Path], profile: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m trace_crs.report.build_time", description=__doc__.splitlines()[0])
     p.add_argument("--profile", required=True)
-    p.add_argument("--timings", nargs="+", required=True, help="timing folders (setup first)")
+    p.add_argument("--results", nargs="+", required=True, help="results folders whose timings/ to read")
     p.add_argument("--out", required=True, help="markdown file (written only when its text changes)")
     args = p.parse_args(argv)
-    out, text = Path(args.out), markdown(args.timings, args.profile)
+    out, text = Path(args.out), markdown(args.results, args.profile)
     if not out.exists() or out.read_text() != text:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp")
