@@ -18,6 +18,11 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
+# One name per top-level `make` (sub-makes inherit it): each step's timing record carries it, so
+# the Reproduce page can tell one build from nothing from steps left by several builds.
+ifndef TRACE_BUILD
+export TRACE_BUILD := $(shell date -u +%Y%m%dT%H%M%SZ)-$(shell echo $$PPID)
+endif
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.%-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "} {printf "  %-16s %s\n", $$1, $$2}'

@@ -43,8 +43,10 @@ df
 #
 # Wall seconds of each step of the last `make paper` that ran it (runs, one scoring per run and
 # baseline, one notebook execution per chapter), read from `results/<profile>/timings/`. A step
-# that was skipped because nothing changed keeps the time of the build that last ran it; a run
-# that was interrupted and resumed shows only its final part. Runs took
+# that was skipped because nothing changed keeps the time of the build that last ran it (`build`
+# names it). `seconds` is the attempt that finished the step; `earlier_s` the attempts before it
+# that were killed or failed (`attempts` counts all), from the heartbeat every step writes while
+# it runs. Runs took
 # {glue:text}`prov_run_seconds:.0f` s in total, scoring {glue:text}`prov_score_seconds:.0f` s,
 # notebooks {glue:text}`prov_notebook_seconds:.0f` s.
 
@@ -52,4 +54,4 @@ df
 steps = report.provenance.timings(results_dir)
 stages = report.build_time.summary([results_dir]).get("per_stage", {})
 report.prose.glue_facts("prov", {f"{k}_seconds": float(stages.get(k, 0.0)) for k in ("run", "score", "notebook")})
-steps
+steps.drop(columns="earlier_attempts")

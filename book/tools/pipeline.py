@@ -6,7 +6,8 @@
                                               (only keys the notebook declares) to OUT
     pipeline.py check-params PARAMS NOTEBOOK...  fail if a PARAMS key is declared by no NOTEBOOK
     pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error or stderr output
-    pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode"} to OUT
+    pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode",
+                                              "build", "earlier_attempts"} to OUT (see `timed`)
 
 A run config (`configs/<profile>/<run>.yaml`) has one mapping per command (`evaluate`, `score`),
 read by the command itself (`trace-crs evaluate|score --config FILE`), not translated here.
@@ -21,7 +22,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -105,14 +108,74 @@ def notebook_errors(path: Path) -> list[str]:
     return found
 
 
+HEARTBEAT_S = 15
+
+
+def _attempt(record: dict) -> dict:
+    return {k: record.get(k) for k in ("seconds", "finished", "returncode", "build")}
+
+
+def earlier_attempts(out: Path) -> list[dict]:
+    """The attempts at ``out``'s step that did not finish the step: a failed last run (its file,
+    with its own earlier attempts) and a killed one (``OUT.partial``, the heartbeat of a run that
+    never finished). A successful last run is superseded, not carried."""
+    earlier: list[dict] = []
+    if out.exists():
+        last = json.loads(out.read_text())
+        if last.get("returncode") != 0:
+            earlier = [*last.get("earlier_attempts", []), _attempt(last)]
+    partial = out.with_name(out.name + ".partial")
+    if partial.exists():
+        earlier.append(_attempt(json.loads(partial.read_text())))
+    return earlier
+
+
+def _write(path: Path, record: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def timed(out: Path, step: str, cmd: list[str]) -> int:
-    """Run ``cmd``; record its wall time (results/<profile>/timings/, read by the provenance page)."""
+    """Run ``cmd``; record its wall time (results/<profile>/timings/, read by the Reproduce and
+    provenance pages).
+
+    The record names the build (``TRACE_BUILD``, set once per top-level ``make``), so a page can
+    tell one build from nothing from steps left by several builds. While ``cmd`` runs, its elapsed
+    time is rewritten every ``HEARTBEAT_S`` seconds to ``OUT.partial``; a run that is killed (even
+    by SIGKILL) or fails leaves that time behind, and the next run of the step carries it in
+    ``earlier_attempts``, so a resumed step's total time is still on record.
+    """
+    partial = out.with_name(out.name + ".partial")
+    earlier = earlier_attempts(out)
+    record = {"step": step, "build": os.environ.get("TRACE_BUILD") or None, "earlier_attempts": earlier}
     start = time.perf_counter()
-    code = subprocess.call(cmd)
-    record = {"step": step, "seconds": round(time.perf_counter() - start, 3), "returncode": code,
-              "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, sort_keys=True) + "\n")
+
+    def snapshot(code: int | None) -> dict:
+        return {**record, "seconds": round(time.perf_counter() - start, 3), "returncode": code,
+                "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+    signal.signal(signal.SIGTERM, _terminate)
+    with subprocess.Popen(cmd) as proc:
+        try:
+            while True:
+                try:
+                    code = proc.wait(timeout=HEARTBEAT_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    _write(partial, snapshot(None))
+        except KeyboardInterrupt:
+            proc.terminate()
+            proc.wait()
+            _write(partial, snapshot(None))
+            return 130
+    _write(out, snapshot(code))
+    partial.unlink(missing_ok=True)
     return code
 
 

@@ -8,11 +8,14 @@ from pathlib import Path
 from trace_crs.report import build_time
 
 
-def _step(results: Path, name: str, step: str, seconds: float, finished: str, code: int = 0) -> None:
+def _step(results: Path, name: str, step: str, seconds: float, finished: str, code: int = 0,
+          build: str | None = "b1", earlier: list | None = None) -> None:
     folder = results / "timings"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}.json").write_text(json.dumps({"step": step, "seconds": seconds, "finished": finished,
-                                                      "returncode": code}))
+    record = {"step": step, "seconds": seconds, "finished": finished, "returncode": code, "build": build}
+    if earlier is not None:
+        record["earlier_attempts"] = earlier
+    (folder / f"{name}.json").write_text(json.dumps(record))
 
 
 def test_one_build_from_nothing(tmp_path):
@@ -33,12 +36,38 @@ def test_one_build_from_nothing(tmp_path):
 
 def test_steps_from_several_builds_are_said_so(tmp_path):
     res = tmp_path / "res"
-    _step(res, "kb", "kb/build", 60, "2026-11-20T10:00:00+00:00")
+    _step(res, "kb", "kb/build", 60, "2026-11-20T10:00:00+00:00", build="b0")
     _step(res, "nb", "notebook/t05", 7200, "2026-11-26T12:00:00+00:00", code=2)
     s = build_time.summary([res, tmp_path / "absent"])
-    assert not s["one_build"] and s["failed"] == 1 and s["sum_s"] == 7260
+    assert not s["one_build"] and s["builds"] == 2 and s["failed"] == 1 and s["sum_s"] == 7260
     text = build_time.markdown([res], "smoke")
-    assert "2 h 01 min" in text and "more than one build" in text and "1 recorded step" in text
+    assert "2 h 01 min" in text and "come from 2 builds" in text and "1 recorded step" in text
+
+
+def test_close_steps_are_still_two_builds_and_unnamed_ones_prove_nothing(tmp_path):
+    res = tmp_path / "res"
+    _step(res, "kb", "kb/build", 60, "2026-11-26T10:01:00+00:00", build="b0")
+    _step(res, "run", "run/closed", 60, "2026-11-26T10:02:00+00:00", build="b1")   # a minute later
+    assert not build_time.summary([res])["one_build"]
+    _step(res, "kb", "kb/build", 60, "2026-11-26T10:01:00+00:00", build=None)     # recorded before names
+    s = build_time.summary([res])
+    assert not s["one_build"] and s["builds"] == 1 and s["unnamed"]
+    assert "cannot be shown to come from one build" in build_time.markdown([res], "smoke")
+
+
+def test_earlier_attempts_count_in_the_sum(tmp_path):
+    res = tmp_path / "res"
+    killed = {"seconds": 1200, "finished": "2026-11-26T10:30:00+00:00", "returncode": None, "build": "b0"}
+    failed = {"seconds": 60, "finished": "2026-11-26T11:01:00+00:00", "returncode": 1, "build": "b1"}
+    _step(res, "kb", "kb/build", 60, "2026-11-26T10:10:00+00:00", build="b0")
+    _step(res, "run", "run/closed_llm", 900, "2026-11-26T11:20:00+00:00", build="b1", earlier=[killed, failed])
+    s = build_time.summary([res])
+    assert s["steps"] == 2 and s["failed"] == 0 and s["builds"] == 2
+    assert s["per_stage"] == {"kb": 60, "run": 2160} and s["sum_s"] == 2220
+    assert s["earlier_s"] == 1260 and s["earlier_attempts"] == 2 and s["resumed_steps"] == 1
+    assert s["span_s"] == 71 * 60                                        # 10:09 (kb starts) → 11:20
+    text = build_time.markdown([res], "default")
+    assert "took 37 min 00 s" in text and "21 min 00 s of 2 earlier attempt(s) at 1 step(s)" in text
 
 
 def test_no_steps_yet_and_durations(tmp_path):
@@ -53,3 +82,14 @@ def test_cli_writes_only_on_change(tmp_path):
     first = out.stat().st_mtime_ns
     build_time.main(["--profile", "smoke", "--results", str(tmp_path / "t"), "--out", str(out)])
     assert out.stat().st_mtime_ns == first and "took 5 s" in out.read_text()
+
+
+def test_records_from_before_builds_were_named_are_one_unknown_not_many(tmp_path):
+    folder = tmp_path / "res" / "timings"
+    folder.mkdir(parents=True)
+    for i, name in enumerate(("kb", "run")):                                        # no "build" key at all
+        (folder / f"{name}.json").write_text(json.dumps({"step": f"{name}/x", "seconds": 5, "returncode": 0,
+                                                          "finished": f"2026-11-26T10:0{i}:00+00:00"}))
+    s = build_time.summary([tmp_path / "res"])
+    assert s["builds"] == 0 and s["unnamed"] and not s["one_build"]
+    assert "cannot be shown to come from one build" in build_time.markdown([tmp_path / "res"], "smoke")

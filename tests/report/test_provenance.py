@@ -63,7 +63,15 @@ def test_timings_lists_every_recorded_step_sorted(tmp_path):
     df = provenance.timings(tmp_path)
     assert df["step"].tolist() == ["notebook/t05", "run/closed"]
     assert df["seconds"].tolist() == [12.0, 87.5]
+    assert df["attempts"].tolist() == [1, 1] and df["earlier_s"].tolist() == [0.0, 0.0]
     assert provenance.timings(tmp_path / "absent").empty
+    (timings_dir / "run-closed.json").write_text(
+        '{"finished": "2026-11-23T13:00:00+00:00", "returncode": 0, "seconds": 87.5, "step": "run/closed", '
+        '"build": "b2", "earlier_attempts": [{"seconds": 30.0, "finished": "2026-11-23T12:00:00+00:00", '
+        '"returncode": null, "build": "b1"}, {"seconds": 2.5, "finished": "2026-11-23T12:30:00+00:00", '
+        '"returncode": 1, "build": "b2"}]}\n')
+    row = provenance.timings(tmp_path).set_index("step").loc["run/closed"]
+    assert row["attempts"] == 3 and row["earlier_s"] == 32.5 and row["build"] == "b2"
 
 
 def test_section_is_runs_with_its_caption(tmp_path, scores):

@@ -11,11 +11,14 @@ paragraph the Reproduce page includes (``book/content/build_time.md``, written b
 they differ:
 
 * **sum of step wall times** — what a serial ``make paper`` spends in recorded steps;
-* **span** — from the earliest recorded step's start to the latest's end.  For a build from
-  nothing in one go this is the wall time (less than the sum with ``make -j2``); when steps
-  were last run by different builds (an incremental rebuild keeps the older steps' files) it
-  covers all of them, and the paragraph says that the steps come from more than one build
-  (a gap of over an hour between consecutive steps).
+* **span** — from the earliest recorded step's start to the latest's end: the wall time of a
+  build from nothing made in one go (less than the sum with ``make -j2``).
+
+Each record names its build (``TRACE_BUILD``, one per top-level ``make``): when the steps were
+last run by different builds (an incremental rebuild keeps the older steps' files) the paragraph
+says so, and the sum, not the span, is the time of a build from nothing. A step that was killed
+or failed and then re-run keeps its earlier attempts' time (``earlier_attempts``, from the
+heartbeat of ``timed``), and the sum includes it.
 """
 from __future__ import annotations
 
@@ -27,38 +30,45 @@ from typing import Any, Sequence
 from trace_crs.report.provenance import timings
 
 STAGES = ("setup", "kb", "dialogues", "run", "score", "sensitivity", "abstention", "live", "notebook")
-GAP = timedelta(hours=1)
 
 
 def steps(results_dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
-    """Every recorded step of ``results_dirs`` (their ``timings/``) with its ``start`` and ``end``
-    (datetimes), by start."""
+    """Every recorded attempt of every step of ``results_dirs`` (their ``timings/``): the finishing
+    one and the earlier ones (``earlier: True``), with ``stage``, ``start`` and ``end`` (datetimes),
+    by start."""
     out = []
     for folder in results_dirs:
         for rec in timings(folder).to_dict("records"):
-            end = datetime.fromisoformat(rec["finished"])
-            out.append({**rec, "stage": rec["step"].split("/")[0], "end": end,
-                        "start": end - timedelta(seconds=float(rec["seconds"]))})
+            attempts = [{**a, "earlier": True} for a in rec["earlier_attempts"]] + [{**rec, "earlier": False}]
+            for att in attempts:
+                end = datetime.fromisoformat(att["finished"])
+                build = att.get("build") if isinstance(att.get("build"), str) else None   # NaN from pandas
+                out.append({**att, "build": build, "step": rec["step"], "stage": rec["step"].split("/")[0], "end": end,
+                            "start": end - timedelta(seconds=float(att["seconds"]))})
     return sorted(out, key=lambda r: (r["start"], r["step"]))
 
 
 def summary(results_dirs: Sequence[str | Path]) -> dict[str, Any]:
-    """Seconds per stage, their sum, the span, the window and whether one build made them all."""
+    """Seconds per stage (every attempt), their sum, the earlier attempts' share, the span, the
+    window and the builds that made the steps (``one_build`` only when every record names the
+    same one)."""
     recs = steps(results_dirs)
     if not recs:
         return {"steps": 0}
     per_stage: dict[str, float] = {}
     for r in recs:
         per_stage[r["stage"]] = per_stage.get(r["stage"], 0.0) + float(r["seconds"])
-    first, last = min(r["start"] for r in recs), max(r["end"] for r in recs)
-    one_build, reach = True, recs[0]["end"]
-    for r in recs[1:]:
-        one_build &= r["start"] - reach <= GAP
-        reach = max(reach, r["end"])
-    return {"steps": len(recs), "failed": sum(1 for r in recs if r.get("returncode", 0) != 0),
+    earlier = [r for r in recs if r["earlier"]]
+    builds = {r.get("build") for r in recs}
+    return {"steps": len(recs) - len(earlier),
+            "failed": sum(1 for r in recs if not r["earlier"] and r.get("returncode", 0) != 0),
             "per_stage": dict(sorted(per_stage.items(), key=lambda kv: (_order(kv[0]), kv[0]))),
-            "sum_s": sum(per_stage.values()), "span_s": (last - first).total_seconds(),
-            "first": first, "last": last, "one_build": one_build}
+            "sum_s": sum(per_stage.values()), "earlier_s": sum(float(r["seconds"]) for r in earlier),
+            "earlier_attempts": len(earlier), "resumed_steps": len({r["step"] for r in earlier}),
+            "span_s": (max(r["end"] for r in recs) - min(r["start"] for r in recs)).total_seconds(),
+            "first": min(r["start"] for r in recs), "last": max(r["end"] for r in recs),
+            "builds": len(builds - {None}), "unnamed": None in builds,
+            "one_build": len(builds) == 1 and None not in builds}
 
 
 def _order(stage: str) -> int:
@@ -83,15 +93,23 @@ def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
     lines = [f"**This build (`PROFILE={profile}`) took {duration(s['sum_s'])}** of wall time in its "
              f"{s['steps']} recorded steps ({stages}), measured by the build itself "
              f"(`results/setup/timings/`, `results/{profile}/timings/`)."]
+    if s["earlier_attempts"]:
+        lines.append(f"This includes {duration(s['earlier_s'])} of {s['earlier_attempts']} earlier "
+                     f"attempt(s) at {s['resumed_steps']} step(s) that were killed or failed and then "
+                     "re-run (a resumed LLM run takes the answers it already had from the LM cache).")
     if s["one_build"]:
         lines.append(f"They ran in one build, from {when}: {duration(s['span_s'])} from the first "
                      "step's start to the last step's end (more than the sum when something else ran "
                      "between steps, such as the tests of `make test`; less when `make -j2` overlaps "
                      "steps).")
     else:
-        lines.append(f"The steps come from more than one build (a step's file keeps its last run; "
-                     f"recorded between {when}), so the sum, not the span, is the time of a build "
-                     "from nothing on this machine.")
+        if s["builds"] > 1:
+            made_by = f"come from {s['builds']} builds" + (" and from records that name none" if s["unnamed"] else "")
+        else:
+            made_by = "cannot be shown to come from one build (some records name no build)"
+        lines.append(f"The steps {made_by}: a step whose inputs did not change keeps the "
+                     f"time of the build that last ran it (recorded from {when}), so the sum, not "
+                     "the span, is the time of a build from nothing on this machine.")
     if s["failed"]:
         lines.append(f"{s['failed']} recorded step(s) exited with an error and were re-run.")
     return " ".join(lines) + "\n"
