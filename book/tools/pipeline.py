@@ -160,20 +160,23 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
         return {**record, "seconds": round(time.perf_counter() - start, 3), "returncode": code,
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
-    signal.signal(signal.SIGTERM, _terminate)
-    with subprocess.Popen(cmd) as proc:
-        try:
-            while True:
-                try:
-                    code = proc.wait(timeout=HEARTBEAT_S)
-                    break
-                except subprocess.TimeoutExpired:
-                    _write(partial, snapshot(None))
-        except KeyboardInterrupt:
-            proc.terminate()
-            proc.wait()
-            _write(partial, snapshot(None))
-            return 130
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        with subprocess.Popen(cmd) as proc:
+            try:
+                while True:
+                    try:
+                        code = proc.wait(timeout=HEARTBEAT_S)
+                        break
+                    except subprocess.TimeoutExpired:
+                        _write(partial, snapshot(None))
+            except KeyboardInterrupt:
+                proc.terminate()
+                proc.wait()
+                _write(partial, snapshot(None))
+                return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     _write(out, snapshot(code))
     partial.unlink(missing_ok=True)
     return code
