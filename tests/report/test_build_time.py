@@ -3,6 +3,7 @@ timing files."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from trace_crs.report import build_time
@@ -30,8 +31,10 @@ def test_one_build_from_nothing(tmp_path):
     assert s["per_stage"] == {"setup": 300, "kb": 60, "run": 1800, "notebook": 30.5}
     assert list(s["per_stage"]) == ["setup", "kb", "run", "notebook"]
     assert s["sum_s"] == 2190.5 and s["span_s"] == 1800                             # 10:00 → 10:30
+    assert s["busy_s"] == 26 * 60 + 30.5                     # 10:00 → 10:26 and 10:29:29.5 → 10:30
     text = build_time.markdown([setup, res], "default")
-    assert "took 36 min 30 s" in text and "30 min 00 s from the first" in text and "one build" in text
+    assert "took 26 min 30 s" in text and "add up to 36 min 30 s" in text
+    assert "30 min 00 s from the first" in text and "one build" in text
 
 
 def test_steps_from_several_builds_are_said_so(tmp_path):
@@ -42,6 +45,7 @@ def test_steps_from_several_builds_are_said_so(tmp_path):
     assert not s["one_build"] and s["builds"] == 2 and s["failed"] == 1 and s["sum_s"] == 7260
     text = build_time.markdown([res], "smoke")
     assert "2 h 01 min" in text and "come from 2 builds" in text and "1 recorded step" in text
+    assert s["busy_s"] == 7260                                                     # six days apart
 
 
 def test_close_steps_are_still_two_builds_and_unnamed_ones_prove_nothing(tmp_path):
@@ -66,6 +70,7 @@ def test_earlier_attempts_count_in_the_sum(tmp_path):
     assert s["per_stage"] == {"kb": 60, "run": 2160} and s["sum_s"] == 2220
     assert s["earlier_s"] == 1260 and s["earlier_attempts"] == 2 and s["resumed_steps"] == 1
     assert s["span_s"] == 71 * 60                                        # 10:09 (kb starts) → 11:20
+    assert s["busy_s"] == 60 + 1200 + 60 + 900          # 10:09–10:10, 10:10–10:30, 11:00–11:01, 11:05–11:20
     text = build_time.markdown([res], "default")
     assert "took 37 min 00 s" in text and "21 min 00 s of 2 earlier attempt(s) at 1 step(s)" in text
 
@@ -93,3 +98,9 @@ def test_records_from_before_builds_were_named_are_one_unknown_not_many(tmp_path
     s = build_time.summary([tmp_path / "res"])
     assert s["builds"] == 0 and s["unnamed"] and not s["one_build"]
     assert "cannot be shown to come from one build" in build_time.markdown([tmp_path / "res"], "smoke")
+
+
+def test_busy_seconds_is_the_union_of_the_intervals():
+    t = lambda m: datetime(2026, 11, 26, 10, 0) + timedelta(minutes=m)           # noqa: E731
+    assert build_time.busy_seconds([]) == 0
+    assert build_time.busy_seconds([(t(0), t(10)), (t(2), t(5)), (t(8), t(12)), (t(30), t(31)), (t(31), t(33))]) == 15 * 60

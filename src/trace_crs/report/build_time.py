@@ -1,24 +1,27 @@
 """How long the build you are reading took, from its own step timings (issue 17 item 6).
 
 Every step of ``make paper`` writes one JSON file when it finishes (``book/tools/pipeline.py
-timed``: ``step, seconds, finished, returncode``, read by :func:`trace_crs.report.provenance.timings`):
+timed``: ``step, seconds, finished, returncode, build, earlier_attempts``, read by :func:`trace_crs.report.provenance.timings`):
 the set-up steps (virtual environment, llama.cpp build, model weights) to
 ``results/setup/timings/``, the profile's steps (KB, dialogues, runs, scores, sensitivity
 analyses, notebooks) to ``results/<profile>/timings/``.
 :func:`summary` groups them by stage (the step name's first part); :func:`markdown` is the
 paragraph the Reproduce page includes (``book/content/build_time.md``, written by
-``python -m trace_crs.report.build_time`` before the book is built).  Two measures, because
+``python -m trace_crs.report.build_time`` before the book is built).  Three measures, because
 they differ:
 
-* **sum of step wall times** — what a serial ``make paper`` spends in recorded steps;
-* **span** — from the earliest recorded step's start to the latest's end: the wall time of a
-  build from nothing made in one go (less than the sum with ``make -j2``).
+* **busy wall time** — the time during which at least one recorded step was running (the
+  union of the steps' intervals): the headline. Steps that ``make -j2`` ran side by side count
+  once, and the time between builds (an interrupted build resumed later) not at all;
+* **sum of step wall times** — what the steps took one by one (more than the busy time when
+  steps ran side by side, each slower than alone);
+* **span** — from the earliest recorded step's start to the latest's end: more than the busy
+  time when anything else ran between steps.
 
 Each record names its build (``TRACE_BUILD``, one per top-level ``make``): when the steps were
 last run by different builds (an incremental rebuild keeps the older steps' files) the paragraph
-says so, and the sum, not the span, is the time of a build from nothing. A step that was killed
-or failed and then re-run keeps its earlier attempts' time (``earlier_attempts``, from the
-heartbeat of ``timed``), and the sum includes it.
+says so. A step that was killed or failed and then re-run keeps its earlier attempts' time
+(``earlier_attempts``, from the heartbeat of ``timed``), and all three measures include it.
 """
 from __future__ import annotations
 
@@ -66,9 +69,22 @@ def summary(results_dirs: Sequence[str | Path]) -> dict[str, Any]:
             "sum_s": sum(per_stage.values()), "earlier_s": sum(float(r["seconds"]) for r in earlier),
             "earlier_attempts": len(earlier), "resumed_steps": len({r["step"] for r in earlier}),
             "span_s": (max(r["end"] for r in recs) - min(r["start"] for r in recs)).total_seconds(),
+            "busy_s": busy_seconds([(r["start"], r["end"]) for r in recs]),
             "first": min(r["start"] for r in recs), "last": max(r["end"] for r in recs),
             "builds": len(builds - {None}), "unnamed": None in builds,
             "one_build": len(builds) == 1 and None not in builds}
+
+
+def busy_seconds(intervals: Sequence[tuple[datetime, datetime]]) -> float:
+    """Seconds during which at least one interval is open (the union's length): a build's wall
+    time with ``make -j2``'s overlaps counted once and the gaps between builds not at all."""
+    total, reach = 0.0, None
+    for start, end in sorted(intervals):
+        if reach is None or start > reach:
+            total, reach = total + (end - start).total_seconds(), end
+        elif end > reach:
+            total, reach = total + (end - reach).total_seconds(), end
+    return total
 
 
 def _order(stage: str) -> int:
@@ -90,26 +106,27 @@ def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
         return f"No step of the `{profile}` build has recorded its time yet.\n"
     stages = ", ".join(f"{name} {duration(sec)}" for name, sec in s["per_stage"].items())
     when = f"{s['first']:%Y-%m-%d %H:%M} to {s['last']:%Y-%m-%d %H:%M} UTC"
-    lines = [f"**This build (`PROFILE={profile}`) took {duration(s['sum_s'])}** of wall time in its "
-             f"{s['steps']} recorded steps ({stages}), measured by the build itself "
-             f"(`results/setup/timings/`, `results/{profile}/timings/`)."]
+    lines = [f"**This build (`PROFILE={profile}`) took {duration(s['busy_s'])}** of wall time with at "
+             f"least one of its {s['steps']} recorded steps running, measured by the build itself "
+             f"(`results/setup/timings/`, `results/{profile}/timings/`). The steps' own times add up "
+             f"to {duration(s['sum_s'])} ({stages}); more than the wall time when `make -j2` runs "
+             "steps side by side, each slower than alone."]
     if s["earlier_attempts"]:
         lines.append(f"This includes {duration(s['earlier_s'])} of {s['earlier_attempts']} earlier "
                      f"attempt(s) at {s['resumed_steps']} step(s) that were killed or failed and then "
                      "re-run (a resumed LLM run takes the answers it already had from the LM cache).")
     if s["one_build"]:
         lines.append(f"They ran in one build, from {when}: {duration(s['span_s'])} from the first "
-                     "step's start to the last step's end (more than the sum when something else ran "
-                     "between steps, such as the tests of `make test`; less when `make -j2` overlaps "
-                     "steps).")
+                     "step's start to the last step's end (more than the busy time when something else "
+                     "ran between steps, such as the tests of `make test`).")
     else:
         if s["builds"] > 1:
             made_by = f"come from {s['builds']} builds" + (" and from records that name none" if s["unnamed"] else "")
         else:
-            made_by = "cannot be shown to come from one build (some records name no build)"
-        lines.append(f"The steps {made_by}: a step whose inputs did not change keeps the "
-                     f"time of the build that last ran it (recorded from {when}), so the sum, not "
-                     "the span, is the time of a build from nothing on this machine.")
+            made_by = "cannot be shown to come from one build, as some records name none,"
+        lines.append(f"The steps {made_by} (recorded from {when}): a step whose inputs did not change "
+                     "keeps the time of the build that last ran it, and the time between builds is not "
+                     "counted.")
     if s["failed"]:
         lines.append(f"{s['failed']} recorded step(s) exited with an error and were re-run.")
     return " ".join(lines) + "\n"
