@@ -123,10 +123,10 @@ def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
         if s["builds"] > 1:
             made_by = f"come from {s['builds']} builds" + (" and from records that name none" if s["unnamed"] else "")
         else:
-            made_by = "cannot be shown to come from one build, as some records name none,"
-        lines.append(f"The steps {made_by} (recorded from {when}): a step whose inputs did not change "
-                     "keeps the time of the build that last ran it, and the time between builds is not "
-                     "counted.")
+            made_by = "cannot be shown to come from one build (some records name none)"
+        lines.append(f"The steps {made_by}; they were recorded from {when}. A step whose inputs did "
+                     "not change keeps the time of the build that last ran it, and the time between "
+                     "builds is not counted.")
     if s["failed"]:
         lines.append(f"{s['failed']} recorded step(s) exited with an error and were re-run.")
     return " ".join(lines) + "\n"
