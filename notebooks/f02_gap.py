@@ -22,7 +22,10 @@ gap = 0.5
 # # Figure 2 — The Three-Competency Gap, and the headline findings
 #
 # Open-set accuracy against open-set grounding, one point per baseline; then one computed
-# sentence per headline finding saying whether it holds on this run.
+# sentence per headline finding saying whether it holds on this run. A finding gets a verdict
+# only when every baseline it compares was scored on enough dialogues (the minimum of the
+# dialogue-cluster bootstrap) and the compared values' intervals are apart; otherwise it says
+# "not resolved at n = …" (`trace_crs.report.findings` lists which values each finding compares).
 
 # %%
 from trace_crs import report
