@@ -92,9 +92,12 @@ def f1b(closed: pd.DataFrame, opened: pd.DataFrame, **_: object) -> tuple[bool |
     drops = int((both["open"] < both["closed"]).sum())
     holds = drops == len(both) and llm[1] > non[1]
     lead = ((_key(llm[0]), "open"), (_key(non[0]), "open"), "recall@1")
-    kept = [((k, "closed"), (k, "open"), "recall@1") for k in both.index if not both.at[k, "open"] < both.at[k, "closed"]]
-    COMPARED["1b"] = ([lead] + [((k, "closed"), (k, "open"), "recall@1") for k in both.index] if holds
-                      else ([] if llm[1] > non[1] else [lead]) + kept)
+    drop = {k: ((k, "closed"), (k, "open"), "recall@1") for k in both.index}
+    if holds:
+        COMPARED["1b"] = [lead, *drop.values()]
+    else:   # only the parts that fail: the lead, the baselines whose R@1 did not drop
+        COMPARED["1b"] = ([] if llm[1] > non[1] else [lead]) + [
+            drop[k] for k in both.index if not both.at[k, "open"] < both.at[k, "closed"]]
     return holds, (
         f"open-set R@1 is below closed-set R@1 for {drops} of {len(both)} baselines; best "
         f"open-set LLM {llm[0]} {llm[1]:.3f} vs best non-LLM {non[0]} {non[1]:.3f}")
