@@ -46,7 +46,7 @@ df
 # that was skipped because nothing changed keeps the time of the build that last ran it (`build`
 # names it). `seconds` is the attempt that finished the step; `earlier_s` the attempts before it
 # that were killed or failed (`attempts` counts all), from the heartbeat every step writes while
-# it runs. Runs took
+# it runs. Counting every attempt, runs took
 # {glue:text}`prov_run_seconds:.0f` s in total, scoring {glue:text}`prov_score_seconds:.0f` s,
 # notebooks {glue:text}`prov_notebook_seconds:.0f` s.
 

@@ -45,8 +45,7 @@ def steps(results_dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
             attempts = [{**a, "earlier": True} for a in rec["earlier_attempts"]] + [{**rec, "earlier": False}]
             for att in attempts:
                 end = datetime.fromisoformat(att["finished"])
-                build = att.get("build") if isinstance(att.get("build"), str) else None   # NaN from pandas
-                out.append({**att, "build": build, "step": rec["step"], "stage": rec["step"].split("/")[0], "end": end,
+                out.append({**att, "step": rec["step"], "stage": rec["step"].split("/")[0], "end": end,
                             "start": end - timedelta(seconds=float(att["seconds"]))})
     return sorted(out, key=lambda r: (r["start"], r["step"]))
 
@@ -63,14 +62,14 @@ def summary(results_dirs: Sequence[str | Path]) -> dict[str, Any]:
         per_stage[r["stage"]] = per_stage.get(r["stage"], 0.0) + float(r["seconds"])
     earlier = [r for r in recs if r["earlier"]]
     builds = {r.get("build") for r in recs}
+    first, last = min(r["start"] for r in recs), max(r["end"] for r in recs)
     return {"steps": len(recs) - len(earlier),
             "failed": sum(1 for r in recs if not r["earlier"] and r.get("returncode", 0) != 0),
             "per_stage": dict(sorted(per_stage.items(), key=lambda kv: (_order(kv[0]), kv[0]))),
             "sum_s": sum(per_stage.values()), "earlier_s": sum(float(r["seconds"]) for r in earlier),
             "earlier_attempts": len(earlier), "resumed_steps": len({r["step"] for r in earlier}),
-            "span_s": (max(r["end"] for r in recs) - min(r["start"] for r in recs)).total_seconds(),
-            "busy_s": busy_seconds([(r["start"], r["end"]) for r in recs]),
-            "first": min(r["start"] for r in recs), "last": max(r["end"] for r in recs),
+            "span_s": (last - first).total_seconds(), "busy_s": busy_seconds([(r["start"], r["end"]) for r in recs]),
+            "first": first, "last": last,
             "builds": len(builds - {None}), "unnamed": None in builds,
             "one_build": len(builds) == 1 and None not in builds}
 
@@ -128,7 +127,7 @@ def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
                      "not change keeps the time of the build that last ran it, and the time between "
                      "builds is not counted.")
     if s["failed"]:
-        lines.append(f"{s['failed']} recorded step(s) exited with an error and were re-run.")
+        lines.append(f"{s['failed']} recorded step(s) exited with an error in their last run.")
     return " ".join(lines) + "\n"
 
 

@@ -92,12 +92,13 @@ def inputs_section(kb_dir: str | Path, dialogues_path: str | Path) -> "pd.io.for
 def timings(results_dir: str | Path) -> pd.DataFrame:
     """One row per recorded step, sorted by step: ``step, seconds`` (its last, finishing attempt),
     ``earlier_s`` and ``attempts`` (the killed or failed attempts before it, carried by
-    ``book/tools/pipeline.py timed``), ``finished, returncode, build`` and ``earlier_attempts``."""
+    ``book/tools/pipeline.py timed``), ``finished, returncode, build`` (None in records made before
+    builds were named) and ``earlier_attempts``."""
     rows = []
     for f in sorted((Path(results_dir) / "timings").glob("*.json")):
         rec = json.loads(f.read_text())
         earlier = rec.get("earlier_attempts") or []
-        rows.append({**rec, "earlier_attempts": earlier, "attempts": len(earlier) + 1,
+        rows.append({**rec, "build": rec.get("build"), "earlier_attempts": earlier, "attempts": len(earlier) + 1,
                      "earlier_s": float(sum(a.get("seconds") or 0 for a in earlier))})
     columns = ["step", "seconds", "earlier_s", "attempts", "finished", "returncode", "build", "earlier_attempts"]
     return pd.DataFrame(rows, columns=columns).sort_values("step", ignore_index=True)
