@@ -25,8 +25,10 @@ ALLOWED: dict[str, set[str]] = {
     "live": {"kb", "dialogues", "lm", "baselines", "metrics", "runner"},   # issue 19: the live loop
     "stats": {"kb", "dialogues", "lm", "metrics"},
     "oracle": {"kb", "dialogues", "lm", "metrics", "stats"},
+    "release": {"kb", "dialogues"},   # the paper's release layout: import / export (paper §2.1)
     "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "live"},
-    "cli": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "report", "judge", "live"},
+    "cli": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "report", "judge", "live",
+            "release"},
     "api": {"kb", "dialogues", "metrics", "runner"},   # the Python API, beside the CLI at the top
 }
 

@@ -20,7 +20,7 @@ import sys
 from trace_crs import __version__
 from trace_crs.errors import TraceError
 
-COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge")
+COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge", "release")
 
 
 def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:

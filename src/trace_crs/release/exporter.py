@@ -1,0 +1,73 @@
+"""Export our corpus in the official release layout (paper §2.1 Release, Appendix H).
+
+``--out`` receives ``crs_dataset.json`` (a JSON array, one record per dialogue, quotes as
+``[Q:N]`` placeholders with pointers), ``poi_knowledge_base.json`` (one card per POI a dialogue
+names: the POI metadata of §2.1's carve-out and the cited pointers ``(business_id, R#, review
+id, offsets, span checksum)`` — no span text, so even a Yelp-built corpus exports without Yelp
+text; every KB POI has a card, cited or not), ``splits/<split>_dialogue_ids.json`` and ``export_report.json`` naming the fields the
+layout does not carry.  ``bundle`` (optional) also writes a synthetic KB as a Yelp-format bundle
+for the import side.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from trace_crs.atomic import write_json, write_text
+from trace_crs.dialogues.schema import SPLITS, iter_dialogues
+from trace_crs.kb.store import KB, load_kb, sha256_file
+from trace_crs.release.bundle import write_bundle
+from trace_crs.release.official import FIELDS, to_official
+from trace_crs.release.staging import check_out, staged
+
+DATASET_FILE, CARDS_FILE, SPLITS_DIR, EXPORT_REPORT = ("crs_dataset.json", "poi_knowledge_base.json", "splits",
+                                                      "export_report.json")
+
+
+def poi_cards(records: list[dict[str, Any]], kb: KB) -> list[dict[str, Any]]:
+    """One card per KB POI (so an import rebuilds the same POI set and open sets), with the
+    pointers the records cite."""
+    cited: dict[str, set[tuple[str, str, int, int, str]]] = {bid: set() for bid in kb.pois}
+    for rec in records:
+        for bid in rec["candidate_poi_ids"]:
+            cited.setdefault(bid, set())
+        for t in rec["turns"]:
+            for bid in t["referenced_poi_ids"]:
+                cited.setdefault(bid, set())
+            for q in t["quotes"]:
+                cited.setdefault(q["business_id"], set()).add(
+                    (q["label"], q["review_id"], q["start"], q["end"], q["span_sha256"]))
+    cards = []
+    for bid in sorted(cited):
+        p = kb.pois[bid]
+        cards.append({"business_id": bid, "name": p.name, "address": p.address, "city": p.city,
+                      "latitude": p.latitude, "longitude": p.longitude, "categories": p.categories,
+                      "stars": p.stars, "price": p.price, "poi_type": p.poi_type,
+                      "citations": [{"label": lab, "review_id": rid, "start": s, "end": e, "span_sha256": h}
+                                    for lab, rid, s, e, h in sorted(cited[bid])]})
+    return cards
+
+
+def export_release(kb_dir: str | Path, dialogues: str | Path, out: str | Path,
+                   bundle: str | Path | None = None) -> dict[str, Any]:
+    """Write the release layout of ``dialogues`` (see module docstring); returns the report."""
+    kb_dir, dialogues, out = Path(kb_dir), Path(dialogues), Path(out)
+    check_out(out, [kb_dir, dialogues], EXPORT_REPORT)
+    kb = load_kb(kb_dir)
+    corpus = list(iter_dialogues(dialogues))
+    records = [to_official(d, kb) for d in corpus]
+    if bundle is not None:
+        write_bundle(kb, bundle)
+    with staged(out) as staging:
+        write_text(staging / DATASET_FILE, json.dumps(records, sort_keys=True, ensure_ascii=False, indent=1) + "\n")
+        write_json(poi_cards(records, kb), staging / CARDS_FILE, indent=1)
+        for split in SPLITS:
+            ids = sorted(d["dialogue_id"] for d in corpus if d["split"] == split)
+            write_json(ids, staging / SPLITS_DIR / f"{split}_dialogue_ids.json", indent=0)
+        report = {"counts": {"dialogues": len(records), "quotes": sum(len(t["quotes"]) for r in records for t in r["turns"])},
+                  "inputs": {"kb": kb.sha256, "dialogues": sha256_file(dialogues)},
+                  "not_exported": [f for f in FIELDS if f["status"] in ("absent", "kb")],
+                  "dialogues_with_unsolvable": sum("unsolvable" in d for d in corpus)}
+        write_json(report, staging / EXPORT_REPORT, indent=2)
+    return report

@@ -1,0 +1,162 @@
+"""Import the official release into our KB and corpus (paper §2.1 Release, Appendices D, H).
+
+Inputs: ``crs_dataset.json``, ``poi_knowledge_base.json``, a splits directory
+(``test_dialogue_ids.json``; ``train_``/``val_`` when present) and a user's Yelp bundle.  Output
+directory: ``kb/`` (POIs the release names, every review of them from the bundle),
+``dialogues.jsonl`` with ``dialogues.splits/``, and ``mapping_report.json``.  Everything is
+computed and checked in memory, written into a staging sibling, then renamed into place: an
+error leaves nothing behind.  A placeholder whose review is absent, whose review text checksum
+differs or whose offsets do not give the recorded span checksum is an error naming the file,
+the dialogue and the field.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from trace_crs.atomic import write_json
+from trace_crs.dialogues.generate import write_corpus
+from trace_crs.dialogues.pools import expanded_pools
+from trace_crs.dialogues.release import HydrationError, hydrate_dialogue, text_sha256
+from trace_crs.dialogues.schema import SPLITS, check_dialogue
+from trace_crs.kb.store import KB, sha256_file, write_kb
+from trace_crs.release.bundle import bundle_paths, load_json, read_pois, read_reviews
+from trace_crs.release.checks import ReleaseFormatError, card_records, dialogue_records
+from trace_crs.release.mapping import coverage, unconsumed
+from trace_crs.release.official import from_official, span_sha256
+from trace_crs.release.staging import check_out, staged
+
+REPORT_FILE, DIALOGUES_FILE, KB_SUBDIR = "mapping_report.json", "dialogues.jsonl", "kb"
+
+
+def read_splits(directory: Path, ids: set[str]) -> dict[str, str]:
+    """``{dialogue_id: split}`` from the split files present (the test file is required)."""
+    if not (directory / "test_dialogue_ids.json").is_file():
+        raise FileNotFoundError(f"{directory / 'test_dialogue_ids.json'}: split file not found")
+    out: dict[str, str] = {}
+    for split in SPLITS:
+        path = directory / f"{split}_dialogue_ids.json"
+        if not path.is_file():
+            continue
+        listed = load_json(path)
+        if not isinstance(listed, list) or not all(isinstance(i, str) for i in listed):
+            raise ReleaseFormatError(str(path), None, "<file>", "expected a JSON array of dialogue ids")
+        for i in listed:
+            if i not in ids:
+                raise ReleaseFormatError(str(path), i, "<id>", "listed in the split file but not in the dataset")
+            if i in out:
+                raise ReleaseFormatError(str(path), i, "<id>", f"already listed in the {out[i]} split")
+            out[i] = split
+    return out
+
+
+def _poi_types(records: list[dict[str, Any]], cards: list[dict[str, Any]], path: str,
+               cards_path: str) -> dict[str, str]:
+    types: dict[str, str] = {}
+    for rec in records:
+        ids = list(rec["candidate_poi_ids"]) + [b for t in rec["turns"] for b in t.get("referenced_poi_ids") or []]
+        for bid in ids:
+            if types.setdefault(bid, rec["scenario"]["poi_type"]) != rec["scenario"]["poi_type"]:
+                raise ReleaseFormatError(path, rec["dialogue_id"], "scenario.poi_type",
+                                         f"POI {bid} is a {types[bid]} in another dialogue")
+    for i, card in enumerate(cards):
+        if not types.setdefault(card["business_id"], str(card.get("poi_type") or "")):
+            raise ReleaseFormatError(cards_path, None, f"[{i}].poi_type", f"POI {card['business_id']} has no type "
+                                     "(not in any dialogue's pool and the card names none)")
+    return types
+
+
+def _verify_quotes(rec: dict[str, Any], i: int, kb: KB, path: str) -> None:
+    """Each pointer's review is in the bundle, its text checksum and its span checksum match."""
+    for t, turn in enumerate(rec["turns"]):
+        for k, q in enumerate(turn.get("quotes") or []):
+            where = f"[{i}].turns[{t}].quotes[{k}]"
+            review = kb.reviews.get(q["review_id"])
+            if review is None:
+                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.review_id",
+                                         f"[Q:{q['q']}]: review {q['review_id']} is not in the Yelp bundle")
+            if text_sha256(review.text) != q["sha256"]:
+                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.sha256",
+                                         f"[Q:{q['q']}]: review {q['review_id']} text differs from the release's checksum")
+            if not 0 <= q["start"] < q["end"] <= len(review.text) or \
+                    span_sha256(review.text[q["start"]:q["end"]]) != q["span_sha256"]:
+                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.start",
+                                         f"[Q:{q['q']}]: offsets {q['start']}:{q['end']} of review {q['review_id']} "
+                                         "do not give the released span (span checksum differs)")
+
+
+def _verify_cards(cards: list[dict[str, Any]], kb: KB, path: str) -> int:
+    n = 0
+    for i, card in enumerate(cards):
+        for k, p in enumerate(card.get("citations") or []):
+            review = kb.reviews.get(p["review_id"])
+            where = f"[{i}].citations[{k}]"
+            if review is None or review.business_id != card["business_id"]:
+                raise ReleaseFormatError(path, None, f"{where}.review_id",
+                                         f"review {p['review_id']} of POI {card['business_id']} is not in the Yelp bundle")
+            span = review.text[p["start"]:p["end"]]
+            if ("span_sha256" in p and span_sha256(span) != p["span_sha256"]) or ("span" in p and span != p["span"]):
+                raise ReleaseFormatError(path, None, f"{where}.start",
+                                         f"offsets {p['start']}:{p['end']} of review {p['review_id']} do not give the cited span")
+            n += 1
+    return n
+
+
+def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, yelp_dir: str | Path,
+                   out: str | Path, seed: int = 42) -> dict[str, Any]:
+    """Map, hydrate, verify and publish (see module docstring); returns the mapping report."""
+    dataset, pois, splits, out = Path(dataset), Path(pois), Path(splits), Path(out)
+    inputs = [dataset, pois, splits, *bundle_paths(yelp_dir)]
+    check_out(out, inputs, REPORT_FILE)
+    records = dialogue_records(load_json(dataset), str(dataset))
+    cards = card_records(load_json(pois), str(pois))
+    split_of = read_splits(splits, {r["dialogue_id"] for r in records})
+    types = _poi_types(records, cards, str(dataset), str(pois))
+    business_path, review_path = bundle_paths(yelp_dir)
+    kb_pois = read_pois(business_path, types)
+    for i, rec in enumerate(records):
+        for t, turn in enumerate([{"referenced_poi_ids": rec["candidate_poi_ids"]}] + rec["turns"]):
+            for bid in turn.get("referenced_poi_ids") or []:
+                if bid not in kb_pois:
+                    field = f"[{i}].turns[{t - 1}].referenced_poi_ids" if t else f"[{i}].candidate_poi_ids"
+                    raise ReleaseFormatError(str(dataset), rec["dialogue_id"], field,
+                                             f"POI {bid} is not in the Yelp bundle ({business_path.name})")
+    for i, card in enumerate(cards):
+        if card["business_id"] not in kb_pois:
+            raise ReleaseFormatError(str(pois), None, f"[{i}].business_id",
+                                     f"POI {card['business_id']} is not in the Yelp bundle ({business_path.name})")
+    kb = KB(pois=kb_pois, reviews=read_reviews(review_path, set(kb_pois)))
+    n_pointers = _verify_cards(cards, kb, str(pois))
+    dialogues = []
+    for i, rec in enumerate(records):
+        _verify_quotes(rec, i, kb, str(dataset))
+        try:
+            dialogues.append(hydrate_dialogue(from_official(rec, split_of.get(rec["dialogue_id"], "train")), kb))
+        except HydrationError as exc:
+            raise ReleaseFormatError(str(dataset), rec["dialogue_id"], f"[{i}].turns", str(exc)) from None
+    with staged(out) as staging:
+        manifest = write_kb(list(kb.pois.values()), list(kb.reviews.values()), staging / KB_SUBDIR,
+                            {"source": "release", "seed": seed,
+                             "inputs": {p.name: sha256_file(p) for p in inputs if p.is_file()}})
+        kb_sha = manifest["files"]["pois.jsonl"]["sha256"]
+        for k, (d, rec) in enumerate(zip(dialogues, records)):
+            sc = d["scenario"]
+            open_ids = kb.pois_in(sc["city"], sc["poi_type"])
+            d["open_set_poi_ids"] = list(open_ids)
+            d["expanded_pool_poi_ids"] = expanded_pools(open_ids, d["candidate_poi_ids"], np.random.default_rng([seed, k]))
+            d["metadata"]["kb_sha256"] = kb_sha
+            check_dialogue(d, str(dataset))
+        write_corpus(dialogues, staging / DIALOGUES_FILE)
+        report = {"counts": {"dialogues": len(records), "turns": sum(len(r["turns"]) for r in records),
+                             "quotes": sum(len(t["citations"]) for d in dialogues for t in d["turns"]),
+                             "cards": len(cards), "card_pointers": n_pointers, "pois": len(kb.pois),
+                             "reviews": len(kb.reviews),
+                             "splits": {s: sum(d["split"] == s for d in dialogues) for s in SPLITS}},
+                  "split_files": sorted(f"{s}_dialogue_ids.json" for s in SPLITS
+                                        if (splits / f"{s}_dialogue_ids.json").is_file()),
+                  "fields": coverage(records, len(split_of)), "unconsumed_release_keys": unconsumed(records),
+                  "kb_sha256": kb_sha}
+        write_json(report, staging / REPORT_FILE, indent=2)
+    return report
