@@ -21,7 +21,8 @@ class ReleaseFormatError(DataError):
     """A release record breaks the layout; names file, dialogue and field (exit 3)."""
 
     def __init__(self, path: str, dialogue_id: str | None, field_name: str, problem: str):
-        DataError.__init__(self, f"dialogue {dialogue_id or '?'}: {problem}", file=path, field=field_name)
+        DataError.__init__(self, f"dialogue {dialogue_id}: {problem}" if dialogue_id else problem, file=path,
+                           field=field_name)
         self.dialogue_id = dialogue_id
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from trace_crs.atomic import write_json, write_text
 from trace_crs.dialogues.schema import SPLITS, iter_dialogues
+from trace_crs.errors import UsageError
 from trace_crs.kb.store import KB, load_kb, sha256_file
 from trace_crs.release.bundle import write_bundle
 from trace_crs.release.official import FIELDS, to_official
@@ -54,6 +55,8 @@ def export_release(kb_dir: str | Path, dialogues: str | Path, out: str | Path,
     """Write the release layout of ``dialogues`` (see module docstring); returns the report."""
     kb_dir, dialogues, out = Path(kb_dir), Path(dialogues), Path(out)
     check_out(out, [kb_dir, dialogues], EXPORT_REPORT)
+    if bundle is not None and (out.resolve() == Path(bundle).resolve() or out.resolve() in Path(bundle).resolve().parents):
+        raise UsageError(f"--yelp-bundle {bundle} is inside --out {out}, which the export replaces as a whole")
     kb = load_kb(kb_dir)
     corpus = list(iter_dialogues(dialogues))
     records = [to_official(d, kb) for d in corpus]

@@ -128,7 +128,6 @@ def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, ye
             raise ReleaseFormatError(str(pois), None, f"[{i}].business_id",
                                      f"POI {card['business_id']} is not in the Yelp bundle ({business_path.name})")
     kb = KB(pois=kb_pois, reviews=read_reviews(review_path, set(kb_pois)))
-    n_pointers = _verify_cards(cards, kb, str(pois))
     dialogues = []
     for i, rec in enumerate(records):
         _verify_quotes(rec, i, kb, str(dataset))
@@ -136,6 +135,7 @@ def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, ye
             dialogues.append(hydrate_dialogue(from_official(rec, split_of.get(rec["dialogue_id"], "train")), kb))
         except HydrationError as exc:
             raise ReleaseFormatError(str(dataset), rec["dialogue_id"], f"[{i}].turns", str(exc)) from None
+    n_pointers = _verify_cards(cards, kb, str(pois))
     with staged(out) as staging:
         manifest = write_kb(list(kb.pois.values()), list(kb.reviews.values()), staging / KB_SUBDIR,
                             {"source": "release", "seed": seed,
