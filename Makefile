@@ -10,7 +10,8 @@ PY          := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
 SRC         := $(shell find src -name '*.py' -o -name '*.yaml' -o -name '*.json' | sort)
 SEED        ?= 42
-PROFILE     ?= default
+# DATASET=official: the paper's own release, imported (mk/official.mk)
+PROFILE     ?= $(if $(filter official,$(DATASET)),official,default)
 TEST_DEPS   :=
 
 export HF_HUB_OFFLINE := 1

@@ -8,12 +8,14 @@ DIALOGUE_SOURCES := $(sort $(wildcard src/trace_crs/dialogues/*.py src/trace_crs
 
 DIALOGUES_TIMED = $(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/dialogues-$(1).json dialogues/$(1) -- $(VENV)/bin/trace-crs dialogues
 
+ifneq ($(PROFILE),official)  # official: the corpus comes from `trace-crs release import` (mk/official.mk)
 $(DIALOGUES): $(KB_DIR)/MANIFEST.json $(DIALOGUE_SOURCES) | $(STAMP)
 	mkdir -p $(@D)
 	$(call DIALOGUES_TIMED,generate) generate --kb $(KB_DIR) --n $(N_DIALOGUES) --generator simulated --seed $(SEED) --out $@
 	$(call DIALOGUES_TIMED,validate) validate $@ --kb $(KB_DIR)
 	$(call DIALOGUES_TIMED,stats) stats $@ --json $(@D)/stats.json
 	$(call DIALOGUES_TIMED,leakage) leakage $@ --kb $(KB_DIR) --seed $(SEED) --json $(@D)/leakage.json
+endif
 
 dialogues: $(DIALOGUES) ## generate + validate the dialogue corpus (simulated; PROFILE=smoke for 60)
 

@@ -12,8 +12,10 @@ $(KB_DIR)/.build-args: FORCE
 	mkdir -p $(@D)
 	echo '$(KB_ARGS) --per-cell $(KB_PER_CELL) --seed $(SEED)' | cmp -s - $@ || echo '$(KB_ARGS) --per-cell $(KB_PER_CELL) --seed $(SEED)' > $@
 
+ifneq ($(PROFILE),official)  # official: the KB comes from `trace-crs release import` (mk/official.mk)
 $(KB_DIR)/MANIFEST.json: $(STAMP) $(KB_SOURCES) $(KB_DIR)/.build-args $(if $(YELP_DIR),$(wildcard $(YELP_DIR)/yelp_academic_dataset_*.json))
 	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/kb.json kb/build -- $(VENV)/bin/trace-crs kb build $(KB_ARGS) --per-cell $(KB_PER_CELL) --seed $(SEED) --out $(KB_DIR)
+endif
 
 kb: $(KB_DIR)/MANIFEST.json ## build the POI knowledge base (YELP_DIR=... for a real Yelp bundle; PROFILE=smoke for 40/cell)
 
