@@ -46,7 +46,8 @@ def test_mapping_report_counts_every_field(release, tmp_path):
     assert main(["--quiet", *import_args(release, out)]) == 0
     report = json.loads((out / "mapping_report.json").read_text())
     assert report["counts"] | {"splits": None} == {"dialogues": 3, "turns": 24, "quotes": 9, "cards": 24,
-                                                   "card_pointers": 9, "pois": 24, "reviews": 48, "splits": None}
+                                                   "card_pointers": 9, "pois": 24, "reviews": 48, "splits": None,
+                                                   "quotes_without_checksums": 0}
     rows = {r["field"]: r for r in report["fields"]}
     assert rows["scenario.hidden_preferences"]["status"] == "absent" and rows["scenario.hidden_preferences"]["present"] == 0
     assert rows["scenario.persona"]["present"] == 0  # the fixture scenarios carry persona_type only
@@ -85,14 +86,22 @@ def _duplicate_id(release):
     return "crs_yelp_02669", "[1].dialogue_id"
 
 
+def _lost_placeholder(release):
+    data = json.loads((release / "crs_dataset.json").read_text())
+    data[1]["turns"][5]["text"] = data[1]["turns"][5]["text"].replace('"[Q:3]" [R2]', "it")
+    (release / "crs_dataset.json").write_text(json.dumps(data))
+    return "crs_yelp_04339", "[1].turns[5].text"
+
+
 def _edited_review(release):
     path = release / "yelp" / "yelp_academic_dataset_review.json"
     path.write_text(path.read_text().replace("Ten minutes from the airport", "Ten minutes from the airport!"))
     return "crs_yelp_02669", "sha256"
 
 
-@pytest.mark.parametrize("corrupt", [_corrupt_offset, _missing_review, _duplicate_id, _edited_review],
-                         ids=["offset", "missing_review", "duplicate_id", "edited_review"])
+@pytest.mark.parametrize("corrupt", [_corrupt_offset, _missing_review, _duplicate_id, _edited_review,
+                                     _lost_placeholder],
+                         ids=["offset", "missing_review", "duplicate_id", "edited_review", "lost_placeholder"])
 def test_bad_release_exits_3_naming_file_dialogue_field_and_writes_nothing(release, tmp_path, capsys, corrupt):
     did, field = corrupt(release)
     out = tmp_path / "imported"
@@ -114,3 +123,16 @@ def test_failed_import_keeps_an_earlier_output(release, tmp_path):
 
 def test_out_inside_an_input_is_refused(release):
     assert main(import_args(release, release / "splits")) == 2
+
+
+def test_quotes_without_checksums_are_hydrated_and_counted(release, tmp_path):
+    data = json.loads((release / "crs_dataset.json").read_text())
+    for t in data[0]["turns"]:
+        for q in t["quotes"]:
+            del q["sha256"], q["span_sha256"]
+    (release / "crs_dataset.json").write_text(json.dumps(data))
+    out = tmp_path / "imported"
+    assert main(["--quiet", *import_args(release, out)]) == 0
+    assert json.loads((out / "mapping_report.json").read_text())["counts"]["quotes_without_checksums"] == 3
+    t4 = _dialogues(out)["crs_yelp_02669"]["turns"][3]
+    assert t4["citations"][0]["quote"] == "the shuttle runs all night"

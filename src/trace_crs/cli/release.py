@@ -18,6 +18,9 @@ def _import(args: argparse.Namespace) -> int:
         print(f"release import: {c['dialogues']} dialogues, {c['quotes']} quotes hydrated and verified, "
               f"{c['pois']} POIs, {c['reviews']} reviews -> {args.out} (not in the release: {', '.join(absent)})",
               file=sys.stderr)
+    if c["quotes_without_checksums"]:
+        print(f"release import: warning: {c['quotes_without_checksums']} quotes carry no checksums: their offsets were "
+              "range-checked but the spans could not be verified (mapping_report.json)", file=sys.stderr)
     return 0
 
 

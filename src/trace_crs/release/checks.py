@@ -13,8 +13,8 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {"dialogue_id": str, "scenario": 
                                                "turns": list}
 SCENARIO: tuple[str, ...] = ("persona_type", "city", "poi_type")
 TURN: dict[str, type | tuple[type, ...]] = {"role": str, "action": str, "text": str}
-QUOTE: dict[str, type | tuple[type, ...]] = {"q": int, "label": str, "review_id": str, "start": int, "end": int,
-                                            "sha256": str, "span_sha256": str}
+QUOTE: dict[str, type | tuple[type, ...]] = {"q": int, "label": str, "review_id": str, "start": int, "end": int}
+CHECKSUMS: tuple[str, ...] = ("sha256", "span_sha256")  # optional: a quote without them is counted unverified
 
 
 class ReleaseFormatError(DataError):
@@ -61,6 +61,7 @@ def dialogue_records(data: Any, path: str) -> list[dict[str, Any]]:
             _typed(turn, TURN, path, did, f"[{i}].turns[{t}].")
             for k, q in enumerate(turn.get("quotes") or []):
                 _typed(q, QUOTE, path, did, f"[{i}].turns[{t}].quotes[{k}].")
+                _typed(q, {c: str for c in CHECKSUMS if c in q}, path, did, f"[{i}].turns[{t}].quotes[{k}].")
     return records
 
 

@@ -11,6 +11,7 @@ the dialogue and the field.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from trace_crs.release.official import from_official, span_sha256
 from trace_crs.release.staging import check_out, staged
 
 REPORT_FILE, DIALOGUES_FILE, KB_SUBDIR = "mapping_report.json", "dialogues.jsonl", "kb"
+PLACEHOLDER_RE = re.compile(r'"\[Q:(\d+)\]" \[(R\d+)\]')  # dialogues/release.py's placeholder form
 
 
 def read_splits(directory: Path, ids: set[str]) -> dict[str, str]:
@@ -68,23 +70,37 @@ def _poi_types(records: list[dict[str, Any]], cards: list[dict[str, Any]], path:
     return types
 
 
-def _verify_quotes(rec: dict[str, Any], i: int, kb: KB, path: str) -> None:
-    """Each pointer's review is in the bundle, its text checksum and its span checksum match."""
+def _verify_quotes(rec: dict[str, Any], i: int, kb: KB, path: str) -> int:
+    """Each pointer's placeholder is in its turn's text and its review in the bundle (of the POI
+    it names); the review-text and span checksums match when the release carries them.  Returns
+    how many pointers had no checksum to verify (counted in the report, never assumed)."""
+    unverified = 0
     for t, turn in enumerate(rec["turns"]):
-        for k, q in enumerate(turn.get("quotes") or []):
+        quotes = turn.get("quotes") or []
+        placeholders = PLACEHOLDER_RE.findall(turn["text"])
+        if sorted(placeholders) != sorted((str(q["q"]), q["label"]) for q in quotes):
+            raise ReleaseFormatError(path, rec["dialogue_id"], f"[{i}].turns[{t}].text",
+                                     f"placeholders {placeholders} do not match the turn's quotes "
+                                     f"{[(q['q'], q['label']) for q in quotes]}")
+        for k, q in enumerate(quotes):
             where = f"[{i}].turns[{t}].quotes[{k}]"
             review = kb.reviews.get(q["review_id"])
             if review is None:
                 raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.review_id",
                                          f"[Q:{q['q']}]: review {q['review_id']} is not in the Yelp bundle")
-            if text_sha256(review.text) != q["sha256"]:
+            if q.get("business_id", review.business_id) != review.business_id:
+                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.business_id",
+                                         f"[Q:{q['q']}]: review {q['review_id']} belongs to {review.business_id}")
+            if "sha256" in q and text_sha256(review.text) != q["sha256"]:
                 raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.sha256",
                                          f"[Q:{q['q']}]: review {q['review_id']} text differs from the release's checksum")
-            if not 0 <= q["start"] < q["end"] <= len(review.text) or \
-                    span_sha256(review.text[q["start"]:q["end"]]) != q["span_sha256"]:
+            if not 0 <= q["start"] < q["end"] <= len(review.text) or ("span_sha256" in q and
+                                                                     span_sha256(review.text[q["start"]:q["end"]]) != q["span_sha256"]):
                 raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.start",
                                          f"[Q:{q['q']}]: offsets {q['start']}:{q['end']} of review {q['review_id']} "
-                                         "do not give the released span (span checksum differs)")
+                                         "do not give the released span (out of range or span checksum differs)")
+            unverified += not ("sha256" in q and "span_sha256" in q)
+    return unverified
 
 
 def _verify_cards(cards: list[dict[str, Any]], kb: KB, path: str) -> int:
@@ -128,11 +144,15 @@ def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, ye
             raise ReleaseFormatError(str(pois), None, f"[{i}].business_id",
                                      f"POI {card['business_id']} is not in the Yelp bundle ({business_path.name})")
     kb = KB(pois=kb_pois, reviews=read_reviews(review_path, set(kb_pois)))
-    dialogues = []
+    dialogues, unverified = [], 0
     for i, rec in enumerate(records):
-        _verify_quotes(rec, i, kb, str(dataset))
+        unverified += _verify_quotes(rec, i, kb, str(dataset))
+        ours = from_official(rec, split_of.get(rec["dialogue_id"], "train"))
+        for turn in ours["turns"]:  # a pointer without a text checksum was range-checked above
+            for c in turn["citations"]:
+                c["sha256"] = c["sha256"] or text_sha256(kb.reviews[c["review_id"]].text)
         try:
-            dialogues.append(hydrate_dialogue(from_official(rec, split_of.get(rec["dialogue_id"], "train")), kb))
+            dialogues.append(hydrate_dialogue(ours, kb))
         except HydrationError as exc:
             raise ReleaseFormatError(str(dataset), rec["dialogue_id"], f"[{i}].turns", str(exc)) from None
     n_pointers = _verify_cards(cards, kb, str(pois))
@@ -151,6 +171,7 @@ def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, ye
         write_corpus(dialogues, staging / DIALOGUES_FILE)
         report = {"counts": {"dialogues": len(records), "turns": sum(len(r["turns"]) for r in records),
                              "quotes": sum(len(t["citations"]) for d in dialogues for t in d["turns"]),
+                             "quotes_without_checksums": unverified,
                              "cards": len(cards), "card_pointers": n_pointers, "pois": len(kb.pois),
                              "reviews": len(kb.reviews),
                              "splits": {s: sum(d["split"] == s for d in dialogues) for s in SPLITS}},

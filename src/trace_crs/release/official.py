@@ -107,7 +107,7 @@ def from_official(rec: dict[str, Any], split: str) -> dict[str, Any]:
         turn = {"turn_id": t.get("turn_id", i), "role": t["role"], "action": t["action"], "text": t["text"],
                 "referenced_poi_ids": list(t.get("referenced_poi_ids") or []),
                 "referenced_review_ids": list(t.get("referenced_review_ids") or []),
-                "citations": [{k: p[k] for k in ("label", "review_id", "q", "start", "end", "sha256")}
+                "citations": [{k: p.get(k) for k in ("label", "review_id", "q", "start", "end", "sha256")}
                               for p in t.get("quotes") or []]}
         if t["action"] in REC_ACTIONS:
             turn |= {"gold_poi_ids": list(turn["referenced_poi_ids"]), "acceptable_alternative_poi_ids": []}
