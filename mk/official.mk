@@ -13,6 +13,10 @@ RELEASE_DIR    ?=
 RELEASE_SRC    := $(sort $(wildcard src/trace_crs/release/*.py src/trace_crs/dialogues/*.py src/trace_crs/kb/*.py)) src/trace_crs/cli/release.py
 
 ifeq ($(PROFILE),official)
+# Only non-LLM runs exist here (configs/official/): the sensitivity pages re-score those.
+T16_RUNS       ?= closed
+T18_RUNS       ?= closed
+F06_RUNS       ?= closed
 RELEASE_INPUTS := $(RELEASE_DIR)/crs_dataset.json $(RELEASE_DIR)/poi_knowledge_base.json \
                   $(wildcard $(RELEASE_DIR)/splits/*_dialogue_ids.json) \
                   $(YELP_DIR)/yelp_academic_dataset_business.json $(YELP_DIR)/yelp_academic_dataset_review.json
