@@ -92,10 +92,8 @@ def write_bundle(kb: KB, directory: str | Path) -> list[Path]:
     if kb.manifest.get("source") == "yelp":
         raise UsageError("refusing to write a Yelp-built KB as a bundle: Yelp text is not redistributable (§2.1)")
     directory = Path(directory)
-    states = {"Tampa": "FL", "Nashville": "TN", "New Orleans": "LA", "Philadelphia": "PA", "Reno": "NV",
-              "Saint Louis": "MO", "Tucson": "AZ", "Indianapolis": "IN"}
     business = [{"business_id": p.business_id, "name": p.name, "address": p.address, "city": p.city,
-                 "state": p.state or states.get(p.city, ""), "postal_code": "", "latitude": p.latitude,
+                 "state": p.state, "postal_code": "", "latitude": p.latitude,
                  "longitude": p.longitude, "stars": p.stars, "review_count": p.review_count, "is_open": 1,
                  "attributes": {"RestaurantsPriceRange2": str(p.price)} if p.price else None,
                  "categories": ", ".join(p.categories), "hours": None}

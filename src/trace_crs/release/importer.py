@@ -159,7 +159,8 @@ def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, ye
     with staged(out) as staging:
         manifest = write_kb(list(kb.pois.values()), list(kb.reviews.values()), staging / KB_SUBDIR,
                             {"source": "release", "seed": seed,
-                             "inputs": {p.name: sha256_file(p) for p in inputs if p.is_file()}})
+                             "inputs": {p.name: sha256_file(p) for p in [*inputs, *sorted(splits.glob("*_dialogue_ids.json"))]
+                                        if p.is_file()}})
         kb_sha = manifest["files"]["pois.jsonl"]["sha256"]
         for k, (d, rec) in enumerate(zip(dialogues, records)):
             sc = d["scenario"]
