@@ -6,17 +6,14 @@
 #   make release-import DATASET=official ...   only the import: data/dialogues/official/
 # The imported corpus lives where every profile's corpus lives (data/dialogues/official/, with
 # kb/ and mapping_report.json beside it; data/kb/official links to that kb/), so the run, judge,
-# live and abstention rules need no special case.  Runs: configs/official/ (non-LLM rows).
+# live and abstention rules need no special case.  Runs: configs/official/ (the LLM rows are
+# plumbing-sized there, as in smoke; use configs/default's subset and weights for the real release).
 # Try it on the hand-made fixtures (invented text, not the real release):
 #   make paper DATASET=official RELEASE_DIR=tests/fixtures/release YELP_DIR=tests/fixtures/release/yelp
 RELEASE_DIR    ?=
 RELEASE_SRC    := $(sort $(wildcard src/trace_crs/release/*.py src/trace_crs/dialogues/*.py src/trace_crs/kb/*.py)) src/trace_crs/cli/release.py
 
 ifeq ($(PROFILE),official)
-# Only non-LLM runs exist here (configs/official/): the sensitivity pages re-score those.
-T16_RUNS       ?= closed
-T18_RUNS       ?= closed
-F06_RUNS       ?= closed
 RELEASE_INPUTS := $(RELEASE_DIR)/crs_dataset.json $(RELEASE_DIR)/poi_knowledge_base.json \
                   $(wildcard $(RELEASE_DIR)/splits/*_dialogue_ids.json) \
                   $(YELP_DIR)/yelp_academic_dataset_business.json $(YELP_DIR)/yelp_academic_dataset_review.json
@@ -26,6 +23,8 @@ data/dialogues/official/dialogues.jsonl: $(RELEASE_INPUTS) $(RELEASE_SRC) | $(ST
 	$(PY) book/tools/pipeline.py timed results/official/timings/release-import.json release/import -- \
 	  $(VENV)/bin/trace-crs --quiet release import --dataset $(RELEASE_DIR)/crs_dataset.json \
 	  --pois $(RELEASE_DIR)/poi_knowledge_base.json --splits $(RELEASE_DIR)/splits --yelp-dir $(YELP_DIR) --seed $(SEED) --out $(@D)
+	$(call DIALOGUES_TIMED,stats) stats $@ --json $(@D)/stats.json
+	$(call DIALOGUES_TIMED,leakage) leakage $@ --kb $(@D)/kb --seed $(SEED) --json $(@D)/leakage.json
 
 data/kb/official/MANIFEST.json: data/dialogues/official/dialogues.jsonl
 	mkdir -p data/kb
