@@ -1,5 +1,6 @@
-"""`trace-crs kb build|stats`: build a KB directory (synthetic or Yelp) and summarise it
-(paper §2.1, Table 3)."""
+"""`trace-crs kb build|stats|calibrate|realism`: build a KB directory (synthetic or Yelp),
+summarise it (paper §2.1, Table 3), calibrate the synthetic writer on Yelp, and compare its
+reviews with real ones (``kb.realism``)."""
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,29 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _realism(args: argparse.Namespace) -> int:
+    from trace_crs.atomic import write_json
+    from trace_crs.kb.realism import compare, kb_corpus, yelp_corpus
+    if not Path(args.kb, "reviews.jsonl").is_file():
+        raise FileNotFoundError(f"{args.kb}: KB directory with reviews.jsonl not found")
+    reference = yelp_corpus(args.reference) if args.reference else None
+    report = compare(kb_corpus(args.kb), reference, seed=args.seed, n_per_class=args.n_per_class)
+    report["kb"] = str(args.kb)
+    report["reference_dir"] = str(args.reference) if args.reference else None
+    if args.out:
+        write_json(report, args.out, indent=2)
+    syn, ref = report["synthetic"], report.get("reference")
+    for key in ("n_reviews", "length_mean", "sentences_per_review", "type_token_ratio", "distinct_bigram_rate",
+                "facet_sentence_share", "distinct_text_rate", "texts_shared_by_pois"):
+        print(f"{key:24s} {syn[key]:>10.3f}" + (f" {ref[key]:>10.3f}" if ref else ""))
+    if ref:
+        print(f"{'length_ks':24s} {report['length_ks']:>10.3f}")
+        print(f"{'discriminator_auc':24s} {report['discriminator']['auc']:>10.3f}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``kb build``, ``kb stats`` and ``kb calibrate``."""
+    """Add ``kb build``, ``kb stats``, ``kb calibrate`` and ``kb realism``."""
     kb = subparsers.add_parser("kb", help="build and summarise the POI knowledge base")
     sub = kb.add_subparsers(dest="kb_command", required=True)
     build = sub.add_parser("build", help="build a KB directory (pois.jsonl, reviews.jsonl, MANIFEST.json)")
@@ -68,6 +90,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cal.add_argument("--min-reviews", type=int, default=20, help="keep facet values seen on at least this many reviews")
     cal.add_argument("--out", help="write the rates as JSON here")
     cal.set_defaults(func=_calibrate)
+    real = sub.add_parser("realism", help="synthetic vs real review statistics and a discriminator's AUC")
+    real.add_argument("--kb", required=True, help="KB directory")
+    real.add_argument("--reference", help="Yelp bundle directory (yelp_academic_dataset_review.json) to compare with")
+    real.add_argument("--out", help="write the report (aggregate statistics only) as JSON here")
+    real.add_argument("--seed", type=int, default=42)
+    real.add_argument("--n-per-class", type=int, default=2000, help="reviews per class for the discriminator")
+    real.set_defaults(func=_realism)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
     stats.add_argument("kb_dir", nargs="?", help="KB directory (or --kb)")
     stats.add_argument("--kb", help="KB directory")
