@@ -55,7 +55,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _realism(args: argparse.Namespace) -> int:
     from trace_crs.atomic import write_json
-    from trace_crs.kb.realism import compare, kb_corpus, yelp_corpus
+    from trace_crs.atomic import write_text
+    from trace_crs.kb.realism import compare, kb_corpus, to_markdown, yelp_corpus
     if not Path(args.kb, "reviews.jsonl").is_file():
         raise FileNotFoundError(f"{args.kb}: KB directory with reviews.jsonl not found")
     reference = yelp_corpus(args.reference) if args.reference else None
@@ -64,6 +65,8 @@ def _realism(args: argparse.Namespace) -> int:
     report["reference_dir"] = str(args.reference) if args.reference else None
     if args.out:
         write_json(report, args.out, indent=2)
+    if args.markdown:
+        write_text(args.markdown, to_markdown(report))
     syn, ref = report["synthetic"], report.get("reference")
     for key in ("n_reviews", "length_mean", "sentences_per_review", "type_token_ratio", "distinct_bigram_rate",
                 "facet_sentence_share", "distinct_text_rate", "texts_shared_by_pois"):
@@ -94,6 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     real.add_argument("--kb", required=True, help="KB directory")
     real.add_argument("--reference", help="Yelp bundle directory (yelp_academic_dataset_review.json) to compare with")
     real.add_argument("--out", help="write the report (aggregate statistics only) as JSON here")
+    real.add_argument("--markdown", help="also write the data card's table (Markdown) here")
     real.add_argument("--seed", type=int, default=42)
     real.add_argument("--n-per-class", type=int, default=2000, help="reviews per class for the discriminator")
     real.set_defaults(func=_realism)

@@ -147,3 +147,32 @@ def flatten(report: dict[str, Any], sides: Iterable[str] = ("synthetic", "refere
     """One row per statistic with a column per side (for the data card's table)."""
     keys = [k for k, v in report["synthetic"].items() if isinstance(v, (int, float))]
     return [{"statistic": k, **{s: report[s][k] for s in sides if s in report}} for k in keys]
+
+
+LABELS = {
+    "n_reviews": "reviews (n)", "length_mean": "mean length (chars)", "length_median": "median length (chars)",
+    "share_at_cap": "share at the 500-char cap", "sentences_per_review": "sentences per review",
+    "type_token_ratio": "type-token ratio per 10k tokens", "distinct_bigram_rate": "distinct bigrams per 10k tokens",
+    "facet_sentence_share": "share of sentences naming a facet", "distinct_text_rate": "distinct texts",
+    "texts_shared_by_pois": "texts shared by 2+ POIs",
+}
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    """The data card's table (Markdown, ≤ 3 decimals) and its one-line summary, from a report
+    of :func:`compare`; aggregate statistics only."""
+    sides = [s for s in ("synthetic", "reference") if s in report]
+    head = {"synthetic": "synthetic KB", "reference": "Yelp sample (truncated at 500)"}
+    rows = ["| statistic | " + " | ".join(head[s] for s in sides) + " |", "|---|" + "---:|" * len(sides)]
+    for key, label in LABELS.items():
+        cells = [report[s][key] for s in sides]
+        rows.append(f"| {label} | " + " | ".join(f"{v:,}" if isinstance(v, int) else f"{v:.3f}" for v in cells) + " |")
+    if "reference" not in report:
+        return "\n".join(rows) + "\n\nNo reference corpus was given, so no side-by-side comparison was computed.\n"
+    d = report["discriminator"]
+    return "\n".join(rows) + (
+        f"\n\nLength distribution: two-sample Kolmogorov–Smirnov statistic {report['length_ks']:.3f}; "
+        f"mean length ratio (synthetic / real) {report['mean_length_ratio']:.3f}. "
+        f"Discriminator ({d['features']} + {d['model']}, {d['folds']}-fold cross-validated, "
+        f"{d['n_per_class']:,} reviews per class, seed {report['seed']}): ROC AUC {d['auc']:.3f} "
+        f"(SD over folds {d['auc_sd']:.3f}; 0.5 = indistinguishable, 1.0 = always told apart).\n")

@@ -68,6 +68,12 @@ def facet_hits(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
+def reserved(sentence: str) -> str:
+    """The key under which a *quotable* sentence is kept in a KB-wide ``used`` set: a body
+    sentence may repeat a used one, never a reserved one (a quote must stay with its POI)."""
+    return "\x00" + sentence
+
+
 @dataclass(frozen=True)
 class Voice:
     """What a POI's reviews keep coming back to, drawn once per POI."""
@@ -139,7 +145,7 @@ def body_sentence(rng: np.random.Generator, voice: Voice, section: str, mood: st
     fallback = None
     for attempt in range(MAX_TRIES):
         text = fill(rng, pick(rng, options), voice)
-        if text in local or facet_hits(text):
+        if text in local or facet_hits(text) or reserved(text) in used:
             continue
         if text not in used:
             return text

@@ -29,7 +29,9 @@ from typing import Any, Collection, Sequence
 import numpy as np
 import yaml
 
-from trace_crs.kb.review_grammar import SECTION_WEIGHTS, SECTIONS, MAX_TRIES, Voice, body_sentence, facet_hits, fill, pick
+from trace_crs.kb.review_grammar import (
+    MAX_TRIES, SECTION_WEIGHTS, SECTIONS, Voice, body_sentence, facet_hits, fill, pick, reserved,
+)
 from trace_crs.kb.review_grammar import templates as grammar_templates
 from trace_crs.kb.schema import REVIEW_MAX_CHARS
 
@@ -204,6 +206,8 @@ def write_review(rng: np.random.Generator, voice: Voice, stars: int, mentions: l
         text = _anchored(rng, s, voice, facet_hits(s), used, core)
         core += [text] if text else []
     first = _opening(rng, voice, "opener", mood, used, core) if rng.random() < OPENER_RATE else []
+    if not first:   # the first sentence is a fallback quote (dialogues.quotes): one new to the KB
+        first = _opening(rng, voice, SECTIONS[int(rng.choice(len(SECTIONS), p=SECTION_WEIGHTS))], mood, used, core)
     if len(" ".join(first + core)) > REVIEW_MAX_CHARS:
         first = []
     last = _opening(rng, voice, "closer", mood, used, core + first) if rng.random() < CLOSER_RATE else []
@@ -217,5 +221,6 @@ def write_review(rng: np.random.Generator, voice: Voice, stars: int, mentions: l
     else:
         raise ValueError(f"no new review text for {voice.name} after {MAX_TRIES} draws")
     used.update(sentences)
+    used.update(reserved(s) for s in core + first)
     used.add(text)
     return text
