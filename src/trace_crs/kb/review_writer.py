@@ -142,11 +142,31 @@ def _anchored(rng: np.random.Generator, sentence: str, voice: Voice, want: set[t
     return None
 
 
+JOIN_RATE = 0.3   # share of body sentences joined to the previous one ("…, and …"): real sentences run longer
+_JOINABLE = {"the", "we", "it", "our", "everything", "things", "from", "nothing", "parts", "after", "even", "better",
+             "not", "about", "my", "one", "if", "go", "tip:", "when", "honestly", "i"}
+
+
+def _join(first: str, second: str) -> str | None:
+    """``"A was fine." + "The B was not."`` → ``"A was fine, and the B was not."`` (None when
+    the second sentence does not start with a common word, e.g. a staff member's name)."""
+    head = second.split(" ", 1)[0]
+    if head.lower() not in _JOINABLE or not first.endswith("."):
+        return None
+    joined = f"{first[:-1]}, and {second if head == 'I' else second[0].lower() + second[1:]}"
+    return None if facet_hits(joined) else joined
+
+
 def _body(rng: np.random.Generator, voice: Voice, mood: str, used: Collection[str], local: list[str], n: int) -> list[str]:
     out: list[str] = []
     for section in rng.choice(len(SECTIONS), size=n, p=SECTION_WEIGHTS):
         text = body_sentence(rng, voice, SECTIONS[int(section)], mood, used, local + out)
-        if text is not None:
+        if text is None:
+            continue
+        joined = _join(out[-1], text) if out and rng.random() < JOIN_RATE else None
+        if joined is not None:
+            out[-1] = joined
+        else:
             out.append(text)
     return out
 
