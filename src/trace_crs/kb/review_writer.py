@@ -226,10 +226,16 @@ def write_review(rng: np.random.Generator, voice: Voice, stars: int, mentions: l
         text = _anchored(rng, s, voice, facet_hits(s), used, core)
         core += [text] if text else []
     first = _opening(rng, voice, "opener", mood, used, core) if rng.random() < OPENER_RATE else []
-    if not first:   # the first sentence is a fallback quote (dialogues.quotes): one new to the KB
-        first = _opening(rng, voice, SECTIONS[int(rng.choice(len(SECTIONS), p=SECTION_WEIGHTS))], mood, used, core)
+    for section in rng.permutation(len(SECTIONS)) if not first else ():
+        # the first sentence is a fallback quote (dialogues.quotes): one new to the KB, else a facet sentence
+        first = _opening(rng, voice, SECTIONS[int(section)], mood, used, core)
+        if first and len(first[0]) <= QUOTABLE_MAX_CHARS:
+            break
+        first = []
     if len(" ".join(first + core)) > REVIEW_MAX_CHARS:
         first = []
+    if not first and core:
+        first, core = core[:1], core[1:]
     last = _opening(rng, voice, "closer", mood, used, core + first) if rng.random() < CLOSER_RATE else []
     for _ in range(MAX_TRIES):   # a text already in the KB (a short one-sentence review) is re-drawn
         target = draw_target_length(rng)
