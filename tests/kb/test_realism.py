@@ -94,3 +94,14 @@ def test_cli_realism_on_a_small_kb_writes_aggregates_only(tmp_path):
     real = yelp_corpus(YELP)["texts"]
     dumped = out.read_text()
     assert not any(len(t) > 30 and t[:30] in dumped for t in real[:500])   # no Yelp text leaks
+
+
+@needs_yelp
+def test_cli_calibrate_lengths_reproduces_the_stored_profile(tmp_path):
+    import yaml
+    from importlib import resources
+    from trace_crs.cli import main
+    out = tmp_path / "lengths.json"
+    assert main(["kb", "calibrate", "--yelp-dir", str(YELP), "--lengths", "--out", str(out)]) == 0
+    stored = yaml.safe_load(resources.files("trace_crs.kb").joinpath("data/review_lengths.yaml").read_text())
+    assert json.loads(out.read_text()) == stored and len(stored["quantiles"]) == 101

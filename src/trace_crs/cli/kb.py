@@ -43,7 +43,14 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from trace_crs.kb.calibration import yelp_mention_rates
+    from trace_crs.kb.calibration import yelp_length_quantiles, yelp_mention_rates
+    if args.lengths:   # the length profile of data/review_lengths.yaml
+        text = json.dumps(yelp_length_quantiles(args.yelp_dir), indent=2, sort_keys=True) + "\n"
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(text)
+        print(text if args.global_json or not args.out else f"length quantiles -> {args.out}")
+        return 0
     rates = yelp_mention_rates(args.yelp_dir, args.min_reviews)
     text = json.dumps(rates, indent=2, sort_keys=True) + "\n"
     if args.out:
@@ -91,6 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cal = sub.add_parser("calibrate", help="per-review facet mention rates of a Yelp bundle (for the review writer)")
     cal.add_argument("--yelp-dir", required=True, help="directory with the Yelp business/review JSON files")
     cal.add_argument("--min-reviews", type=int, default=20, help="keep facet values seen on at least this many reviews")
+    cal.add_argument("--lengths", action="store_true",
+                     help="instead: review-length quantiles after truncation at 500 chars (data/review_lengths.yaml)")
     cal.add_argument("--out", help="write the rates as JSON here")
     cal.set_defaults(func=_calibrate)
     real = sub.add_parser("realism", help="synthetic vs real review statistics and a discriminator's AUC")
