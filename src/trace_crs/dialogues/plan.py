@@ -12,6 +12,14 @@ The user's hidden preferences are constraints a target candidate T satisfies, so
 POI lies in ``S`` (gold), every other member of ``S`` is an acceptable alternative (exact by
 construction), and each rejection states a constraint the rejected POI violates.
 
+Travellers' language both ways: with probability ``P_AVOID`` one value the target does *not*
+have but another candidate does joins the constraint order near its front as
+``("avoid", (facet, value))`` (:func:`~trace_crs.dialogues.constraints.avoid_pool`; stated as
+a negated sentence, possibly as the reason for a rejection: "too loud — nothing loud"); with
+probability ``P_EITHER`` a style/ambience/feature constraint becomes an either-of group with a
+value another candidate has.  Gold honours both, since every set above uses
+:func:`~trace_crs.dialogues.constraints.satisfies`.
+
 Persona conditioning: the persona's ``preference_prior`` (``data/personas.yaml``) makes a
 target that meets more favoured facet values more likely (weight ``1 + FAVOUR_TARGET·k``) and
 moves the favoured constraints to the front of the order in which preferences are stated,
@@ -24,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.dialogues.constraints import Constraint, loosened, preference_pool, satisfies, satisfying
+from trace_crs.dialogues.constraints import (Constraint, avoid_pool, loosened, preference_pool, satisfies,
+                                             satisfying)
 from trace_crs.dialogues.tiers import TierSpec
 from trace_crs.kb.schema import POI
 
@@ -34,6 +43,9 @@ P_SILENT_GREETING = 0.15
 SLACK_EVERY = 8  # attempts before one fewer up-front constraint is tried
 FAVOUR_TARGET = 10.0   # extra target weight per favoured facet value it meets
 FAVOUR_ORDER = 10.0    # added to a favoured constraint's coverage score (> any coverage of 8 + noise 2)
+P_AVOID = 0.25         # a preference against a value joins the order (when the pool has one)
+AVOID_DEPTH = 2        # ... at one of the first AVOID_DEPTH + 1 positions
+P_EITHER = 0.08        # a style/ambience/feature constraint becomes "either it or another value"
 Favoured = frozenset  # of (facet, value-as-text | "*")
 
 
@@ -82,6 +94,24 @@ def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator,
     return ordered
 
 
+def _vary(pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.Generator) -> None:
+    """In place: maybe insert an avoided value near the front, maybe turn one constraint into
+    an either-of group (module docstring)."""
+    avoids = avoid_pool(target, cands)
+    if avoids and rng.random() < P_AVOID:
+        pool.insert(int(rng.integers(0, min(len(pool), AVOID_DEPTH) + 1)), avoids[int(rng.integers(len(avoids)))])
+    if rng.random() < P_EITHER:
+        for i, (facet, value) in enumerate(pool):
+            if facet not in ("style", "ambience", "features") or (facet == "style" and target.poi_type != "restaurant"):
+                continue
+            have = {p.attributes.get(facet) for p in cands} if facet == "style" else \
+                {v for p in cands for v in p.attributes.get(facet) or []}
+            others = sorted(v for v in have - {value, None} if not satisfies(target, (facet, v)))
+            if others:
+                pool[i] = ("either", ((facet, value), (facet, others[int(rng.integers(len(others)))])))
+                return
+
+
 def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
              slack: int = 0, prior: Favoured = frozenset()) -> Plan | None:
     """One random try; ``slack`` states that many fewer constraints before the first
@@ -92,6 +122,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     weight = peers**2 * (1.0 + FAVOUR_TARGET * liked)  # favour the focus style and the persona's tastes
     target = cands[int(rng.choice(len(cands), p=weight / weight.sum()))]
     pool = _order(preference_pool(target, hotspots), cands, rng, prior)
+    _vary(pool, target, cands, rng)
     n_rej = int(rng.choice(spec.rejections))
     n_con = min(int(rng.integers(spec.constraints[0], spec.constraints[1] + 1)), len(pool))
     tight = next((c for c in pool if loosened(c) is not None), None) if spec.conflicts else None

@@ -16,7 +16,9 @@ A deterministic template user driven by one dialogue's *profile* — the constra
 * a system turn without a recommendation (an abstention) is answered with the next preference;
 * it stops on acceptance or after ``max_turns`` system turns (the last rejection says goodbye).
 
-Preferences are phrased only from the simulator's own bank (``dialogues/data/paraphrases.yaml``;
+A profile may also hold values the user does not want and either-of groups (``avoid`` and
+``either`` of the hidden preferences): a POI having an avoided value is rejected, and the user
+says so with a negated sentence of the bank.  Preferences are phrased only from the simulator's own bank (``dialogues/data/paraphrases.yaml``;
 prices with the public price words of ``templates.yaml``), never from the facet lexicon the
 baselines read, so a statement is never a lookup key.  Every sentence is drawn from a generator
 seeded by ``(seed, dialogue id, turn index)``: a dialogue's conversation does not depend on
@@ -32,8 +34,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from trace_crs.dialogues.phrasing import choose, paraphrases, render, templates
-from trace_crs.kb.satisfaction import Constraint, satisfies
+from trace_crs.dialogues.constraints import Constraint, satisfies
+from trace_crs.dialogues.phrasing import avoid_text, choose, paraphrases, pref_text, render, templates
 from trace_crs.kb.store import KB
 
 NO_PREFERENCE = "I have no particular preference."
@@ -59,10 +61,14 @@ class SimConfig:
 
 
 def profile(hidden: Mapping[str, Any]) -> list[Constraint]:
-    """The constraints of a ``hidden_preferences`` record, in facet order (the user's profile)."""
+    """The constraints of a ``hidden_preferences`` record, in facet order (the user's profile),
+    then the avoided values (``avoid: {facet: [values]}``) and either-of groups (``either``) —
+    both optional, for corpora written before they existed."""
     out: list[Constraint] = [(f, hidden[f]) for f in SINGLE_FACETS if hidden.get(f) is not None]
     out += [(f, v) for f in LIST_FACETS for v in hidden.get(f) or []]
-    return out + ([("anchor", hidden["anchor"])] if hidden.get("anchor") else [])
+    out += [("anchor", hidden["anchor"])] if hidden.get("anchor") else []
+    out += [("avoid", (f, v)) for f, values in (hidden.get("avoid") or {}).items() for v in values]
+    return out + [("either", tuple((m["facet"], m["value"]) for m in group)) for group in hidden.get("either") or []]
 
 
 def dialogue_salt(dialogue_id: str) -> int:
@@ -79,6 +85,10 @@ def state(constraint: Constraint, rng: np.random.Generator) -> str:
     """One sentence stating a constraint, from the simulator's paraphrase bank (prices: a price
     frame with a public price word; anchors: the bank's anchor frames with the place's name)."""
     facet, value = constraint
+    if facet == "avoid":
+        return avoid_text(value, rng)
+    if facet == "either":
+        return pref_text(constraint, "restaurant", rng)  # keyword frames only: the POI type is not read
     if facet == "price_max":
         words = templates()["price_words"].get(int(value))
         if not words:
