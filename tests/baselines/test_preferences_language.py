@@ -11,11 +11,13 @@ japanese; "pho" → vietnamese; "bibimbap" → korean; "dim sum" → chinese.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from trace_crs.baselines.preferences import Stated, satisfied, stated_preferences
+from trace_crs.dialogues.phrasing import paraphrases, templates
 from trace_crs.kb.schema import POI
 
 F, A, S, N = "features", "ambience", "style", "noise"
@@ -25,7 +27,7 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["Somewhere without wifi, we want to switch off."], {"avoid": ((F, "wifi"),)}),
     (["Nothing loud, please."], {"avoid": ((N, "loud"),)}),
     (["We'd like a place that isn't touristy."], {"avoid": ((A, "touristy"),)}),
-    (["Not Italian again, please."], {"avoid": ((S, "italian"),)}),
+    (["Not Italian two nights running."], {"avoid": ((S, "italian"),)}),
     (["No sushi tonight."], {"avoid": ((S, "japanese"),)}),
     (["I can't stand candlelit dinners."], {"avoid": ((A, "romantic"),)}),
     (["Please, no kids running around, it's our anniversary."], {"avoid": ((F, "family_friendly"),)}),
@@ -88,7 +90,7 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     # --- corrections: the profile after the correction -------------------------------------
     (["Somewhere buzzing.", "Actually, make that cozy."], {"ambience": ("cozy",)}),
     (["A patio and wifi please.", "Scratch the patio."], {"features": ("wifi",)}),
-    (["Somewhere romantic with a terrace. Actually, scratch that."], {}),
+    (["Somewhere romantic with a terrace. Hmm, actually, scratch that idea."], {}),
     (["Somewhere calm.", "Sorry, I meant buzzing and loud."], {"noise": "loud", "ambience": ("lively",)}),
     (["We'd love a pool.", "Forget the pool, we won't have time."], {}),
     (["Cheap, please.", "Actually, mid-range is fine."], {"price_max": 3}),
@@ -109,8 +111,29 @@ def test_reader_parses_travellers_language(texts, expected):
     assert stated_preferences(texts) == want
 
 
-def test_at_least_sixty_hand_written_sentences():
+def _bank_patterns() -> list[re.Pattern[str]]:
+    """Every sentence and frame of the simulator's banks as a full-match pattern ({slot} → .+)."""
+    def strings(node: Any) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, dict):
+            return [s for v in node.values() for s in strings(v)]
+        return [s for v in node for s in strings(v)] if isinstance(node, list) else []
+    out = []
+    for text in strings(paraphrases()) + strings(templates()):
+        if not re.sub(r"\{\w+\}|\W", "", text):   # a bare slot ("{pref}") frames anything
+            continue
+        body = re.escape(text.strip().rstrip(".!?"))
+        out.append(re.compile(re.sub(r"\\\{\w+\\\}", ".+", body), re.IGNORECASE))
+    return out
+
+
+def test_sixty_hand_written_sentences_no_bank_produced():
     assert len(CASES) >= 60 and len({tuple(t) for t, _ in CASES}) == len(CASES)
+    patterns = _bank_patterns()
+    produced = [s for texts, _ in CASES for t in texts for s in re.split(r"(?<=[.!?])\s+", t)
+                if any(p.fullmatch(s.rstrip(".!?")) for p in patterns)]
+    assert produced == []
 
 
 def test_without_wifi_is_no_request_for_wifi():
@@ -137,3 +160,8 @@ def test_satisfied_counts_wanted_and_groups_and_penalises_avoided(features, ambi
     stated = stated_preferences(["A patio, and something cozy or romantic.", "Nothing touristy."])
     assert stated.features == ("outdoor_seating",) and stated.avoid == ((A, "touristy"),)
     assert satisfied(_poi(features, ambience, style), stated) == expected
+
+
+def test_a_cue_holding_a_terminator_still_scopes_forward():
+    """"anything but" holds "but", which otherwise ends a scope."""
+    assert stated_preferences(["Honestly, anything but Italian."]).avoid == ((S, "italian"),)

@@ -142,14 +142,13 @@ def cues(text: str, keep_out: list[tuple[int, int]] = ()) -> list[Cue]:  # type:
         if any(start < e and s < end for s, e in taken):
             continue
         taken.append((start, end))
-        c_start, c_end = clause_bounds(text, start)
-        if direction == "pre":
-            scope_end = _window_end(text, end, c_end)
+        if direction == "pre":  # the clause after the cue ("anything but" holds a terminator)
+            scope_end = _window_end(text, end, clause_bounds(text, end)[1])
             if kind == "avoid" and _NEEDED.search(text, end, scope_end):  # "no parking needed"
                 kind = "unwant"
             found.append(Cue(kind, direction, start, end, end, scope_end))
         else:
-            found.append(Cue(kind, direction, start, end, c_start, start))
+            found.append(Cue(kind, direction, start, end, clause_bounds(text, start)[0], start))
     return sorted(found, key=lambda c: c.start)
 
 
