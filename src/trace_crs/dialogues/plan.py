@@ -94,15 +94,20 @@ def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator,
     return ordered
 
 
-def _vary(pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.Generator) -> None:
-    """In place: maybe insert an avoided value near the front, maybe turn one constraint into
-    an either-of group (module docstring)."""
+def _vary(pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.Generator,
+          prior: Favoured = frozenset()) -> None:
+    """In place: maybe insert an avoided value near the front (after the persona's favoured
+    constraints, so the persona signal is kept), maybe turn one constraint into an either-of
+    group (module docstring)."""
     avoids = avoid_pool(target, cands)
     if avoids and rng.random() < P_AVOID:
-        pool.insert(int(rng.integers(0, min(len(pool), AVOID_DEPTH) + 1)), avoids[int(rng.integers(len(avoids)))])
+        lead = next((i for i, c in enumerate(pool) if not favoured(c, prior)), len(pool))
+        at = min(len(pool), lead + int(rng.integers(0, AVOID_DEPTH + 1)))
+        pool.insert(at, avoids[int(rng.integers(len(avoids)))])
     if rng.random() < P_EITHER:
         for i, (facet, value) in enumerate(pool):
-            if facet not in ("style", "ambience", "features") or (facet == "style" and target.poi_type != "restaurant"):
+            if facet not in ("style", "ambience", "features") or (facet == "style" and target.poi_type != "restaurant") \
+                    or favoured((facet, value), prior):   # the persona's own tastes stay plain
                 continue
             have = {p.attributes.get(facet) for p in cands} if facet == "style" else \
                 {v for p in cands for v in p.attributes.get(facet) or []}
@@ -122,7 +127,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     weight = peers**2 * (1.0 + FAVOUR_TARGET * liked)  # favour the focus style and the persona's tastes
     target = cands[int(rng.choice(len(cands), p=weight / weight.sum()))]
     pool = _order(preference_pool(target, hotspots), cands, rng, prior)
-    _vary(pool, target, cands, rng)
+    _vary(pool, target, cands, rng, prior)
     n_rej = int(rng.choice(spec.rejections))
     n_con = min(int(rng.integers(spec.constraints[0], spec.constraints[1] + 1)), len(pool))
     tight = next((c for c in pool if loosened(c) is not None), None) if spec.conflicts else None
