@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 WINDOW = 8  # words a pre cue reaches (NegEx uses 5; travellers' noun phrases run longer)
 
@@ -92,7 +92,9 @@ def _alt(phrases: tuple[str, ...]) -> str:
 
 
 @lru_cache(maxsize=None)
-def _phrase(phrases: tuple[str, ...]) -> re.Pattern[str]:
+def phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """Whole-phrase, case-insensitive alternation of ``phrases`` (longest first; any run of
+    spaces inside a phrase, straight or curly apostrophes)."""
     return re.compile(r"(?<![\w'’-])(?:" + _alt(phrases) + r")(?![\w'’])", re.IGNORECASE)
 
 
@@ -118,7 +120,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
 def clause_bounds(text: str, at: int) -> tuple[int, int]:
     """The clause of ``text`` holding position ``at``: between boundary marks and terminators."""
     marks = [(m.start(), m.end()) for m in _BOUNDARY.finditer(text)]
-    marks += [(m.start(), m.end()) for m in _phrase(TERMINATORS).finditer(text)]
+    marks += [(m.start(), m.end()) for m in phrase_pattern(TERMINATORS).finditer(text)]
     start = max((e for s, e in marks if e <= at), default=0)
     end = min((s for s, e in marks if s >= at), default=len(text))
     return start, end
@@ -129,14 +131,14 @@ def _window_end(text: str, start: int, limit: int) -> int:
     return words[WINDOW - 1].end() if len(words) >= WINDOW else limit
 
 
-def cues(text: str, keep_out: list[tuple[int, int]] = ()) -> list[Cue]:  # type: ignore[assignment]
+def cues(text: str, keep_out: Sequence[tuple[int, int]] = ()) -> list[Cue]:
     """Every cue of ``text`` (already :func:`normalise`-d) in order, longest phrases first and
     non-overlapping; cues inside a ``keep_out`` span (a matched keyword) or a pseudo-cue dropped."""
     taken: list[tuple[int, int]] = list(keep_out)
-    taken += [(m.start(), m.end()) for m in _phrase(PSEUDO).finditer(text)]
+    taken += [(m.start(), m.end()) for m in phrase_pattern(PSEUDO).finditer(text)]
     found: list[Cue] = []
     groups = [(d, k, p) for d in ("post", "pre") for k, p in CUES[d].items()]
-    matches = sorted(((m.start(), m.end(), d, k) for d, k, p in groups for m in _phrase(p).finditer(text)),
+    matches = sorted(((m.start(), m.end(), d, k) for d, k, p in groups for m in phrase_pattern(p).finditer(text)),
                      key=lambda x: (-(x[1] - x[0]), x[0]))
     for start, end, direction, kind in matches:
         if any(start < e and s < end for s, e in taken):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
-from trace_crs.baselines.negation import _phrase, clause_bounds, cues, governing, hedged, normalise, sentences
+from trace_crs.baselines.negation import phrase_pattern, clause_bounds, cues, governing, hedged, normalise, sentences
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling, price_mentions
 from trace_crs.kb.satisfaction import Constraint, count_satisfied, satisfies
@@ -86,7 +86,7 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     norm = normalise(text)
     mentions = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
     nouns = sorted((m.start(), m.end(), facet) for facet, words in FACET_NOUNS.items()
-                   for m in _phrase(words).finditer(norm))
+                   for m in phrase_pattern(words).finditer(norm))
     cue_list = cues(norm, [(s, e) for s, e, _, _ in mentions])
     events: list[Event] = []
     last: tuple[Constraint, ...] = previous
