@@ -63,7 +63,7 @@ def pref_text(constraint: Constraint, poi_type: str, rng: np.random.Generator) -
         text = choose(bank["either"], rng).format(a=a, b=b)
         return text[0].upper() + text[1:]
     text = plain_text(constraint, poi_type, rng)
-    if rng.random() < bank["p_hedge"] and text.endswith("."):
+    if rng.random() < bank["p_hedge"] and text.endswith(".") and not text.endswith("please."):
         text = text[:-1] + choose(bank["hedges"], rng)
     if facet in ("style", "noise", "ambience") and rng.random() < bank["p_correct"]:
         others = [v for v in (STYLES[poi_type] if facet == "style" else bank[facet]) if v != value]

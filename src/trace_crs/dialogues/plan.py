@@ -99,7 +99,7 @@ def _vary(pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.
     """In place: maybe insert an avoided value near the front (after the persona's favoured
     constraints, so the persona signal is kept), maybe turn one constraint into an either-of
     group (module docstring)."""
-    avoids = avoid_pool(target, cands)
+    avoids = [a for a in avoid_pool(target, cands) if not favoured(a[1], prior)]  # never against the persona's tastes
     if avoids and rng.random() < P_AVOID:
         lead = next((i for i, c in enumerate(pool) if not favoured(c, prior)), len(pool))
         at = min(len(pool), lead + int(rng.integers(0, AVOID_DEPTH + 1)))
