@@ -112,3 +112,16 @@ def test_every_hidden_preference_is_stated(corpus):
         for group in hidden.get("either") or []:   # each member named by a lexicon keyword
             for m in group:
                 assert any(w in said.lower() for w in facet_lexicon()[m["facet"]][m["value"]]), (dialogue["dialogue_id"], m)
+
+
+def test_negated_preferences_are_common_and_stated(corpus):
+    """At least 10 % of dialogues state a preference *against* a value (issue "travellers'
+    language"; 15 % on the default 1,000-dialogue corpus), each said with a negated sentence."""
+    sentences = _sentences()
+    avoiding = [d for d in corpus if d["scenario"]["hidden_preferences"]["avoid"]]
+    assert len(avoiding) >= 0.10 * len(corpus)
+    for d in avoiding:
+        said = " ".join(t["text"] for t in d["turns"] if t["role"] == "user")
+        for facet, values in d["scenario"]["hidden_preferences"]["avoid"].items():
+            for v in values:
+                assert any(t in said for t in sentences[(f"avoid:{facet}", v)]), (d["dialogue_id"], facet, v)
