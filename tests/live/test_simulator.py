@@ -16,7 +16,7 @@ from scripted import Scripted  # noqa: E402
 from trace_crs.baselines.registry import create  # noqa: E402
 from trace_crs.dialogues.phrasing import paraphrases, templates
 from trace_crs.kb.lexicon import facet_lexicon
-from trace_crs.dialogues.constraints import satisfying
+from trace_crs.dialogues.constraints import meeting as satisfying
 from trace_crs.live.loop import converse
 from trace_crs.live.simulator import NO_PREFERENCE, SimConfig, TemplateUser
 

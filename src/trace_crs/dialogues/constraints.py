@@ -9,8 +9,8 @@ composite constraints state what travellers also say (issue "travellers' languag
   having it, as :func:`~trace_crs.kb.satisfaction.satisfies` never lets an unknown value pass);
 * ``("either", ((facet, value), ...))`` — any one of several values will do.
 
-:func:`satisfies` and :func:`satisfying` here accept both and defer every per-value test to
-the KB function.  The multi-reference gold of a turn is every candidate satisfying all
+:func:`meets` and :func:`meeting` accept both and defer every per-value test to the KB
+function (re-exported here unchanged, with :func:`satisfying`, for plain constraints).  The multi-reference gold of a turn is every candidate satisfying all
 constraints stated so far, so gold and acceptable alternatives honour avoided values.
 """
 from __future__ import annotations
@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.kb.satisfaction import Constraint
-from trace_crs.kb.satisfaction import satisfies as _kb_satisfies
+from trace_crs.kb.satisfaction import Constraint, satisfies, satisfying
 from trace_crs.kb.schema import POI
 
-__all__ = ["ANCHOR_RADII_KM", "AVOIDABLE", "Constraint", "avoid_pool", "hidden_preferences", "loosened",
-           "nearest_anchor", "preference_pool", "satisfies", "satisfying"]
+__all__ = ["ANCHOR_RADII_KM", "AVOIDABLE", "Constraint", "avoid_pool", "hidden_preferences", "loosened", "meeting",
+           "meets", "nearest_anchor", "preference_pool", "satisfies", "satisfying"]
 
 # Values a traveller plausibly says they do *not* want (the simulator's bank phrases each);
 # styles only for restaurants ("not Italian again").
@@ -35,19 +34,20 @@ AVOIDABLE: dict[str, tuple[str, ...]] = {
 }
 
 
-def satisfies(poi: POI, constraint: Constraint, *, unknown_passes: bool = False) -> bool:
-    """Whether ``poi`` meets one constraint, plain or composite (module docstring)."""
+def meets(poi: POI, constraint: Constraint) -> bool:
+    """Whether ``poi`` meets one constraint, plain or composite (module docstring); every
+    per-value test is :func:`~trace_crs.kb.satisfaction.satisfies`."""
     facet, value = constraint
     if facet == "avoid":
-        return not _kb_satisfies(poi, tuple(value))
+        return not satisfies(poi, tuple(value))
     if facet == "either":
-        return any(_kb_satisfies(poi, tuple(c), unknown_passes=unknown_passes) for c in value)
-    return _kb_satisfies(poi, constraint, unknown_passes=unknown_passes)
+        return any(satisfies(poi, tuple(c)) for c in value)
+    return satisfies(poi, constraint)
 
 
-def satisfying(pois: list[POI], constraints: list[Constraint]) -> list[str]:
-    """Ids (in input order) of the POIs meeting every constraint."""
-    return [p.business_id for p in pois if all(satisfies(p, c) for c in constraints)]
+def meeting(pois: list[POI], constraints: list[Constraint]) -> list[str]:
+    """Ids (in input order) of the POIs meeting every constraint, plain or composite."""
+    return [p.business_id for p in pois if all(meets(p, c) for c in constraints)]
 
 
 def avoid_pool(target: POI, cands: list[POI]) -> list[Constraint]:
@@ -58,7 +58,7 @@ def avoid_pool(target: POI, cands: list[POI]) -> list[Constraint]:
     for facet, values in AVOIDABLE.items():
         for value in values:
             c = (facet, value)
-            if not _kb_satisfies(target, c) and any(_kb_satisfies(p, c) for p in cands):
+            if not satisfies(target, c) and any(satisfies(p, c) for p in cands):
                 out.append(("avoid", c))
     if target.poi_type == "restaurant":
         styles = sorted({p.attributes.get("style") for p in cands} - {target.attributes.get("style"), None})

@@ -18,7 +18,7 @@ have but another candidate does joins the constraint order near its front as
 a negated sentence, possibly as the reason for a rejection: "too loud — nothing loud"); with
 probability ``P_EITHER`` a style/ambience/feature constraint becomes an either-of group with a
 value another candidate has.  Gold honours both, since every set above uses
-:func:`~trace_crs.dialogues.constraints.satisfies`.
+:func:`~trace_crs.dialogues.constraints.meets`.
 
 Persona conditioning: the persona's ``preference_prior`` (``data/personas.yaml``) makes a
 target that meets more favoured facet values more likely (weight ``1 + FAVOUR_TARGET·k``) and
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.dialogues.constraints import (Constraint, avoid_pool, loosened, preference_pool, satisfies,
-                                             satisfying)
+from trace_crs.dialogues.constraints import (Constraint, avoid_pool, loosened, meeting, meets, preference_pool,
+                                             satisfies)
 from trace_crs.dialogues.tiers import TierSpec
 from trace_crs.kb.schema import POI
 
@@ -86,7 +86,7 @@ def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator,
            prior: Favoured = frozenset()) -> list[Constraint]:
     """Constraints the persona favours first, then broad ones (met by many candidates), ties
     and near-ties shuffled; the style leads with probability ``P_STYLE_FIRST``."""
-    cover = {i: sum(satisfies(p, c) for p in cands) + rng.random() * 2 + FAVOUR_ORDER * favoured(c, prior)
+    cover = {i: sum(meets(p, c) for p in cands) + rng.random() * 2 + FAVOUR_ORDER * favoured(c, prior)
              for i, c in enumerate(pool)}
     ordered = [pool[i] for i in sorted(cover, key=lambda i: -cover[i])]
     if rng.random() < P_STYLE_FIRST:
@@ -153,7 +153,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     if not current.revealed:
         return None
     steps.append(current)
-    stated, s_ids, recommended = list(pre), satisfying(cands, pre), []
+    stated, s_ids, recommended = list(pre), meeting(cands, pre), []
     for j in range(n_rej):
         k = 2 if current.system_action == "compare" else 1
         options = [later[i] for i in rng.permutation(len(later)) if later[i] not in stated]
@@ -161,7 +161,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
             options.insert(0, tight)
         choice = None
         for c in options:
-            violators = [b for b in s_ids if b not in recommended and not satisfies(by_id[b], c)]
+            violators = [b for b in s_ids if b not in recommended and not meets(by_id[b], c)]
             if len(violators) >= k:
                 choice = (c, [violators[i] for i in rng.choice(len(violators), size=k, replace=False)])
                 break
@@ -171,7 +171,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
         current.recommended = victims
         recommended += victims
         stated.append(c)
-        s_ids = [b for b in s_ids if satisfies(by_id[b], c)]
+        s_ids = [b for b in s_ids if meets(by_id[b], c)]
         final_compare = j == n_rej - 1 and not sep and not compare_first
         current = Step("reject_and_refine", "compare" if final_compare else "recommend", [c], rejected=victims[0])
         steps.append(current)
@@ -200,7 +200,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
         stated_now += step.revealed
         step.stated = list(stated_now)
         if step.recommended:
-            ok = satisfying(cands, stated_now)
+            ok = meeting(cands, stated_now)
             step.alternatives = [b for b in ok if b not in step.recommended]
     return Plan(steps=steps, constraints=stated, target=target.business_id)
 

@@ -9,7 +9,7 @@ A deterministic template user driven by one dialogue's *profile* — the constra
   profile is empty);
 * **reaction** to the POI the system actually recommended (its top-1,
   :func:`trace_crs.metrics.recommendation.recommended`): ``accept`` exactly when the POI meets
-  every profile constraint (:func:`trace_crs.kb.satisfaction.satisfies`, the one satisfaction
+  every profile constraint (:func:`trace_crs.dialogues.constraints.meets` over the one satisfaction
   test); otherwise ``reject_and_refine`` naming the POI and revealing one more preference —
   preferably one the rejected POI violates — or, when every violated one was already stated,
   restating it (and revealing the next one if any is left);
@@ -34,7 +34,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from trace_crs.dialogues.constraints import Constraint, satisfies
+from trace_crs.dialogues.constraints import Constraint, meets
 from trace_crs.dialogues.phrasing import avoid_text, choose, paraphrases, pref_text, render, templates
 from trace_crs.kb.store import KB
 
@@ -125,7 +125,7 @@ class TemplateUser:
     def satisfied_by(self, poi_id: str) -> bool:
         """Whether the user accepts ``poi_id``: it meets every profile constraint."""
         poi = self.kb.pois.get(poi_id)
-        return poi is not None and all(satisfies(poi, c) for c in self.profile)
+        return poi is not None and all(meets(poi, c) for c in self.profile)
 
     def _unrevealed(self) -> list[Constraint]:
         return [c for c in self.order if c not in self.revealed]
@@ -171,7 +171,7 @@ class TemplateUser:
         if self.system_turns >= self.cfg.max_turns:
             self.done = True
             return _turn("reject_and_refine", frame.format(name=name, pref=GOODBYE), [poi_id])
-        violated = [c for c in self.order if poi is None or not satisfies(poi, c)]
+        violated = [c for c in self.order if poi is None or not meets(poi, c)]
         new = [c for c in violated if c not in self.revealed][:1]
         if new:
             said = self._reveal(new, rng)
