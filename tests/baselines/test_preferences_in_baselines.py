@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from dspy.utils import DummyLM
-from test_llm_helpers import make_ctx, make_dialogue, make_kb, reset_dspy  # noqa: F401
+from test_llm_helpers import make_ctx, make_dialogue, reset_dspy  # noqa: F401  (reset_dspy: autouse fixture)
 
 from trace_crs.baselines.dst import DSTBaseline
 from trace_crs.baselines.knowledge import knowledge_scores
