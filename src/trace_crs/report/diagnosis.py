@@ -34,7 +34,8 @@ from trace_crs.report.t05_headline import COLUMNS, PAPER, TABLE5_BASELINES
 from trace_crs.stats.bootstrap import bootstrap_indices, resample_weights
 from trace_crs.stats.diagnosis import HEADLINE, TURN_METRICS
 
-NAME = "diagnosis"
+NAME = "diagnosis"  # table CSV of the summary (written by the deviations notebook)
+VALUES = "diagnosis_values"  # table CSV of every variant × column × baseline value with its interval
 FILE = Path("diagnosis") / "variants.parquet"
 HYPOTHESES_FILE = Path(__file__).with_name("diagnosis_hypotheses.yaml")
 VERDICTS: tuple[str, ...] = ("explains", "partly", "does not", "not resolved")
@@ -137,14 +138,15 @@ class Diagnosis:
         cols = tuple(self.baselines.index(b) for b in baselines)
         out: dict[str, float] = {}
         for name in ("gap", "tau"):
-            vp, v = self._replicates(variant, metric, cols, name)
-            hp, h = self._replicates(HEADLINE, metric, cols, name)
+            vp_, v = self._replicates(variant, metric, cols, name)
+            hp_, h = self._replicates(HEADLINE, metric, cols, name)
+            vp, hp = np.float64(vp_), np.float64(hp_)  # 0 / 0 → NaN (nothing to close), not an exception
             with np.errstate(invalid="ignore", divide="ignore"):
                 closure = 1 - v / h if name == "gap" else (v - h) / (1 - h)
                 cp = 1 - vp / hp if name == "gap" else (vp - hp) / (1 - hp)
             lo, hi = _interval(v)
             clo, chi = _interval(closure)
-            out.update({name: vp, f"{name}_low": lo, f"{name}_high": hi, f"{name}_closure": float(cp),
+            out.update({name: float(vp), f"{name}_low": lo, f"{name}_high": hi, f"{name}_closure": float(cp),
                         f"{name}_closure_low": clo, f"{name}_closure_high": chi})
         return out
 
@@ -242,3 +244,26 @@ def causes(df: pd.DataFrame) -> dict[tuple[str, str], str]:
                 key = (column, b)
                 out[key] = f"{out[key]}; {text}" if key in out and text not in out[key] else text
     return out
+
+
+def facts(df: pd.DataFrame) -> dict[str, Any]:
+    """Numbers quoted in the page's prose (glued): the rule's thresholds, sizes and verdict counts."""
+    tested = df[df["verdict"] != "reference"]
+    counts = tested["verdict"].value_counts()
+    return {"explains_at": EXPLAINS, "partly_above": PARTLY, "does_not_below": DOES_NOT,
+            "n_patterns": int(df["pattern"].nunique()), "n_tests": int(len(tested)),
+            "n_variants": int(tested["variant"].nunique()),
+            "n_dialogues": int(df["n_dialogues"].max()) if len(df) else 0,
+            "n_boot": int(df["n_boot"].max()) if len(df) else 0,
+            **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS}}
+
+
+def values_wide(v: pd.DataFrame) -> pd.DataFrame:
+    """:func:`values` as one row per variant × baseline, one column per Table 5 column (ours),
+    the printed values as the ``paper`` rows."""
+    ours = v.pivot_table(index=["variant", "Baseline"], columns="column", values="ours", sort=False)
+    printed = v[v["variant"] == v["variant"].iloc[0]].pivot_table(index="Baseline", columns="column", values="paper",
+                                                                  sort=False)
+    printed.index = pd.MultiIndex.from_product([["paper (printed)"], printed.index], names=["variant", "Baseline"])
+    out = pd.concat([printed, ours])[list(COLUMNS)].reset_index()
+    return out.rename(columns={"variant": "Variant"}).assign(n_dialogues=int(v["n_dialogues"].max()))
