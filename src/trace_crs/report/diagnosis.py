@@ -258,6 +258,14 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
             **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS}}
 
 
+def rec_turns_per_dialogue(results_dir: str | Path) -> float:
+    """Mean number of scored (recommend/compare) turns per diagnosed dialogue: with T2R counting
+    those turns, a never-hit dialogue costs this + 1, which bounds the corpus's T2R."""
+    frame = load_frame(results_dir)
+    first = frame[(frame["variant"] == HEADLINE) & (frame["baseline"] == frame["baseline"].min())]
+    return float(first["n_turns"].mean())
+
+
 def values_wide(v: pd.DataFrame) -> pd.DataFrame:
     """:func:`values` as one row per variant × baseline, one column per Table 5 column (ours),
     the printed values as the ``paper`` rows."""
