@@ -123,6 +123,7 @@ def deviating(df: pd.DataFrame) -> pd.DataFrame:
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the notebook prose (glued)."""
     counts = df["verdict"].value_counts()
-    unexplained = int(((df["verdict"] == "deviates") & df["cause"].str.startswith("unexplained")).sum())
+    tested_cause = df["cause"].str.contains(r"\b(?:explains|partly)\b", regex=True)
+    unexplained = int(((df["verdict"] == "deviates") & df["cause"].str.contains("unexplained") & ~tested_cause).sum())
     return {"n_cells": int(len(df)), "min_clusters": MIN_CLUSTERS, "unexplained": unexplained,
             **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS}}

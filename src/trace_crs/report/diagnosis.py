@@ -228,7 +228,8 @@ def hypotheses_table() -> pd.DataFrame:
 def causes(df: pd.DataFrame) -> dict[tuple[str, str], str]:
     """``{(column, baseline): cause}`` for the Deviations page's cells: the variants whose verdict
     on a pattern covering the column is *explains* or *partly* (with the closure), else
-    ``unexplained (tested: …)``.  Baselines: the pattern's (all non-LLM when unspecified)."""
+    ``unexplained (tested: …)``, each prefixed by the pattern's title and joined by `` | `` when a
+    cell belongs to several patterns.  Baselines: the pattern's (all non-LLM when unspecified)."""
     out: dict[tuple[str, str], str] = {}
     printed = _paper_values()
     for pat in hypotheses():
@@ -240,9 +241,10 @@ def causes(df: pd.DataFrame) -> dict[tuple[str, str], str]:
                      f"[{getattr(r, stat + '_low'):.2f}, {getattr(r, stat + '_high'):.2f}], n = {r.n_dialogues})"
                      for r in rows.itertuples() if r.verdict in ("explains", "partly")]
             text = "; ".join(found) if found else "unexplained (tested: " + ", ".join(rows["variant"]) + ")"
+            text = f"{pat['title']}: {text}"
             for b in (pat.get("baselines") or list(printed.index)):
                 key = (column, b)
-                out[key] = f"{out[key]}; {text}" if key in out and text not in out[key] else text
+                out[key] = f"{out[key]} | {text}" if key in out else text
     return out
 
 
