@@ -48,6 +48,8 @@ def test_closures_by_construction(tmp_path):
     assert exact["tau"] == pytest.approx(r3.loc["headline", "tau"])
     assert r3.loc["headline", "tau"] == pytest.approx(1.0)
     assert r3.loc["headline", "n_baselines"] == len(printed) and r3.loc["headline", "n_dialogues"] == 30
+    knowledge = df[df["pattern"] == "Knowledge-Enh. first on R@1"]
+    assert knowledge["rank_among_non_llm"].notna().all() and r3["rank_among_non_llm"].isna().all()
     causes = diagnosis.causes(df)
     assert causes[("R@3", "tfidf")].startswith("R@3 and MRR far above the paper: ranked_list=response explains")
     assert "TSR lower: unexplained (tested:" in causes[("TSR", "tfidf")]

@@ -175,7 +175,10 @@ def load(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.Data
                 if hyp["variant"] not in set(frame["variant"]):
                     continue
                 s = diag.statistic(hyp["variant"], metric, baselines)
-                point = diag.means(hyp["variant"], metric)[0][[diag.baselines.index(b) for b in baselines]]
+                everyone = diag.means(hyp["variant"], metric)[0]
+                point = everyone[[diag.baselines.index(b) for b in baselines]]
+                # for a one-baseline pattern: its rank among the non-LLM rows (1 = highest value)
+                rank = (int((everyone > point[0]).sum()) + 1) if len(baselines) == 1 else None
                 rows.append({"pattern": pat["title"], "kind": pat["kind"], "column": column,
                              "variant": hyp["variant"], "hypothesis": hyp["cause"], "paper_text": hyp["quote"],
                              "ours_min": float(np.nanmin(point)), "ours_max": float(np.nanmax(point)),
@@ -183,6 +186,7 @@ def load(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.Data
                              "paper_max": float(diag.printed.loc[baselines, metric].max()), **s,
                              "verdict": "reference" if hyp["variant"] == HEADLINE else
                              verdict(s[f"{stat}_low"], s[f"{stat}_high"]),
+                             "rank_among_non_llm": rank,
                              "n_dialogues": len(diag.dialogues), "n_baselines": len(baselines),
                              "n_boot": n_boot})
     return pd.DataFrame(rows)
@@ -208,13 +212,14 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     """The page's table: one row per pattern × column × variant, labelled columns."""
     out = df[["pattern", "column", "variant", "hypothesis", "ours_min", "ours_max", "paper_min", "paper_max",
               "gap", "gap_closure", "gap_closure_low", "gap_closure_high", "tau", "tau_low", "tau_high",
-              "tau_closure", "verdict", "n_dialogues", "n_baselines"]]
+              "tau_closure", "rank_among_non_llm", "verdict", "n_dialogues", "n_baselines"]]
     return out.rename(columns={"pattern": "Pattern", "column": "Metric", "variant": "Variant",
                                "hypothesis": "Hypothesis", "ours_min": "Ours (min)", "ours_max": "Ours (max)",
                                "paper_min": "Paper (min)", "paper_max": "Paper (max)", "gap": "Median |ours − paper|",
                                "gap_closure": "Gap closure", "gap_closure_low": "Gap closure low",
                                "gap_closure_high": "Gap closure high", "tau": "Kendall τ", "tau_low": "τ low",
-                               "tau_high": "τ high", "tau_closure": "τ closure", "verdict": "Verdict",
+                               "tau_high": "τ high", "tau_closure": "τ closure",
+                               "rank_among_non_llm": "Rank among non-LLM", "verdict": "Verdict",
                                "n_dialogues": "n dialogues", "n_baselines": "n baselines"})
 
 
