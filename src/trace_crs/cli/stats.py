@@ -16,6 +16,9 @@
   [--baselines X,Y] [--n-dialogues N] [--seed 42] [--settings S1,S2,...] [--entailment SPEC]
   [--fuzzy-threshold 0.8] --out FILE.parquet`` — the re-scoring analyses of App. L / App. O
   (:mod:`trace_crs.stats.sensitivity`) on a seeded sample of each run's dialogues.
+* ``trace-crs stats diagnose --results DIR [--run closed] [--corpus-runs kb_missingness=closed_missing]
+  [--n-dialogues N] [--seed 42] --out FILE.parquet`` — every variant that tests a cause of a
+  deviation from the paper (:mod:`trace_crs.stats.diagnosis`), for the Deviations page.
 """
 from __future__ import annotations
 
@@ -143,6 +146,22 @@ def _sensitivity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _diagnose(args: argparse.Namespace) -> int:
+    from trace_crs.cli.score import refuse_inputs
+    from trace_crs.errors import UsageError
+    from trace_crs.stats import diagnosis
+
+    if args.out.is_dir():
+        raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
+    refuse_inputs([args.out], [str(args.results / "runs")])
+    frame = diagnosis.diagnose(args.results, args.run, diagnosis.parse_corpus_runs(args.corpus_runs),
+                               baselines=_names(args.baselines) if args.baselines else None,
+                               n_dialogues=args.n_dialogues, seed=args.seed)
+    diagnosis.write(frame, args.out)
+    print(args.out)
+    return 0
+
+
 def register(subparsers) -> None:  # noqa: ANN001
     """Add ``stats bootstrap``, ``stats abstention``, ``stats oracle`` and ``stats sensitivity``."""
     group = subparsers.add_parser("stats", help="bootstrap CIs and routing oracles over score files")
@@ -184,3 +203,12 @@ def register(subparsers) -> None:  # noqa: ANN001
                       help="grounding-error threshold of the errors analysis")
     sens.add_argument("--out", type=Path, required=True, help="output Parquet file")
     sens.set_defaults(func=_sensitivity)
+    diag = sub.add_parser("diagnose", help="score every variant that tests a cause of a deviation from the paper")
+    diag.add_argument("--results", type=Path, required=True, help="results/<profile>/ (reads runs/<run>/)")
+    diag.add_argument("--run", default="closed", help="the run whose dialogues every variant scores")
+    diag.add_argument("--corpus-runs", help="VARIANT=RUN,... runs of the same dialogues on a changed corpus")
+    diag.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
+    diag.add_argument("--n-dialogues", type=int, help="seeded sample of the run's dialogues (default: all)")
+    diag.add_argument("--seed", type=int, default=42)
+    diag.add_argument("--out", type=Path, required=True, help="output Parquet file")
+    diag.set_defaults(func=_diagnose)
