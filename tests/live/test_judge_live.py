@@ -108,3 +108,18 @@ def test_converse_writes_judge_transcripts(world_files, tmp_path):
         assert x["turns"][1]["action"] == "ask_preference"
     scores = json.loads((out / "live_scores.json").read_text())
     assert scores["config"]["ask"] == 1 and scores["baselines"]["popularity"]["metrics"]["questions_per_dialogue"] == 1.0
+
+
+def test_judge_transcripts_live_collects_a_seeded_subset_per_run(world_files, tmp_path):
+    kb_dir, dialogues = world_files
+    out = tmp_path / "live"
+    assert main(["--quiet", "converse", "--kb", kb_dir, "--dialogues", dialogues, "--baselines", "popularity,tfidf",
+                 "--subset", "6", "--out", str(out)]) == 0
+    t = tmp_path / "t.jsonl"
+    assert main(["judge", "transcripts", "--live", str(out), "--n", "4", "--out", str(t)]) == 0
+    ids = [json.loads(x)["dialogue_id"] for x in t.read_text().splitlines()]
+    systems = {i.partition("/")[0] for i in ids}
+    per = {s: [i.partition("/")[2] for i in ids if i.startswith(s + "/")] for s in systems}
+    assert systems == {"popularity", "tfidf"} and per["popularity"] == per["tfidf"] and len(per["tfidf"]) == 4
+    # --live with --run is refused (exit 2)
+    assert main(["judge", "transcripts", "--live", str(out), "--run", str(out), "--out", str(tmp_path / "x.jsonl")]) == 2

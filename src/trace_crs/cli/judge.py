@@ -7,7 +7,9 @@
   resumes where it stopped (and a rerun reuses ``O.jsonl`` itself).
 * ``judge transcripts --dialogues F [--kb D] [--predictions P --system NAME | --run DIR]
   [--n N --seed 42] --out T`` or ``judge transcripts --generic LOG --out T`` — export to the
-  transcript format (a seeded subset of dialogues, the same for every system of a run).
+  transcript format (a seeded subset of dialogues, the same for every system of a run);
+  ``judge transcripts --live DIR [--live DIR2] [--n N] --out T`` collects the live conversations
+  ``converse`` wrote (only their live turns are rated, :func:`trace_crs.judge.adapters.from_live`).
 * ``judge agree --pred P.jsonl [--human H.jsonl] [--judge-b B.jsonl] [--repeat R.jsonl …]
   [--out A.json]`` — meta-evaluation (:mod:`trace_crs.judge.agree`).
 """
@@ -126,11 +128,15 @@ def run_transcripts(args: argparse.Namespace) -> int:
     from trace_crs.kb.store import iter_jsonl
 
     out = Path(args.out)
-    refuse_inputs([out], [args.generic, args.dialogues, args.kb, args.predictions, args.run])
+    refuse_inputs([out], [args.generic, args.dialogues, args.kb, args.predictions, args.run, *(args.live or [])])
     if args.generic:
-        if args.dialogues or args.predictions or args.run:
-            raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run")
+        if args.dialogues or args.predictions or args.run or args.live:
+            raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run/--live")
         records = [adapters.from_generic(rec, args.generic, line) for line, rec in iter_jsonl(args.generic)]
+    elif args.live:
+        if args.dialogues or args.predictions or args.run:
+            raise UsageError("--live reads converse runs on their own; drop --dialogues/--predictions/--run")
+        records = _from_live(args)
     else:
         records = _from_trace(args, adapters)
     if not records:
@@ -166,6 +172,24 @@ def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
     for system, path in sources:
         preds = read_predictions(path, dialogues, kb, outside=outside)
         out += [adapters.from_predictions(d, preds, kb, system) for d in dialogues]
+    return out
+
+
+def _from_live(args: argparse.Namespace) -> list:
+    """The judge transcripts ``converse`` wrote (``<dir>/judge/<baseline>.jsonl``) of each
+    ``--live`` run: per run, a seeded subset of ``--n`` dialogues, the same for every baseline
+    of that run (the dialogues every baseline conversed on)."""
+    from trace_crs.judge.transcript import load_transcripts
+
+    out = []
+    for run in args.live:
+        files = sorted((Path(run) / "judge").glob("*.jsonl"))
+        if not files:
+            raise UsageError(f"--live {run}: no judge/<baseline>.jsonl (run trace-crs converse into it first)")
+        per_system = {f.stem: load_transcripts(f) for f in files}
+        common = set.intersection(*({t.dialogue_id.partition("/")[2] for t in ts} for ts in per_system.values()))
+        chosen = set(seeded_subset(sorted(common), args.n, args.seed))
+        out += [t for ts in per_system.values() for t in ts if t.dialogue_id.partition("/")[2] in chosen]
     return out
 
 
@@ -249,6 +273,7 @@ def register(subparsers) -> None:
     p.add_argument("--n", type=int, help="export a seeded subset of N dialogues (the same for every system)")
     p.add_argument("--seed", type=int, default=42, help="seed of the subset")
     p.add_argument("--generic", help="a CRS log in the generic {dialogue_id, turns: [{role, text}]} layout")
+    p.add_argument("--live", action="append", help="a converse output directory (its judge/*.jsonl); repeatable")
     p.add_argument("--out", required=True, help="transcripts JSON lines to write")
     p.set_defaults(func=run_transcripts)
     p = sub.add_parser("agree", help="meta-evaluate judged transcripts against human labels or another judge")
