@@ -84,6 +84,12 @@ def run_core(args: argparse.Namespace) -> int:
         raise UsageError(f"--n must be >= 1, got {args.n}")
     base = _lm_overrides(args.set)
     transcripts = seeded_subset(load_transcripts(src), args.n, args.seed)
+    from trace_crs.judge import domain as judge_domain
+    for value in {args.domain} if args.domain else {t.domain for t in transcripts}:
+        try:
+            judge_domain.resolve(value)
+        except ValueError as exc:
+            raise UsageError(f"{'--domain' if args.domain else f'{src}: domain'}: {exc}") from None
     with contextlib.ExitStack() as stack:
         if args.mixture:
             table, choice = load_mixture(args.mixture)
@@ -97,7 +103,7 @@ def run_core(args: argparse.Namespace) -> int:
             lm, name = open_judge_lm(resolve_lm_config(JUDGE_LM_DEFAULTS, base), stack)
             lms, judges, debate_lm = {n: lm for n in FACTORS}, {n: name for n in FACTORS}, lm
         settings = settings_of({**judges, "debate": judges[FACTORS[0]]}, args.mode, args.aggregator,
-                               args.retries, args.max_rounds)
+                               args.retries, args.max_rounds, args.domain)
 
         def progress(i: int, n: int, hit: bool) -> None:
             if not args.quiet:
@@ -259,6 +265,8 @@ def register(subparsers) -> None:
     p.add_argument("--mode", choices=MODES, default="per-factor", help="one call per factor (paper) or one call for all")
     p.add_argument("--aggregator", choices=AGGREGATORS, default="avg", help="CoRE-Avg only, + debate, or mixture")
     p.add_argument("--mixture", help="mixture table YAML (judges and factor -> judge)")
+    p.add_argument("--domain", help="judge every transcript in this domain (travel, movies; default: each "
+                   "transcript's own domain field, travel when absent)")
     p.add_argument("--retries", type=int, default=2, help="re-asks after an unparseable reply")
     p.add_argument("--max-rounds", type=int, default=4, help="debate round limit")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
