@@ -70,6 +70,23 @@ core_live.plot(live);
 
 # %%
 live_tau
+
+# %% [markdown]
+# ### Did asking help?
+#
+# CoRE's Proactiveness and Recoverability presume a system that can ask. In the live loop a
+# system may ask a clarifying question (`[Ask]`, `trace_crs/live/ask.py`); the non-LLM rankers
+# are given a policy — ask once about the facet that splits the candidates most evenly — and
+# the simulated user answers from its profile, or says it has no preference when the profile
+# says nothing (TravelBench: "not mentioned means unknown"). Live TSR and T2R with one question
+# allowed (`make live-ask`) minus without (`make live`), same dialogues and users, paired
+# dialogue bootstrap (95%); a question costs a turn, so T2R can rise even when TSR does.
+# Empty until both runs exist.
+
+# %%
+ask = core_live.asking_effect(results_dir)
+results.write_table(ask, results_dir, "core_live_asking")
+ask
 #
 # ## Factor ratings per baseline
 #

@@ -61,3 +61,20 @@ def test_ranking_intervals_and_tau(tmp_path):
     f = core_live.facts(df, core_live.tau(df))
     assert f["live_best"] == df.iloc[0]["Baseline"] and f["live_n_conversations"] == 11
     assert core_live.plot(df, tmp_path / "fig") is not None
+
+
+def test_asking_effect_paired_by_dialogue(tmp_path):
+    import pandas as pd
+    assert core_live.asking_effect(tmp_path).empty
+    ids = [f"d{i}" for i in range(4)]
+    runs = {"live": {"tsr": [0.0, 0.0, 1.0, 1.0], "t2r": [5.0, 5.0, 1.0, 2.0], "n_questions": [0] * 4},
+            "live_ask": {"tsr": [1.0, 0.0, 1.0, 1.0], "t2r": [2.0, 5.0, 2.0, 3.0], "n_questions": [1] * 4}}
+    for run, cols in runs.items():
+        (tmp_path / "live" / run).mkdir(parents=True)
+        pd.DataFrame({"dialogue_id": ids, "baseline": "tfidf", **cols}).to_parquet(
+            tmp_path / "live" / run / "live_scores.parquet")
+    df = core_live.asking_effect(tmp_path, n_boot=200).set_index("metric")
+    # TSR 0.5 -> 0.75 (+0.25); T2R 3.25 -> 3.0 (-0.25): one rescued dialogue, two slowed by a turn
+    assert (df.loc["tsr", "without_ask"], df.loc["tsr", "with_ask"], df.loc["tsr", "delta"]) == (0.5, 0.75, 0.25)
+    assert df.loc["t2r", "delta"] == pytest.approx(-0.25) and df.loc["tsr", "n_dialogues"] == 4
+    assert df.loc["tsr", "questions_per_dialogue"] == 1.0 and df.loc["tsr", "verdict"] == "insufficient n"

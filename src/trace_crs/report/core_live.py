@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from trace_crs.judge.records import read_ratings
 from trace_crs.metrics.judge import cross_judge_agreement
 from trace_crs.report import compare, figures
+from trace_crs.stats.bootstrap import bootstrap_pairs
 from trace_crs.stats.intervals import cluster_mean_ci
 
 NAME = "core_live_ranking"
@@ -111,6 +112,36 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     ax.set_xlabel("CoRE-Avg on live conversations (0-4), 95% dialogue-bootstrap interval", fontsize=9)
     fig.tight_layout()
     return figures.save(fig, NAME, figures_dir)
+
+
+ASK_COLUMNS = ["Baseline", "baseline", "metric", "without_ask", "with_ask", "delta", "ci_low", "ci_high",
+               "verdict", "n_dialogues", "questions_per_dialogue"]
+
+
+def asking_effect(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
+    """Did asking help?  Per non-LLM baseline, live TSR and T2R with one clarifying question
+    allowed (``live/live_ask``, ``converse --ask 1``) minus without (``live/live``), on the same
+    dialogues and simulated users: the paired dialogue bootstrap of
+    :func:`trace_crs.stats.bootstrap.bootstrap_pairs` (a question costs a turn, so T2R can rise
+    even when TSR does).  Empty when either run is missing."""
+    paths = [Path(results_dir) / "live" / run / "live_scores.parquet" for run in ("live", "live_ask")]
+    if not all(p.exists() for p in paths):
+        return pd.DataFrame(columns=ASK_COLUMNS)
+    without, with_ask = (pd.read_parquet(p) for p in paths)
+    names = sorted(set(without["baseline"]) & set(with_ask["baseline"]))
+    frame = pd.concat([without, with_ask.assign(baseline=with_ask["baseline"] + "+ask")], ignore_index=True)
+    pairs = [(f"{b}+ask", b, m) for b in names for m in ("tsr", "t2r")]
+    if not pairs:
+        return pd.DataFrame(columns=ASK_COLUMNS)
+    out = bootstrap_pairs(frame, pairs, n_boot=n_boot, seed=seed, source="live_scores.parquet")
+    means = frame.groupby("baseline")[["tsr", "t2r"]].mean()
+    asked = with_ask.groupby("baseline")["n_questions"].mean() if "n_questions" in with_ask else pd.Series(dtype=float)
+    out["baseline"] = out["b"]
+    out["Baseline"] = out["b"].map(compare.label)
+    out["without_ask"] = [means.loc[b, m] for b, m in zip(out["b"], out["metric"])]
+    out["with_ask"] = [means.loc[a, m] for a, m in zip(out["a"], out["metric"])]
+    out["questions_per_dialogue"] = out["b"].map(asked)
+    return out[ASK_COLUMNS].reset_index(drop=True)
 
 
 def facts(df: pd.DataFrame, taus: pd.DataFrame) -> dict[str, Any]:
