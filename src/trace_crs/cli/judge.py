@@ -214,6 +214,30 @@ def _plain(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
+def _select(args: argparse.Namespace, pred: Any) -> Any:
+    """``--select``: per factor, the candidate (``--pred`` and each ``--select`` file) with the
+    highest QWK against ``--human``; ``--mixture-out`` writes the mixture table."""
+    import yaml
+
+    from trace_crs.judge.records import read_ratings
+    from trace_crs.judge.select import mixture_table, select_judges
+    from trace_crs.kb.store import iter_jsonl
+
+    if not args.human:
+        raise UsageError("--select needs --human labels (the judges are chosen by QWK against them)")
+    paths = [Path(args.pred), *(Path(p) for p in args.select)]
+    names = [p.stem for p in paths]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--select: candidate files need distinct names (stems), got {names}")
+    frames = {n: (pred if i == 0 else read_ratings(p)) for i, (n, p) in enumerate(zip(names, paths))}
+    models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths)}
+    selection = select_judges(frames, read_ratings(args.human, human=True))
+    if args.mixture_out:
+        text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
+        write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
+    return selection
+
+
 def run_agree(args: argparse.Namespace) -> int:
     """``judge agree``."""
     from trace_crs.judge import agree
@@ -221,7 +245,11 @@ def run_agree(args: argparse.Namespace) -> int:
 
     out = Path(args.out) if args.out else None
     if out:
-        refuse_inputs([out], [args.pred, args.human, args.judge_b, *(args.repeat or [])])
+        refuse_inputs([out], [args.pred, args.human, args.judge_b, *(args.repeat or []), *(args.select or [])])
+    if args.mixture_out:
+        refuse_inputs([Path(args.mixture_out)], [args.pred, args.human, *(args.select or [])])
+        if not args.select:
+            raise UsageError("--mixture-out needs --select (the candidate judges)")
     pred = read_ratings(args.pred)
     tables: dict[str, Any] = {"coupling_judge": agree.coupling(pred), "cost": agree.cost(pred)}
     if args.human:
@@ -236,6 +264,8 @@ def run_agree(args: argparse.Namespace) -> int:
                    "ranking_vs_judge_b": agree.ranking_agreement(pred, other)}
     if args.repeat:
         tables["stability"] = agree.stability([pred, *(read_ratings(r) for r in args.repeat)])
+    if args.select:
+        tables["selection"] = _select(args, pred)
     as_json = {k: _plain(v) for k, v in tables.items()}
     if not args.quiet:
         for k, v in tables.items():
@@ -289,6 +319,9 @@ def register(subparsers) -> None:
     p.add_argument("--human", help="human labels JSON lines keyed by dialogue_id")
     p.add_argument("--judge-b", help="a second judge's records (two-judge agreement)")
     p.add_argument("--repeat", action="append", help="the same judge rerun (stability); repeatable")
+    p.add_argument("--select", action="append", help="another judge's records: choose each factor's judge among "
+                   "--pred and these by QWK against --human (CoRE §7.2); repeatable")
+    p.add_argument("--mixture-out", help="write the selection as a mixture table YAML (judge core --mixture)")
     p.add_argument("--out", help="JSON file of every table (default: stdout)")
     p.add_argument("--quiet", action="store_true", help="no tables on stderr")
     p.set_defaults(func=run_agree)
