@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 import yaml
 
 from trace_crs.cli import main
@@ -60,3 +61,17 @@ def test_select_needs_human_labels(tmp_path):
     write(tmp_path / "a.jsonl", ratings(A_GOOD, 1), judge="m")
     assert main(["--quiet", "judge", "agree", "--pred", str(tmp_path / "a.jsonl"),
                  "--select", str(tmp_path / "a.jsonl")]) == 2
+
+
+def test_coupling_matrix_hand_worked():
+    import pandas as pd
+    from trace_crs.judge.agree import coupling, coupling_matrix
+    base = {f: [2, 2, 2, 2] for f in FACTORS}                 # constant: undefined
+    base |= {"coherence": [0, 1, 2, 3], "novelty": [0, 1, 2, 3], "diversity": [3, 2, 1, 0], "naturalness": [0, 1, 3, 2]}
+    m = coupling_matrix(pd.DataFrame(base)).set_index("factor")
+    assert m.loc["coherence", "novelty"] == 1.0 and m.loc["novelty", "diversity"] == -1.0
+    assert m.loc["coherence", "naturalness"] == pytest.approx(4 / 6)     # 5 concordant, 1 discordant of 6 pairs
+    assert m.loc["diversity", "coherence"] == m.loc["coherence", "diversity"] and m.loc["groundness", "groundness"] == 1.0
+    assert math.isnan(m.loc["coherence", "groundness"])
+    c = coupling(pd.DataFrame(base))
+    assert c["n_pairs"] == 6 and c["mean_abs_tau_b"] == pytest.approx((1 + 1 + 1 + 4 / 6 * 3) / 6)

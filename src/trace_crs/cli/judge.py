@@ -251,11 +251,12 @@ def run_agree(args: argparse.Namespace) -> int:
         if not args.select:
             raise UsageError("--mixture-out needs --select (the candidate judges)")
     pred = read_ratings(args.pred)
-    tables: dict[str, Any] = {"coupling_judge": agree.coupling(pred), "cost": agree.cost(pred)}
+    tables: dict[str, Any] = {"coupling_judge": agree.coupling(pred), "coupling_matrix_judge": agree.coupling_matrix(pred),
+                              "cost": agree.cost(pred)}
     if args.human:
         human = read_ratings(args.human, human=True)
         tables |= {"factors": agree.factor_agreement(pred, human), "overall": agree.overall_agreement(pred, human),
-                   "coupling_human": agree.coupling(human)}
+                   "coupling_human": agree.coupling(human), "coupling_matrix_human": agree.coupling_matrix(human)}
         if pred["system"].notna().any() and human["system"].notna().any():
             tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
     if args.judge_b:
