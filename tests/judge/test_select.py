@@ -75,3 +75,21 @@ def test_coupling_matrix_hand_worked():
     assert math.isnan(m.loc["coherence", "groundness"])
     c = coupling(pd.DataFrame(base))
     assert c["n_pairs"] == 6 and c["mean_abs_tau_b"] == pytest.approx((1 + 1 + 1 + 4 / 6 * 3) / 6)
+
+
+def test_transcript_recall_and_table7_row():
+    import pandas as pd
+    from trace_crs.judge.agree import overall_agreement
+    from trace_crs.judge.transcript import Transcript
+    t = Transcript(dialogue_id="d", turns=[{"role": "user", "text": "hi"},
+                                           {"role": "assistant", "text": "A or B", "items": ["A", "B"]},
+                                           {"role": "assistant", "text": "C", "items": ["C", "A"]}],
+                   ground_truth=["A", "D"])
+    assert t.recall == 0.5 and Transcript(dialogue_id="e", turns=[{"role": "user", "text": "x"}]).recall is None
+    judge = pd.DataFrame({"dialogue_id": list("abcde"), "overall": [1, 2, 3, 4, 0], "debate": [10, 20, 30, 40, 0],
+                          "recall": [0.0, 0.5, 0.5, 1.0, 0.0]})
+    human = pd.DataFrame({"dialogue_id": list("abcde"), "overall": [1, 2, 3, 4, 0]})
+    rows = overall_agreement(judge, human).set_index("score")
+    assert list(rows.index) == ["core_avg", "debate", "recall"] and rows.loc["core_avg", "spearman"] == pytest.approx(1.0)
+    assert rows.loc["recall", "n"] == 5 and 0 < rows.loc["recall", "spearman"] < 1
+    assert "recall" not in overall_agreement(judge.assign(recall=float("nan")), human)["score"].tolist()

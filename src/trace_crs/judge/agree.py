@@ -87,8 +87,11 @@ def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame, scores: Sequence[str] = ("overall", "debate")) -> pd.DataFrame:
-    """Each overall judge score (``overall`` = CoRE-Avg, ``debate``) against the human ``overall``."""
+def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame,
+                      scores: Sequence[str] = ("overall", "debate", "recall")) -> pd.DataFrame:
+    """Each overall judge score (``overall`` = CoRE-Avg, ``debate``, and ``recall``: the
+    transcript's ground-truth recall, CoRE Table 7's traditional-metric row) against the human
+    ``overall``; ``recall`` is left out when no record carries it."""
     both = _paired(judge, human.rename(columns={"overall": "human_overall"}))
     rows = []
     for s in scores:
@@ -96,6 +99,8 @@ def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame, scores: Sequence
         if col not in both.columns:
             continue
         ok = both[[col, "human_overall"]].dropna()
+        if ok.empty and s == "recall":   # records written before the recall field
+            continue
         rows.append({"score": "core_avg" if s == "overall" else s, **correlations(ok[col], ok["human_overall"])})
     return pd.DataFrame(rows)
 

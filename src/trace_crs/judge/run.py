@@ -70,7 +70,7 @@ def judge_one(t: Transcript, lms: Mapping[str, dspy.BaseLM], settings: Mapping[s
             "key": record_key(t, settings)}
     usage = {"calls": tally.calls, "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
              "cost_usd": round(tally.cost_usd, 8), "model_s": round(tally.model_s, 3)}
-    return judged_record(t.dialogue_id, t.system, results, argued, meta, usage)
+    return {**judged_record(t.dialogue_id, t.system, results, argued, meta, usage), "recall": t.recall}
 
 
 def cached_records(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:
