@@ -106,6 +106,9 @@ def test_converse_writes_judge_transcripts(world_files, tmp_path):
     for r, x in zip(recs, lives):
         assert r["history_turns"] == 1 and [t["text"] for t in r["turns"]] == [t["text"] for t in x["turns"]]
         assert x["turns"][1]["action"] == "ask_preference"
+        shown = [t for t in r["turns"] if t.get("items")]     # the presented top 3, not only the top-1
+        assert all(len(t["items"]) == 3 for t in shown) and len(shown) == sum(
+            t["action"] == "recommend" for t in x["turns"])
     scores = json.loads((out / "live_scores.json").read_text())
     assert scores["config"]["ask"] == 1 and scores["baselines"]["popularity"]["metrics"]["questions_per_dialogue"] == 1.0
 

@@ -109,7 +109,8 @@ def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any
         p[key].parent.mkdir(parents=True, exist_ok=True)
     dump_jsonl(transcripts, p["transcripts"])
     dump_jsonl(preds, p["predictions"])
-    dump_jsonl([transcript_record(from_live(t, kb, name)) for t in transcripts], p["judge"])
+    shown = {(r["dialogue_id"], r["turn_id"]): r for r in preds}
+    dump_jsonl([transcript_record(from_live(t, kb, name, shown)) for t in transcripts], p["judge"])
     write_frame(pd.DataFrame(rows), p["outcomes"])
 
 
