@@ -13,7 +13,11 @@ A deterministic template user driven by one dialogue's *profile* — the constra
   test); otherwise ``reject_and_refine`` naming the POI and revealing one more preference —
   preferably one the rejected POI violates — or, when every violated one was already stated,
   restating it (and revealing the next one if any is left);
-* a system turn without a recommendation (an abstention) is answered with the next preference;
+* a question (an ``ask_preference`` turn, :mod:`trace_crs.live.ask`) about facets the user can
+  recognise is answered from the profile: its preferences of those facets, or "no preference"
+  for a facet the profile leaves open (:meth:`TemplateUser._answer`);
+* any other system turn without a recommendation (an abstention, a question about nothing
+  recognisable) is answered with the next preference;
 * it stops on acceptance or after ``max_turns`` system turns (the last rejection says goodbye).
 
 A profile may also hold values the user does not want and either-of groups (``avoid`` and
@@ -37,8 +41,12 @@ import numpy as np
 from trace_crs.dialogues.constraints import Constraint, meets
 from trace_crs.dialogues.phrasing import avoid_text, choose, paraphrases, pref_text, render, templates
 from trace_crs.kb.store import KB
+from trace_crs.live.ask import ASK_ACTION, asked_facets
 
 NO_PREFERENCE = "I have no particular preference."
+NO_PREFERENCE_ABOUT = "I have no preference about the {what}."
+FACET_WORDS: dict[str, str] = {"style": "kind of place", "price_max": "price", "noise": "noise level",
+                               "ambience": "atmosphere", "features": "amenities"}
 RESTATE = "As I said: {pref}"
 GOODBYE = "I'll keep looking elsewhere, thanks."
 SINGLE_FACETS: tuple[str, ...] = ("style", "price_max", "noise")
@@ -160,8 +168,21 @@ class TemplateUser:
         if self.system_turns >= self.cfg.max_turns:
             self.done = True
             return _turn("provide_preference", GOODBYE)
+        if system_turn.get("action") == ASK_ACTION and asked_facets(system_turn.get("text")):
+            return _turn("provide_preference", self._answer(asked_facets(system_turn.get("text")), rng))
         said = self._reveal(self._unrevealed()[:1], rng)
         return _turn("provide_preference", " ".join(said) or NO_PREFERENCE)
+
+    def _answer(self, facets: list[str], rng: np.random.Generator) -> str:
+        """The answer to a question about ``facets`` (:mod:`trace_crs.live.ask`): every profile
+        preference of those facets, stated (again, if already said); a facet the profile does
+        not constrain gets "no preference" (TravelBench: what the profile does not mention is
+        unknown to the user, not a wish)."""
+        said: list[str] = []
+        for facet in facets:
+            mine = [c for c in self.order if c[0] == facet]
+            said += self._reveal(mine, rng) if mine else [NO_PREFERENCE_ABOUT.format(what=FACET_WORDS[facet])]
+        return " ".join(said)
 
     def _reject(self, poi_id: str, rng: np.random.Generator) -> dict[str, Any]:
         poi = self.kb.pois.get(poi_id)
