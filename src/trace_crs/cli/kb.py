@@ -61,8 +61,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _realism(args: argparse.Namespace) -> int:
-    from trace_crs.atomic import write_json
-    from trace_crs.atomic import write_text
+    from trace_crs.atomic import write_json, write_text
     from trace_crs.kb.realism import compare, kb_corpus, to_markdown, yelp_corpus
     if not Path(args.kb, "reviews.jsonl").is_file():
         raise FileNotFoundError(f"{args.kb}: KB directory with reviews.jsonl not found")
@@ -84,8 +83,24 @@ def _realism(args: argparse.Namespace) -> int:
     return 0
 
 
+def _degrade(args: argparse.Namespace) -> int:
+    """``kb degrade``: the KB with Yelp's attribute missingness applied (``kb.missingness``)."""
+    from trace_crs.errors import UsageError
+    from trace_crs.kb.missingness import coverage_rates, degrade
+    src, out = Path(args.kb).resolve(), Path(args.out).resolve()
+    if out == src or src in out.parents:
+        raise UsageError(f"--out {args.out} would overwrite the input KB {args.kb}; choose another directory")
+    kb = load_kb(args.kb)
+    pois = degrade(list(kb.pois.values()), coverage_rates(), seed=args.seed)
+    manifest = {k: v for k, v in kb.manifest.items() if k != "files"}
+    manifest.update(degraded_from=kb.sha256, missingness_seed=args.seed, missingness="kb/data/attribute_coverage.yaml")
+    write_kb(pois, sorted(kb.reviews.values(), key=lambda r: r.review_id), args.out, manifest)
+    print(f"kb degrade: {len(pois)} POIs with Yelp attribute missingness -> {args.out}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``kb build``, ``kb stats``, ``kb calibrate`` and ``kb realism``."""
+    """Add ``kb build``, ``kb stats``, ``kb calibrate``, ``kb realism`` and ``kb degrade``."""
     kb = subparsers.add_parser("kb", help="build and summarise the POI knowledge base")
     sub = kb.add_subparsers(dest="kb_command", required=True)
     build = sub.add_parser("build", help="build a KB directory (pois.jsonl, reviews.jsonl, MANIFEST.json)")
@@ -115,3 +130,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats.add_argument("--kb", help="KB directory")
     stats.add_argument("--out", "--json", dest="json", help="also write the statistics as JSON to this path")
     stats.set_defaults(func=_stats)
+    degrade = sub.add_parser("degrade", help="copy a KB with Yelp's attribute missingness applied (kb.missingness)")
+    degrade.add_argument("--kb", required=True, help="input KB directory")
+    degrade.add_argument("--out", required=True, help="output KB directory (not the input)")
+    degrade.add_argument("--seed", type=int, default=42)
+    degrade.set_defaults(func=_degrade)
