@@ -27,7 +27,7 @@ judges = ['core_a', 'core_b']
 # the `judges` parameter; which of them ran on this profile:
 
 # %%
-from trace_crs.report import core_judge, prose
+from trace_crs.report import core_judge, present, prose
 
 df = core_judge.load(results_dir, run=run, judge=judges[0])
 t28 = core_judge.table28(results_dir, run=run, judges=judges)
@@ -42,7 +42,7 @@ prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.statu
 # {glue:text}`core_n_transcripts` judged transcripts of {glue:text}`core_n_baselines` baselines.
 
 # %%
-df
+present.table(df)
 
 # %%
 core_judge.plot(df);
@@ -65,7 +65,7 @@ core_judge.debate_example(results_dir, run=run, judge=judges[0])
 # {glue:text}`core_tau_paper:.3f`.
 
 # %%
-t28
+present.comparison(t28)
 
 # %% [markdown]
 # ## CoRE's reported numbers (reference: movie CRS data, not Trace)
@@ -76,7 +76,7 @@ t28
 # `trace-crs judge agree --pred … --human …` computes the same tables on any labelled set.
 
 # %%
-core_judge.reported("table22_qwk")
+present.table(core_judge.reported("table22_qwk"))
 
 # %%
-core_judge.reported("table7_overall")
+present.table(core_judge.reported("table7_overall"))

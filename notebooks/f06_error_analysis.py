@@ -25,7 +25,7 @@ runs = ['closed', 'closed_llm']
 # `mk/sensitivity.mk`); the paper prints only some of the rates, in its prose.
 
 # %%
-from trace_crs.report import f06_error_analysis, prose, provenance, results
+from trace_crs.report import f06_error_analysis, present, prose, provenance, results
 
 df = f06_error_analysis.load(results_dir, runs=runs)
 results.write_table(df, results_dir, f06_error_analysis.NAME)
@@ -41,7 +41,7 @@ prose.glue_facts("f06", f06_error_analysis.facts(df))
 # {glue:text}`f06_mean_grounding_llm:.3f` for the LLM baselines (NaN when none was run).
 
 # %%
-df.pivot(index="Baseline", columns="column", values=["ours", "paper"])
+present.table(df.pivot(index="Baseline", columns="column", values=["ours", "paper"]))
 
 # %%
 f06_error_analysis.plot(df);

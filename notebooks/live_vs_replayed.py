@@ -30,7 +30,7 @@ replay_runs = ['closed', 'closed_llm']
 # are set beside these.
 
 # %%
-from trace_crs.report import live_vs_replayed, prose
+from trace_crs.report import live_vs_replayed, present, prose
 
 df = live_vs_replayed.load(results_dir, live_runs=live_runs, replay_runs=replay_runs)
 prose.glue_facts("live", live_vs_replayed.facts(df))
@@ -47,10 +47,10 @@ prose.glue_facts("live", live_vs_replayed.facts(df))
 # credits systems for answering turns they would never have reached.
 
 # %%
-df
+present.table(df)
 
 # %%
-live_vs_replayed.rank_agreement(df)
+present.table(live_vs_replayed.rank_agreement(df))
 
 # %%
 live_vs_replayed.plot(df);

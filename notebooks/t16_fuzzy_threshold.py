@@ -36,7 +36,7 @@ report.prose.glue_facts("t16", report.t16_fuzzy_threshold.facts(df))
 # baselines; NaN when the baselines tie at the default).
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %%
 report.t16_fuzzy_threshold.plot(df);

@@ -44,9 +44,9 @@ prose.glue_facts("t28", t28_cross_judge.facts(df) | {"status": t28_cross_judge.s
 # judges of different models, so only the rankings are comparable.
 
 # %%
-from trace_crs.report import compare
+from trace_crs.report import present
 
-compare.wide(df)
+present.comparison(df)
 
 # %% [markdown]
 # Ranking agreement between the two judges over {glue:text}`t28_n_ours` baselines: Kendall τ
@@ -56,7 +56,7 @@ compare.wide(df)
 # which rank agreement ignores. NaN: a judge was not run, or it gave every baseline the same mean.
 
 # %%
-t28_cross_judge.agreement_table(df)
+present.table(t28_cross_judge.agreement_table(df))
 
 # %%
 t28_cross_judge.plot(df);

@@ -37,7 +37,7 @@ frames["sweep"].attrs["status"] or "Abstention outputs found."
 # ## The unsolvable set, by reason
 
 # %%
-frames["reasons"]
+report.present.table(frames["reasons"])
 
 # %% [markdown]
 # ## Best threshold per ranker
@@ -48,7 +48,7 @@ frames["reasons"]
 # %%
 best = report.travelbench_abstention.best_f1(frames["sweep"])
 report.results.write_table(best, results_dir, report.travelbench_abstention.NAME)
-best
+report.present.table(best)
 
 # %% [markdown]
 # At its best τ, {glue:text}`tba_best_ranker` reaches an abstention F1 of {glue:text}`tba_best_f1:.2f`
@@ -60,7 +60,7 @@ best
 # Share of each kind of request declined at that τ (the `solvable` row is the false-abstention rate):
 
 # %%
-report.travelbench_abstention.recall_by_reason(frames["confidence"], best)
+report.present.table(report.travelbench_abstention.recall_by_reason(frames["confidence"], best))
 
 # %%
 report.travelbench_abstention.plot(frames["sweep"]);

@@ -1,26 +1,102 @@
-"""Saving figures: every figure goes to ``figures/<name>.png`` and ``.svg``.
+"""Saving and showing figures: every figure goes to ``figures/<name>.png`` and ``.svg``.
 
 Output is deterministic: fixed DPI, no creation date in the metadata and a fixed SVG
 hash salt, so the same data give the same bytes.
+
+Drawn at the size it is shown (STYLE "Presentation"): :func:`save` sets the figure
+``WIDTH_IN`` inches wide (the book's text column, ≈ 757 px) and raises every text below
+``MIN_FONT_PT`` to it, so the smallest text is ≥ 9 pt on the page.  Inside a notebook it shows
+the SVG itself, carrying a caption and alt text in the output's metadata
+(``trace_figure``); ``book/tools/pipeline.py reader`` moves them into the cell's ``mystnb``
+metadata, so the book numbers the figure and gives its image real alt text.
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
+from typing import Any
 
 import matplotlib
+import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 FIGURES_DIR = "figures"
 DPI = 150
+WIDTH_IN = 7.5
+MAX_HEIGHT_IN = 5.5
+MIN_FONT_PT = 9.0
+META_KEY = "trace_figure"
 
 
-def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR) -> Figure:
-    """Write ``<figures_dir>/<name>.png`` and ``.svg``; return ``fig`` (a ``plot`` ends with
-    ``return figures.save(fig, NAME, figures_dir)``)."""
+def _title(fig: Figure) -> str:
+    suptitle = getattr(fig, "_suptitle", None)
+    if suptitle is not None and suptitle.get_text():
+        return str(suptitle.get_text())
+    return next((str(ax.get_title()) for ax in fig.axes if ax.get_title()), "")
+
+
+def describe(fig: Figure, name: str) -> dict[str, str]:
+    """Caption and alt text of ``fig`` from what it draws: its title (else "y against x" of its
+    first axes), then every axes' labels and legend entries for the alt text."""
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    parts = []
+    for ax in axes:
+        what = " against ".join(t for t in (ax.get_ylabel(), ax.get_xlabel()) if t)
+        legend = ax.get_legend()
+        entries = [t.get_text() for t in legend.get_texts()] if legend is not None else []
+        parts.append((f"{ax.get_title()}: " if ax.get_title() else "") + (what or "chart")
+                     + (f" (series: {', '.join(entries)})" if entries else ""))
+    caption = _title(fig) or (parts[0] if parts else name)
+    alt = f"Chart {name}: " + "; ".join(parts) if parts else f"Chart {name}"
+    return {"caption": caption, "alt": alt, "name": f"fig-{name.replace('_', '-')}"}
+
+
+def fit(fig: Figure) -> Figure:
+    """Resize ``fig`` to the column width (aspect kept, height capped) and raise small text."""
+    w, h = fig.get_size_inches()
+    fig.set_size_inches(WIDTH_IN, min(MAX_HEIGHT_IN, h * WIDTH_IN / w))
+    for text in fig.findobj(Text):
+        if text.get_text() and text.get_fontsize() < MIN_FONT_PT:
+            text.set_fontsize(MIN_FONT_PT)
+    return fig
+
+
+def _in_notebook() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency of the notebooks
+        return False
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def show(fig: Figure, svg: Path, info: dict[str, str]) -> None:
+    """Display the saved SVG with ``info`` (caption, alt, name) as output metadata and close the
+    figure, so the inline backend does not show it a second time as a PNG."""
+    from IPython.display import SVG, display
+    display(SVG(filename=str(svg)), metadata={META_KEY: info})
+    plt.close(fig)
+
+
+def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR,
+         caption: str | None = None) -> Figure:
+    """Write ``<figures_dir>/<name>.png`` and ``.svg`` at the column width; return ``fig`` (a
+    ``plot`` ends with ``return figures.save(fig, NAME, figures_dir)``).  In a notebook, show it
+    with its caption (``caption``, else :func:`describe`'s) and alt text."""
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)
+    fit(fig)
+    with warnings.catch_warnings():  # a layout it cannot improve is kept as drawn, silently
+        warnings.simplefilter("ignore")
+        fig.tight_layout()
     paths = [out / f"{name}.png", out / f"{name}.svg"]
     with matplotlib.rc_context({"svg.hashsalt": "trace", "svg.fonttype": "none"}):
         fig.savefig(paths[0], dpi=DPI, bbox_inches="tight", metadata={"Software": None})
         fig.savefig(paths[1], bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    if _in_notebook():
+        info: dict[str, Any] = describe(fig, name)
+        if caption:
+            info["caption"] = caption
+        show(fig, paths[1], info)
     return fig
