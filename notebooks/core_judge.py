@@ -61,8 +61,8 @@ core_judge.debate_example(results_dir, run=run, judge=judges[0])
 #
 # Per baseline, the mean CoRE-Avg of the two judges (`ours`, 0–4) beside the paper's GPT-4o and
 # Claude means (`paper`, Likert 1–5: another instrument, so only the rankings compare). Kendall τ
-# between the two judges' baseline rankings: ours {glue:text}`core_tau_ours:.3f`, the paper's
-# {glue:text}`core_tau_paper:.3f`.
+# between the two judges' baseline rankings: ours {glue:md}`core_tau_ours_md`, the paper's
+# {glue:md}`core_tau_paper_md`.
 
 # %%
 present.comparison(t28)
@@ -72,7 +72,7 @@ present.comparison(t28)
 #
 # Agreement of CoRE's judges with human labels on ReDial / OpenDialKG logs (CoRE Table 22, QWK
 # per factor) and of overall scores (Table 7; the debate reached Spearman
-# {glue:text}`core_core_multi_agent_r:.3f`). Trace has no human CoRE labels yet;
+# {glue:md}`core_core_multi_agent_r_md`). Trace has no human CoRE labels yet;
 # `trace-crs judge agree --pred … --human …` computes the same tables on any labelled set.
 
 # %%

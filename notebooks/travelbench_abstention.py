@@ -51,8 +51,8 @@ report.results.write_table(best, results_dir, report.travelbench_abstention.NAME
 report.present.table(best)
 
 # %% [markdown]
-# At its best τ, {glue:text}`tba_best_ranker` reaches an abstention F1 of {glue:text}`tba_best_f1:.2f`
-# while declining {glue:text}`tba_best_far:.2f` of the {glue:text}`tba_n_solvable` solvable requests
+# At its best τ, {glue:md}`tba_best_ranker` reaches an abstention F1 of {glue:md}`tba_best_f1_md`
+# while declining {glue:md}`tba_best_far_md` of the {glue:text}`tba_n_solvable` solvable requests
 # ({glue:text}`tba_n_unsolvable` unsolvable items over {glue:text}`tba_n_reasons` reasons): a
 # retrieval score says how well the best candidate matches the words of the request, not
 # whether any candidate can satisfy it.

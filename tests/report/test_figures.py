@@ -45,3 +45,16 @@ def test_describe_gives_a_caption_and_alt_text_from_what_is_drawn():
     fig.suptitle("Table 5: this run vs paper")
     assert figures.describe(fig, "t05_headline")["caption"] == "Table 5: this run vs paper"
     plt.close(fig)
+
+
+def test_label_points_keeps_crowded_labels_apart():
+    fig, ax = plt.subplots(figsize=(6, 4))
+    xs, ys = [0.50, 0.501, 0.502, 0.8], [0.50, 0.501, 0.499, 0.2]
+    ax.scatter(xs, ys)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    texts = figures.label_points(ax, xs, ys, ["LLM Zero-Shot", "DST", "RAG-Citation", "TF-IDF"])
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    assert len(texts) == 4 and all(t.get_fontsize() >= figures.MIN_FONT_PT for t in texts)
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    plt.close(fig)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import matplotlib
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -60,6 +61,35 @@ def fit(fig: Figure) -> Figure:
         if text.get_text() and text.get_fontsize() < MIN_FONT_PT:
             text.set_fontsize(MIN_FONT_PT)
     return fig
+
+
+# Where a point's label may go, in points from the point (first free one wins).
+_OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (4, 13), (-4, 13), (4, -21), (-4, -21), (12, 22), (-12, -30))
+
+
+def label_points(ax: Axes, xs: Sequence[float], ys: Sequence[float], labels: Sequence[str],
+                 fontsize: float = MIN_FONT_PT) -> list[Text]:
+    """Label each point (x, y) so that no two labels overlap: each label takes the first offset
+    of ``_OFFSETS`` where its box meets no label placed before (the last offset if none is free).
+    Call it after the axes limits are final (it measures boxes at the figure's current size)."""
+    fig = ax.figure
+    fig.set_size_inches(WIDTH_IN, min(MAX_HEIGHT_IN, fig.get_size_inches()[1] * WIDTH_IN / fig.get_size_inches()[0]))
+    renderer = fig.canvas.get_renderer()
+    placed: list[Any] = []
+    texts = []
+    for x, y, label in sorted(zip(xs, ys, labels), key=lambda p: (-p[1], p[0])):
+        if x != x or y != y:   # a missing coordinate has no point to label
+            continue
+        for dx, dy in _OFFSETS:
+            text = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+                               ha="left" if dx > 0 else "right", va="bottom")
+            box = text.get_window_extent(renderer).expanded(1.05, 1.1)
+            if not any(box.overlaps(other) for other in placed) or (dx, dy) == _OFFSETS[-1]:
+                break
+            text.remove()
+        placed.append(box)
+        texts.append(text)
+    return texts
 
 
 def _in_notebook() -> bool:

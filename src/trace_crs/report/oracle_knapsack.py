@@ -78,8 +78,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     b.set(ylabel="share of dialogues", title="Oracle choices")
     b.legend(fontsize=7)
     c.scatter(single["mean_cost"], single["mean_quality"], color="black", s=14, label="single baseline")
-    for _, row in single.iterrows():
-        c.annotate(compare.label(row["baseline"]), (row["mean_cost"], row["mean_quality"]), fontsize=6)
+    figures.label_points(c, single["mean_cost"], single["mean_quality"], [compare.label(b) for b in single["baseline"]])
     feasible = curve[curve["feasible"].astype(bool)]
     c.plot(feasible["mean_cost"], feasible["mean_quality"], marker=".", label="budget oracle")
     c.scatter([qo["mean_cost"]], [qo["mean_quality"]], marker="*", s=120, color="red", label="quality oracle")
