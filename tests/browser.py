@@ -139,26 +139,29 @@ def check_page(page: Any, url: str, root: Path, base: str) -> list[str]:
 
 
 _SIDEBAR_VISIBLE = """() => {
-  const s = document.querySelector('#pst-primary-sidebar, .bd-sidebar-primary');
-  if (!s) return false;
-  const r = s.getBoundingClientRect(); const st = getComputedStyle(s);
-  return st.visibility !== 'hidden' && st.display !== 'none' && r.width > 0 && r.right > 0 && r.left < window.innerWidth;
+  const shown = e => { if (!e) return false; const r = e.getBoundingClientRect(); const st = getComputedStyle(e);
+    return st.visibility !== 'hidden' && st.display !== 'none' && r.width > 0 && r.right > 0 && r.left < window.innerWidth; };
+  const dialog = document.querySelector('#pst-primary-sidebar-modal');   // the phone's navigation
+  return (dialog && dialog.open && shown(dialog)) || shown(document.querySelector('#pst-primary-sidebar'));
 }"""
 
 
 def check_sidebar(page: Any, url: str) -> list[str]:
-    """On a phone the navigation is hidden until the sidebar toggle is clicked: click the visible
-    toggle and expect the primary sidebar on screen."""
+    """The theme's sidebar toggle works: clicking the visible toggle flips whether the navigation
+    is on screen (a phone starts closed and must open; a laptop starts open and collapses)."""
     page.goto(url, wait_until="load")
-    if page.evaluate(_SIDEBAR_VISIBLE):
-        return [f"the navigation is already open at {page.viewport_size['width']} px"]
-    toggles = page.locator(".primary-toggle, .sidebar-toggle.primary-toggle, button[aria-label*='navigation' i]")
+    width = page.viewport_size["width"]
+    before = page.evaluate(_SIDEBAR_VISIBLE)
+    if before == (width < 992):
+        return [f"the navigation is {'open' if before else 'closed'} before any click at {width} px"]
+    toggles = page.locator(".primary-toggle")
     visible = [toggles.nth(i) for i in range(toggles.count()) if toggles.nth(i).is_visible()]
     if not visible:
-        return ["no visible sidebar toggle"]
+        return [f"no visible sidebar toggle at {width} px"]
     visible[0].click()
     page.wait_for_timeout(400)
-    return [] if page.evaluate(_SIDEBAR_VISIBLE) else ["the sidebar toggle does not open the navigation"]
+    return [] if page.evaluate(_SIDEBAR_VISIBLE) != before else [
+        f"the sidebar toggle does not {'close' if before else 'open'} the navigation at {width} px"]
 
 
 def tables_fit(page: Any, url: str) -> list[str]:

@@ -28,12 +28,40 @@ def banner(name: str | None) -> str:
     return "" if name is None or name in MEANINGFUL else BANNER.format(profile=name)
 
 
+# sphinx-book-theme 1.3 hides pydata-sphinx-theme 0.17's header, keeping that header's hidden
+# `.primary-toggle` button first in the page, and both themes bind `querySelector(".primary-toggle")`:
+# the visible toggle of the book theme then does nothing. Dropping the hidden duplicate before the
+# themes' ready handlers run (when parsing ends: readyState "interactive" comes before the deferred
+# theme scripts execute) binds the visible one.
+TOGGLE_FIX = """document.addEventListener("readystatechange", () => {
+  if (document.readyState !== "interactive") return;
+  document.querySelectorAll(".pst-navbar-icon.primary-toggle, .pst-navbar-icon.secondary-toggle").forEach(b => {
+    if (b.offsetParent === null && document.querySelectorAll("." + [...b.classList].find(c => c.endsWith("-toggle") && c !== "sidebar-toggle")).length > 1) b.remove();
+  });
+});"""
+
+
 def _announce(app: Any, config: Any) -> None:
     text = banner(profile(app.confdir))
     if text:
         config.html_theme_options = {**config.html_theme_options, "announcement": text}
 
 
+def _dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """Each script once per page: sphinx-thebe adds its inline configuration on every
+    env-before-read-docs, which jupyter-book fires twice, and the second copy throws
+    ("THEBE_JS_URL has already been declared") in the console."""
+    seen, kept = set(), []
+    for js in context.get("script_files", []):
+        key = (getattr(js, "filename", None) or None, tuple(sorted((getattr(js, "attributes", None) or {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(js)
+    context["script_files"] = kept
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.connect("config-inited", _announce)
+    app.add_js_file(None, body=TOGGLE_FIX, priority=100)
+    app.connect("html-page-context", _dedupe_scripts, priority=100)   # before any handler that returns
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -45,7 +45,7 @@ def test_page_reads_on_a_phone(browser, site, rel):
     assert problems + errors == []
 
 
-@pytest.mark.parametrize("viewport", [checks.PHONE], ids=["phone"])
+@pytest.mark.parametrize("viewport", [checks.PHONE, checks.LAPTOP], ids=["phone", "laptop"])
 def test_sidebar_toggle_opens_the_navigation(browser, site, viewport):
     page = browser.new_page(viewport=viewport)
     problems = checks.check_sidebar(page, site + "intro.html")
