@@ -50,7 +50,8 @@ report.present.axes(df, report.t05_headline.AXES, "Table 5")
 
 # %%
 report.prose.glue_facts("t05", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.present.table(report.compare.intervals(df, results_dir, n_boot=n_boot))
+report.present.split(report.compare.intervals(df, results_dir, n_boot=n_boot), report.t05_headline.AXES,
+                     "95 % interval")
 
 # %%
 report.t05_headline.plot(df);

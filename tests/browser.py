@@ -165,9 +165,10 @@ def check_sidebar(page: Any, url: str) -> list[str]:
 
 
 def tables_fit(page: Any, url: str) -> list[str]:
-    """Every table wrapper of ``url`` shows its table whole (no sideways scroll) at this width."""
+    """Every table of ``url`` that must fit (``.trace-fit``: a comparison, e.g. one axis of
+    Table 5) shows whole, without sideways scrolling, at this width."""
     page.goto(url, wait_until="load")
-    sizes = page.eval_on_selector_all(".trace-table-wrap", "ws => ws.map(w => [w.scrollWidth, w.clientWidth])")
+    sizes = page.eval_on_selector_all(".trace-fit", "ws => ws.map(w => [w.scrollWidth, w.clientWidth])")
     return [f"table {i + 1} needs {s} px in a {c} px column" for i, (s, c) in enumerate(sizes) if s > c + 1]
 
 

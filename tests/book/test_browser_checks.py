@@ -78,6 +78,7 @@ def test_console_errors_are_heard(browser, site):
 
 def test_a_table_too_wide_for_its_column_is_reported(browser, site):
     wide = present.table(pd.DataFrame({f"metric_{i}": [0.123456] * 2 for i in range(30)}), lift=False)
+    wide.fit = True
     (site / "wide.html").write_text(page(wide._repr_html_()))
     with checks.serve(site) as base:
         pg = browser.new_page(viewport=checks.PHONE)

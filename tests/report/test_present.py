@@ -23,8 +23,9 @@ def test_number(value, text):
     ((0.25, 0.18, 0.31), "0.250 [0.18, 0.31]"),
     ((0.25, 0.18, 0.31, True, 40), "0.250 [0.18, 0.31] (n = 40)"),     # a cell on another n than its row
     ((1 / 3, np.nan, np.nan, False, 3), "0.333 (insufficient n, n = 3)"),
+    ((1 / 3, np.nan, np.nan, False), "0.333 (insufficient n)"),
     ((0.5, 0.5, 0.5, False, 30), "0.500 (insufficient n, n = 30)"),     # degenerate interval
-    ((0.5, np.nan, np.nan, True, None), "0.500 (no interval)"),
+    ((0.5, np.nan, np.nan, True, None), "0.500 (insufficient n)"),
     ((np.nan, 0.1, 0.2), "—"),
 ])
 def test_interval(args, text):
@@ -83,3 +84,19 @@ def test_axes_split_a_wide_table_and_skip_empty_axes():
 def test_folded_is_collapsed_html():
     shown = present.folded(present.table(pd.DataFrame({"a": [1]})), "Provenance")
     assert shown._repr_html_().startswith("<details class=\"trace-folded\"><summary>Provenance</summary>")
+
+
+def test_interval_tables_lift_only_n_and_split_by_axis():
+    part = pd.DataFrame({"Baseline": ["A", "A", "B", "B"], "column": ["R@1", "TSR", "R@1", "TSR"],
+                         "ours": [0.5, 1.0, 0.25, 1.0], "ci_low": [0.4, np.nan, 0.1, np.nan],
+                         "ci_high": [0.6, np.nan, 0.3, np.nan], "n_clusters": [25, 25, 25, 25],
+                         "sufficient": [True, False, True, False], "paper": [0.7, 1.0, 0.2, 1.0]})
+    from trace_crs.report import compare
+    ci = compare.ci_table(part)
+    shown = present.table(ci)
+    assert shown.lifted == {"n": "25"}                                     # TSR is constant but a result
+    assert shown.data["TSR"].tolist() == ["1.000 (insufficient n)"] * 2
+    stack = present.split(ci, {"accuracy": ("R@1",), "recovery": ("TSR",), "none": ("X",)}, "CI")
+    assert [list(t.data.columns) for t in stack.tables] == [["Baseline", "R@1"], ["Baseline", "TSR"]]
+    assert stack.tables[0]._repr_html_().count(present.DEVIATES_CLASS) == 1   # A: 0.7 outside [0.4, 0.6]
+    assert 'trace-fit' in present.comparison(LONG)._repr_html_() and 'trace-fit' not in shown._repr_html_()

@@ -136,7 +136,7 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
     ``Baseline`` (both in first-seen order) with ``n``, the number of dialogues most of its cells
     rest on, then one column per ``column`` holding ``ours [ci_low, ci_high]``
     (:func:`trace_crs.report.present.interval`; a cell resting on another n says so) when
-    ``sufficient``, ``ours (insufficient n, n = k)`` otherwise, ``ours (no interval)`` when no
+    ``sufficient``, ``ours (insufficient n)`` otherwise (with ``, n = k`` if k is not the row's), ``ours (no interval)`` when no
     interval could be formed (``n_clusters`` NaN).  When ``part`` has the printed value
     (``paper``), ``attrs["deviates"]`` marks the cells whose printed value lies outside the
     interval (the page highlights them)."""
@@ -149,7 +149,7 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
                                      part["n_clusters"], part["sufficient"],
                                      part["paper"] if "paper" in part else [float("nan")] * len(part)):
         ok = s is True
-        shown_n = None if n != n else n if (not ok or n != row_n[b]) else None
+        shown_n = None if n != n or n == row_n[b] else n
         cells.append(present.interval(o, lo, hi, ok, shown_n) if n == n else f"{present.number(o)} (no interval)")
         flags.append(bool(ok and p == p and not lo <= p <= hi))
     part = part.assign(cell=cells, flag=flags)
@@ -157,6 +157,7 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
     table.columns.name = None
     table.insert(0, "n", [present.number(int(row_n[b])) if row_n[b] == row_n[b] else present.MISSING
                           for b in baselines])
+    table.attrs["lift"] = ["n"]   # a constant result column stays in the table; only n may go to the caption
     if "paper" in part:
         mask = part.pivot(index="Baseline", columns="column", values="flag").reindex(index=baselines, columns=columns)
         mask.insert(0, "n", False)

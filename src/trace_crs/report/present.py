@@ -66,15 +66,14 @@ def number(value: Any, digits: int = 3) -> str:
 
 def interval(estimate: float, low: float, high: float, sufficient: bool = True,
              n: int | None = None, digits: int = 3) -> str:
-    """``0.250 [0.18, 0.31]`` (bounds with one digit fewer); "0.333 (insufficient n, n = 3)"
-    when the interval rests on too few dialogues; ``n`` is appended only when given (a cell
-    whose n differs from its row's)."""
+    """``0.250 [0.18, 0.31]`` (bounds with one digit fewer); "0.333 (insufficient n)" when the
+    interval rests on too few dialogues (or collapses to a point); ``n`` is appended only when
+    given — a cell whose n differs from its row's (the row's n is shown once, column ``n``)."""
     if _missing(estimate):
         return MISSING
     suffix = f", n = {int(n)}" if n is not None and not _missing(n) else ""
     if not sufficient or _missing(low) or _missing(high):
-        reason = "insufficient n" if n is not None and not _missing(n) else "no interval"
-        return f"{number(estimate, digits)} ({reason}{suffix})"
+        return f"{number(estimate, digits)} (insufficient n{suffix})"
     return (f"{number(estimate, digits)} [{number(low, digits - 1)}, {number(high, digits - 1)}]"
             + (f" (n = {int(n)})" if suffix else ""))
 
@@ -94,9 +93,11 @@ class Shown:
     styler: Styler
     data: pd.DataFrame
     lifted: dict[str, str] = field(default_factory=dict)
+    fit: bool = False   # must fit the text column (class trace-fit; the browser test checks it)
 
     def _repr_html_(self) -> str:
-        return f'<div class="trace-table-wrap">{self.styler.to_html()}</div>'
+        classes = "trace-table-wrap trace-fit" if self.fit else "trace-table-wrap"
+        return f'<div class="{classes}">{self.styler.to_html()}</div>'
 
     def __repr__(self) -> str:
         return self.data.to_string(index=False)
@@ -126,14 +127,15 @@ def _flat(df: pd.DataFrame) -> pd.DataFrame:
 def table(df: pd.DataFrame, caption: str | None = None, *, lift: bool = True,
           keep: Sequence[str] = (), digits: int = 3) -> Shown:
     """Any frame for display: flat columns, no index, labels, constants in the caption,
-    numbers via :func:`number`.  ``keep`` names columns never lifted."""
+    numbers via :func:`number`.  ``keep`` names columns never lifted; a frame whose
+    ``attrs["lift"]`` lists columns (the interval tables: only ``n``) lifts only those."""
     frame = _flat(df)
     flags = df.attrs.get("deviates")
     marks = None if flags is None else _flat(flags.astype(object)).set_axis(frame.columns, axis=1)
     lifted: dict[str, str] = {}
     if lift and len(frame) > 1 and not isinstance(frame.columns, pd.MultiIndex):
         for col in list(frame.columns[1:]):
-            if col in keep or frame.shape[1] <= 2:
+            if col in keep or frame.shape[1] <= 2 or ("lift" in df.attrs and col not in df.attrs["lift"]):
                 continue
             values = frame[col].map(lambda v: number(v, digits))
             if values.nunique() == 1:
@@ -188,7 +190,23 @@ def comparison(long: pd.DataFrame, caption: str | None = None,
     styler = styler.set_td_classes(flags.replace({True: DEVIATES_CLASS, False: ""}).set_axis(frame.index))
     if caption:
         styler = styler.set_caption(html.escape(caption, quote=False))
-    return Shown(styler, frame)
+    return Shown(styler, frame, fit=True)
+
+
+def split(df: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "",
+          first: Sequence[str] = ("n",)) -> "Stack":
+    """:func:`table` of ``df`` once per group of its columns (``groups``: title -> columns),
+    each with the row labels (index) and the ``first`` columns, as :func:`axes` does for a
+    comparison; highlights (``attrs["deviates"]``) and lifting rules carry over."""
+    tables = []
+    for title, cols in groups.items():
+        keep = [c for c in (*first, *cols) if c in df.columns]
+        if not any(c in df.columns for c in cols):
+            continue
+        part = df[keep]
+        part.attrs = {k: (v[keep] if k == "deviates" else v) for k, v in df.attrs.items()}
+        tables.append(table(part, f"{caption}{': ' if caption else ''}{title}"))
+    return Stack(tables)
 
 
 def axes(long: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "") -> "Stack":
