@@ -39,7 +39,7 @@ report.prose.glue_facts("dev", report.deviations.facts(df))
 # {glue:text}`dev_unexplained`.
 
 # %%
-report.deviations.summary(df)
+report.present.table(report.deviations.summary(df))
 
 # %% [markdown]
 # ## Deviating cells and their known causes
@@ -48,7 +48,7 @@ report.deviations.summary(df)
 # `src/trace_crs/report/deviation_causes.yaml`; "unexplained" means we do not know why.
 
 # %%
-report.deviations.deviating(df)
+report.present.by(report.deviations.deviating(df), "cause")
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -100,3 +100,13 @@ def test_interval_tables_lift_only_n_and_split_by_axis():
     assert [list(t.data.columns) for t in stack.tables] == [["Baseline", "R@1"], ["Baseline", "TSR"]]
     assert stack.tables[0]._repr_html_().count(present.DEVIATES_CLASS) == 1   # A: 0.7 outside [0.4, 0.6]
     assert 'trace-fit' in present.comparison(LONG)._repr_html_() and 'trace-fit' not in shown._repr_html_()
+
+
+def test_by_shows_each_cause_once_as_a_caption():
+    df = pd.DataFrame({"Baseline": ["TF-IDF", "DST", "Dense"], "diff": [0.1, -0.2, 0.3],
+                       "cause": ["KB differs: synthetic reviews", "local LM", "KB differs: synthetic reviews"]})
+    stack = present.by(df, "cause", "Deviations")
+    assert [t.styler.caption for t in stack.tables] == ["Deviations: KB differs: synthetic reviews",
+                                                         "Deviations: local LM"]
+    assert [t.data["Baseline"].tolist() for t in stack.tables] == [["TF-IDF", "Dense"], ["DST"]]
+    assert all("cause" not in t.data.columns for t in stack.tables)

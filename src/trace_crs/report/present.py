@@ -209,6 +209,16 @@ def split(df: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = 
     return Stack(tables)
 
 
+def by(df: pd.DataFrame, column: str, caption: str = "") -> "Stack":
+    """One :func:`table` per value of ``column`` (first-seen order), captioned with that value
+    and without the column: long text shared by many rows (a deviation's cause) is read once,
+    in full, instead of being cut in every row."""
+    if column not in df.columns:
+        return Stack([table(df, caption or None)])
+    return Stack([table(part.drop(columns=column), f"{caption}{': ' if caption else ''}{value}")
+                  for value, part in df.groupby(column, sort=False, dropna=False)])
+
+
 def axes(long: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "") -> "Stack":
     """:func:`comparison` once per axis (``groups``: axis title -> paper columns), so that a
     wide table reads as several that each fit the column; axes with no column are skipped."""
