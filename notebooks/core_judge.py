@@ -54,7 +54,7 @@ core_judge.plot(df);
 # saw only its own three factor results and the earlier rounds).
 
 # %%
-core_judge.debate_example(results_dir, run=run, judge=judges[0])
+present.table(core_judge.debate_example(results_dir, run=run, judge=judges[0]))
 
 # %% [markdown]
 # ## Table 28: two judges
