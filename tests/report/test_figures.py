@@ -11,7 +11,7 @@ from trace_crs.report import figures  # noqa: E402
 
 
 def _figure():
-    fig, ax = plt.subplots(figsize=(10, 8))
+    fig, ax = plt.subplots(figsize=(10, 16))
     ax.scatter([0, 1], [0, 1], label="R@1")
     ax.annotate("tiny", (0.5, 0.5), fontsize=5)
     ax.set(xlabel="paper (printed)", ylabel="this run")
@@ -22,7 +22,7 @@ def _figure():
 def test_save_fits_the_column_and_raises_small_text(tmp_path):
     fig = figures.save(_figure(), "demo", tmp_path)
     w, h = fig.get_size_inches()
-    assert (w, h) == (figures.WIDTH_IN, figures.MAX_HEIGHT_IN)    # 10 x 8 -> 7.5 x min(6, 5.5)
+    assert (w, h) == (figures.WIDTH_IN, figures.MAX_HEIGHT_IN)    # 10 x 16 -> 7.5 x min(12, 11)
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text()]
     assert min(sizes) >= figures.MIN_FONT_PT
     assert (tmp_path / "demo.svg").exists() and (tmp_path / "demo.png").exists()

@@ -110,3 +110,10 @@ def test_by_shows_each_cause_once_as_a_caption():
                                                          "Deviations: local LM"]
     assert [t.data["Baseline"].tolist() for t in stack.tables] == [["TF-IDF", "Dense"], ["DST"]]
     assert all("cause" not in t.data.columns for t in stack.tables)
+
+
+def test_row_numbers_of_a_filtered_frame_are_not_shown_but_string_labels_are():
+    df = pd.DataFrame({"kind": ["a", "b", "a"], "v": [1.0, 2.0, 3.0]})
+    assert list(present.table(df[df["kind"] == "a"]).data.columns) == ["kind", "v"]
+    labelled = pd.DataFrame({"v": [1.0, 2.0]}, index=["x", "y"])
+    assert present.table(labelled).data.iloc[:, 0].tolist() == ["x", "y"]

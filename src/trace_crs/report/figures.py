@@ -25,7 +25,7 @@ from matplotlib.text import Text
 FIGURES_DIR = "figures"
 DPI = 150
 WIDTH_IN = 7.5
-MAX_HEIGHT_IN = 5.5
+MAX_HEIGHT_IN = 11.0   # a stacked multi-panel figure may be tall; none taller than a laptop screen and a half
 MIN_FONT_PT = 9.0
 META_KEY = "trace_figure"
 

@@ -57,7 +57,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     curve, single = df[df["kind"] == "budget"], df[df["kind"] == "baseline"]
     qo, knee = df[df["kind"] == "quality_oracle"].iloc[0], df[df["kind"] == "elbow"]
     n = float(df["n_dialogues"].iloc[0])
-    fig, (a, b, c) = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, (a, b, c) = plt.subplots(3, 1, figsize=(7.5, 11))   # stacked: each panel the full column width
     a.plot(curve["budget"] / n, curve["mean_quality"], marker=".", label="budget oracle")
     if "ci_low" in curve and curve["ci_low"].notna().any():
         a.fill_between(curve["budget"] / n, curve["ci_low"], curve["ci_high"], alpha=0.2, label="95% bootstrap band")

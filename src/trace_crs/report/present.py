@@ -112,9 +112,10 @@ def _caption(caption: str | None, lifted: Mapping[str, str]) -> str | None:
 def _flat(df: pd.DataFrame) -> pd.DataFrame:
     """Index levels become columns (unless it is a plain RangeIndex); keys become labels."""
     frame = df.copy()
-    if not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None:
-        frame = frame.reset_index()
-        frame = frame.rename(columns={"index": ""}) if "index" in frame.columns else frame
+    unnamed_positions = all(n is None for n in frame.index.names) and pd.api.types.is_integer_dtype(frame.index)
+    frame = frame.reset_index(drop=unnamed_positions)   # row numbers (a filtered frame's) are not shown
+    if "index" in frame.columns and not unnamed_positions:
+        frame = frame.rename(columns={"index": ""})
     for col in KEY_COLUMNS:
         if col in frame.columns and not isinstance(frame.columns, pd.MultiIndex):
             if "Baseline" in frame.columns:
