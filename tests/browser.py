@@ -95,6 +95,19 @@ _FIGURES = """() => Array.from(document.querySelectorAll('main img')).map(img =>
 })"""
 
 
+NUMBER = re.compile(r"^-?[\d,]*\.(\d+)$")
+
+
+def too_precise(cell: str) -> bool:
+    """A cell that is one number with more than 3 decimals, unless it is below 0.01 with at most
+    3 significant digits (``0.00123``): what report.present never prints."""
+    match = NUMBER.match(cell.strip())
+    if not match or len(match.group(1)) <= 3:
+        return False
+    whole = cell.strip().lstrip("-").split(".")[0].replace(",", "")
+    return whole.strip("0") != "" or len(match.group(1).lstrip("0")) > 3
+
+
 def _internal_links(page: Any, url: str) -> list[str]:
     hrefs = page.eval_on_selector_all("a[href]", "as => as.map(a => a.getAttribute('href'))")
     out = []
@@ -119,6 +132,13 @@ def check_page(page: Any, url: str, root: Path, base: str) -> list[str]:
     for match in LEAK.finditer(text):
         snippet = text[max(0, match.start() - 40):match.end() + 20].replace("\n", " ")
         problems.append(f"leak {match.group(0)!r} in the page text: …{snippet}…")
+    cells = page.eval_on_selector_all("main table td", "cs => cs.map(c => c.innerText)")
+    precise = [c for c in cells if too_precise(c)]
+    if precise:
+        problems.append(f"{len(precise)} table cell(s) with more than 3 decimals, e.g. {precise[0]}")
+    index = page.locator("main table th.row_heading").count()
+    if index:
+        problems.append(f"{index} index cell(s) shown in a table")
     raw = page.locator("main table.dataframe").count()
     if raw:
         problems.append(f"{raw} raw DataFrame display(s) (not through trace_crs.report.present)")

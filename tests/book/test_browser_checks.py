@@ -33,6 +33,8 @@ GOOD = page(f"""<h1>Table 5</h1><p>Ours 0.250 against the paper's 0.257 (n = 2).
 
 MUTATIONS = {
     "raw DataFrame display": (page(FRAME.to_html()), ["raw DataFrame", "leak 'NaN'"]),
+    "raw Styler with an index and 6 decimals": (page(pd.DataFrame({"x": [0.1234567]}).style.format("{:.6f}").to_html()),
+                                                ["more than 3 decimals", "index cell"]),
     "glued NaN in prose": (page("<p>At its best τ, ours nan reaches the paper.</p>"), ["leak 'nan'"]),
     "IPython object in prose": (page("<p>At its best, &lt;IPython.core.display.Markdown object&gt; reaches</p>"),
                                 ["leak '<IPython'"]),
@@ -86,3 +88,9 @@ def test_a_table_too_wide_for_its_column_is_reported(browser, site):
         assert checks.tables_fit(pg, base + "wide.html")                        # but does not fit
         assert checks.tables_fit(pg, base + "good.html") == []
         pg.close()
+
+
+def test_too_precise_follows_the_presentation_rule():
+    assert [checks.too_precise(c) for c in ("0.123", "0.00123", "12.3456", "0.1234", "0.000012345", "1,234",
+                                             "2026-11-23", "-0.0012")] == [
+        False, False, True, True, True, False, False, False]
