@@ -122,7 +122,8 @@ FIGURE_KEY = "trace_figure"  # trace_crs.report.figures.META_KEY (this tool runs
 def reader_mode(path: Path) -> int:
     """Tag every code cell of the executed notebook ``path`` ``hide-input`` unless a tag already
     removes or hides it, and give a cell showing a figure its caption and alt text (myst-nb
-    ``mystnb.figure`` / ``mystnb.image`` metadata); rewrite the file only if something was added;
+    ``mystnb.figure`` / ``mystnb.image`` metadata), and move papermill's injected-parameters cell
+    below the page's title; rewrite the file only if something changed;
     return how many cells changed."""
     nb = json.loads(path.read_text())
     added = 0
@@ -137,6 +138,13 @@ def reader_mode(path: Path) -> int:
                 cell["metadata"]["mystnb"] = {"figure": {"caption": info["caption"], "name": info["name"]},
                                               "image": {"alt": info["alt"]}}
                 added += 1
+    cells = nb.get("cells", [])
+    injected = [i for i, c in enumerate(cells) if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
+    title = next((i for i, c in enumerate(cells) if c.get("cell_type") == "markdown"
+                  and "".join(c.get("source", "")).lstrip().startswith("# ")), None)
+    if injected and title is not None and injected[0] < title:   # executed already: order no longer matters
+        cells.insert(title, cells.pop(injected[0]))                # the page opens with its title
+        added += 1
     if added:
         path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     return added

@@ -29,16 +29,16 @@ def _notebook(path: Path) -> None:
 def test_reader_hides_code_and_captions_figures(tmp_path):
     nb = tmp_path / "page.ipynb"
     _notebook(nb)
-    assert pipeline.reader_mode(nb) == 3     # injected parameters, the plot cell (tag + caption)
+    assert pipeline.reader_mode(nb) == 4     # injected parameters (tag, moved), the plot cell (tag + caption)
     cells = json.loads(nb.read_text())["cells"]
-    assert [c["metadata"].get("tags") for c in cells] == [
-        ["parameters", "remove-cell"], ["injected-parameters", "hide-input"], [], ["hide-input"], ["hide-output"]]
+    assert [c["metadata"].get("tags") for c in cells] == [   # the title first, then the parameters
+        ["parameters", "remove-cell"], [], ["injected-parameters", "hide-input"], ["hide-input"], ["hide-output"]]
     assert cells[3]["metadata"]["mystnb"] == {"figure": {"caption": "Ours vs paper", "name": "fig-t05"},
                                               "image": {"alt": "Chart t05: y against x"}}
     before = nb.read_bytes()
     pipeline.reader_mode(nb)                  # idempotent: tags are not added twice
     assert json.loads(nb.read_bytes())["cells"][3]["metadata"]["tags"] == ["hide-input"]
-    assert json.loads(before)["cells"][1]["metadata"]["tags"] == ["injected-parameters", "hide-input"]
+    assert json.loads(before)["cells"][2]["metadata"]["tags"] == ["injected-parameters", "hide-input"]
 
 
 def test_smoke_pages_carry_the_banner(tmp_path):
