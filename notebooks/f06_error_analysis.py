@@ -37,8 +37,8 @@ prose.glue_facts("f06", f06_error_analysis.facts(df))
 # the highest recommendation error rate {glue:md}`f06_worst_recommendation_label`'s
 # ({glue:text}`f06_worst_recommendation:.3f`) and the highest relevance error rate
 # {glue:md}`f06_worst_relevance_label`'s ({glue:text}`f06_worst_relevance:.3f`). Mean grounding
-# error: {glue:text}`f06_mean_grounding_non_llm:.3f` for the non-LLM baselines and
-# {glue:text}`f06_mean_grounding_llm:.3f` for the LLM baselines (NaN when none was run).
+# error: {glue:md}`f06_mean_grounding_non_llm_md` for the non-LLM baselines and
+# {glue:md}`f06_mean_grounding_llm_md` for the LLM baselines ("not computed" when none was run).
 
 # %%
 present.table(df.pivot(index="Baseline", columns="column", values=["ours", "paper"]))
