@@ -82,7 +82,8 @@ def plot(sweep: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> 
         for col, label in (("precision", "precision"), ("recall", "recall"), ("false_abstention_rate", "false abstention")):
             ax.plot(part["tau"], part[col], marker=".", label=label)
         ax.set(title=compare.label(name), xlabel="τ (best-candidate score)", ylim=(-0.02, 1.02))
-    axes[0][0].legend(fontsize=8)
+    if names:
+        axes[0][0].legend()
     if not names:
         axes[0][0].text(0.5, 0.5, "not run", ha="center", va="center")
         axes[0][0].set_axis_off()
