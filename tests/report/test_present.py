@@ -117,3 +117,9 @@ def test_row_numbers_of_a_filtered_frame_are_not_shown_but_string_labels_are():
     assert list(present.table(df[df["kind"] == "a"]).data.columns) == ["kind", "v"]
     labelled = pd.DataFrame({"v": [1.0, 2.0]}, index=["x", "y"])
     assert present.table(labelled).data.iloc[:, 0].tolist() == ["x", "y"]
+
+
+def test_count_columns_stored_as_float_show_as_integers():
+    df = pd.DataFrame({"Baseline": ["A", "B"], "n_clusters": [60.0, np.nan], "ours": [1.0, 0.5]})
+    html = present.table(df)._repr_html_()
+    assert ">60<" in html and "60.000" not in html and ">1.000<" in html

@@ -125,12 +125,28 @@ def _flat(df: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def _is_count(name: Any) -> bool:
+    text = str(name)
+    return text == "n" or text.startswith(("n_", "n ")) or "count" in text
+
+
+def _counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:
+    """A count column stored as float (``n_clusters`` after a merge) is shown as integers."""
+    if isinstance(frame.columns, pd.MultiIndex):
+        return frame
+    for col in frame.columns:
+        values = frame[col]
+        if _is_count(col) and pd.api.types.is_float_dtype(values) and (values.dropna() % 1 == 0).all():
+            frame[col] = values.astype("Int64")
+    return frame
+
+
 def table(df: pd.DataFrame, caption: str | None = None, *, lift: bool = True,
           keep: Sequence[str] = (), digits: int = 3) -> Shown:
     """Any frame for display: flat columns, no index, labels, constants in the caption,
     numbers via :func:`number`.  ``keep`` names columns never lifted; a frame whose
     ``attrs["lift"]`` lists columns (the interval tables: only ``n``) lifts only those."""
-    frame = _flat(df)
+    frame = _counts_as_integers(_flat(df))
     flags = df.attrs.get("deviates")
     marks = None if flags is None else _flat(flags.astype(object)).set_axis(frame.columns, axis=1)
     lifted: dict[str, str] = {}
