@@ -198,3 +198,11 @@ def listen(page: Any) -> list[str]:
     page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     return errors
+
+
+def figures_unscaled(page: Any, url: str) -> list[str]:
+    """At this width every figure of ``url`` is shown at (≥ 95 % of) the size it was drawn, so
+    its text keeps the ≥ 9 pt it was drawn with (trace_crs.report.figures)."""
+    page.goto(url, wait_until="load")
+    return [f"figure {f['src']} shown at {f['shown']:.0f} px of its {f['natural']} px: its text shrinks"
+            for f in page.evaluate(_FIGURES) if f["in_output"] and f["natural"] and f["shown"] < 0.95 * f["natural"]]

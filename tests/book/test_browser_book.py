@@ -46,6 +46,14 @@ def test_page_reads_on_a_phone(browser, site, rel):
     assert problems + errors == []
 
 
+@pytest.mark.parametrize("rel", [p for p in pages() if p.startswith("content/")])
+def test_figures_keep_their_size_on_a_laptop(browser, site, rel):
+    page = browser.new_page(viewport=checks.LAPTOP)
+    problems = checks.figures_unscaled(page, site + rel)
+    page.close()
+    assert problems == []
+
+
 @pytest.mark.parametrize("viewport", [checks.PHONE, checks.LAPTOP], ids=["phone", "laptop"])
 def test_sidebar_toggle_opens_the_navigation(browser, site, viewport):
     page = browser.new_page(viewport=viewport)

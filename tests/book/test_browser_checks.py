@@ -94,3 +94,13 @@ def test_too_precise_follows_the_presentation_rule():
     assert [checks.too_precise(c) for c in ("0.123", "0.00123", "12.3456", "0.1234", "0.000012345", "1,234",
                                              "2026-11-23", "-0.0012")] == [
         False, False, True, True, True, False, False, False]
+
+
+def test_a_figure_shrunk_below_its_drawn_size_is_reported(browser, site):
+    (site / "small.html").write_text(page('<figure style="width:300px"><img src="fig.svg" alt="Chart x" '
+                                          'style="max-width:100%"><figcaption>Fig. 1</figcaption></figure>'))
+    with checks.serve(site) as base:
+        pg = browser.new_page(viewport=checks.LAPTOP)
+        assert checks.figures_unscaled(pg, base + "small.html")      # 720 px drawn, 300 px shown
+        assert checks.figures_unscaled(pg, base + "good.html") == []
+        pg.close()
