@@ -57,4 +57,22 @@ def test_label_points_keeps_crowded_labels_apart():
     boxes = [t.get_window_extent(renderer) for t in texts]
     assert len(texts) == 4 and all(t.get_fontsize() >= figures.MIN_FONT_PT for t in texts)
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    frame = ax.get_window_extent(renderer)
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 for b in boxes)          # none runs off the axes
+    plt.close(fig)
+
+
+def test_save_places_labels_again_at_the_final_size(tmp_path):
+    fig, ax = plt.subplots(figsize=(12, 9))
+    xs, ys = [0.50, 0.501, 0.502, 0.99], [0.50, 0.501, 0.499, 0.5]
+    ax.scatter(xs, ys)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    figures.label_points(ax, xs, ys, ["LLM Zero-Shot", "DST", "RAG-Citation", "Knowledge-Enh."])
+    figures.save(fig, "labels", tmp_path)                                       # 12 in -> 7.5 in, relaid out
+    renderer = fig.canvas.get_renderer()
+    texts = [t for t in ax.texts if t.get_text()]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    frame = ax.get_window_extent(renderer)
+    assert len(texts) == 4 and not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 for b in boxes)
     plt.close(fig)

@@ -64,32 +64,46 @@ def fit(fig: Figure) -> Figure:
 
 
 # Where a point's label may go, in points from the point (first free one wins).
-_OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (4, 13), (-4, 13), (4, -21), (-4, -21), (12, 22), (-12, -30))
+_OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (4, 13), (-4, 13), (4, -21), (-4, -21),
+            (14, 20), (-14, 20), (14, -28), (-14, -28), (24, 4), (-24, 4), (24, -14), (-24, -14))
+_LABELS = "_trace_point_labels"   # attribute of an Axes: its label_points calls, re-placed by save
 
 
 def label_points(ax: Axes, xs: Sequence[float], ys: Sequence[float], labels: Sequence[str],
                  fontsize: float = MIN_FONT_PT) -> list[Text]:
     """Label each point (x, y) so that no two labels overlap: each label takes the first offset
-    of ``_OFFSETS`` where its box meets no label placed before (the last offset if none is free).
-    Call it after the axes limits are final (it measures boxes at the figure's current size)."""
-    fig = ax.figure
-    fig.set_size_inches(WIDTH_IN, min(MAX_HEIGHT_IN, fig.get_size_inches()[1] * WIDTH_IN / fig.get_size_inches()[0]))
-    renderer = fig.canvas.get_renderer()
+    of ``_OFFSETS`` where its box stays inside the axes and meets no label placed before (the
+    last offset if none is free).
+    :func:`save` places them again once the figure has its final size and layout."""
+    spec = (list(xs), list(ys), [str(t) for t in labels], fontsize)
+    setattr(ax, _LABELS, [*getattr(ax, _LABELS, []), (spec, [])])
+    return _place(ax)
+
+
+def _place(ax: Axes) -> list[Text]:
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)   # labels stay inside the axes (off the legend beside it)
     placed: list[Any] = []
-    texts = []
-    for x, y, label in sorted(zip(xs, ys, labels), key=lambda p: (-p[1], p[0])):
-        if x != x or y != y:   # a missing coordinate has no point to label
-            continue
-        for dx, dy in _OFFSETS:
-            text = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
-                               ha="left" if dx > 0 else "right", va="bottom")
-            box = text.get_window_extent(renderer).expanded(1.05, 1.1)
-            if not any(box.overlaps(other) for other in placed) or (dx, dy) == _OFFSETS[-1]:
-                break
+    out = []
+    for (xs, ys, labels, fontsize), texts in getattr(ax, _LABELS, []):
+        for text in texts:
             text.remove()
-        placed.append(box)
-        texts.append(text)
-    return texts
+        texts.clear()
+        for x, y, label in sorted(zip(xs, ys, labels), key=lambda p: (-p[1], p[0])):
+            if x != x or y != y:   # a missing coordinate has no point to label
+                continue
+            for dx, dy in _OFFSETS:
+                text = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+                                   ha="left" if dx > 0 else "right", va="bottom")
+                box = text.get_window_extent(renderer).expanded(1.05, 1.15)
+                inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+                if (inside and not any(box.overlaps(other) for other in placed)) or (dx, dy) == _OFFSETS[-1]:
+                    break
+                text.remove()
+            placed.append(box)
+            texts.append(text)
+        out.extend(texts)
+    return out
 
 
 def _in_notebook() -> bool:
@@ -120,6 +134,9 @@ def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR,
     with warnings.catch_warnings():  # a layout it cannot improve is kept as drawn, silently
         warnings.simplefilter("ignore")
         fig.tight_layout()
+    for ax in fig.axes:   # point labels measured again at the final size and layout
+        if getattr(ax, _LABELS, None):
+            _place(ax)
     paths = [out / f"{name}.png", out / f"{name}.svg"]
     with matplotlib.rc_context({"svg.hashsalt": "trace", "svg.fonttype": "none"}):
         fig.savefig(paths[0], dpi=DPI, bbox_inches="tight", metadata={"Software": None})
