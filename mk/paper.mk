@@ -92,6 +92,7 @@ book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done bo
 	$(VENV)/bin/jupytext --quiet --set-kernel python3 --to ipynb --output $(@D)/.$*.src.ipynb $<
 	$(TOOL) timed $(RES)/timings/notebook-$*.json notebook/$* -- $(VENV)/bin/papermill --cwd . -k python3 --no-progress-bar -f $(RES)/params/$*.yaml \
 	  -p results_dir $(RES) $(@D)/.$*.src.ipynb $(@D)/.$*.out.ipynb
+	$(TOOL) reader $(@D)/.$*.out.ipynb
 	rm $(@D)/.$*.src.ipynb
 	mv $(@D)/.$*.out.ipynb $@
 

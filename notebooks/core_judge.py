@@ -27,7 +27,7 @@ judges = ['core_a', 'core_b']
 # the `judges` parameter; which of them ran on this profile:
 
 # %%
-from trace_crs.report import core_judge, prose
+from trace_crs.report import core_judge, present, prose
 
 df = core_judge.load(results_dir, run=run, judge=judges[0])
 t28 = core_judge.table28(results_dir, run=run, judges=judges)
@@ -94,7 +94,7 @@ ask
 # {glue:text}`core_n_transcripts` judged transcripts of {glue:text}`core_n_baselines` baselines.
 
 # %%
-df
+present.table(df)
 
 # %%
 core_judge.plot(df);
@@ -106,29 +106,29 @@ core_judge.plot(df);
 # saw only its own three factor results and the earlier rounds).
 
 # %%
-core_judge.debate_example(results_dir, run=run, judge=judges[0])
+present.table(core_judge.debate_example(results_dir, run=run, judge=judges[0]))
 
 # %% [markdown]
 # ## Table 28: two judges
 #
 # Per baseline, the mean CoRE-Avg of the two judges (`ours`, 0–4) beside the paper's GPT-4o and
 # Claude means (`paper`, Likert 1–5: another instrument, so only the rankings compare). Kendall τ
-# between the two judges' baseline rankings: ours {glue:text}`core_tau_ours:.3f`, the paper's
-# {glue:text}`core_tau_paper:.3f`.
+# between the two judges' baseline rankings: ours {glue:md}`core_tau_ours_md`, the paper's
+# {glue:md}`core_tau_paper_md`.
 
 # %%
-t28
+present.comparison(t28)
 
 # %% [markdown]
 # ## CoRE's reported numbers (reference: movie CRS data, not Trace)
 #
 # Agreement of CoRE's judges with human labels on ReDial / OpenDialKG logs (CoRE Table 22, QWK
 # per factor) and of overall scores (Table 7; the debate reached Spearman
-# {glue:text}`core_core_multi_agent_r:.3f`). Trace has no human CoRE labels yet;
+# {glue:md}`core_core_multi_agent_r_md`). Trace has no human CoRE labels yet;
 # `trace-crs judge agree --pred … --human …` computes the same tables on any labelled set.
 
 # %%
-core_judge.reported("table22_qwk")
+present.table(core_judge.reported("table22_qwk"))
 
 # %%
-core_judge.reported("table7_overall")
+present.table(core_judge.reported("table7_overall"))

@@ -45,7 +45,7 @@ report.prose.glue_facts("dev", report.deviations.facts(df))
 # {glue:text}`dev_unexplained`.
 
 # %%
-report.deviations.summary(df)
+report.present.table(report.deviations.summary(df))
 
 # %% [markdown]
 # ## Why they deviate: hypotheses tested as variants
@@ -102,7 +102,7 @@ report.diagnosis.values_wide(diag_values)
 # `src/trace_crs/report/deviation_causes.yaml`, else "unexplained".
 
 # %%
-report.deviations.deviating(df)
+report.present.by(report.deviations.deviating(df), "cause")
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -39,7 +39,7 @@ frames["sweep"].attrs["status"] or "Abstention outputs found."
 # ## The unsolvable set, by reason
 
 # %%
-frames["reasons"]
+report.present.table(frames["reasons"])
 
 # %% [markdown]
 # ## Best threshold per ranker
@@ -50,11 +50,11 @@ frames["reasons"]
 # %%
 best = report.travelbench_abstention.best_f1(frames["sweep"])
 report.results.write_table(best, results_dir, report.travelbench_abstention.NAME)
-best
+report.present.table(best)
 
 # %% [markdown]
-# At its best τ, {glue:text}`tba_best_ranker` reaches an abstention F1 of {glue:text}`tba_best_f1:.2f`
-# while declining {glue:text}`tba_best_far:.2f` of the {glue:text}`tba_n_solvable` solvable requests
+# At its best τ, {glue:md}`tba_best_ranker` reaches an abstention F1 of {glue:md}`tba_best_f1_md`
+# while declining {glue:md}`tba_best_far_md` of the {glue:text}`tba_n_solvable` solvable requests
 # ({glue:text}`tba_n_unsolvable` unsolvable items over {glue:text}`tba_n_reasons` reasons): a
 # retrieval score says how well the best candidate matches the words of the request, not
 # whether any candidate can satisfy it.
@@ -62,7 +62,7 @@ best
 # Share of each kind of request declined at that τ (the `solvable` row is the false-abstention rate):
 
 # %%
-report.travelbench_abstention.recall_by_reason(frames["confidence"], best)
+report.present.table(report.travelbench_abstention.recall_by_reason(frames["confidence"], best))
 
 # %%
 report.travelbench_abstention.plot(frames["sweep"]);

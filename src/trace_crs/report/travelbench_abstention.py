@@ -87,13 +87,19 @@ def facts(frames: dict[str, pd.DataFrame]) -> dict[str, Any]:
 def plot(sweep: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Precision, recall and false-abstention rate against τ, one panel per ranker."""
     names = sorted(sweep["baseline"].unique()) if len(sweep) else []
-    fig, axes = plt.subplots(1, max(1, len(names)), figsize=(4.5 * max(1, len(names)), 3.2), squeeze=False)
+    ncols = min(2, max(1, len(names)))   # two panels a row at most: each ≥ 3.5 in at the column width
+    nrows = -(-max(1, len(names)) // ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(7.5, 3.2 * nrows), squeeze=False)
+    for ax in grid.flat[max(1, len(names)):]:
+        ax.set_visible(False)
+    axes = grid.reshape(1, -1)
     for ax, name in zip(axes[0], names):
         part = sweep[sweep["baseline"] == name].sort_values("tau")
         for col, label in (("precision", "precision"), ("recall", "recall"), ("false_abstention_rate", "false abstention")):
             ax.plot(part["tau"], part[col], marker=".", label=label)
         ax.set(title=compare.label(name), xlabel="τ (best-candidate score)", ylim=(-0.02, 1.02))
-    axes[0][0].legend(fontsize=8)
+    if names:
+        axes[0][0].legend()
     if not names:
         axes[0][0].text(0.5, 0.5, "not run", ha="center", va="center")
         axes[0][0].set_axis_off()
