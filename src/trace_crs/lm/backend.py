@@ -185,7 +185,16 @@ class TraceLM(dspy.LM):
 
         cfg = self.trace_config
         result = once() if cfg is None else call_with_retries(once, cfg.http_retries, cfg.backoff_s, cfg.backoff_max_s)
-        return result.provider_response(), result.cost
+        response = result.provider_response()
+        # DSPy's normalised response says finish_reason "stop" for every choice; keep the model's own
+        # (a reply cut at max_tokens says "length", also when replayed from the cache)
+        reasons = [getattr(r, "finish_reason", None) for r in getattr(result, "responses", ()) or ()]
+        choices = response.get("choices") if isinstance(response, dict) else None
+        if choices and len(reasons) == len(choices):
+            for choice, reason in zip(choices, reasons):
+                if isinstance(choice, dict) and reason:
+                    choice["finish_reason"] = reason
+        return response, result.cost
 
     def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
         if self.trace_config is not None and self.trace_config.is_local:
