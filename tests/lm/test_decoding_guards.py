@@ -32,6 +32,11 @@ def test_repeat_stop_hand_worked(prompt, generated, n, first_true):
         assert got.index(True) + 1 == first_true
 
 
+def test_repeat_stop_stays_stopped_when_asked_again_with_the_same_ids():
+    stop = RepeatStop(0, 1)
+    assert _run(stop, [4, 4, 4]) == [False, False, True] and stop([4, 4, 4])   # llama.cpp re-asks after a stop
+
+
 def test_repeat_stop_rejects_bad_settings():
     with pytest.raises(ValueError, match="n must be"):
         RepeatStop(0, 0)

@@ -60,8 +60,11 @@ class RepeatStop:
         self.prompt_len, self.n, self.repeats = prompt_len, n, repeats
         self.seen: dict[tuple[int, ...], int] = {}
         self.done = prompt_len + n - 1          # the last end position already counted
+        self.stopped = False                    # llama.cpp asks again after the generator stops
 
     def __call__(self, input_ids: Any, logits: Any = None) -> bool:
+        if self.stopped:
+            return True
         first = self.done + 1 - self.n                      # only the tokens not yet counted
         ids, total = [int(t) for t in input_ids[first:]], len(input_ids)
         for end in range(self.done + 1, total + 1):
@@ -69,6 +72,7 @@ class RepeatStop:
             self.seen[gram] = self.seen.get(gram, 0) + 1
             self.done = end
             if self.seen[gram] >= self.repeats:
+                self.stopped = True
                 return True
         return False
 
@@ -85,10 +89,11 @@ class FastLogprobs:
 
     def create_completion(self, prompt: list[int], **kw: Any) -> Any:
         if kw.get("logprobs") is None:
-            if self._repeat_ngram > 0 and kw.get("stopping_criteria") is None:
+            if self._repeat_ngram > 0:     # beside the chat template's own criteria (its end token)
                 from llama_cpp import StoppingCriteriaList
 
-                kw["stopping_criteria"] = StoppingCriteriaList([RepeatStop(len(prompt), self._repeat_ngram)])
+                kw["stopping_criteria"] = StoppingCriteriaList([*(kw.get("stopping_criteria") or []),
+                                                                RepeatStop(len(prompt), self._repeat_ngram)])
             return self._llama.create_completion(prompt=prompt, **kw)
         if kw.get("max_tokens") != 1 or kw.get("temperature") != 0.0 or kw.get("stream") \
                 or kw.get("grammar") is not None or kw.get("logit_bias") or kw.get("logits_processor"):
