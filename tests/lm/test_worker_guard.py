@@ -43,3 +43,6 @@ def test_repeat_guard_ends_a_loop_early_and_never_changes_the_tokens():
     assert text_free.startswith(text_guarded) and text_guarded       # same greedy tokens, cut earlier
     assert again["choices"][0]["message"] == guarded["choices"][0]["message"]   # deterministic
     assert END_MARKER not in marked["choices"][0]["message"]["content"]
+    # llama.cpp's timings: after the warm-up the whole prompt but its last token is reused from the KV cache
+    assert free["timings"]["prompt_n"] <= 1 < free["usage"]["prompt_tokens"]
+    assert abs(free["timings"]["predicted_n"] - free["usage"]["completion_tokens"]) <= 1

@@ -28,7 +28,10 @@ never sent to an API model) generation also stops, ``finish_reason`` "stop", onc
 generated tokens have occurred :data:`REPEATS` times in the reply (:class:`RepeatStop`): a small
 model looping on one phrase stops there instead of decoding to ``max_tokens``.  The test
 (``tests/lm/test_llama_worker.py``) compares both paths with ``llama_cpp.server`` on the same
-requests.  One request at a time per process (a lock); the pool of processes is
+requests.  Each response also carries llama.cpp's per-request ``timings`` (prompt tokens
+evaluated after the reused KV prefix, tokens decoded, and their milliseconds; the names of
+llama.cpp's own server), read by ``bench/bench_lm_profile.py``.  One request at a time per
+process (a lock); the pool of processes is
 :class:`trace_crs.lm.server.ServerPool`.
 """
 from __future__ import annotations
@@ -169,6 +172,7 @@ class Worker:
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /v1/chat/completions``: parsed with the library's request model and defaults."""
         from llama_cpp import llama_chat_format
+        from llama_cpp import llama_cpp as C
         from llama_cpp.server.types import CreateChatCompletionRequest
 
         body = dict(body)
@@ -181,12 +185,18 @@ class Worker:
         kwargs = req.model_dump(exclude=_EXCLUDE)
         with self.lock:
             llama = self.llama
+            C.llama_perf_context_reset(llama._ctx.ctx)
             if not req.logprobs and not repeat_ngram:
-                return llama.create_chat_completion(**kwargs)
-            # the handler create_chat_completion would use, on the wrapped model
-            handler = (llama.chat_handler or llama._chat_handlers.get(llama.chat_format)
-                       or llama_chat_format.get_chat_completion_handler(llama.chat_format))
-            return handler(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
+                out = llama.create_chat_completion(**kwargs)
+            else:   # the handler create_chat_completion would use, on the wrapped model
+                handler = (llama.chat_handler or llama._chat_handlers.get(llama.chat_format)
+                           or llama_chat_format.get_chat_completion_handler(llama.chat_format))
+                out = handler(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
+            perf = C.llama_perf_context(llama._ctx.ctx)
+        # llama.cpp server's names: prompt tokens evaluated (after the reused KV prefix) and decoded
+        out["timings"] = {"prompt_n": int(perf.n_p_eval), "prompt_ms": round(float(perf.t_p_eval_ms), 3),
+                          "predicted_n": int(perf.n_eval), "predicted_ms": round(float(perf.t_eval_ms), 3)}
+        return out
 
 
 class _Handler(BaseHTTPRequestHandler):
