@@ -31,6 +31,23 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LITELL
        "TQDM_DISABLE": "1", "PYTHONHASHSEED": "0"}
 
 
+def first_transcript(path: str | None, into: Path) -> Path:
+    """The first transcript of ``path``; without one, the first dialogue of the smoke corpus
+    (``make dialogues PROFILE=smoke``) exported as a Trace transcript (``judge transcripts``)."""
+    out = into / "transcript.jsonl"
+    if path is None:
+        dialogues, kb = ROOT / "data/dialogues/smoke/dialogues.jsonl", ROOT / "data/kb/smoke"
+        if not dialogues.exists() or not kb.exists():
+            raise SystemExit(f"no --transcripts and no smoke corpus at {dialogues} / {kb}: "
+                             "run `make dialogues PROFILE=smoke` or pass --transcripts")
+        subprocess.run([sys.executable, "-m", "trace_crs", "judge", "transcripts", "--dialogues", str(dialogues),
+                        "--kb", str(kb), "--n", "1", "--out", str(out)], env={**ENV, "PYTHONPATH": str(ROOT / "src")},
+                       check=True, capture_output=True)
+        path = str(out)
+    out.write_text(Path(path).read_text().splitlines()[0] + "\n")
+    return out
+
+
 def export_commit(ref: str, into: Path) -> Path:
     """``src/`` of ``ref`` (``git archive``, no worktree) under ``into``."""
     into.mkdir(parents=True, exist_ok=True)
@@ -59,7 +76,7 @@ def judge_once(src: Path, transcripts: Path, weights: str, threads: int, work: P
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--transcripts", required=True, help="transcripts JSON lines; the first one is judged")
+    p.add_argument("--transcripts", help="transcripts JSON lines; the first one is judged (default: the smoke corpus's first)")
     p.add_argument("--before", default="2b5789b", help="git ref of the 'before' arm")
     p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
     p.add_argument("--threads", type=int, default=1)
@@ -69,8 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_judge_") as tmp:
         tmp_path = Path(tmp)
-        first = tmp_path / "t.jsonl"
-        first.write_text(Path(args.transcripts).read_text().splitlines()[0] + "\n")
+        first = first_transcript(args.transcripts, tmp_path)
         srcs = {"before": export_commit(args.before, tmp_path / "before"), "after": ROOT / "src"}
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         for i in range(args.repeats):
