@@ -69,3 +69,16 @@ def test_always_cut_fails_after_bounded_retries_with_capped_budgets():
     assert r.rating is None and r.attempts == 4 and r.truncated == 4 and r.failed_attempts == 4
     assert "cut at max_tokens=2400" in r.error
     assert budgets == [600, 1200, 2400, 600 * MAX_BUDGET_FACTOR]  # doubled, capped at 4x
+
+
+def test_per_factor_prompts_share_system_message_and_conversation_as_a_prefix():
+    from dspy.utils import DummyLM
+
+    from trace_crs.judge.core import rate_transcript
+
+    lm = DummyLM([{"rating": "1", "rationale": "r"}] * 12)
+    rate_transcript(T, lm)
+    prompts = ["\n".join(m["content"] for m in h["messages"]) for h in lm.history]
+    assert len(prompts) == 12 and len({p[: p.rindex("[[ ## guideline ## ]]")] for p in prompts}) == 1
+    shared = prompts[0][: prompts[0].rindex("[[ ## guideline ## ]]")]
+    assert T.log() in shared                   # everything up to the guideline is common to the 12 calls
