@@ -82,3 +82,10 @@ def test_per_factor_prompts_share_system_message_and_conversation_as_a_prefix():
     assert len(prompts) == 12 and len({p[: p.rindex("[[ ## guideline ## ]]")] for p in prompts}) == 1
     shared = prompts[0][: prompts[0].rindex("[[ ## guideline ## ]]")]
     assert T.log() in shared                   # everything up to the guideline is common to the 12 calls
+
+
+def test_attempt_counts_per_factor():
+    from trace_crs.judge.core import FactorResult, attempt_counts
+
+    got = attempt_counts({"a": FactorResult("a", 3, "r", 2, truncated=1), "b": FactorResult("b", None, None, 3, "e", 3)})
+    assert got == {"attempts": {"a": 2, "b": 3}, "failed_attempts": {"a": 1, "b": 3}, "truncated": {"a": 1, "b": 3}}

@@ -86,6 +86,14 @@ class FactorResult:
         return asdict(self)
 
 
+def attempt_counts(results: Mapping[str, FactorResult]) -> dict[str, dict[str, int]]:
+    """Per-factor counts for a judged record (the book's failure rates): attempts made, attempts
+    whose reply was unusable, and replies cut at ``max_tokens``."""
+    return {"attempts": {n: r.attempts for n, r in results.items()},
+            "failed_attempts": {n: r.failed_attempts for n, r in results.items()},
+            "truncated": {n: r.truncated for n, r in results.items()}}
+
+
 def _note(attempt: int, error: str, cut: bool = False) -> str:
     if attempt == 0:
         return ""
