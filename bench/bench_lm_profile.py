@@ -26,6 +26,7 @@ import os
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -117,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     result = {"transcript": first.get("dialogue_id"), "weights": args.weights, "max_tokens": args.max_tokens,
               "threads": args.threads, "modes": {}}
     for mode, (calls, guarded) in modes.items():
-        result["modes"][mode] = profile(model, calls, guarded, args.max_tokens, args.threads, args.n_ctx)
+        try:
+            result["modes"][mode] = profile(model, calls, guarded, args.max_tokens, args.threads, args.n_ctx)
+        except urllib.error.HTTPError as exc:   # e.g. one-call's prompt beyond n_ctx: recorded, not hidden
+            result["modes"][mode] = {"error": f"HTTP {exc.code}: {exc.read().decode(errors='replace')[:300]}"}
         print(mode, result["modes"][mode], flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
