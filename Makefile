@@ -47,6 +47,7 @@ include $(sort $(wildcard mk/*.mk))
 test: $(STAMP) $(TEST_DEPS) ## run the test suite, then build the smoke book
 	$(PY) -m pytest -q tests
 	$(MAKE) smoke-book
+	$(MAKE) PROFILE=smoke browser-check
 
 clean: ## remove generated data, results and the built book (keeps .venv and models)
 	rm -rf data/kb data/dialogues results book/_build book/content/*.ipynb figures/*.png figures/*.svg

@@ -92,6 +92,7 @@ book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done bo
 	$(VENV)/bin/jupytext --quiet --set-kernel python3 --to ipynb --output $(@D)/.$*.src.ipynb $<
 	$(TOOL) timed $(RES)/timings/notebook-$*.json notebook/$* -- $(VENV)/bin/papermill --cwd . -k python3 --no-progress-bar -f $(RES)/params/$*.yaml \
 	  -p results_dir $(RES) $(@D)/.$*.src.ipynb $(@D)/.$*.out.ipynb
+	$(TOOL) reader $(@D)/.$*.out.ipynb
 	rm $(@D)/.$*.src.ipynb
 	mv $(@D)/.$*.out.ipynb $@
 
@@ -102,7 +103,7 @@ BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --res
 $(BUILD_TIME): FORCE | $(NB_OUT) $(RES)/.done
 	$(BUILD_TIME_CMD)
 
-$(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done $(BUILD_TIME)
+$(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done $(BUILD_TIME) $(KB_REALISM)
 	$(VENV)/bin/jupyter-book build -W -q book
 	$(TOOL) check $(NB_OUT)
 	touch $@
@@ -113,7 +114,7 @@ results: $(RES)/.done ## KB, dialogues, every run and score (results/$(PROFILE)/
 
 notebooks: $(NB_OUT) ## execute every notebook into book/content/ (papermill)
 
-book: | $(STAMP) ## rebuild the HTML book from the existing book/content/ (no notebook execution)
+book: $(KB_REALISM) | $(STAMP) ## rebuild the HTML book from the existing book/content/ (no notebook execution)
 	$(BUILD_TIME_CMD)
 	$(VENV)/bin/jupyter-book build -W -q book
 	$(TOOL) check $(wildcard book/content/*.ipynb)

@@ -27,7 +27,7 @@ judges = ['core_a', 'core_b']
 # the `judges` parameter; which of them ran on this profile:
 
 # %%
-from trace_crs.report import core_judge, prose
+from trace_crs.report import core_judge, present, prose
 
 df = core_judge.load(results_dir, run=run, judge=judges[0])
 t28 = core_judge.table28(results_dir, run=run, judges=judges)
@@ -36,13 +36,65 @@ prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.statu
 # %% [markdown]
 # {glue:md}`core_status`
 #
+# ## CoRE on the conversations the systems actually had
+#
+# Replayed transcripts splice a baseline's answers into the reference conversation, so the judge
+# would rate reference turns that are identical for every baseline and a user who never heard the
+# baseline. Here each baseline's **live** conversations with the simulated user (`make live`,
+# `make live-llm`; `trace-crs converse`) are judged instead (`make judge-live`): only the opening
+# request, the same for every system, is shown as history; every rated turn is the system's or
+# the user's live turn. Baselines ranked by CoRE-Avg (0–4) with n conversations and a 95%
+# dialogue-bootstrap interval, beside live TSR and the replayed Trace metrics;
+# {glue:text}`core_live_n_baselines` baselines, {glue:text}`core_live_n_conversations`
+# conversations judged (non-LLM baselines on a seeded subset of the live run, LLM baselines on
+# the LLM live run's subset — different dialogues, so compare LLM and non-LLM rows with care).
+
+# %%
+from trace_crs.report import core_live, results
+
+live = core_live.load(results_dir, judge=judges[0])
+live_tau = core_live.tau(live)
+results.write_table(live, results_dir, core_live.NAME)
+results.write_table(live_tau, results_dir, core_live.TAU)
+prose.glue_facts("core", core_live.facts(live, live_tau))
+live
+
+# %%
+core_live.plot(live);
+
+# %% [markdown]
+# Rank agreement of CoRE-Avg on live conversations with each replayed metric and with live TSR
+# (Kendall τ over the baselines judged): replayed Recall@1 {glue:text}`core_live_tau_recall1:.3f`,
+# replayed CGS {glue:text}`core_live_tau_cgs:.3f`, live TSR {glue:text}`core_live_tau_tsr:.3f`
+# (NaN: fewer than two baselines judged).
+
+# %%
+live_tau
+
+# %% [markdown]
+# ### Did asking help?
+#
+# CoRE's Proactiveness and Recoverability presume a system that can ask. In the live loop a
+# system may ask a clarifying question (`[Ask]`, `trace_crs/live/ask.py`); the non-LLM rankers
+# are given a policy — ask once about the facet that splits the candidates most evenly — and
+# the simulated user answers from its profile, or says it has no preference when the profile
+# says nothing (TravelBench: "not mentioned means unknown"). Live TSR and T2R with one question
+# allowed (`make live-ask`) minus without (`make live`), same dialogues and users, paired
+# dialogue bootstrap (95%); a question costs a turn, so T2R can rise even when TSR does.
+# Empty until both runs exist.
+
+# %%
+ask = core_live.asking_effect(results_dir)
+results.write_table(ask, results_dir, "core_live_asking")
+ask
+#
 # ## Factor ratings per baseline
 #
 # Mean rating (0–4) per factor, CoRE-Avg and the debate's 0–100 score, over
 # {glue:text}`core_n_transcripts` judged transcripts of {glue:text}`core_n_baselines` baselines.
 
 # %%
-df
+present.table(df)
 
 # %%
 core_judge.plot(df);
@@ -54,29 +106,29 @@ core_judge.plot(df);
 # saw only its own three factor results and the earlier rounds).
 
 # %%
-core_judge.debate_example(results_dir, run=run, judge=judges[0])
+present.table(core_judge.debate_example(results_dir, run=run, judge=judges[0]))
 
 # %% [markdown]
 # ## Table 28: two judges
 #
 # Per baseline, the mean CoRE-Avg of the two judges (`ours`, 0–4) beside the paper's GPT-4o and
 # Claude means (`paper`, Likert 1–5: another instrument, so only the rankings compare). Kendall τ
-# between the two judges' baseline rankings: ours {glue:text}`core_tau_ours:.3f`, the paper's
-# {glue:text}`core_tau_paper:.3f`.
+# between the two judges' baseline rankings: ours {glue:md}`core_tau_ours_md`, the paper's
+# {glue:md}`core_tau_paper_md`.
 
 # %%
-t28
+present.comparison(t28)
 
 # %% [markdown]
 # ## CoRE's reported numbers (reference: movie CRS data, not Trace)
 #
 # Agreement of CoRE's judges with human labels on ReDial / OpenDialKG logs (CoRE Table 22, QWK
 # per factor) and of overall scores (Table 7; the debate reached Spearman
-# {glue:text}`core_core_multi_agent_r:.3f`). Trace has no human CoRE labels yet;
+# {glue:md}`core_core_multi_agent_r_md`). Trace has no human CoRE labels yet;
 # `trace-crs judge agree --pred … --human …` computes the same tables on any labelled set.
 
 # %%
-core_judge.reported("table22_qwk")
+present.table(core_judge.reported("table22_qwk"))
 
 # %%
-core_judge.reported("table7_overall")
+present.table(core_judge.reported("table7_overall"))

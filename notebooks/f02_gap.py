@@ -52,7 +52,7 @@ report.prose.glue_sentences("finding", found)
 # - {glue:md}`finding_3a`
 
 # %%
-found
+report.present.table(found)
 
 # %%
 report.f02_gap.plot(df);

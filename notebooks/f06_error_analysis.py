@@ -25,7 +25,7 @@ runs = ['closed', 'closed_llm']
 # `mk/sensitivity.mk`); the paper prints only some of the rates, in its prose.
 
 # %%
-from trace_crs.report import f06_error_analysis, prose, provenance, results
+from trace_crs.report import f06_error_analysis, present, prose, provenance, results
 
 df = f06_error_analysis.load(results_dir, runs=runs)
 results.write_table(df, results_dir, f06_error_analysis.NAME)
@@ -37,11 +37,11 @@ prose.glue_facts("f06", f06_error_analysis.facts(df))
 # the highest recommendation error rate {glue:md}`f06_worst_recommendation_label`'s
 # ({glue:text}`f06_worst_recommendation:.3f`) and the highest relevance error rate
 # {glue:md}`f06_worst_relevance_label`'s ({glue:text}`f06_worst_relevance:.3f`). Mean grounding
-# error: {glue:text}`f06_mean_grounding_non_llm:.3f` for the non-LLM baselines and
-# {glue:text}`f06_mean_grounding_llm:.3f` for the LLM baselines (NaN when none was run).
+# error: {glue:md}`f06_mean_grounding_non_llm_md` for the non-LLM baselines and
+# {glue:md}`f06_mean_grounding_llm_md` for the LLM baselines ("not computed" when none was run).
 
 # %%
-df.pivot(index="Baseline", columns="column", values=["ours", "paper"])
+present.table(df.pivot(index="Baseline", columns="column", values=["ours", "paper"]))
 
 # %%
 f06_error_analysis.plot(df);

@@ -26,7 +26,7 @@ from trace_crs import report
 df = report.grounding_independence.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.grounding_independence.NAME)
 report.prose.glue_facts("independence", report.grounding_independence.facts(df))
-df
+report.present.table(df)
 
 # %% [markdown]
 # Over {glue:text}`independence_n_turns` pooled turns of the non-LLM baselines, the largest

@@ -30,7 +30,7 @@ replay_runs = ['closed', 'closed_llm']
 # are set beside these.
 
 # %%
-from trace_crs.report import live_vs_replayed, prose
+from trace_crs.report import live_vs_replayed, present, prose
 
 df = live_vs_replayed.load(results_dir, live_runs=live_runs, replay_runs=replay_runs)
 prose.glue_facts("live", live_vs_replayed.facts(df))
@@ -40,17 +40,17 @@ prose.glue_facts("live", live_vs_replayed.facts(df))
 #
 # Over {glue:text}`live_n_live_dialogues` live conversations per baseline (at most
 # {glue:text}`live_max_turns` system turns each), Kendall's τ between the replayed and the live
-# ranking of the {glue:text}`live_n_baselines` baselines is {glue:text}`live_tau_tsr:.3f` for
-# TSR (p = {glue:text}`live_p_tsr:.3f`), {glue:text}`live_tau_t2r:.3f` for T2R and
-# {glue:text}`live_tau_rejection_recovery:.3f` for rejection recovery. A τ near one means the
+# ranking of the {glue:text}`live_n_baselines` baselines is {glue:md}`live_tau_tsr_md` for
+# TSR (p = {glue:md}`live_p_tsr_md`), {glue:md}`live_tau_t2r_md` for T2R and
+# {glue:md}`live_tau_rejection_recovery_md` for rejection recovery. A τ near one means the
 # replayed benchmark already ranks systems as a conversation would; a low τ means replay
 # credits systems for answering turns they would never have reached.
 
 # %%
-df
+present.table(df)
 
 # %%
-live_vs_replayed.rank_agreement(df)
+present.table(live_vs_replayed.rank_agreement(df))
 
 # %%
 live_vs_replayed.plot(df);

@@ -28,7 +28,7 @@ from trace_crs import report
 nli = report.nli_threshold.load(results_dir, run=run)
 report.results.write_table(nli, results_dir, report.nli_threshold.NAME)
 report.prose.glue_facts("nli", report.nli_threshold.facts(nli))
-nli.pivot(index="baseline", columns="setting", values="value")
+report.present.table(nli.pivot(index="baseline", columns="setting", values="value"))
 
 # %%
 report.nli_threshold.plot(nli);
@@ -40,7 +40,7 @@ report.nli_threshold.plot(nli);
 bim = report.nli_bimodality.load(results_dir, run=run)
 report.results.write_table(bim, results_dir, report.nli_bimodality.NAME)
 report.prose.glue_facts("bimodality", report.nli_bimodality.facts(bim))
-bim
+report.present.table(bim)
 
 # %% [markdown]
 # On {glue:text}`nli_n_dialogues` dialogues with backend {glue:md}`nli_backend`, moving the

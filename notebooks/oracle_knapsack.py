@@ -31,7 +31,7 @@ seed = 42
 # advance: these are **in-sample upper bounds with perfect foresight**, not routers.
 
 # %%
-from trace_crs.report import oracle_knapsack, prose, provenance, results
+from trace_crs.report import oracle_knapsack, present, prose, provenance, results
 
 df = oracle_knapsack.load(results_dir, runs=runs, baselines=baselines, cost=cost, n_points=n_points,
                           n_boot=n_boot, seed=seed)
@@ -50,7 +50,7 @@ prose.glue_facts("oracle", oracle_knapsack.facts(df))
 # {glue:text}`oracle_elbow_quality:.3f`. All of these are {glue:md}`oracle_label`.
 
 # %%
-df[df["kind"] != "budget"]
+present.table(df[df["kind"] != "budget"])
 
 # %%
 oracle_knapsack.plot(df);
@@ -59,7 +59,7 @@ oracle_knapsack.plot(df);
 # The full budget sweep (solver used at each budget; bands from a dialogue bootstrap):
 
 # %%
-df[df["kind"] == "budget"]
+present.table(df[df["kind"] == "budget"])
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -36,7 +36,7 @@ report.prose.glue_facts("prov", {"commit": df.loc[df["key"] == "git commit", "va
 # The code is at commit {glue:md}`prov_commit`.
 
 # %%
-df
+report.present.table(df, lift=False)
 
 # %% [markdown]
 # ## Timings
@@ -54,4 +54,4 @@ df
 steps = report.provenance.timings(results_dir)
 stages = report.build_time.summary([results_dir]).get("per_stage", {})
 report.prose.glue_facts("prov", {f"{k}_seconds": float(stages.get(k, 0.0)) for k in ("run", "score", "notebook")})
-steps.drop(columns="earlier_attempts")
+report.present.table(steps.drop(columns="earlier_attempts"))

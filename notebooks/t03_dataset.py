@@ -34,7 +34,7 @@ report.prose.glue_facts("t03", report.t03_dataset.facts(df))
 # averaging {glue:text}`t03_turns_mean:.1f` turns.
 
 # %%
-df
+report.present.table(df)
 
 # %%
 report.t03_dataset.plot(df);
@@ -55,7 +55,7 @@ report.t03_dataset.plot(df);
 # %%
 leak = report.t03_dataset.leakage(dialogues_path)
 report.prose.glue_facts("t03_leak", report.t03_dataset.leakage_facts(leak))
-leak.round(3)
+report.present.table(leak)
 
 # %% [markdown]
 # On this corpus the decoder recovers the exact acceptable set in
@@ -81,7 +81,7 @@ report.prose.glue_facts("t03_persona", {"delta": float(persona.loc["persona-depe
                                         "high": float(persona.loc["persona-dependent", "ci_high"]),
                                         "n": int(persona.loc["persona-dependent", "n_dialogues"]),
                                         "verdict": str(persona.loc["persona-dependent", "verdict"])})
-persona[["n_dialogues", "n_turns", "persona", "aspect", "delta", "ci_low", "ci_high", "verdict"]].round(4)
+report.present.table(persona[["n_dialogues", "n_turns", "persona", "aspect", "delta", "ci_low", "ci_high", "verdict"]])
 
 # %% [markdown]
 # On the persona-dependent slice Persona-Grounded minus Aspect R@1 is

@@ -41,7 +41,7 @@ report.prose.glue_facts("t05", report.t05_headline.facts(df))
 # cells outside our confidence intervals are listed on the Deviations page.
 
 # %%
-report.compare.wide(df)
+report.present.axes(df, report.t05_headline.AXES, "Table 5")
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell with its number of dialogues n and a
@@ -50,7 +50,8 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t05", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.compare.intervals(df, results_dir, n_boot=n_boot)
+report.present.split(report.compare.intervals(df, results_dir, n_boot=n_boot), report.t05_headline.AXES,
+                     "95 % interval")
 
 # %%
 report.t05_headline.plot(df);
@@ -65,8 +66,8 @@ report.t05_headline.plot(df);
 # rating-meta sentences that no review can support.
 
 # %%
-report.t05_headline.composition(results_dir, run=runs[0]).pivot(index="Baseline", columns="category",
-                                                       values=["paper", "ours"]).round(1)
+report.present.table(report.t05_headline.composition(results_dir, run=runs[0]).pivot(
+    index="Baseline", columns="category", values=["paper", "ours"]), "Sentence categories, % of sentences")
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -36,7 +36,7 @@ report.prose.glue_facts("t06", report.t06_per_axis.facts(df))
 # the mean absolute GS difference to the paper is {glue:text}`t06_mean_abs_diff_gs:.3f`.
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # LLM rows, each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval
@@ -44,7 +44,7 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t06", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.compare.intervals(df, results_dir, n_boot=n_boot, elsewhere={"recall@1_open": (open_runs, "recall@1")})
+report.present.table(report.compare.intervals(df, results_dir, n_boot=n_boot, elsewhere={"recall@1_open": (open_runs, "recall@1")}))
 
 # %%
 report.t06_per_axis.plot(df);

@@ -39,7 +39,7 @@ report.prose.glue_facts("t09", report.t09_practical.facts(df))
 # value for Itinerary comes from plans that mix restaurants, hotels and attractions.
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # LLM rows, each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap
@@ -47,7 +47,7 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t09", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.compare.intervals(df, results_dir, n_boot=n_boot)
+report.present.table(report.compare.intervals(df, results_dir, n_boot=n_boot))
 
 # %%
 report.t09_practical.plot(df);

@@ -31,12 +31,12 @@ report.prose.glue_facts("t16", report.t16_fuzzy_threshold.facts(df))
 
 # %% [markdown]
 # Across the thresholds, the largest change of one baseline's GS is
-# {glue:text}`t16_max_spread:.3f` and the lowest Spearman ρ of the baseline ranking against
-# the default (80 %) is {glue:text}`t16_min_rank_rho:.3f` ({glue:text}`t16_n_baselines`
+# {glue:md}`t16_max_spread_md` and the lowest Spearman ρ of the baseline ranking against
+# the default (80 %) is {glue:md}`t16_min_rank_rho_md` ({glue:text}`t16_n_baselines`
 # baselines; NaN when the baselines tie at the default).
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %%
 report.t16_fuzzy_threshold.plot(df);

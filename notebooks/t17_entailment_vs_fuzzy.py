@@ -27,7 +27,7 @@ from trace_crs import report
 df = report.t17_entailment_vs_fuzzy.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t17_entailment_vs_fuzzy.NAME)
 report.prose.glue_facts("t17", report.t17_entailment_vs_fuzzy.facts(df))
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell (the gap resampled with its two
@@ -37,7 +37,7 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t17", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.t17_entailment_vs_fuzzy.intervals(results_dir, runs, n_boot=n_boot)
+report.present.table(report.t17_entailment_vs_fuzzy.intervals(results_dir, runs, n_boot=n_boot))
 
 # %% [markdown]
 # Over {glue:text}`t17_n_baselines` baselines the mean absolute difference to the

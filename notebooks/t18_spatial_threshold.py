@@ -34,7 +34,7 @@ report.prose.glue_facts("t18", report.t18_spatial_threshold.facts(df))
 # the 2 km default is {glue:text}`t18_min_rank_rho:.3f`.
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %%
 report.t18_spatial_threshold.plot(df);

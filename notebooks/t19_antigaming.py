@@ -27,7 +27,7 @@ from trace_crs import report
 df = report.t19_antigaming.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t19_antigaming.NAME)
 report.prose.glue_facts("t19", report.t19_antigaming.facts(df))
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell (the means and Pearson r
@@ -37,7 +37,7 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t19", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.t19_antigaming.intervals(results_dir, runs, n_boot=n_boot)
+report.present.table(report.t19_antigaming.intervals(results_dir, runs, n_boot=n_boot))
 
 # %% [markdown]
 # Mean absolute difference to the printed r and means:

@@ -41,7 +41,7 @@ report.prose.glue_facts("t21", report.t21_bootstrap.facts(df))
 # `verdict` column.
 
 # %%
-df
+report.present.table(df)
 
 # %%
 report.t21_bootstrap.plot(df);

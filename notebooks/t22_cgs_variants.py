@@ -27,7 +27,7 @@ from trace_crs import report
 df = report.t22_cgs_variants.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t22_cgs_variants.NAME)
 report.prose.glue_facts("t22", report.t22_cgs_variants.facts(df))
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell with its number of dialogues n
@@ -36,7 +36,7 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t22", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.t22_cgs_variants.intervals(results_dir, runs, n_boot=n_boot)
+report.present.table(report.t22_cgs_variants.intervals(results_dir, runs, n_boot=n_boot))
 
 # %% [markdown]
 # Over {glue:text}`t22_n_baselines` baselines the mean absolute difference to the printed
@@ -52,7 +52,7 @@ report.t22_cgs_variants.plot(df);
 variants = report.cgs_formula_variants.load(results_dir, runs=runs)
 report.results.write_table(variants, results_dir, report.cgs_formula_variants.NAME)
 report.prose.glue_facts("variants", report.cgs_formula_variants.facts(variants))
-variants.pivot(index="baseline", columns="variant", values="value")
+report.present.table(variants.pivot(index="baseline", columns="variant", values="value"))
 
 # %% [markdown]
 # The {glue:text}`variants_n_variants` alternative formulas rank the baselines with Spearman ρ

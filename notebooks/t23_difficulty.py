@@ -32,7 +32,7 @@ report.prose.glue_facts("t23", report.t23_difficulty.facts(df))
 # {glue:text}`t23_mean_last:.3f` on the expert tier.
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each tier's R@1 (over the dialogues of that
@@ -42,7 +42,7 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t23", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.t23_difficulty.intervals(results_dir, runs, n_boot=n_boot)
+report.present.table(report.t23_difficulty.intervals(results_dir, runs, n_boot=n_boot))
 
 # %%
 report.t23_difficulty.plot(df);

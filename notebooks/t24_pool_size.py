@@ -31,7 +31,7 @@ report.prose.glue_facts("t24", report.t24_pool_size.facts(df))
 # ({glue:md}`t24_first`) to {glue:text}`t24_mean_last:.3f` ({glue:md}`t24_last`).
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %%
 report.t24_pool_size.plot(df);

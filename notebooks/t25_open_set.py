@@ -36,7 +36,7 @@ report.prose.glue_facts("t25", report.t25_open_set.facts(df))
 # {glue:text}`t25_zs_open_dense:.3f` with the dense prefilter.
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # Each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval
@@ -44,11 +44,11 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t25", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.compare.intervals(df, results_dir, n_boot=n_boot, elsewhere={
+report.present.table(report.compare.intervals(df, results_dir, n_boot=n_boot, elsewhere={
     "recall@1_closed": ([closed_run], "recall@1"),
     "recall@1_tfidf": ([tfidf_run], "recall@1"), "recall@1_dense": ([dense_run], "recall@1"),
     "cd_tfidf": ([tfidf_run], "cd"), "cd_dense": ([dense_run], "cd"),
-    "gs_tfidf": ([tfidf_run], "gs"), "gs_dense": ([dense_run], "gs")})
+    "gs_tfidf": ([tfidf_run], "gs"), "gs_dense": ([dense_run], "gs")}))
 
 # %%
 report.t25_open_set.plot(df);

@@ -34,7 +34,7 @@ report.prose.glue_facts("t26", report.t26_test_split.facts(df))
 # {glue:text}`t26_mean_abs_diff:.3f`.
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %%
 report.t26_test_split.plot(df);

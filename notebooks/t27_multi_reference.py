@@ -34,7 +34,7 @@ report.prose.glue_facts("t27", report.t27_multi_reference.facts(df))
 # {glue:text}`t27_lift_max_pp:.1f` percentage points across {glue:text}`t27_n_baselines` baselines.
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell (the alternative-only columns
@@ -44,7 +44,7 @@ report.compare.wide(df)
 
 # %%
 report.prose.glue_facts("t27", {"min_clusters": report.compare.MIN_CLUSTERS})
-report.t27_multi_reference.intervals(results_dir, runs, n_boot=n_boot)
+report.present.table(report.t27_multi_reference.intervals(results_dir, runs, n_boot=n_boot))
 
 # %%
 report.t27_multi_reference.plot(df);

@@ -44,19 +44,19 @@ prose.glue_facts("t28", t28_cross_judge.facts(df) | {"status": t28_cross_judge.s
 # judges of different models, so only the rankings are comparable.
 
 # %%
-from trace_crs.report import compare
+from trace_crs.report import present
 
-compare.wide(df)
+present.comparison(df)
 
 # %% [markdown]
 # Ranking agreement between the two judges over {glue:text}`t28_n_ours` baselines: Kendall τ
-# {glue:text}`t28_tau_ours:.3f`, Spearman ρ {glue:text}`t28_rho_ours:.3f` (the paper's printed
-# means give τ {glue:text}`t28_tau_paper:.3f`, ρ {glue:text}`t28_rho_paper:.3f`). Judge A scores
-# {glue:text}`t28_gap_ours:.2f` points higher than judge B on average — a calibration difference,
-# which rank agreement ignores. NaN: a judge was not run, or it gave every baseline the same mean.
+# {glue:md}`t28_tau_ours_md`, Spearman ρ {glue:md}`t28_rho_ours_md` (the paper's printed
+# means give τ {glue:md}`t28_tau_paper_md`, ρ {glue:md}`t28_rho_paper_md`). Judge A scores
+# {glue:md}`t28_gap_ours_md` points higher than judge B on average — a calibration difference,
+# which rank agreement ignores. "Not computed": a judge was not run, or it gave every baseline the same mean.
 
 # %%
-t28_cross_judge.agreement_table(df)
+present.table(t28_cross_judge.agreement_table(df))
 
 # %%
 t28_cross_judge.plot(df);

@@ -43,7 +43,7 @@ report.prose.glue_facts("t29", report.t29.facts(df, ci, cost))
 # Paper vs this run:
 
 # %%
-report.compare.wide(df)
+report.present.comparison(df)
 
 # %% [markdown]
 # Every baseline with its judged turns and dialogues, and the mean with its dialogue-cluster
@@ -51,7 +51,7 @@ report.compare.wide(df)
 # claimed; "not judged": the run's score step had `judge: none`).
 
 # %%
-report.t29.display(ci)
+report.present.table(report.t29.display(ci))
 
 # %%
 report.t29.plot(df);
@@ -65,8 +65,8 @@ report.t29.plot(df);
 # dollar column means the model has no price in `stats/data/prices.yaml` (its tokens still count).
 
 # %%
-cost[["baseline", "usd", "wall_s", "judge_model", "judge_turns", "judge_calls", "judge_prompt_tokens",
-      "judge_completion_tokens", "judge_usd", "judge_s", "total_usd", "total_s"]]
+report.present.table(cost[["baseline", "usd", "wall_s", "judge_model", "judge_turns", "judge_calls", "judge_prompt_tokens",
+      "judge_completion_tokens", "judge_usd", "judge_s", "total_usd", "total_s"]])
 
 # %% [markdown]
 # ## Provenance of these numbers

@@ -6,6 +6,8 @@
                                               (only keys the notebook declares) to OUT
     pipeline.py check-params PARAMS NOTEBOOK...  fail if a PARAMS key is declared by no NOTEBOOK
     pipeline.py check NOTEBOOK...             fail if an executed notebook holds an error or stderr output
+    pipeline.py reader NOTEBOOK               reader mode: tag every code cell not already removed
+                                              `hide-input` (papermill's injected parameters too), in place
     pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode",
                                               "build", "earlier_attempts"} to OUT (see `timed`)
 
@@ -111,6 +113,43 @@ def notebook_errors(path: Path) -> list[str]:
 HEARTBEAT_S = 15
 
 
+# Reader mode (the book shows results; code is one click away): myst-nb collapses the source of
+# a cell tagged hide-input behind a "Show code cell source" toggle; remove-* tags win.
+HIDE_TAG = "hide-input"
+FIGURE_KEY = "trace_figure"  # trace_crs.report.figures.META_KEY (this tool runs without the package)
+
+
+def reader_mode(path: Path) -> int:
+    """Tag every code cell of the executed notebook ``path`` ``hide-input`` unless a tag already
+    removes or hides it, and give a cell showing a figure its caption and alt text (myst-nb
+    ``mystnb.figure`` / ``mystnb.image`` metadata), and move papermill's injected-parameters cell
+    below the page's title; rewrite the file only if something changed;
+    return how many cells changed."""
+    nb = json.loads(path.read_text())
+    added = 0
+    for cell in nb.get("cells", []):
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if cell.get("cell_type") == "code" and not any(t.startswith(("remove-", "hide-")) for t in tags):
+            tags.append(HIDE_TAG)
+            added += 1
+        for output in cell.get("outputs", []):  # trace_crs.report.figures.show: caption and alt text
+            info = output.get("metadata", {}).get(FIGURE_KEY)
+            if info:
+                cell["metadata"]["mystnb"] = {"figure": {"caption": info["caption"], "name": info["name"]},
+                                              "image": {"alt": info["alt"]}}
+                added += 1
+    cells = nb.get("cells", [])
+    injected = [i for i, c in enumerate(cells) if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
+    title = next((i for i, c in enumerate(cells) if c.get("cell_type") == "markdown"
+                  and "".join(c.get("source", "")).lstrip().startswith("# ")), None)
+    if injected and title is not None and injected[0] < title:   # executed already: order no longer matters
+        cells.insert(title, cells.pop(injected[0]))                # the page opens with its title
+        added += 1
+    if added:
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    return added
+
+
 def _attempt(record: dict) -> dict:
     return {k: record.get(k) for k in ("seconds", "finished", "returncode", "build")}
 
@@ -192,6 +231,8 @@ def main(argv: list[str]) -> int:
         errors = [e for f in rest for e in notebook_errors(Path(f))]
         print("\n".join(errors) or f"{len(rest)} notebooks, no error outputs")
         return 1 if errors else 0
+    elif cmd == "reader":
+        print(f"{rest[0]}: {reader_mode(Path(rest[0]))} code cells hidden (hide-input)")
     elif cmd == "timed":
         sep = rest.index("--")
         return timed(Path(rest[0]), rest[1], rest[sep + 1:])

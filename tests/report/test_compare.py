@@ -63,5 +63,7 @@ def test_intervals_per_llm_cell(tmp_path, scores):
     assert list(out.index) == ["LLM Zero-Shot", "DST"]
     cell = out.loc["LLM Zero-Shot", "R@1"]
     low, high = (float(x) for x in cell.split("[")[1].split("]")[0].split(", "))
-    assert cell.startswith("0.400 [") and cell.endswith("n=25") and 0 < low < 0.4 < high < 1
-    assert out.loc["DST", "R@1"] == "0.333 (n=3: insufficient n)"
+    assert cell.startswith("0.400 [") and out.loc["LLM Zero-Shot", "n"] == "25" and 0 < low < 0.4 < high < 1
+    assert out.loc["DST", "R@1"] == "0.333 (insufficient n)" and out.loc["DST", "n"] == "3"
+    # printed 0.2 lies outside LLM Zero-Shot's interval: marked for highlighting
+    assert out.attrs["deviates"].loc["LLM Zero-Shot", "R@1"] == (not low <= 0.2 <= high)

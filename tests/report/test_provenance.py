@@ -48,9 +48,10 @@ def test_inputs_hashes(tmp_path):
     assert out["kb/reviews.jsonl"] == empty and out["dialogues"] == empty
     assert out["kb/pois.jsonl"].endswith("(manifest says x)")
     assert out["kb/pois.jsonl"].startswith(sha256_file(kb / "pois.jsonl"))
-    styled = provenance.inputs_section(kb, corpus)
-    assert styled.data["file"].tolist() == ["kb/pois.jsonl", "kb/reviews.jsonl", "dialogues"]
-    assert styled.data["sha256"].iloc[2] == empty and provenance.INPUTS_CAPTION in styled.to_html()
+    shown = provenance.inputs_section(kb, corpus)
+    assert shown.body.data["file"].tolist() == ["kb/pois.jsonl", "kb/reviews.jsonl", "dialogues"]
+    assert shown.body.data["sha256"].iloc[2] == empty and provenance.INPUTS_CAPTION in shown._repr_html_()
+    assert shown._repr_html_().startswith("<details")   # collapsed: one click opens it
 
 
 def test_timings_lists_every_recorded_step_sorted(tmp_path):
@@ -76,6 +77,7 @@ def test_timings_lists_every_recorded_step_sorted(tmp_path):
 
 def test_section_is_runs_with_its_caption(tmp_path, scores):
     scores(tmp_path, "closed", "tfidf", {"recall@1": 0.5})
-    styled = provenance.section(tmp_path, ["closed"])
-    pd.testing.assert_frame_equal(styled.data, provenance.runs(tmp_path, ["closed"]))
-    assert provenance.SECTION_CAPTION in styled.to_html()
+    shown = provenance.section(tmp_path, ["closed"])
+    runs = provenance.runs(tmp_path, ["closed"])
+    assert shown.body.data.to_numpy().tolist() == runs.to_numpy().tolist()   # one run: nothing lifted
+    assert provenance.SECTION_CAPTION in shown._repr_html_() and shown._repr_html_().startswith("<details")

@@ -1,8 +1,8 @@
 """LLM-as-evaluator: the twelve factor ratings of one transcript (seed 001 §4.1, Table 2).
 
 Per-factor mode (the paper's): one DSPy call per (transcript, factor), :class:`RateFactor` —
-the factor's guideline and the conversation log in, a rationale and then an integer rating 0–4
-out.  One-call mode (labelled ``one-call`` wherever it is reported; cheaper, not the paper's):
+the conversation log and the factor's guideline in, an integer rating 0–4 and then a brief
+rationale out.  One-call mode (labelled ``one-call`` wherever it is reported; cheaper, not the paper's):
 :class:`RateAllFactors` rates every factor in a single call.
 
 A reply that cannot be parsed, or a rating outside 0–4, is retried up to ``retries`` times with a
@@ -10,6 +10,18 @@ A reply that cannot be parsed, or a rating outside 0–4, is retried up to ``ret
 request cache do not return the same unusable reply); after that the factor is recorded as a
 failure (:class:`FactorResult` with ``rating=None`` and the error) — never scored silently.
 Parsing uses DSPy's ChatAdapter without its JSON fallback, so one attempt is one LM call.
+
+Prompt layout (``core-v2``; ``core-v1`` put the guideline first and the rating last):
+
+* the conversation is the first input field, before the factor's guideline, so the twelve
+  per-factor calls of one transcript share the system message *and* the conversation as a
+  token prefix, which the local llama.cpp worker keeps in its KV cache between calls (the
+  calls of one transcript run in order in one thread, so on one worker);
+* the rating is the first output field and the rationale is asked to stay brief (CoRE App. E,
+  Table 20: 167–759 output tokens per factor on average): a reply cut at ``max_tokens`` still
+  carries its rating, and the cut is counted (``FactorResult.truncated``);
+* a reply cut before it could be parsed is retried with twice the token budget (up to
+  :data:`MAX_BUDGET_FACTOR` × the LM's ``max_tokens``) and a note asking for a shorter rationale.
 """
 from __future__ import annotations
 
@@ -23,28 +35,31 @@ from dspy.utils.exceptions import AdapterParseError
 from trace_crs.judge import MODES
 from trace_crs.judge.factors import FACTORS, SCORES, guideline
 from trace_crs.judge.transcript import Transcript
+from trace_crs.lm.backend import recording_usage
 
-PROMPT_VERSION = "core-v1"
+PROMPT_VERSION = "core-v2"
+RATIONALE_WORDS = 120          # "a brief explanation" (CoRE App. D steps; App. E Table 20 lengths)
+MAX_BUDGET_FACTOR = 4          # a truncated reply is retried with at most 4x the LM's max_tokens
 
 
 class RateFactor(dspy.Signature):
-    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log (the <history> is context), on the one factor of the guideline: reason along its steps first, then give the integer rating. [core-v1]"""
+    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log (the <history> is context), on the one factor of the guideline, following its steps: give the integer rating first, then a brief justification (at most 120 words). [core-v2]"""
 
-    guideline: str = dspy.InputField(desc="definition, evaluation standard (points 0-4) and steps of the factor")
     conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
+    guideline: str = dspy.InputField(desc="definition, evaluation standard (points 0-4) and steps of the factor")
     note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
-    rationale: str = dspy.OutputField(desc="your reasoning along the evaluation steps")
     rating: int = dspy.OutputField(desc="the score, one integer from 0 to 4")
+    rationale: str = dspy.OutputField(desc="brief justification along the evaluation steps, at most 120 words")
 
 
 class RateAllFactors(dspy.Signature):
-    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log on each factor of the guidelines, each by its own standard and independently of the others: give a rationale per factor, then an integer rating 0-4 per factor. [core-v1]"""
+    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log on each factor of the guidelines, each by its own standard and independently of the others: give an integer rating 0-4 per factor first, then a brief justification per factor (at most 60 words each). [core-v2]"""
 
-    guidelines: str = dspy.InputField(desc="one evaluation guideline per factor")
     conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
+    guidelines: str = dspy.InputField(desc="one evaluation guideline per factor")
     note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
-    rationales: dict[str, str] = dspy.OutputField(desc="factor name -> reasoning, for every factor")
     ratings: dict[str, int] = dspy.OutputField(desc="factor name -> integer 0-4, for every factor")
+    rationales: dict[str, str] = dspy.OutputField(desc="factor name -> brief justification, for every factor")
 
 
 class UnusableReply(ValueError):
@@ -60,14 +75,31 @@ class FactorResult:
     rationale: str | None
     attempts: int
     error: str | None = None
+    truncated: int = 0         # replies (over all attempts) cut at max_tokens; the rating may still be parsed
+
+    @property
+    def failed_attempts(self) -> int:
+        """Attempts whose reply could not be used (all of them when ``rating`` is None)."""
+        return self.attempts - (self.rating is not None)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _note(attempt: int, error: str) -> str:
-    return "" if attempt == 0 else (f"Attempt {attempt + 1}: your previous answer could not be used ({error[:200]}). "
-                                    "Give the rationale, then the rating as one integer from 0 to 4.")
+def attempt_counts(results: Mapping[str, FactorResult]) -> dict[str, dict[str, int]]:
+    """Per-factor counts for a judged record (the book's failure rates): attempts made, attempts
+    whose reply was unusable, and replies cut at ``max_tokens``."""
+    return {"attempts": {n: r.attempts for n, r in results.items()},
+            "failed_attempts": {n: r.failed_attempts for n, r in results.items()},
+            "truncated": {n: r.truncated for n, r in results.items()}}
+
+
+def _note(attempt: int, error: str, cut: bool = False) -> str:
+    if attempt == 0:
+        return ""
+    why = "it was cut at the length limit" if cut else error[:200]
+    return (f"Attempt {attempt + 1}: your previous answer could not be used ({why}). "
+            f"Give the rating as one integer from 0 to 4 first, then a justification of at most {RATIONALE_WORDS} words.")
 
 
 def _check_rating(value: Any) -> int:
@@ -89,6 +121,43 @@ def with_retries(call: Callable[[str], Any], retries: int) -> tuple[Any, int, st
     return None, retries + 1, error
 
 
+@dataclass(frozen=True)
+class Attempts:
+    """What :func:`with_budget_retries` got: the result (None after the last failure), the number
+    of attempts, the last error, and how many replies were cut at ``max_tokens``."""
+
+    result: Any
+    attempts: int
+    error: str | None
+    truncated: int
+
+
+def with_budget_retries(call: Callable[[str, dict[str, Any]], Any], retries: int, lm: dspy.BaseLM) -> Attempts:
+    """:func:`with_retries` for judge calls: ``call(note, config)`` where ``config`` holds a
+    ``max_tokens`` doubled after each attempt whose reply was cut at the limit (capped at
+    :data:`MAX_BUDGET_FACTOR` × the LM's own ``max_tokens``; empty when the LM states none).
+    Truncation is read from the LM's usage record (:func:`trace_crs.lm.backend.recording_usage`)."""
+    base = (getattr(lm, "kwargs", None) or {}).get("max_tokens")
+    budget, error, cut, truncated = base, "", False, 0
+    for attempt in range(retries + 1):
+        if cut and base:
+            budget = min(2 * budget, MAX_BUDGET_FACTOR * base)
+        config = {"max_tokens": budget} if base and budget != base else {}
+        with recording_usage() as tally:
+            try:
+                result = call(_note(attempt, error, cut), config)
+            except (AdapterParseError, UnusableReply) as exc:
+                error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+                result = None
+        truncated += tally.truncated
+        cut = tally.truncated > 0
+        if result is not None:
+            return Attempts(result, attempt + 1, None, truncated)
+        if cut:
+            error = f"reply cut at max_tokens={budget}; {error}"
+    return Attempts(None, retries + 1, error, truncated)
+
+
 def strict_adapter() -> dspy.ChatAdapter:
     """ChatAdapter without the JSON fallback: one attempt is one LM call."""
     return dspy.ChatAdapter(use_json_adapter_fallback=False)
@@ -99,15 +168,15 @@ def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2,
     """One factor of one transcript, one DSPy call per attempt."""
     predict, log, rubric = predict or dspy.Predict(RateFactor), t.log(), guideline(factor)
 
-    def call(note: str) -> tuple[int, str]:
+    def call(note: str, config: dict[str, Any]) -> tuple[int, str]:
         with dspy.context(lm=lm, adapter=strict_adapter()):
-            out = predict(guideline=rubric, conversation=log, note=note)
+            out = predict(conversation=log, guideline=rubric, note=note, config=config)
         return _check_rating(out.rating), str(out.rationale)
 
-    got, attempts, error = with_retries(call, retries)
-    if got is None:
-        return FactorResult(factor, None, None, attempts, error)
-    return FactorResult(factor, got[0], got[1], attempts)
+    got = with_budget_retries(call, retries, lm)
+    if got.result is None:
+        return FactorResult(factor, None, None, got.attempts, got.error, got.truncated)
+    return FactorResult(factor, got.result[0], got.result[1], got.attempts, truncated=got.truncated)
 
 
 def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FACTORS,
@@ -119,9 +188,9 @@ def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FAC
                         for n in names)
     partial: dict[str, FactorResult] = {}
 
-    def call(note: str) -> dict[str, FactorResult]:
+    def call(note: str, config: dict[str, Any]) -> dict[str, FactorResult]:
         with dspy.context(lm=lm, adapter=strict_adapter()):
-            out = predict(guidelines=rubrics, conversation=log, note=note)
+            out = predict(conversation=log, guidelines=rubrics, note=note, config=config)
         ratings, rationales = dict(out.ratings or {}), dict(out.rationales or {})
         got, bad = {}, []
         for n in names:
@@ -134,10 +203,10 @@ def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FAC
             raise UnusableReply("; ".join(bad))
         return got
 
-    got, attempts, error = with_retries(call, retries)
-    results = got or partial
-    return {n: (FactorResult(n, results[n].rating, results[n].rationale, attempts) if n in results
-                else FactorResult(n, None, None, attempts, error)) for n in names}
+    got = with_budget_retries(call, retries, lm)
+    results, attempts = got.result or partial, got.attempts
+    return {n: (FactorResult(n, results[n].rating, results[n].rationale, attempts, truncated=got.truncated)
+                if n in results else FactorResult(n, None, None, attempts, got.error, got.truncated)) for n in names}
 
 
 class CoreJudge(dspy.Module):

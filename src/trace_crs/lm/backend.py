@@ -59,10 +59,12 @@ class UsageTally:
     cost_usd: float = 0.0
     model_s: float = 0.0       # seconds the model took, as measured when each call was made
     replayed_s: float = 0.0    # the part of model_s that this block replayed from the cache
+    truncated: int = 0         # replies cut at max_tokens (finish_reason "length")
 
-    def add(self, usage: dict[str, float], cache_hit: bool, replayed: bool) -> None:
+    def add(self, usage: dict[str, float], cache_hit: bool, replayed: bool, truncated: bool = False) -> None:
         self.calls += 1
         self.cache_hits += int(cache_hit)
+        self.truncated += int(truncated)
         self.prompt_tokens += int(usage["prompt_tokens"])
         self.completion_tokens += int(usage["completion_tokens"])
         self.cost_usd += float(usage["cost_usd"])
@@ -82,7 +84,20 @@ def measured_usage(response: Any, latency_s: float, cost_usd: float | None = Non
             "cost_usd": float(cost or 0.0), "latency_s": float(latency_s)}
 
 
-_TALLY: contextvars.ContextVar[UsageTally | None] = contextvars.ContextVar("trace_lm_tally", default=None)
+def was_truncated(response: Any) -> bool:
+    """True when the (first) choice of ``response`` stopped at ``max_tokens`` (``finish_reason``
+    ``"length"``); read from the response itself, so a cache replay reports it too."""
+    choices = getattr(response, "choices", None) or (response.get("choices") if isinstance(response, dict) else None)
+    if not choices:
+        return False
+    first = choices[0]
+    reason = first.get("finish_reason") if isinstance(first, dict) else getattr(first, "finish_reason", None)
+    return reason == "length"
+
+
+# The open ``recording_usage()`` blocks of this thread/context, outermost first: a call counts in
+# every one of them, so a nested block (one judge attempt) never hides usage from its caller.
+_TALLY: contextvars.ContextVar[tuple[UsageTally, ...]] = contextvars.ContextVar("trace_lm_tally", default=())
 _PROCESS, _PROCESS_LOCK = UsageTally(), threading.Lock()
 _LEDGERS: list[tuple[set[str], UsageTally]] = []
 
@@ -110,9 +125,10 @@ def distinct_requests() -> Iterator[UsageTally]:
 
 @contextmanager
 def recording_usage() -> Iterator[UsageTally]:
-    """Collect the usage of every :class:`TraceLM` call made inside the block."""
+    """Collect the usage of every :class:`TraceLM` call made inside the block (blocks nest: a
+    call counts in the innermost block and in every enclosing one)."""
     tally = UsageTally()
-    token = _TALLY.set(tally)
+    token = _TALLY.set((*_TALLY.get(), tally))
     try:
         yield tally
     finally:
@@ -123,6 +139,26 @@ def recording_usage() -> Iterator[UsageTally]:
 def usage_store(cache_dir: str) -> diskcache.Cache:
     """The measured usage of every request sent to a model, beside DSPy's cache in ``cache_dir``."""
     return diskcache.Cache(str(Path(cache_dir).expanduser().resolve() / "usage"))
+
+
+END_MARKER = "[[ ## completed ## ]]"      # DSPy ChatAdapter's last line: nothing useful follows it
+
+
+def local_decoding(cfg: LMConfig, limit: Any, extra_body: dict[str, Any], stop: Any) -> dict[str, Any]:
+    """The request settings only a local model gets (README "Local model settings"):
+
+    * ``max_tokens`` repeated in the body: litellm sends ``max_completion_tokens``, which
+      llama-cpp-python's server ignores (it would generate until EOS);
+    * ``stop`` at DSPy's end marker, so the model does not decode past the last field;
+    * the Trace worker's repetition guard (``trace_repeat_ngram``, :class:`trace_crs.lm.llama_worker.RepeatStop`).
+
+    Not applied to API models: some (reasoning models) reject ``stop``, and they do not loop.
+    """
+    body = {**extra_body, "max_tokens": limit}
+    if cfg.server == "trace" and cfg.repeat_ngram:
+        body["trace_repeat_ngram"] = cfg.repeat_ngram
+    stops = [stop] if isinstance(stop, str) else list(stop or [])
+    return {"extra_body": body, "stop": stops if END_MARKER in stops else [*stops, END_MARKER]}
 
 
 # Never part of what a request *is*: where it is sent, with which key, how long to wait.
@@ -149,14 +185,21 @@ class TraceLM(dspy.LM):
 
         cfg = self.trace_config
         result = once() if cfg is None else call_with_retries(once, cfg.http_retries, cfg.backoff_s, cfg.backoff_max_s)
-        return result.provider_response(), result.cost
+        response = result.provider_response()
+        # DSPy's normalised response says finish_reason "stop" for every choice; keep the model's own
+        # (a reply cut at max_tokens says "length", also when replayed from the cache)
+        reasons = [getattr(r, "finish_reason", None) for r in getattr(result, "responses", ()) or ()]
+        choices = response.get("choices") if isinstance(response, dict) else None
+        if choices and len(reasons) == len(choices):
+            for choice, reason in zip(choices, reasons):
+                if isinstance(choice, dict) and reason:
+                    choice["finish_reason"] = reason
+        return response, result.cost
 
     def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
         if self.trace_config is not None and self.trace_config.is_local:
-            # litellm sends ``max_completion_tokens``, which llama-cpp-python's server ignores
-            # (it would generate until EOS): repeat the limit as ``max_tokens`` in the body.
-            limit = kwargs.get("max_tokens", self.kwargs.get("max_tokens"))
-            kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": limit}
+            kwargs.update(local_decoding(self.trace_config, kwargs.get("max_tokens", self.kwargs.get("max_tokens")),
+                                         kwargs.get("extra_body", {}), kwargs.get("stop")))
         if self.endpoints is not None:         # not part of the request (``_NOT_THE_REQUEST``)
             kwargs["api_base"] = self.endpoints.api_base()
         request = {"model": self.model, "prompt": prompt, "messages": messages,
@@ -169,8 +212,8 @@ class TraceLM(dspy.LM):
         start = time.perf_counter()
         response, cost = self._send(prompt, messages, kwargs)
         usage, hit = measured_usage(response, time.perf_counter() - start, cost), bool(getattr(response, "cache_hit", False))
-        recorded, tally = None, _TALLY.get()
-        if self.trace_config is not None and tally is not None:   # only recorded usage is needed
+        recorded, tallies, cut = None, _TALLY.get(), was_truncated(response)
+        if self.trace_config is not None and tallies:   # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
             recorded = store.get(key) if hit else None
             if hit and recorded is None:      # cached before usage was recorded: measure it now
@@ -179,14 +222,14 @@ class TraceLM(dspy.LM):
                 usage = measured_usage(fresh, time.perf_counter() - start, cost)
             if recorded is None:
                 store.set(key, usage)
-        if tally is not None:
-            tally.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
+        for tally in tallies:
+            tally.add(recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
         with _PROCESS_LOCK:
-            _PROCESS.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
+            _PROCESS.add(recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
             for seen, tally_ in _LEDGERS:
                 if key not in seen:
                     seen.add(key)
-                    tally_.add(recorded or usage, cache_hit=hit, replayed=recorded is not None)
+                    tally_.add(recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
         return response
 
 

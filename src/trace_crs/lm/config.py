@@ -53,6 +53,10 @@ class LMConfig:
     # logits_all), "llama_cpp" = llama-cpp-python's own server with logits_all (the reference;
     # same answers, slower).  Not part of the LM cache key.
     server: str = "trace"
+    # Local-model decoding guards (README "Local model settings"; never applied to API models):
+    # the request stops at DSPy's end marker "[[ ## completed ## ]]", and the Trace worker stops a
+    # reply once its last ``repeat_ngram`` tokens have occurred 3 times (0 = off).
+    repeat_ngram: int = 24
     timeout_s: float = 300.0
     retries: int = 3                   # attempts after the first, with exponential backoff
     backoff_s: float = 1.0
@@ -75,6 +79,8 @@ class LMConfig:
             raise ValueError(f"lm.cards: expected one of {CARDS}, got {self.cards!r}")
         if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0 or self.http_retries < 0:
             raise ValueError(f"lm config: max_tokens, num_threads must be >= 1 and retries, http_retries >= 0: {self}")
+        if self.repeat_ngram < 0:
+            raise ValueError(f"lm.repeat_ngram: expected an integer >= 0 (0 = off), got {self.repeat_ngram!r}")
         if self.n_threads < 0 or self.servers < 0:
             raise ValueError(f"lm config: n_threads and servers must be >= 0 (0 = auto): {self}")
         if self.backoff_s < 0 or self.backoff_max_s < 0:

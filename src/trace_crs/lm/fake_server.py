@@ -18,7 +18,9 @@ was seen before)`` — the same requests meet the same faults whatever the concu
 arrival order; ``schedule`` forces the faults of the first requests in arrival order.
 Faults: ``429`` (no ``Retry-After``), ``429-retry-after``, ``500``, ``503``, ``timeout``
 (the answer is held ``timeout_sleep_s``), ``reset`` (connection closed with an RST),
-``truncated`` (half the promised JSON body) and ``non-json`` (an HTML 200).
+``truncated`` (half the promised JSON body), ``non-json`` (an HTML 200) and ``length`` (a
+well-formed answer whose content is cut to its first half, ``finish_reason`` "length": a reply
+that ran into ``max_tokens``).
 
     python -m trace_crs.lm.fake_server --port 8000 --latency-median 1.5 --rate 429=0.01
 
@@ -46,6 +48,8 @@ from typing import Any, Callable, Iterator
 HOST = "127.0.0.1"
 _NORMAL = NormalDist()
 FAULTS: tuple[str, ...] = ("429", "429-retry-after", "500", "503", "timeout", "reset", "truncated", "non-json")
+REPLY_FAULTS: tuple[str, ...] = ("length",)    # a well-formed response with a bad reply (not retried by lm.faults)
+ALL_FAULTS = FAULTS + REPLY_FAULTS
 _OUTPUTS = re.compile(r"Your output fields are:\n(.*?)\nAll interactions", re.S)
 _FIELD = re.compile(r"^\d+\. `(\w+)` \((.+?)\)(?::|$)", re.M)
 _ID_LINE = re.compile(r"^\s*\[([^\]\s]+)\]", re.M)
@@ -66,9 +70,9 @@ class FakeConfig:
     timeout_sleep_s: float = 30.0
 
     def __post_init__(self) -> None:
-        unknown = sorted((set(self.rates) | set(self.schedule)) - {"ok", *FAULTS})
+        unknown = sorted((set(self.rates) | set(self.schedule)) - {"ok", *ALL_FAULTS})
         if unknown:
-            raise ValueError(f"fake server: unknown fault(s) {unknown}; known: {list(FAULTS)}")
+            raise ValueError(f"fake server: unknown fault(s) {unknown}; known: {list(ALL_FAULTS)}")
         if sum(self.rates.values()) > 1 or any(r < 0 for r in self.rates.values()):
             raise ValueError(f"fake server: fault rates must be >= 0 and sum to <= 1, got {self.rates}")
 
@@ -135,7 +139,7 @@ class FakeLMServer(ThreadingHTTPServer):
         self.reply = reply
         self.lock = threading.Lock()
         self.seen: dict[str, int] = {}
-        self.counts: dict[str, int] = {"requests": 0, "ok": 0, **{f: 0 for f in FAULTS}}
+        self.counts: dict[str, int] = {"requests": 0, "ok": 0, **{f: 0 for f in ALL_FAULTS}}
 
     @property
     def api_base(self) -> str:
@@ -164,7 +168,7 @@ class FakeLMServer(ThreadingHTTPServer):
             fault = cfg.schedule[n]
         else:
             u, fault, acc = _unit(cfg.seed, h, attempt, "fault"), "ok", 0.0
-            for name in FAULTS:
+            for name in ALL_FAULTS:
                 acc += cfg.rates.get(name, 0.0)
                 if u < acc:
                     fault = name
@@ -228,10 +232,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"<html><body>502 Bad Gateway</body></html>", ctype="text/html")
             return
         content, logprobs = reply_to(body, self.server.reply)
+        finish = "stop"
+        if fault == "length":
+            content, finish = content[: len(content) // 2], "length"
         prompt_chars = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
         usage = {"prompt_tokens": math.ceil(prompt_chars / 4), "completion_tokens": math.ceil(len(content) / 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content},
+        choice = {"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content},
                   "logprobs": logprobs}
         data = json.dumps({"id": f"fake-{request_hash(body)[:12]}", "object": "chat.completion", "created": 0,
                            "model": body.get("model", "fake"), "choices": [choice], "usage": usage}).encode()
@@ -278,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--latency-median", type=float, default=0.0, help="median seconds per answer")
     p.add_argument("--latency-sigma", type=float, default=0.5, help="lognormal sigma of the latency")
-    p.add_argument("--rate", action="append", default=[], metavar="FAULT=P", help=f"fault rate; faults: {FAULTS}")
+    p.add_argument("--rate", action="append", default=[], metavar="FAULT=P", help=f"fault rate; faults: {ALL_FAULTS}")
     p.add_argument("--retry-after", type=float, default=1.0, help="Retry-After seconds of 429-retry-after")
     p.add_argument("--timeout-sleep", type=float, default=30.0, help="seconds a 'timeout' answer is held")
     args = p.parse_args(argv)

@@ -22,9 +22,16 @@ card, so that overhead is most of its cost.  Here a request with ``logprobs`` an
   and the response is built with the library's field layout (top list ordered and keyed as
   ``Llama._create_completion`` does, usage counts of the prompt and the one token).
 
-Every other request goes to ``Llama.create_chat_completion`` unchanged.  The test
+Every other request goes through the same chat handler as ``Llama.create_chat_completion``;
+with the request's ``trace_repeat_ngram`` = n > 0 (a local-model setting, ``LMConfig.repeat_ngram``,
+never sent to an API model) generation also stops, ``finish_reason`` "stop", once the last n
+generated tokens have occurred :data:`REPEATS` times in the reply (:class:`RepeatStop`): a small
+model looping on one phrase stops there instead of decoding to ``max_tokens``.  The test
 (``tests/lm/test_llama_worker.py``) compares both paths with ``llama_cpp.server`` on the same
-requests.  One request at a time per process (a lock); the pool of processes is
+requests.  Each response also carries llama.cpp's per-request ``timings`` (prompt tokens
+evaluated after the reused KV prefix, tokens decoded, and their milliseconds; the names of
+llama.cpp's own server), read by ``bench/bench_lm_profile.py``.  One request at a time per
+process (a lock); the pool of processes is
 :class:`trace_crs.lm.server.ServerPool`.
 """
 from __future__ import annotations
@@ -41,20 +48,55 @@ import numpy as np
 
 HOST = "127.0.0.1"
 _EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}   # as llama_cpp.server.app drops them
+REPEAT_KEY = "trace_repeat_ngram"    # request field of the repetition guard (not llama.cpp's)
+REPEATS = 3                          # occurrences of the trailing n-gram that stop a reply
+
+
+class RepeatStop:
+    """A llama.cpp stopping criterion: True once the last ``n`` generated tokens (after the
+    ``prompt_len`` prompt tokens) have occurred :data:`REPEATS` times in the reply.  Counts are
+    kept incrementally, O(n) per token."""
+
+    def __init__(self, prompt_len: int, n: int, repeats: int = REPEATS) -> None:
+        if n < 1 or repeats < 2:
+            raise ValueError(f"RepeatStop: n must be >= 1 and repeats >= 2, got n={n}, repeats={repeats}")
+        self.prompt_len, self.n, self.repeats = prompt_len, n, repeats
+        self.seen: dict[tuple[int, ...], int] = {}
+        self.done = prompt_len + n - 1          # the last end position already counted
+        self.stopped = False                    # llama.cpp asks again after the generator stops
+
+    def __call__(self, input_ids: Any, logits: Any = None) -> bool:
+        if self.stopped:
+            return True
+        first = self.done + 1 - self.n                      # only the tokens not yet counted
+        ids, total = [int(t) for t in input_ids[first:]], len(input_ids)
+        for end in range(self.done + 1, total + 1):
+            gram = tuple(ids[end - self.n - first:end - first])
+            self.seen[gram] = self.seen.get(gram, 0) + 1
+            self.done = end
+            if self.seen[gram] >= self.repeats:
+                self.stopped = True
+                return True
+        return False
 
 
 class FastLogprobs:
     """A stand-in for the ``Llama`` handed to the chat handler: ``create_completion`` answers a
     1-token greedy logprobs request from the last row of logits; everything else is the model's."""
 
-    def __init__(self, llama: Any) -> None:
-        self._llama = llama
-
     def __getattr__(self, name: str) -> Any:
         return getattr(self._llama, name)
 
+    def __init__(self, llama: Any, repeat_ngram: int = 0) -> None:
+        self._llama, self._repeat_ngram = llama, repeat_ngram
+
     def create_completion(self, prompt: list[int], **kw: Any) -> Any:
         if kw.get("logprobs") is None:
+            if self._repeat_ngram > 0:     # beside the chat template's own criteria (its end token)
+                from llama_cpp import StoppingCriteriaList
+
+                kw["stopping_criteria"] = StoppingCriteriaList([*(kw.get("stopping_criteria") or []),
+                                                                RepeatStop(len(prompt), self._repeat_ngram)])
             return self._llama.create_completion(prompt=prompt, **kw)
         if kw.get("max_tokens") != 1 or kw.get("temperature") != 0.0 or kw.get("stream") \
                 or kw.get("grammar") is not None or kw.get("logit_bias") or kw.get("logits_processor"):
@@ -130,19 +172,31 @@ class Worker:
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /v1/chat/completions``: parsed with the library's request model and defaults."""
         from llama_cpp import llama_chat_format
+        from llama_cpp import llama_cpp as C
         from llama_cpp.server.types import CreateChatCompletionRequest
 
+        body = dict(body)
+        repeat_ngram = body.pop(REPEAT_KEY, 0) or 0
+        if isinstance(repeat_ngram, bool) or not isinstance(repeat_ngram, int) or repeat_ngram < 0:
+            raise ValueError(f"{REPEAT_KEY}: expected an integer >= 0, got {repeat_ngram!r}")
         req = CreateChatCompletionRequest(**body)
         if req.stream:
             raise ValueError("streaming is not supported by this server")
         kwargs = req.model_dump(exclude=_EXCLUDE)
         with self.lock:
             llama = self.llama
-            if not req.logprobs:
-                return llama.create_chat_completion(**kwargs)
-            handler = (llama.chat_handler or llama._chat_handlers.get(llama.chat_format)
-                       or llama_chat_format.get_chat_completion_handler(llama.chat_format))
-            return handler(llama=FastLogprobs(llama), **kwargs)
+            C.llama_perf_context_reset(llama._ctx.ctx)
+            if not req.logprobs and not repeat_ngram:
+                out = llama.create_chat_completion(**kwargs)
+            else:   # the handler create_chat_completion would use, on the wrapped model
+                handler = (llama.chat_handler or llama._chat_handlers.get(llama.chat_format)
+                           or llama_chat_format.get_chat_completion_handler(llama.chat_format))
+                out = handler(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
+            perf = C.llama_perf_context(llama._ctx.ctx)
+        # llama.cpp server's names: prompt tokens evaluated (after the reused KV prefix) and decoded
+        out["timings"] = {"prompt_n": int(perf.n_p_eval), "prompt_ms": round(float(perf.t_p_eval_ms), 3),
+                          "predicted_n": int(perf.n_eval), "predicted_ms": round(float(perf.t_eval_ms), 3)}
+        return out
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.baselines import registry
-from trace_crs.report import paper, results
+from trace_crs.report import paper, present, results
 from trace_crs.stats.intervals import MIN_CLUSTERS, Derived, cell_intervals, statistic_intervals
 
 # key: (paper label, family), from the one baseline catalogue (baselines.registry).
@@ -133,16 +133,35 @@ def intervals(long: pd.DataFrame, results_dir: str | Path, families: Sequence[st
 
 def ci_table(part: pd.DataFrame) -> pd.DataFrame:
     """The display form of cells with intervals, shared by every page that shows them: one row per
-    ``Baseline`` and one column per ``column`` (both in first-seen order) holding
-    ``ours [ci_low, ci_high] n=<n_clusters>`` when ``sufficient``, ``ours (n=…: insufficient n)``
-    otherwise, ``ours (no interval)`` when no interval could be formed (``n_clusters`` NaN)."""
-    cells = [f"{o:.3f} [{lo:.3f}, {hi:.3f}] n={n:.0f}" if s is True else
-             f"{o:.3f} (n={n:.0f}: insufficient n)" if n == n else f"{o:.3f} (no interval)"
-             for o, lo, hi, n, s in zip(part["ours"], part["ci_low"], part["ci_high"], part["n_clusters"],
-                                        part["sufficient"])]
-    table = part.assign(cell=cells).pivot(index="Baseline", columns="column", values="cell")
-    table = table.reindex(index=list(dict.fromkeys(part["Baseline"])), columns=list(dict.fromkeys(part["column"])))
+    ``Baseline`` (both in first-seen order) with ``n``, the number of dialogues most of its cells
+    rest on, then one column per ``column`` holding ``ours [ci_low, ci_high]``
+    (:func:`trace_crs.report.present.interval`; a cell resting on another n says so) when
+    ``sufficient``, ``ours (insufficient n)`` otherwise (with ``, n = k`` if k is not the row's), ``ours (no interval)`` when no
+    interval could be formed (``n_clusters`` NaN).  When ``part`` has the printed value
+    (``paper``), ``attrs["deviates"]`` marks the cells whose printed value lies outside the
+    interval (the page highlights them)."""
+    baselines = list(dict.fromkeys(part["Baseline"]))
+    columns = list(dict.fromkeys(part["column"]))
+    row_n = part.groupby("Baseline", sort=False)["n_clusters"].agg(
+        lambda s: s.dropna().mode().iloc[0] if s.notna().any() else float("nan"))
+    cells, flags = [], []
+    for b, o, lo, hi, n, s, p in zip(part["Baseline"], part["ours"], part["ci_low"], part["ci_high"],
+                                     part["n_clusters"], part["sufficient"],
+                                     part["paper"] if "paper" in part else [float("nan")] * len(part)):
+        ok = s is True
+        shown_n = None if n != n or n == row_n[b] else n
+        cells.append(present.interval(o, lo, hi, ok, shown_n) if n == n else f"{present.number(o)} (no interval)")
+        flags.append(bool(ok and p == p and not lo <= p <= hi))
+    part = part.assign(cell=cells, flag=flags)
+    table = part.pivot(index="Baseline", columns="column", values="cell").reindex(index=baselines, columns=columns)
     table.columns.name = None
+    table.insert(0, "n", [present.number(int(row_n[b])) if row_n[b] == row_n[b] else present.MISSING
+                          for b in baselines])
+    table.attrs["lift"] = ["n"]   # a constant result column stays in the table; only n may go to the caption
+    if "paper" in part:
+        mask = part.pivot(index="Baseline", columns="column", values="flag").reindex(index=baselines, columns=columns)
+        mask.insert(0, "n", False)
+        table.attrs["deviates"] = mask.map(lambda v: bool(v) if v == v else False)
     return table
 
 
@@ -163,7 +182,9 @@ def derived_intervals(results_dir: str | Path, runs: Sequence[str], columns: Map
     ci = ci.assign(order=ci["baseline"].map(names.index), at=ci["column"].map(list(columns).index))
     ci = ci.sort_values(["order", "at"]).rename(columns={"estimate": "ours"})
     table = ci_table(ci.assign(Baseline=ci["baseline"].map(label)))
-    return table[[c for c in columns if c in table.columns]]   # paper order even if a first row lacks one
+    kept = table[["n", *[c for c in columns if c in table.columns]]]   # paper order even if a first row lacks one
+    kept.attrs = table.attrs
+    return kept
 
 
 def plot(long: pd.DataFrame, title: str) -> Figure:

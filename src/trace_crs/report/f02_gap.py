@@ -43,12 +43,10 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for fam, part in df.groupby("family", sort=True):
         ax.scatter(part["r1_open"], part["cgs_open"], label=fam.replace("_", "-").upper(), s=30)
-        for _, row in part.iterrows():
-            ax.annotate(row["Baseline"], (row["r1_open"], row["cgs_open"]), fontsize=7,
-                        xytext=(3, 3), textcoords="offset points")
     ax.set(xlabel="open-set Recall@1 (accuracy)", ylabel="open-set CGS (grounding)",
            title="Figure 2: open-set projection, this run")
-    ax.legend(fontsize=8)
+    ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)   # off the points
+    figures.label_points(ax, df["r1_open"], df["cgs_open"], df["Baseline"])
     return figures.save(fig, NAME, figures_dir)
 
 

@@ -117,16 +117,25 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Replayed vs live, one panel per metric, one labelled point per baseline."""
-    fig, axes = plt.subplots(1, len(METRICS), figsize=(4.2 * len(METRICS), 3.8))
-    for ax, (m, label) in zip(np.atleast_1d(axes), METRICS.items()):
+    # At most two panels a row so that each is ≥ 3.5 in wide at the column width; y = x drawn,
+    # since agreement of the live with the replayed score is the point.
+    ncols = min(2, len(METRICS))
+    nrows = -(-len(METRICS) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5, 3.6 * nrows), squeeze=False)
+    for ax in axes.flat[len(METRICS):]:
+        ax.set_visible(False)
+    for ax, (m, label) in zip(axes.flat, METRICS.items()):
         ax.scatter(df[f"replayed_{m}"], df[f"live_{m}"])
-        for _, r in df.iterrows():
-            ax.annotate(r["label"], (r[f"replayed_{m}"], r[f"live_{m}"]), fontsize=7, xytext=(3, 2),
-                        textcoords="offset points")
+        both = df[[f"replayed_{m}", f"live_{m}"]].astype(float)
+        lo, hi = (float(np.nanmin(both.to_numpy())), float(np.nanmax(both.to_numpy()))) if both.notna().any().any() else (0.0, 1.0)
+        pad = 0.05 * (hi - lo or 1.0)
+        ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color="grey", lw=0.8, ls="--", label="y = x")
+        ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad))
         ax.set_xlabel(f"replayed {label}")
         ax.set_ylabel(f"live {label}")
         if df.empty:
             ax.text(0.5, 0.5, "no live run", ha="center", va="center", transform=ax.transAxes)
-    fig.tight_layout()
+        else:
+            figures.label_points(ax, df[f"replayed_{m}"], df[f"live_{m}"], df["label"])
     figures.save(fig, NAME, figures_dir)
     return fig

@@ -57,7 +57,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     curve, single = df[df["kind"] == "budget"], df[df["kind"] == "baseline"]
     qo, knee = df[df["kind"] == "quality_oracle"].iloc[0], df[df["kind"] == "elbow"]
     n = float(df["n_dialogues"].iloc[0])
-    fig, (a, b, c) = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, (a, b, c) = plt.subplots(3, 1, figsize=(7.5, 11))   # stacked: each panel the full column width
     a.plot(curve["budget"] / n, curve["mean_quality"], marker=".", label="budget oracle")
     if "ci_low" in curve and curve["ci_low"].notna().any():
         a.fill_between(curve["budget"] / n, curve["ci_low"], curve["ci_high"], alpha=0.2, label="95% bootstrap band")
@@ -78,8 +78,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     b.set(ylabel="share of dialogues", title="Oracle choices")
     b.legend(fontsize=7)
     c.scatter(single["mean_cost"], single["mean_quality"], color="black", s=14, label="single baseline")
-    for _, row in single.iterrows():
-        c.annotate(compare.label(row["baseline"]), (row["mean_cost"], row["mean_quality"]), fontsize=6)
+    figures.label_points(c, single["mean_cost"], single["mean_quality"], [compare.label(b) for b in single["baseline"]])
     feasible = curve[curve["feasible"].astype(bool)]
     c.plot(feasible["mean_cost"], feasible["mean_quality"], marker=".", label="budget oracle")
     c.scatter([qo["mean_cost"]], [qo["mean_quality"]], marker="*", s=120, color="red", label="quality oracle")

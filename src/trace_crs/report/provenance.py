@@ -20,7 +20,7 @@ import pandas as pd
 
 from trace_crs.kb.store import MANIFEST_FILE, POIS_FILE, REVIEWS_FILE, sha256_file
 from trace_crs.lm.weights import WEIGHTS
-from trace_crs.report import results
+from trace_crs.report import present, results
 
 PACKAGES = ("trace-crs", "numpy", "pandas", "scikit-learn", "scipy", "sentence-transformers",
             "rapidfuzz", "sacrebleu", "dspy", "litellm", "matplotlib", "papermill", "jupyter-book")
@@ -73,20 +73,21 @@ SECTION_CAPTION = ("Runs, dialogue and turn counts, signature fields (KB hash, p
                    "run's score files, config.yaml and records.parquet.")
 
 
-def section(results_dir: str | Path, names: Sequence[str]) -> "pd.io.formats.style.Styler":
+def section(results_dir: str | Path, names: Sequence[str]) -> present.Folded:
     """The provenance block every table page ends with: :func:`runs` captioned with where its
-    fields come from (one definition instead of a paragraph pasted into each notebook)."""
-    return runs(results_dir, names).style.hide(axis="index").set_caption(SECTION_CAPTION)
+    fields come from (one definition instead of a paragraph pasted into each notebook), shown
+    collapsed; fields equal in every run are lifted into the caption."""
+    return present.folded(present.table(runs(results_dir, names), SECTION_CAPTION))
 
 
 INPUTS_CAPTION = "SHA256 of the KB files (checked against the KB manifest) and of the dialogue corpus."
 
 
-def inputs_section(kb_dir: str | Path, dialogues_path: str | Path) -> "pd.io.formats.style.Styler":
+def inputs_section(kb_dir: str | Path, dialogues_path: str | Path) -> present.Folded:
     """The provenance block of a page computed from the inputs themselves (Table 3): :func:`inputs`
-    as a captioned ``file, sha256`` table."""
+    as a captioned ``file, sha256`` table, shown collapsed."""
     frame = pd.DataFrame(list(inputs(kb_dir, dialogues_path).items()), columns=["file", "sha256"])
-    return frame.style.hide(axis="index").set_caption(INPUTS_CAPTION)
+    return present.folded(present.table(frame, INPUTS_CAPTION, lift=False))
 
 
 def timings(results_dir: str | Path) -> pd.DataFrame:

@@ -74,12 +74,22 @@ def sweep_plot(df: pd.DataFrame) -> Figure:
     return fig
 
 
-def bars(df: pd.DataFrame, x: str, y: str, ylabel: str) -> Figure:
-    """Bar chart of ``y`` by ``x`` on a [min(0, y) − 0.05, 1.05] axis."""
+def bars(df: pd.DataFrame, x: str, y: str, ylabel: str,
+         band: tuple[float, float] | None = None, band_label: str = "paper's range") -> Figure:
+    """Dot chart of ``y`` by ``x`` (dots, not bars: values near 1 differ in the second decimal and a
+    bar from 0 would hide that), with the paper's printed range ``band`` shaded; the y axis spans
+    the data and the band with a small margin."""
     fig, ax = plt.subplots(figsize=(6.5, 3.5))
-    ax.bar(df[x].astype(str), df[y])
-    ax.set(ylabel=ylabel, ylim=(min(0.0, float(df[y].min(skipna=True) or 0)) - 0.05, 1.05))
-    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    values = df[y].astype(float)
+    ax.plot(df[x].astype(str), values, "o", ms=7, label="this run")
+    span = [v for v in (*values.dropna(), *(band or ())) if v == v]
+    lo, hi = (min(span), max(span)) if span else (0.0, 1.0)
+    pad = max(0.02, 0.1 * (hi - lo))
+    if band is not None:
+        ax.axhspan(band[0], band[1], color="grey", alpha=0.2, label=band_label)
+    ax.set(ylabel=ylabel, ylim=(lo - pad, hi + pad))
+    ax.tick_params(axis="x", labelrotation=30)
+    ax.legend(loc="lower left")
     return fig
 
 

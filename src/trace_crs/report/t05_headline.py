@@ -24,6 +24,11 @@ NAME = "t05_headline"  # notebook, module, table CSV and figure stem
 PAPER = "table5_headline"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "BLEU": "bleu4",
            "ROUGE-L": "rouge_l", "CGS": "cgs", "CiteDensity": "cd", "TSR": "tsr", "T2R": "t2r"}
+# The page shows Table 5 one axis at a time, so each fits the text column: the paper's three
+# competencies (§2, §6: accuracy, grounding, recovery), with text overlap apart (§6.2 reads it
+# beside grounding but it scores the reference response, not the reviews).
+AXES = {"accuracy": ("R@1", "R@3", "MRR"), "grounding": ("CGS", "CiteDensity"),
+        "recovery and dialogue success": ("TSR", "T2R"), "text overlap with the reference": ("BLEU", "ROUGE-L")}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),

@@ -97,10 +97,10 @@ def plot(long: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> F
     for ax, side in zip(axes, ("ours", "paper")):
         wide = long.pivot(index="Baseline", columns="column", values=side).dropna()
         ax.scatter(wide.get(PAPER_COLUMNS[0], []), wide.get(PAPER_COLUMNS[1], []), s=18)
-        for name, row in wide.iterrows():
-            ax.annotate(str(name), (row[PAPER_COLUMNS[0]], row[PAPER_COLUMNS[1]]), fontsize=7)
         ax.set(xlabel="judge A (paper: GPT-4o)", ylabel="judge B (paper: Claude)",
                title=f"{'this run' if side == 'ours' else 'paper'}: mean Likert per baseline")
+        if len(wide) and set(PAPER_COLUMNS[:2]) <= set(wide.columns):
+            figures.label_points(ax, wide[PAPER_COLUMNS[0]], wide[PAPER_COLUMNS[1]], [str(n) for n in wide.index])
     figures.save(fig, NAME, figures_dir)
     return fig
 

@@ -56,6 +56,22 @@ def recall_by_reason(confidence: pd.DataFrame, best: pd.DataFrame) -> pd.DataFra
     return table.rename(columns=compare.label)
 
 
+LLM_COLUMNS = ["system", "precision", "recall", "f1", "false_abstention_rate", "tp", "fp", "fn", "n_unsolvable",
+               "n_solvable", "n_fallbacks"]
+
+
+def llm_rows(results_dir: str | Path) -> pd.DataFrame:
+    """LLM baselines' abstention (``abstention/llm_abstention.csv``, ``trace-crs stats
+    abstention-llm``: their ``[Unsolved]`` answers, no threshold) beside the rankers' best-F1 rows;
+    empty when not run.  ``recall_<reason>`` columns follow."""
+    path = Path(results_dir) / "abstention" / "llm_abstention.csv"
+    if not path.is_file():
+        return pd.DataFrame(columns=LLM_COLUMNS)
+    df = pd.read_csv(path)
+    df.insert(0, "system", df.pop("baseline").map(compare.label))
+    return df[LLM_COLUMNS + sorted(c for c in df.columns if c.startswith("recall_"))]
+
+
 def facts(frames: dict[str, pd.DataFrame]) -> dict[str, Any]:
     """Numbers the page's prose quotes."""
     best = best_f1(frames["sweep"])
@@ -71,13 +87,19 @@ def facts(frames: dict[str, pd.DataFrame]) -> dict[str, Any]:
 def plot(sweep: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Precision, recall and false-abstention rate against τ, one panel per ranker."""
     names = sorted(sweep["baseline"].unique()) if len(sweep) else []
-    fig, axes = plt.subplots(1, max(1, len(names)), figsize=(4.5 * max(1, len(names)), 3.2), squeeze=False)
+    ncols = min(2, max(1, len(names)))   # two panels a row at most: each ≥ 3.5 in at the column width
+    nrows = -(-max(1, len(names)) // ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(7.5, 3.2 * nrows), squeeze=False)
+    for ax in grid.flat[max(1, len(names)):]:
+        ax.set_visible(False)
+    axes = grid.reshape(1, -1)
     for ax, name in zip(axes[0], names):
         part = sweep[sweep["baseline"] == name].sort_values("tau")
         for col, label in (("precision", "precision"), ("recall", "recall"), ("false_abstention_rate", "false abstention")):
             ax.plot(part["tau"], part[col], marker=".", label=label)
         ax.set(title=compare.label(name), xlabel="τ (best-candidate score)", ylim=(-0.02, 1.02))
-    axes[0][0].legend(fontsize=8)
+    if names:
+        axes[0][0].legend()
     if not names:
         axes[0][0].text(0.5, 0.5, "not run", ha="center", va="center")
         axes[0][0].set_axis_off()

@@ -1,0 +1,132 @@
+"""Profile of the local judge's model time: prefill vs decode tokens per judge mode (not a
+timed test; README "Measured here").
+
+The judge's requests for one transcript are built exactly as DSPy's ChatAdapter builds them
+and posted straight to one Trace llama.cpp worker (a fresh process per mode, so every mode
+starts with an empty KV cache); the worker's per-request ``timings`` (llama.cpp's own counters)
+split each call into prompt tokens actually evaluated after the reused KV prefix ("prefill")
+and tokens decoded.  Modes:
+
+* ``per-factor core-v1 layout``: the pre-``core-v2`` prompt (guideline before the conversation,
+  rationale before the rating), rebuilt here from its field order and docstring, without the
+  local decoding guards (no end-marker stop, no repetition stop) — today's path before the change;
+* ``per-factor core-v2``: :class:`trace_crs.judge.core.RateFactor` with the local guards;
+* ``one-call core-v2``: :class:`trace_crs.judge.core.RateAllFactors` with the local guards.
+
+Token counts (prompt, prefill, decode, replies that hit ``max_tokens``) do not depend on the
+machine's load; the seconds do (the 1-minute load average is recorded).
+
+    python bench/bench_lm_profile.py --transcripts t.jsonl --out results/bench/lm_profile.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import dspy
+
+from trace_crs.judge.core import RateAllFactors, RateFactor
+from trace_crs.judge.factors import FACTORS, guideline
+from trace_crs.judge.transcript import parse_transcript
+from trace_crs.lm.backend import END_MARKER
+from trace_crs.lm.config import LMConfig
+from trace_crs.lm.server import LlamaServer
+from trace_crs.lm.weights import verified_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_judge_core import first_transcript  # noqa: E402  (the same transcript as the judge bench)
+
+
+class RateFactorV1(dspy.Signature):
+    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log (the <history> is context), on the one factor of the guideline: reason along its steps first, then give the integer rating. [core-v1]"""
+
+    guideline: str = dspy.InputField(desc="definition, evaluation standard (points 0-4) and steps of the factor")
+    conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
+    note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
+    rationale: str = dspy.OutputField(desc="your reasoning along the evaluation steps")
+    rating: int = dspy.OutputField(desc="the score, one integer from 0 to 4")
+
+
+def requests(log: str) -> dict[str, tuple[list[list[dict]], bool]]:
+    """Mode -> (the messages of each call, whether the local guards apply)."""
+    fmt = dspy.ChatAdapter().format
+    rubrics = "\n".join(guideline(n).replace("<evaluation_guideline ", f"<evaluation_guideline name=\"{n}\" ")
+                        for n in FACTORS)
+    return {
+        "per-factor core-v1 layout": ([fmt(RateFactorV1, [], {"guideline": guideline(n), "conversation": log, "note": ""})
+                                       for n in FACTORS], False),
+        "per-factor core-v2": ([fmt(RateFactor, [], {"conversation": log, "guideline": guideline(n), "note": ""})
+                                for n in FACTORS], True),
+        "one-call core-v2": ([fmt(RateAllFactors, [], {"conversation": log, "guidelines": rubrics, "note": ""})], True),
+    }
+
+
+def _post(base: str, body: dict) -> dict:
+    req = urllib.request.Request(f"{base}/chat/completions", json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=1800) as resp:
+        return json.load(resp)
+
+
+def profile(model: Path, calls: list[list[dict]], guarded: bool, max_tokens: int, threads: int, n_ctx: int) -> dict:
+    """Sums over the calls of one mode on a fresh worker."""
+    cfg = LMConfig()
+    tot = {"calls": 0, "prompt_tokens": 0, "prefill_tokens": 0, "decode_tokens": 0, "prefill_s": 0.0,
+           "decode_s": 0.0, "hit_max_tokens": 0, "wall_s": 0.0, "load_1min": round(os.getloadavg()[0], 2)}
+    with LlamaServer(model, "m", n_ctx, threads) as worker:
+        for messages in calls:
+            body = {"model": "m", "messages": messages, "max_tokens": max_tokens, "temperature": 0.0, "seed": 42}
+            if guarded:
+                body.update(stop=[END_MARKER], trace_repeat_ngram=cfg.repeat_ngram)
+            start = time.perf_counter()
+            out = _post(worker.api_base, body)
+            tot["wall_s"] += time.perf_counter() - start
+            t = out["timings"]
+            tot["calls"] += 1
+            tot["prompt_tokens"] += out["usage"]["prompt_tokens"]
+            tot["prefill_tokens"] += t["prompt_n"]
+            tot["decode_tokens"] += t["predicted_n"]
+            tot["prefill_s"] += t["prompt_ms"] / 1000
+            tot["decode_s"] += t["predicted_ms"] / 1000
+            tot["hit_max_tokens"] += out["choices"][0]["finish_reason"] == "length"
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in tot.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--transcripts", help="transcripts JSON lines; the first one is profiled (default: the smoke corpus's first)")
+    p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
+    p.add_argument("--models", default="models")
+    p.add_argument("--max-tokens", type=int, default=LMConfig().max_tokens)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--n-ctx", type=int, default=LMConfig().n_ctx)
+    p.add_argument("--modes", nargs="*", help="subset of the modes (default: all)")
+    p.add_argument("--out", required=True)
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench_profile_") as tmp:
+        first = json.loads(first_transcript(args.transcripts, Path(tmp)).read_text())
+    log = parse_transcript(first).log()
+    model = verified_path(args.weights, args.models)
+    modes = {m: r for m, r in requests(log).items() if not args.modes or m in args.modes}
+    result = {"transcript": first.get("dialogue_id"), "weights": args.weights, "max_tokens": args.max_tokens,
+              "threads": args.threads, "modes": {}}
+    for mode, (calls, guarded) in modes.items():
+        try:
+            result["modes"][mode] = profile(model, calls, guarded, args.max_tokens, args.threads, args.n_ctx)
+        except urllib.error.HTTPError as exc:   # e.g. one-call's prompt beyond n_ctx: recorded, not hidden
+            result["modes"][mode] = {"error": f"HTTP {exc.code}: {exc.read().decode(errors='replace')[:300]}"}
+        print(mode, result["modes"][mode], flush=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

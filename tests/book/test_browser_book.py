@@ -1,0 +1,75 @@
+"""The built book as a reader sees it, in headless Chromium (issue "the book as a reader sees it").
+
+Runs against a built book only when ``TRACE_BOOK_HTML`` names its HTML directory (``make
+browser-check``, the last step of ``make test``, after the smoke book); screenshots of Table 5
+and the Deviations page go to ``TRACE_SCREENS`` (``results/<profile>/screens/``, CI artifacts).
+The checks themselves are tests/browser.py (and fail on mutations: test_browser_checks.py).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+spec = importlib.util.spec_from_file_location("trace_browser", Path(__file__).parents[1] / "browser.py")
+checks = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(checks)
+
+BOOK = Path(os.environ["TRACE_BOOK_HTML"]) if os.environ.get("TRACE_BOOK_HTML") else None
+SCREENS = Path(os.environ.get("TRACE_SCREENS", "results/smoke/screens"))
+SKIP = ("genindex.html", "search.html")
+pytestmark = pytest.mark.skipif(BOOK is None, reason="set TRACE_BOOK_HTML to a built book (make browser-check)")
+
+
+def pages() -> list[str]:
+    if BOOK is None:
+        return []
+    return sorted(str(p.relative_to(BOOK)) for p in BOOK.rglob("*.html")
+                  if not p.relative_to(BOOK).parts[0].startswith("_") and p.name not in SKIP
+                  and 'http-equiv="Refresh"' not in p.read_text()[:2000])   # index.html: a redirect to the root page
+
+
+@pytest.fixture(scope="module")
+def site():
+    with checks.serve(BOOK) as base:
+        yield base
+
+
+@pytest.mark.parametrize("rel", pages())
+def test_page_reads_on_a_phone(browser, site, rel):
+    page = browser.new_page(viewport=checks.PHONE)
+    errors = checks.listen(page)
+    problems = checks.check_page(page, site + rel, BOOK, site)
+    page.close()
+    assert problems + errors == []
+
+
+@pytest.mark.parametrize("rel", [p for p in pages() if p.startswith("content/")])
+def test_figures_keep_their_size_on_a_laptop(browser, site, rel):
+    page = browser.new_page(viewport=checks.LAPTOP)
+    problems = checks.figures_unscaled(page, site + rel)
+    page.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("viewport", [checks.PHONE, checks.LAPTOP], ids=["phone", "laptop"])
+def test_sidebar_toggle_opens_the_navigation(browser, site, viewport):
+    page = browser.new_page(viewport=viewport)
+    problems = checks.check_sidebar(page, site + "intro.html")
+    page.close()
+    assert problems == []
+
+
+def test_table5_axes_fit_a_laptop_column_and_screenshots(browser, site):
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport=checks.LAPTOP)
+    problems = checks.tables_fit(page, site + "content/t05_headline.html")
+    for name in ("t05_headline", "deviations"):
+        for label, viewport in (("laptop", checks.LAPTOP), ("phone", checks.PHONE)):
+            page.set_viewport_size(viewport)
+            page.goto(site + f"content/{name}.html", wait_until="load")
+            page.screenshot(path=str(SCREENS / f"{name}-{label}.png"), full_page=True)
+    page.close()
+    assert problems == []

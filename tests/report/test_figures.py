@@ -1,0 +1,78 @@
+"""Figures drawn at the size they are shown (report/figures.py)."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+
+from trace_crs.report import figures  # noqa: E402
+
+
+def _figure():
+    fig, ax = plt.subplots(figsize=(10, 16))
+    ax.scatter([0, 1], [0, 1], label="R@1")
+    ax.annotate("tiny", (0.5, 0.5), fontsize=5)
+    ax.set(xlabel="paper (printed)", ylabel="this run")
+    ax.legend(fontsize=6)
+    return fig
+
+
+def test_save_fits_the_column_and_raises_small_text(tmp_path):
+    fig = figures.save(_figure(), "demo", tmp_path)
+    w, h = fig.get_size_inches()
+    assert (w, h) == (figures.WIDTH_IN, figures.MAX_HEIGHT_IN)    # 10 x 16 -> 7.5 x min(12, 11)
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text()]
+    assert min(sizes) >= figures.MIN_FONT_PT
+    assert (tmp_path / "demo.svg").exists() and (tmp_path / "demo.png").exists()
+    plt.close(fig)
+
+
+def test_save_is_byte_identical(tmp_path):
+    for out in ("a", "b"):
+        fig = figures.save(_figure(), "demo", tmp_path / out)
+        plt.close(fig)
+    assert (tmp_path / "a" / "demo.svg").read_bytes() == (tmp_path / "b" / "demo.svg").read_bytes()
+
+
+def test_describe_gives_a_caption_and_alt_text_from_what_is_drawn():
+    fig = _figure()
+    info = figures.describe(fig, "t05_headline")
+    assert info["caption"] == "this run against paper (printed) (series: R@1)"
+    assert info["alt"] == "Chart t05_headline: this run against paper (printed) (series: R@1)"
+    assert info["name"] == "fig-t05-headline"
+    fig.suptitle("Table 5: this run vs paper")
+    assert figures.describe(fig, "t05_headline")["caption"] == "Table 5: this run vs paper"
+    plt.close(fig)
+
+
+def test_label_points_keeps_crowded_labels_apart():
+    fig, ax = plt.subplots(figsize=(6, 4))
+    xs, ys = [0.50, 0.501, 0.502, 0.8], [0.50, 0.501, 0.499, 0.2]
+    ax.scatter(xs, ys)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    texts = figures.label_points(ax, xs, ys, ["LLM Zero-Shot", "DST", "RAG-Citation", "TF-IDF"])
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    assert len(texts) == 4 and all(t.get_fontsize() >= figures.MIN_FONT_PT for t in texts)
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    frame = ax.get_window_extent(renderer)
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 for b in boxes)          # none runs off the axes
+    plt.close(fig)
+
+
+def test_save_places_labels_again_at_the_final_size(tmp_path):
+    fig, ax = plt.subplots(figsize=(12, 9))
+    xs, ys = [0.50, 0.501, 0.502, 0.99], [0.50, 0.501, 0.499, 0.5]
+    ax.scatter(xs, ys)
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    figures.label_points(ax, xs, ys, ["LLM Zero-Shot", "DST", "RAG-Citation", "Knowledge-Enh."])
+    figures.save(fig, "labels", tmp_path)                                       # 12 in -> 7.5 in, relaid out
+    renderer = fig.canvas.get_renderer()
+    texts = [t for t in ax.texts if t.get_text()]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    frame = ax.get_window_extent(renderer)
+    assert len(texts) == 4 and not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 for b in boxes)
+    plt.close(fig)
