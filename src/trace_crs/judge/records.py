@@ -6,7 +6,7 @@ Judged record, one JSON line per transcript::
      "factors": {12 names: 0-4 | null}, "rationales": {...}, "failures": {name: error},
      "core_avg": float | null, "debate": {"score": 0-100 | null, "rounds", "unanimous", "chat": [...],
      "error"} | null, "usage": {"calls", "prompt_tokens", "completion_tokens", "cost_usd", "model_s"},
-     "key": "<request signature>"}
+     "attempts": {"attempts"|"failed_attempts"|"truncated": {name: int}}, "key": "<request signature>"}
 
 Human labels (any file keyed by ``dialogue_id``)::
 
@@ -24,7 +24,7 @@ import pandas as pd
 
 from trace_crs.errors import DataError
 from trace_crs.judge.aggregate import core_avg
-from trace_crs.judge.core import FactorResult
+from trace_crs.judge.core import FactorResult, attempt_counts
 from trace_crs.judge.debate import DebateResult
 from trace_crs.judge.factors import FACTORS, SCORES
 from trace_crs.kb.store import iter_jsonl
@@ -40,7 +40,7 @@ def judged_record(dialogue_id: str, system: str | None, results: Mapping[str, Fa
             "rationales": {n: results[n].rationale for n in FACTORS},
             "failures": {n: results[n].error for n in FACTORS if results[n].rating is None},
             "core_avg": core_avg(results), "debate": debate.as_dict() if debate is not None else None,
-            "usage": {k: usage.get(k, 0) for k in USAGE_KEYS}}
+            "usage": {k: usage.get(k, 0) for k in USAGE_KEYS}, "attempts": attempt_counts(results)}
 
 
 def _factor_ratings(rec: Mapping[str, Any], where: tuple[str, int], required: bool) -> dict[str, float]:
