@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
@@ -47,11 +48,10 @@ def _pair(text: str) -> tuple[str, str, str]:
 def _bootstrap(args: argparse.Namespace) -> int:
     frame = _load_scores(args.scores, args.level)
     out = bootstrap_pairs(frame, args.pair or TABLE21_PAIRS, args.n_boot, args.seed, source=str(args.scores))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.out.suffix == ".json":  # the format follows the file name
-        args.out.write_text(out.to_json(orient="records", indent=2) + "\n")
+        write_text(args.out, out.to_json(orient="records", indent=2) + "\n")
     else:
-        out.to_csv(args.out, index=False)
+        write_atomic(args.out, lambda t: out.to_csv(t, index=False))
     print(out.to_string(index=False))
     return 0
 
@@ -74,9 +74,10 @@ def _oracle(args: argparse.Namespace) -> int:
     inst = oracle_instance(table, "quality", args.cost, source=f"{args.scores} + {args.records}")
     curve, shares = budget_curve(inst, n_points=args.budgets)
     curve["elbow_budget"] = elbow(curve["budget"], curve["mean_quality"])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    curve.to_csv(args.out, index=False)
-    shares.to_csv(args.out.with_suffix(".shares.csv"), index=False)
+    shares_path = args.out.with_suffix(".shares.csv")
+    refuse_overlap([shares_path], [args.scores, args.records])
+    commit_files({shares_path: lambda t: shares.to_csv(t, index=False),
+                  args.out: lambda t: curve.to_csv(t, index=False)}, marker=args.out)
     print(curve.to_string(index=False))
     return 0
 
@@ -88,7 +89,6 @@ def _abstention(args: argparse.Namespace) -> int:
     import numpy as np
 
     from trace_crs.baselines.abstain import confidence_table
-    from trace_crs.atomic import write_atomic
     from trace_crs.cli.score import refuse_inputs
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.errors import UsageError
