@@ -45,6 +45,14 @@ OTHER_FLAGS = ("source", "per_cell", "seed", "min_reviews", "n", "generator", "m
                "name", "level", "pair", "n_boot", "n_solvable", "quality", "cost", "budgets", "analysis", "runs",
                "n_dialogues", "settings", "max_turns", "opening_prefs", "simulator", "mode", "aggregator",
                "retries", "max_rounds", "system", "help", "version", "global_quiet", "global_json", "command")
+# bounds of the count flags, checked in one place before a command runs (a negative --n made
+# 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)
+COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
+    "n": (1, 1_000_000), "per_cell": (1, 1_000), "n_boot": (1, 1_000_000), "subset": (1, None), "judge_n": (0, None),
+    "chunk_size": (1, None), "workers": (1, 256), "concurrency": (0, 1_024), "budgets": (1, 10_000),
+    "n_solvable": (1, None), "n_dialogues": (1, None), "max_turns": (1, 1_000), "retries": (0, 100),
+    "max_rounds": (1, 100), "min_reviews": (1, None), "seed": (0, 2**32 - 1), "pc_window": (0, None),
+    "max_retries": (0, 100)}
 # (command, subcommand) whose --out is a directory; every other output flag names a file
 DIR_OUTPUTS = {("kb", "build"), ("evaluate", None), ("converse", None), ("stats", "abstention")}
 
@@ -92,6 +100,15 @@ def _paths(args: argparse.Namespace, flags: tuple[str, ...]) -> list[Any]:
     return out
 
 
+def check_counts(args: argparse.Namespace) -> None:
+    """UsageError for a count flag outside :data:`COUNT_BOUNDS`."""
+    for flag, (low, high) in COUNT_BOUNDS.items():
+        value = getattr(args, flag, None)
+        if isinstance(value, int) and not isinstance(value, bool) and (value < low or (high is not None and value > high)):
+            rule = f">= {low}" if high is None else f"in [{low}, {high}]"
+            raise UsageError(f"--{flag.replace('_', '-')} {value}: must be {rule}")
+
+
 def guard_paths(args: argparse.Namespace) -> None:
     """Refuse outputs that overlap inputs, and file outputs that are directories (exit 2)."""
     from trace_crs.atomic import refuse_overlap
@@ -132,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from trace_crs.cli.dialogues import resolve_corpus
         resolve_corpus(args)
+        check_counts(args)
         guard_paths(args)
         return int(args.func(args) or 0)
     except TraceError as exc:

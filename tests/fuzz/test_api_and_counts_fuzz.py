@@ -1,0 +1,101 @@
+"""Hostile calls to the Python API (trace_crs.api) and hostile counts on the command line: the
+API checks what the CLI checks (overlapping out, unknown or mistyped keyword arguments, empty
+inputs), counts are bounded (trace_crs.cli.COUNT_BOUNDS); inputs stay byte-identical."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
+from hostile import tree_hash  # noqa: E402
+from tinykb import DIALOGUES, tiny_kb  # noqa: E402
+
+import trace_crs  # noqa: E402
+from trace_crs.cli import main  # noqa: E402
+from trace_crs.errors import UsageError  # noqa: E402
+from trace_crs.kb.store import dump_jsonl  # noqa: E402
+
+
+@pytest.fixture()
+def data(tmp_path):
+    tiny_kb(tmp_path / "kb")
+    dump_jsonl(DIALOGUES, tmp_path / "d" / "dialogues.jsonl")
+    return tmp_path
+
+
+@pytest.mark.parametrize("out", ["kb", "kb/run", "d/dialogues.jsonl", "d", "."])
+def test_api_evaluate_refuses_an_out_overlapping_an_input(data, out):
+    before = tree_hash(data)
+    with pytest.raises(UsageError, match="would overwrite the input"):
+        trace_crs.evaluate(data / "kb", data / "d" / "dialogues.jsonl", data / out, baselines="popularity")
+    assert tree_hash(data) == before
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"pol": "closed"}, "unknown key"), ({"subset": 0}, "subset"), ({"seed": -1}, "seed"),
+    ({"subset": "two"}, "expected an integer"), ({"chunk_size": 2.5}, "expected an integer"),
+    ({"pool": "closd"}, "pool"), ({"max_cost_usd": -1.0}, "max_cost_usd"), ({"executor": "gpu"}, "executor"),
+])
+def test_api_evaluate_bad_keywords(data, kwargs, message):
+    before = tree_hash(data)
+    with pytest.raises(UsageError, match=message):
+        trace_crs.evaluate(data / "kb", data / "d" / "dialogues.jsonl", data / "run", baselines="popularity", **kwargs)
+    assert tree_hash(data) == before and not (data / "run" / "records.parquet").exists()
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"strict": "no"}, "expected true/false"), ({"strict": 1}, "expected true/false"),
+    ({"fuzzy_threshold": float("nan")}, "expected a number"), ({"fuzzy_threshold": 2.0}, "fuzzy_threshold"),
+    ({"fuzzy_treshold": 0.8}, "unknown key"), ({"pc_window": -5}, "pc_window"), ({"cd_gate": "high"}, "expected a number"),
+    ({"judge_n": 1.5}, "expected an integer"), ({"spatial_km": 0}, "spatial_km"), ({"citation": "x"}, "unknown key"),
+])
+def test_api_score_bad_keywords(data, kwargs, message):
+    with pytest.raises(UsageError, match=message):
+        trace_crs.score(data / "kb", data / "d" / "dialogues.jsonl", [], **kwargs)
+
+
+@pytest.mark.parametrize("dialogues,preds,message", [
+    ([], [{"dialogue_id": "x"}], "no dialogues"),
+    (None, [], "predictions is empty"),
+    (None, iter(()), "predictions is empty"),
+])
+def test_api_score_empty_inputs(data, dialogues, preds, message):
+    with pytest.raises(UsageError, match=message):
+        trace_crs.score(data / "kb", data / "d" / "dialogues.jsonl" if dialogues is None else dialogues, preds)
+
+
+COUNTS = [
+    ("dialogues generate --kb {w}/kb --n -4 --out {w}/o.jsonl", "--n -4"),
+    ("dialogues generate --kb {w}/kb --n 0 --out {w}/o.jsonl", "--n 0"),
+    ("dialogues generate --kb {w}/kb --n 5 --seed -1 --out {w}/o.jsonl", "--seed -1"),
+    ("dialogues generate --kb {w}/kb --n 99999999 --out {w}/o.jsonl", "--n 99999999"),
+    ("kb build --per-cell 1000000 --out {w}/newkb", "--per-cell 1000000"),
+    ("kb build --per-cell 0 --out {w}/newkb", "--per-cell 0"),
+    ("kb build --per-cell -3 --out {w}/newkb", "--per-cell -3"),
+    ("dialogues unsolvable --dialogues {w}/d/dialogues.jsonl --kb {w}/kb --n -1 --out {w}/u.jsonl", "--n -1"),
+    ("evaluate --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --subset 0 --out {w}/run", "--subset 0"),
+    ("evaluate --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --workers 0 --out {w}/run", "--workers 0"),
+    ("evaluate --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --chunk-size -2 --out {w}/run", "--chunk-size -2"),
+    ("score --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --predictions {w}/d/dialogues.jsonl --judge-n -1 "
+     "--out {w}/s.json", "--judge-n -1"),
+    ("score --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --predictions {w}/d/dialogues.jsonl --pc-window -1 "
+     "--out {w}/s.json", "--pc-window -1"),
+    ("stats bootstrap --scores {w}/d --n-boot 0 --out {w}/b.csv", "--n-boot 0"),
+    ("stats oracle --scores {w}/d --records {w}/d/dialogues.jsonl --budgets 0 --out {w}/o.csv", "--budgets 0"),
+    ("judge core --transcripts {w}/d/dialogues.jsonl --n 0 --out {w}/j.jsonl", "--n 0"),
+    ("judge core --transcripts {w}/d/dialogues.jsonl --retries -1 --out {w}/j.jsonl", "--retries -1"),
+    ("judge transcripts --dialogues {w}/d/dialogues.jsonl --kb {w}/kb --n -2 --out {w}/t.jsonl", "--n -2"),
+    ("converse --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --max-turns 0 --out {w}/live", "--max-turns 0"),
+]
+
+
+@pytest.mark.parametrize("argv,message", COUNTS)
+def test_counts_out_of_range_exit_2(data, capsys, argv, message):
+    before = tree_hash(data)
+    assert main(argv.format(w=data).split()) == 2
+    err = capsys.readouterr().err
+    assert message in err and "must be" in err and err.count("\n") == 1
+    assert tree_hash(data) == before
