@@ -99,3 +99,67 @@ def test_counts_out_of_range_exit_2(data, capsys, argv, message):
     err = capsys.readouterr().err
     assert message in err and "must be" in err and err.count("\n") == 1
     assert tree_hash(data) == before
+
+
+def _pred(**extra):  # noqa: ANN003
+    d = DIALOGUES[0]
+    t = next(t for t in d["turns"] if t["role"] == "system" and t["action"] in ("recommend", "compare"))
+    return {"dialogue_id": d["dialogue_id"], "turn_id": t["turn_id"], "text": "",
+            "ranked_poi_ids": list(d["candidate_poi_ids"][:2]), **extra}
+
+
+@pytest.mark.parametrize("extra,field,message", [
+    ({"citation": [{"label": "R1", "review_id": "x"}]}, "citation", "did you mean 'citations'"),
+    ({"Citations": []}, "Citations", "did you mean 'citations'"),
+    ({"citatons": []}, "citatons", "did you mean 'citations'"),
+    ({"ranked_poi_ids": ["P?"]}, "ranked_poi_ids", "unknown POI"),
+])
+def test_prediction_field_typos_are_data_errors(data, extra, field, message):
+    from trace_crs.errors import DataError
+    with pytest.raises(DataError, match=f"field '{field}': .*{message}"):
+        trace_crs.score(data / "kb", data / "d" / "dialogues.jsonl", [_pred(**extra)])
+
+
+def test_repeated_ids_in_a_ranking_are_refused(data):
+    from trace_crs.errors import DataError
+    d = DIALOGUES[0]
+    twice = [d["candidate_poi_ids"][0], d["candidate_poi_ids"][1], d["candidate_poi_ids"][0]]
+    with pytest.raises(DataError, match="ranked twice"):
+        trace_crs.score(data / "kb", data / "d" / "dialogues.jsonl", [_pred(ranked_poi_ids=twice)])
+
+
+def test_repeated_ids_through_the_cli_exit_3(data, capsys):
+    import json as _json
+    d = DIALOGUES[0]
+    p = data / "p.jsonl"
+    p.write_text(_json.dumps(_pred(ranked_poi_ids=[d["candidate_poi_ids"][0]] * 2)) + "\n")
+    before = tree_hash(data)
+    assert main(["score", "--kb", str(data / "kb"), "--dialogues", str(data / "d" / "dialogues.jsonl"),
+                 "--predictions", str(p), "--out", str(data / "o" / "s.json")]) == 3
+    assert "p.jsonl:1: field 'ranked_poi_ids'" in capsys.readouterr().err
+    assert tree_hash(data) == before
+
+
+@pytest.mark.parametrize("argv,code,message", [
+    ("dialogues validate {w}/empty.jsonl --kb {w}/kb", 3, "empty.jsonl: field '<file>': no dialogues"),
+    ("dialogues stats {w}/empty.jsonl", 3, "no dialogues"),
+    ("dialogues leakage {w}/empty.jsonl --kb {w}/kb", 3, "no dialogues"),
+    ("kb stats {w}/emptykb", 3, "no POIs"),
+    ("dialogues generate --kb {w}/emptykb --n 2 --out {w}/g.jsonl", 3, "no POIs"),
+    ("score --kb {w}/emptykb --dialogues {w}/d/dialogues.jsonl --predictions {w}/empty.jsonl --out {w}/s.json", 3,
+     "no POIs"),
+    ("score --kb {w}/kb --dialogues {w}/empty.jsonl --predictions {w}/empty.jsonl --out {w}/s.json", 3,
+     "no dialogues"),
+    ("evaluate --kb {w}/kb --dialogues {w}/empty.jsonl --baselines popularity --out {w}/run", 3, "no dialogues"),
+])
+def test_empty_inputs_are_errors(data, capsys, argv, code, message):
+    (data / "empty.jsonl").write_text("")
+    (data / "emptykb").mkdir()
+    for f in ("pois.jsonl", "reviews.jsonl"):
+        (data / "emptykb" / f).write_text("")
+    before = tree_hash(data)
+    assert main(["--quiet", *argv.format(w=data).split()]) == code
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert tree_hash(data) == before
+    assert not (data / "run" / "records.parquet").exists()

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from trace_crs.atomic import write_text
-from trace_crs.errors import UsageError
+from trace_crs.errors import DataError, UsageError
 from typing import Any
 
 
@@ -121,6 +121,8 @@ def _validate(args: argparse.Namespace) -> int:
     from trace_crs.kb.store import iter_jsonl
     # raw records: summarize() checks the schema once per dialogue and reports failures as "schema"
     dialogues = [record for _, record in iter_jsonl(args.file)]
+    if not dialogues:  # "0 passed (nan%)" must not be recorded as a validated corpus
+        raise DataError("no dialogues (an empty corpus)", file=str(args.file), field="<file>")
     kb = _load_kb(args.kb)
     summary = summarize(dialogues, kb)
     if args.global_json:

@@ -158,5 +158,9 @@ def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[dict
 
 
 def load_dialogues(path: str | Path, trust_record: bool = True) -> list[dict[str, Any]]:
-    """All validated dialogues of a file (raises on the first malformed line)."""
-    return list(iter_dialogues(path, trust_record))
+    """All validated dialogues of a file (raises on the first malformed line; an empty file is
+    a data error: "0 passed" of nothing must not be recorded as a validated corpus)."""
+    out = list(iter_dialogues(path, trust_record))
+    if not out:
+        raise DataError("no dialogues (an empty corpus)", file=str(path), field="<file>")
+    return out

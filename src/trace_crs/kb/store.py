@@ -105,6 +105,8 @@ def load_kb(directory: str | Path) -> KB:
         if poi.business_id in pois:
             raise KBFormatError(str(pois_path), lineno, "business_id", f"duplicate {poi.business_id}")
         pois[poi.business_id] = poi
+    if not pois:  # an empty KB scores and generates nothing: refuse it at the boundary
+        raise KBFormatError(str(pois_path), None, "<file>", "no POIs (an empty KB)")
     reviews: dict[str, Review] = {}
     reviews_path = directory / REVIEWS_FILE
     for lineno, rec in iter_jsonl(reviews_path):
