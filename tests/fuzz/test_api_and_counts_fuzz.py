@@ -163,3 +163,40 @@ def test_empty_inputs_are_errors(data, capsys, argv, code, message):
     assert message in err and err.count("\n") == 1
     assert tree_hash(data) == before
     assert not (data / "run" / "records.parquet").exists()
+
+
+def _dialogue(**change):  # noqa: ANN003
+    import copy
+    d = copy.deepcopy(DIALOGUES[0])
+    for path, value in change.items():
+        node = d
+        keys = path.split("__")
+        for k in keys[:-1]:
+            node = node[k]
+        node[keys[-1]] = value
+    return d
+
+
+ANCHOR = {"name": "x", "latitude": 27.9, "longitude": -82.4, "max_km": 2.0}
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"dialogue_id": "\u200b"}, "dialogue_id"),
+    ({"dialogue_id": "   "}, "dialogue_id"),
+    ({"dialogue_id": "crs_yelp_00001\u200b"}, "dialogue_id"),
+    ({"dialogue_id": "crs\u0007"}, "dialogue_id"),
+    ({"scenario__hidden_preferences__anchor": {**ANCHOR, "latitude": float("nan")}}, "anchor/latitude"),
+    ({"scenario__hidden_preferences__anchor": {**ANCHOR, "latitude": 999}}, "anchor/latitude"),
+    ({"scenario__hidden_preferences__anchor": {**ANCHOR, "longitude": -181}}, "anchor/longitude"),
+    ({"scenario__hidden_preferences__anchor": {**ANCHOR, "longitude": float("inf")}}, "anchor/longitude"),
+    ({"scenario__hidden_preferences__anchor": {**ANCHOR, "max_km": float("nan")}}, "anchor/max_km"),
+])
+def test_invisible_ids_and_impossible_anchors_are_data_errors(data, capsys, change, field):
+    import json as _json
+    path = data / "bad.jsonl"
+    path.write_text(_json.dumps(_dialogue(**change)) + "\n")
+    before = tree_hash(data)
+    assert main(["dialogues", "stats", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert "bad.jsonl:1" in err and field in err
+    assert tree_hash(data) == before
