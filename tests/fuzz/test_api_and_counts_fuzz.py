@@ -200,3 +200,26 @@ def test_invisible_ids_and_impossible_anchors_are_data_errors(data, capsys, chan
     err = capsys.readouterr().err
     assert "bad.jsonl:1" in err and field in err
     assert tree_hash(data) == before
+
+
+@pytest.mark.parametrize("yaml_text,message", [
+    ("score:\n  fuzzy_treshold: 0.9\n", "unknown key(s) ['fuzzy_treshold']"),
+    ("score:\n  set: [fuzzy_treshold=0.9]\n", "unknown key(s) ['fuzzy_treshold']"),
+    ("scroe:\n  fuzzy_threshold: 0.9\nevaluate:\n  pool: closed\n", "unknown key(s) ['evaluate', 'scroe']"),
+    ("score:\n  strict: 'no'\n", "expected true/false"),
+    ("score:\n  fuzzy_threshold: .nan\n", "expected a number"),
+    ("score:\n  pc_window: 1.5\n", "expected an integer"),
+    ("score:\n  cd_gate: 7\n", "cd_gate=7.0 must be"),
+    ("- a\n- list\n", "expected a mapping"),
+    ("score: [unclosed\n", "not valid YAML"),
+])
+def test_config_files_reject_unknown_and_mistyped_keys(data, capsys, yaml_text, message):
+    cfg = data / "c.yaml"
+    cfg.write_text(yaml_text)
+    before = tree_hash(data)
+    d = str(data / "d" / "dialogues.jsonl")
+    assert main(["score", "--kb", str(data / "kb"), "--dialogues", d, "--predictions", d, "--config", str(cfg),
+                 "--out", str(data / "o" / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert tree_hash(data) == before

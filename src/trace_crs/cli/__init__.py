@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from pathlib import Path
@@ -133,7 +134,7 @@ def os_message(exc: OSError) -> str:
 
 
 def _fail(message: object, code: int) -> int:
-    text = str(message)
+    text = re.sub(r"\s*\n\s*", " ", str(message))  # one line (a YAML parser's message spans several)
     if len(text) > MAX_MESSAGE:
         text = text[:MAX_MESSAGE] + f" … [{len(text) - MAX_MESSAGE} more characters]"
     print(f"trace-crs: error: {text}", file=sys.stderr)
