@@ -113,10 +113,10 @@ def _abstention(args: argparse.Namespace) -> int:
     sweep = pd.concat([tau_sweep(part["best_score"], part["unsolvable"], taus).assign(baseline=name)
                        for name, part in table.groupby("baseline", sort=True)], ignore_index=True)
     reasons = pd.Series([d["unsolvable"]["reason"] for d in unsolvable]).value_counts().sort_index()
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "confidence.parquet", lambda t: table.to_parquet(t, index=False))
-    write_atomic(out / "tau_sweep.csv", lambda t: sweep.to_csv(t, index=False, float_format="%.6g"))
-    write_atomic(out / "reasons.csv", lambda t: reasons.rename_axis("reason").rename("items").to_csv(t))
+    commit_files({out / "tau_sweep.csv": lambda t: sweep.to_csv(t, index=False, float_format="%.6g"),
+                  out / "reasons.csv": lambda t: reasons.rename_axis("reason").rename("items").to_csv(t),
+                  out / "confidence.parquet": lambda t: table.to_parquet(t, index=False)},
+                 marker=out / "confidence.parquet")  # one commit, the table last (trace_crs.atomic)
     print(out)
     return 0
 
