@@ -82,7 +82,7 @@ COUNTS = [
     ("score --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --predictions {w}/d/dialogues.jsonl --judge-n -1 "
      "--out {w}/s.json", "--judge-n -1"),
     ("score --kb {w}/kb --dialogues {w}/d/dialogues.jsonl --predictions {w}/d/dialogues.jsonl --pc-window -1 "
-     "--out {w}/s.json", "--pc-window -1"),
+     "--out {w}/s.json", "pc_window=-1"),
     ("stats bootstrap --scores {w}/d --n-boot 0 --out {w}/b.csv", "--n-boot 0"),
     ("stats oracle --scores {w}/d --records {w}/d/dialogues.jsonl --budgets 0 --out {w}/o.csv", "--budgets 0"),
     ("judge core --transcripts {w}/d/dialogues.jsonl --n 0 --out {w}/j.jsonl", "--n 0"),

@@ -52,7 +52,7 @@ COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
     "n": (1, 1_000_000), "per_cell": (1, 1_000), "n_boot": (1, 1_000_000), "subset": (1, None), "judge_n": (0, None),
     "chunk_size": (1, None), "workers": (1, 256), "concurrency": (0, 1_024), "budgets": (1, 10_000),
     "n_solvable": (1, None), "n_dialogues": (1, None), "max_turns": (1, 1_000), "retries": (0, 100),
-    "max_rounds": (1, 100), "min_reviews": (1, None), "seed": (0, 2**32 - 1), "pc_window": (0, None),
+    "max_rounds": (1, 100), "min_reviews": (1, None), "seed": (0, 2**32 - 1),
     "max_retries": (0, 100)}
 # (command, subcommand) whose --out is a directory; every other output flag names a file
 DIR_OUTPUTS = {("kb", "build"), ("evaluate", None), ("converse", None), ("stats", "abstention")}
