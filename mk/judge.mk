@@ -34,8 +34,27 @@ $(JDIR)/core_b.jsonl: $(JDIR)/transcripts.jsonl $(JUDGE_SRC)
 $(JDIR)/agreement.json: $(JDIR)/core_a.jsonl $(JDIR)/core_b.jsonl
 	$(TRACE) --quiet judge agree --pred $< --judge-b $(word 2,$^) --out $@
 
-judge: $(JDIR)/agreement.json ## CoRE judge (two judges) on a run's baselines: results/$(PROFILE)/judge/
+judge: $(JDIR)/agreement.json judge-live ## CoRE judge (two judges) on a run's baselines and on the live conversations: results/$(PROFILE)/judge/
 	touch $(JDIR)
+
+# CoRE on the conversations systems actually had (`make live`, `make live-llm`): every non-LLM
+# baseline on JUDGE_LIVE_N seeded dialogues of the live run, every LLM baseline on as many of the
+# LLM live run's (when it exists). Only the live turns are rated: the opening request, identical
+# for every system, is history (trace_crs.judge.adapters.from_live). Judge A only (its debate).
+JUDGE_LIVE_N    ?= 50
+JLIVE           := $(RES)/judge/live
+JUDGE_LIVE_RUNS  = results/$(PROFILE)/live/live $(patsubst %/live_scores.json,%,$(wildcard results/$(PROFILE)/live/live_llm/live_scores.json))
+
+$(JLIVE)/transcripts.jsonl: results/$(PROFILE)/live/live/live_scores.json $(wildcard results/$(PROFILE)/live/live_llm/live_scores.json) $(JUDGE_SRC)
+	mkdir -p $(@D)
+	$(TRACE) judge transcripts $(addprefix --live ,$(JUDGE_LIVE_RUNS)) --n $(JUDGE_LIVE_N) --seed $(JUDGE_SEED) --out $@
+
+$(JLIVE)/core_a.jsonl: $(JLIVE)/transcripts.jsonl $(JUDGE_SRC)
+	$(TRACE) judge core --transcripts $< --out $@ --aggregator $(JUDGE_AGG) $(addprefix --set ,$(JUDGE_A_SET))
+
+judge-live: $(JLIVE)/core_a.jsonl ## CoRE judge on the live conversations of every baseline (results/$(PROFILE)/judge/live/)
+
+book/content/core_judge.ipynb: $(wildcard $(JLIVE)/core_a.jsonl)
 
 # The chapter re-executes when judge outputs appear or change (only those that exist: the judge
 # itself is never triggered by `make paper`).
@@ -49,7 +68,7 @@ judge-bench: $(JDIR)/transcripts.jsonl ## judge seconds/tokens per transcript: p
 	$(TRACE) --quiet judge core --transcripts $< --n $(JUDGE_BENCH_N) --aggregator debate --out $(JBENCH)/debate.jsonl $(addprefix --set ,$(JUDGE_A_SET))
 	for m in per_factor one_call debate; do $(TRACE) --quiet judge agree --pred $(JBENCH)/$$m.jsonl --out $(JBENCH)/$$m.cost.json; done
 
-.PHONY: judge judge-bench
+.PHONY: judge judge-bench judge-live
 
 # `make judge-likert`: Table 28 (Appendix T) — two judges re-score one run's baselines with Trace's
 # Likert judge (trace_crs.metrics.judge) on the same seeded turns as Table 29 (T28_N judged

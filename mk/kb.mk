@@ -22,3 +22,16 @@ kb-stats: $(KB_DIR)/MANIFEST.json ## print the Table-3-style KB summary and writ
 
 .PHONY: kb kb-stats FORCE
 FORCE:
+
+# The realism report (kb.realism): synthetic reviews vs the Yelp sample, aggregates only; the data
+# card includes its Markdown table (book/content/kb_realism.md). Without the sample, only the
+# synthetic side is reported.
+KB_REALISM_REF ?= ../shared/data/yelp-sample
+KB_REALISM     := results/$(PROFILE)/kb_realism.json
+$(KB_REALISM): $(KB_DIR)/MANIFEST.json src/trace_crs/kb/realism.py
+	mkdir -p $(@D) book/content
+	$(VENV)/bin/trace-crs kb realism --kb $(KB_DIR) $(if $(wildcard $(KB_REALISM_REF)/yelp_academic_dataset_review.json),--reference $(KB_REALISM_REF)) --out $@ --markdown book/content/kb_realism.md
+
+kb-realism: $(KB_REALISM) ## compare the KB's reviews with the Yelp sample (results/$(PROFILE)/kb_realism.json + data-card table)
+
+.PHONY: kb-realism

@@ -25,10 +25,21 @@ $(LIVE_ROOT)/live_llm/live_scores.json: $(LIVE_LLM_CFG) $(DIALOGUES) $(KB_DIR)/M
 	$(call LIVE_TIMED,live_llm) $(VENV)/bin/trace-crs --quiet converse --config $(LIVE_LLM_CFG) --kb $(KB_DIR) \
 	  --dialogues $(DIALOGUES) --max-turns $(LIVE_MAX_TURNS) --out $(@D)
 
+# The same non-LLM live run with one clarifying question allowed (trace_crs.live.ask: the facet
+# that splits the candidates most evenly); the CoRE chapter compares it with `live` (did asking help?).
+$(LIVE_ROOT)/live_ask/live_scores.json: $(DIALOGUES) $(KB_DIR)/MANIFEST.json $(LIVE_SRC) | $(STAMP)
+	rm -rf $(@D)
+	mkdir -p results/$(PROFILE)/timings
+	$(call LIVE_TIMED,live_ask) $(VENV)/bin/trace-crs --quiet converse --kb $(KB_DIR) --dialogues $(DIALOGUES) \
+	  --baselines non-llm $(LIVE_SUBSET) --seed $(SEED) --max-turns $(LIVE_MAX_TURNS) --ask 1 --out $(@D)
+
+book/content/core_judge.ipynb: $(wildcard $(LIVE_ROOT)/live_ask/live_scores.json $(LIVE_ROOT)/live/live_scores.json)
+
 # The chapter that reads them (its recipe is paper.mk's pattern rule for book/content/%.ipynb).
 book/content/live_vs_replayed.ipynb: $(LIVE_ROOT)/live/live_scores.json
 
 live: $(LIVE_ROOT)/live/live_scores.json ## live runs: non-LLM baselines converse with the simulated user
 live-llm: $(LIVE_ROOT)/live_llm/live_scores.json ## live runs of the LLM baselines (closed_llm subset, local model)
+live-ask: $(LIVE_ROOT)/live_ask/live_scores.json ## live runs of the non-LLM baselines allowed one clarifying question
 
-.PHONY: live live-llm
+.PHONY: live live-llm live-ask

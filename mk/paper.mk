@@ -102,7 +102,7 @@ BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --res
 $(BUILD_TIME): FORCE | $(NB_OUT) $(RES)/.done
 	$(BUILD_TIME_CMD)
 
-$(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done $(BUILD_TIME)
+$(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done $(BUILD_TIME) $(KB_REALISM)
 	$(VENV)/bin/jupyter-book build -W -q book
 	$(TOOL) check $(NB_OUT)
 	touch $@
@@ -113,7 +113,7 @@ results: $(RES)/.done ## KB, dialogues, every run and score (results/$(PROFILE)/
 
 notebooks: $(NB_OUT) ## execute every notebook into book/content/ (papermill)
 
-book: | $(STAMP) ## rebuild the HTML book from the existing book/content/ (no notebook execution)
+book: $(KB_REALISM) | $(STAMP) ## rebuild the HTML book from the existing book/content/ (no notebook execution)
 	$(BUILD_TIME_CMD)
 	$(VENV)/bin/jupyter-book build -W -q book
 	$(TOOL) check $(wildcard book/content/*.ipynb)

@@ -1,6 +1,6 @@
 # The unsolvable set and the rankers' abstention on it (issue 19; TravelBench's Unsolvable subtask).
 #   make abstention  -> data/dialogues/$(PROFILE)/unsolvable.jsonl, results/$(PROFILE)/abstention/{reasons.csv,tau_sweep.csv,confidence.parquet}
-# default: 300 unsolvable items (75 per reason) against 300 seeded solvable dialogues; smoke: 40 and 60.
+# default: 300 unsolvable items (60 per reason, 5 reasons) against 300 seeded solvable dialogues; smoke: 40 and 60.
 # Included after kb.mk, dialogues.mk and paper.mk (mk/*.mk sorted), so their variables are set.
 UNSOLVABLE        := data/dialogues/$(PROFILE)/unsolvable.jsonl
 ABSTENTION_OUT    := results/$(PROFILE)/abstention
@@ -23,4 +23,23 @@ book/content/travelbench_abstention.ipynb: $(ABSTENTION_OUT)/tau_sweep.csv
 
 abstention: $(ABSTENTION_OUT)/tau_sweep.csv ## unsolvable set + rankers' abstention (tau sweep)
 
-.PHONY: abstention
+# The LLM baselines of the closed_llm run (its evaluate: section and local model) on a seeded
+# subset of the unsolvable set and of solvable dialogues, with TravelBench's [Unsolved] rule in
+# their prompt. Optional, like live-llm: the chapter shows LLM rows when this file exists.
+N_UNSOLVABLE_LLM  := $(if $(filter smoke,$(PROFILE)),10,60)
+N_SOLVABLE_LLM    := $(if $(filter smoke,$(PROFILE)),10,60)
+ABST_LLM_CFG      := configs/$(PROFILE)/closed_llm.yaml
+
+$(ABSTENTION_OUT)/llm_abstention.csv: $(UNSOLVABLE) $(ABST_LLM_CFG) data/dialogues/$(PROFILE)/dialogues.jsonl $(KB_DIR)/MANIFEST.json \
+		src/trace_crs/baselines/abstain.py src/trace_crs/baselines/unsolved_rule.py src/trace_crs/metrics/abstention.py | $(STAMP)
+	mkdir -p $(@D) results/$(PROFILE)/timings
+	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/abstention_llm.json abstention-llm -- \
+	  $(VENV)/bin/trace-crs stats abstention-llm --config $(ABST_LLM_CFG) --kb $(KB_DIR) \
+	  --dialogues data/dialogues/$(PROFILE)/dialogues.jsonl --unsolvable $(UNSOLVABLE) \
+	  --n-unsolvable $(N_UNSOLVABLE_LLM) --n-solvable $(N_SOLVABLE_LLM) --seed $(SEED) --out $(@D)
+
+book/content/travelbench_abstention.ipynb: $(wildcard $(ABSTENTION_OUT)/llm_abstention.csv)
+
+abstention-llm: $(ABSTENTION_OUT)/llm_abstention.csv ## LLM baselines on the unsolvable set ([Unsolved] rule; local model)
+
+.PHONY: abstention abstention-llm

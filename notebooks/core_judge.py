@@ -36,6 +36,58 @@ prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.statu
 # %% [markdown]
 # {glue:md}`core_status`
 #
+# ## CoRE on the conversations the systems actually had
+#
+# Replayed transcripts splice a baseline's answers into the reference conversation, so the judge
+# would rate reference turns that are identical for every baseline and a user who never heard the
+# baseline. Here each baseline's **live** conversations with the simulated user (`make live`,
+# `make live-llm`; `trace-crs converse`) are judged instead (`make judge-live`): only the opening
+# request, the same for every system, is shown as history; every rated turn is the system's or
+# the user's live turn. Baselines ranked by CoRE-Avg (0–4) with n conversations and a 95%
+# dialogue-bootstrap interval, beside live TSR and the replayed Trace metrics;
+# {glue:text}`core_live_n_baselines` baselines, {glue:text}`core_live_n_conversations`
+# conversations judged (non-LLM baselines on a seeded subset of the live run, LLM baselines on
+# the LLM live run's subset — different dialogues, so compare LLM and non-LLM rows with care).
+
+# %%
+from trace_crs.report import core_live, results
+
+live = core_live.load(results_dir, judge=judges[0])
+live_tau = core_live.tau(live)
+results.write_table(live, results_dir, core_live.NAME)
+results.write_table(live_tau, results_dir, core_live.TAU)
+prose.glue_facts("core", core_live.facts(live, live_tau))
+live
+
+# %%
+core_live.plot(live);
+
+# %% [markdown]
+# Rank agreement of CoRE-Avg on live conversations with each replayed metric and with live TSR
+# (Kendall τ over the baselines judged): replayed Recall@1 {glue:text}`core_live_tau_recall1:.3f`,
+# replayed CGS {glue:text}`core_live_tau_cgs:.3f`, live TSR {glue:text}`core_live_tau_tsr:.3f`
+# (NaN: fewer than two baselines judged).
+
+# %%
+live_tau
+
+# %% [markdown]
+# ### Did asking help?
+#
+# CoRE's Proactiveness and Recoverability presume a system that can ask. In the live loop a
+# system may ask a clarifying question (`[Ask]`, `trace_crs/live/ask.py`); the non-LLM rankers
+# are given a policy — ask once about the facet that splits the candidates most evenly — and
+# the simulated user answers from its profile, or says it has no preference when the profile
+# says nothing (TravelBench: "not mentioned means unknown"). Live TSR and T2R with one question
+# allowed (`make live-ask`) minus without (`make live`), same dialogues and users, paired
+# dialogue bootstrap (95%); a question costs a turn, so T2R can rise even when TSR does.
+# Empty until both runs exist.
+
+# %%
+ask = core_live.asking_effect(results_dir)
+results.write_table(ask, results_dir, "core_live_asking")
+ask
+#
 # ## Factor ratings per baseline
 #
 # Mean rating (0–4) per factor, CoRE-Avg and the debate's 0–100 score, over

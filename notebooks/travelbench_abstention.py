@@ -20,8 +20,10 @@ results_dir = 'results/default'
 # the right answer is to say so (its convention: answer `[Unsolved]`). Trace dialogues are
 # feasible by construction, so we build an unsolvable set from the KB and the corpus
 # (`trace-crs dialogues unsolvable`): constraints no candidate satisfies (contradictory or
-# over-tight, checked by brute force over the KB), a city or POI type the KB does not cover, and
-# requests that need live data or booking. A ranker abstains when its best candidate's score is
+# over-tight, checked by brute force over the KB; contradictions over noise levels and styles), a
+# city or POI type the KB does not cover, requests that need live data or booking, and requests
+# with no clear intent (TravelBench's "key context missing": no city, no kind of place, or
+# nothing at all). A ranker abstains when its best candidate's score is
 # below a threshold τ; generative LLM baselines may answer `[Unsolved]` (counted in the live
 # runs' abstention rate). Solvable dialogues are a seeded sample of the corpus. TravelBench's
 # own abstention numbers are not in the seed text we have, so there is no reported column here.
@@ -64,3 +66,19 @@ report.travelbench_abstention.recall_by_reason(frames["confidence"], best)
 
 # %%
 report.travelbench_abstention.plot(frames["sweep"]);
+
+# %% [markdown]
+# ## LLM baselines on the unsolvable set
+#
+# The LLM baselines are told TravelBench's rule (`trace_crs/baselines/unsolved_rule.py`, appended
+# to every LLM instruction: answer `[Unsolved]` when the request cannot be solved) and run on a
+# seeded subset of the unsolvable items and of solvable dialogues (`make abstention-llm`, the
+# `closed_llm` run's local model; optional: "not run" below until it exists). They decline in
+# words, so there is no threshold: one row each, beside the rankers' best-τ rows above (whose τ
+# was chosen in-sample, an advantage the LLM rows do not have). `n_fallbacks` counts answers
+# replaced by the Popularity fallback after a failed call (they never decline).
+
+# %%
+llm = report.travelbench_abstention.llm_rows(results_dir)
+report.results.write_table(llm, results_dir, "travelbench_abstention_llm")
+llm if len(llm) else "LLM abstention not run on this profile (make abstention-llm)."

@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "metrics": {"kb", "dialogues", "lm"},
     "judge": {"kb", "dialogues", "lm", "metrics", "stats"},
     "runner": {"kb", "dialogues", "lm", "baselines", "metrics"},
-    "live": {"kb", "dialogues", "lm", "baselines", "metrics", "runner"},   # issue 19: the live loop
+    "live": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "judge"},   # the live loop; writes judge transcripts
     "stats": {"kb", "dialogues", "lm", "metrics"},
     "oracle": {"kb", "dialogues", "lm", "metrics", "stats"},
     "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "live"},

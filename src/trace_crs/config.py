@@ -135,15 +135,24 @@ class ScoreConfig:
     judge_n: int = 200
     strict: bool = False
     seed: int = 42
+    # Readings of App. J definitions the paper's text allows; the headline tables use the
+    # defaults (README "What we chose"), the Deviations page scores every value.
+    ranked_list: str = "full"        # full | response (metrics.recommendation.RANKED_LISTS)
+    t2r_count: str = "recommend"     # recommend | system | all (metrics.dialogue.T2R_COUNTS)
+    text_reference: str = "turn"     # turn | unquoted | quotes (metrics.text.TEXT_REFERENCES)
 
     def __post_init__(self) -> None:
         checks = {"pool": self.pool in POOLS, "fuzzy_threshold": 0.0 < self.fuzzy_threshold <= 1.0,
                   "cd_gate": 0.0 <= self.cd_gate <= 1.0, "pc_window": self.pc_window >= 0,
                   "pc_floor": 0.0 <= self.pc_floor <= 1.0, "spatial_km": self.spatial_km > 0,
-                  "entail_threshold": 0.0 <= self.entail_threshold <= 1.0, "judge_n": self.judge_n >= 0}
+                  "entail_threshold": 0.0 <= self.entail_threshold <= 1.0, "judge_n": self.judge_n >= 0,
+                  "ranked_list": self.ranked_list in ("full", "response"),
+                  "t2r_count": self.t2r_count in ("recommend", "system", "all"),
+                  "text_reference": self.text_reference in ("turn", "unquoted", "quotes")}
         rules = {"pool": f"one of {', '.join(POOLS)}", "fuzzy_threshold": "in (0, 1]", "cd_gate": "in [0, 1]",
                  "pc_window": ">= 0", "pc_floor": "in [0, 1]", "spatial_km": "> 0", "entail_threshold": "in [0, 1]",
-                 "judge_n": ">= 0"}
+                 "judge_n": ">= 0", "ranked_list": "one of full, response",
+                 "t2r_count": "one of recommend, system, all", "text_reference": "one of turn, unquoted, quotes"}
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
             raise ConfigError(f"score config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")

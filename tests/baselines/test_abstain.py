@@ -34,6 +34,6 @@ def test_confidence_table_and_sweep(world):
     sweep = tau_sweep(table["best_score"], table["unsolvable"], [-1.0, 2.0])
     # tau below every finite score: only the uncovered-city items (nothing to rank: -inf) abstain;
     # tau above every score: everyone does
-    uncovered = sum(i["unsolvable"]["reason"] == "uncovered" for i in items)
+    uncovered = sum(i["unsolvable"]["reason"] == "uncovered" and not i["unsolvable"].get("asked_type") for i in items)
     assert (sweep.loc[0, "tp"], sweep.loc[0, "fp"]) == (uncovered, 0)
     assert sweep.loc[1, "recall"] == 1.0 and sweep.loc[1, "false_abstention_rate"] == 1.0

@@ -1,7 +1,7 @@
 """Constraint satisfaction and verbatim span extraction."""
 import pytest
 
-from trace_crs.dialogues.constraints import hidden_preferences, loosened, satisfies
+from trace_crs.dialogues.constraints import hidden_preferences, loosened, meets, satisfies
 from trace_crs.dialogues.quotes import QuoteFinder, sentence_window
 from trace_crs.kb.schema import POI
 
@@ -20,9 +20,23 @@ def poi(price=2, **attrs):
     # 0.01° of latitude = 1.112 km
     (("anchor", {"name": "x", "latitude": 27.96, "longitude": -82.46, "max_km": 2.0}), True),
     (("anchor", {"name": "x", "latitude": 27.96, "longitude": -82.46, "max_km": 1.0}), False),
+    # a value the traveller does not want: met when the POI lacks it
+    (("avoid", ("noise", "loud")), True), (("avoid", ("noise", "quiet")), False),
+    (("avoid", ("ambience", "romantic")), False), (("avoid", ("features", "wifi")), True),
+    (("avoid", ("style", "thai")), True),
+    # either-of: met when the POI has one member
+    (("either", (("style", "thai"), ("style", "italian"))), True),
+    (("either", (("ambience", "casual"), ("features", "wifi"))), False),
 ])
 def test_satisfies(constraint, expected):
-    assert satisfies(poi(), constraint) is expected
+    assert meets(poi(), constraint) is expected
+    if constraint[0] not in ("avoid", "either"):
+        assert satisfies(poi(), constraint) is expected  # plain ones: the KB function itself
+
+
+def test_an_unknown_value_is_not_an_avoided_one():
+    assert meets(poi(noise=None), ("avoid", ("noise", "loud"))) is True
+    assert meets(poi(style=None), ("avoid", ("style", "thai"))) is True
 
 
 def test_unknown_price_fails_price_constraint_and_bad_facet_raises():
@@ -36,7 +50,11 @@ def test_loosened_and_hidden_preferences():
     assert loosened(("price_max", 3)) is None and loosened(("noise", "quiet")) is None
     prefs = hidden_preferences([("price_max", 3), ("features", "wifi"), ("features", "gym"), ("price_max", 2)])
     assert prefs == {"style": None, "price_max": 2, "noise": None, "ambience": [], "features": ["gym", "wifi"],
-                     "anchor": None}
+                     "anchor": None, "avoid": {}, "either": []}
+    prefs = hidden_preferences([("avoid", ("noise", "loud")), ("ambience", "cozy"), ("avoid", ("ambience", "touristy")),
+                                ("avoid", ("ambience", "lively")), ("either", (("style", "thai"), ("style", "korean")))])
+    assert prefs["avoid"] == {"ambience": ["lively", "touristy"], "noise": ["loud"]} and prefs["ambience"] == ["cozy"]
+    assert prefs["either"] == [[{"facet": "style", "value": "thai"}, {"facet": "style", "value": "korean"}]]
 
 
 def test_sentence_window_by_hand():

@@ -47,7 +47,14 @@ def test_multi_reference_gold_is_exact(corpus, tiny_kb):
         constraints = [(f, prefs[f]) for f in ("style", "price_max", "noise", "anchor") if prefs[f] is not None]
         constraints += [(f, v) for f in ("ambience", "features") for v in prefs[f]]
         last = [t for t in d["turns"] if t["action"] in REC][-1]
-        ok = {b for b in d["candidate_poi_ids"] if all(satisfies(tiny_kb.pois[b], c) for c in constraints)}
+
+        def has(poi, facet, value):   # independent of the composite constraints' code
+            got = poi.attributes.get(facet)
+            return value in (got or []) if facet in ("ambience", "features") else got == value
+
+        ok = {b for b in d["candidate_poi_ids"] if all(satisfies(tiny_kb.pois[b], c) for c in constraints)
+              and not any(has(tiny_kb.pois[b], f, v) for f, vs in prefs["avoid"].items() for v in vs)
+              and all(any(has(tiny_kb.pois[b], m["facet"], m["value"]) for m in g) for g in prefs["either"])}
         assert set(last["gold_poi_ids"]) | set(last["acceptable_alternative_poi_ids"]) == ok
         assert not set(last["gold_poi_ids"]) & set(last["acceptable_alternative_poi_ids"])
 
@@ -126,3 +133,10 @@ def test_kb_missing_a_cited_review_is_reported(corpus, tiny_kb):
     tid = next(t["turn_id"] for t in d["turns"] if cite in t["citations"])
     kb = KB(pois=tiny_kb.pois, reviews={k: v for k, v in tiny_kb.reviews.items() if k != cite["review_id"]})
     assert ("unknown_review", f"turn {tid}: {cite['review_id']}") in dialogue_failures(d, kb)
+
+
+def test_the_corpus_holds_negated_and_either_preferences(corpus):
+    """The gold check above is not vacuous: some dialogues avoid a value or accept either of two."""
+    hidden = [d["scenario"]["hidden_preferences"] for d in corpus]
+    assert sum(bool(h["avoid"]) for h in hidden) >= 2
+    assert all(set(h["avoid"]) <= {"style", "noise", "ambience", "features"} for h in hidden)

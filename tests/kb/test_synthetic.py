@@ -36,7 +36,7 @@ def test_counts_and_schema(kb):
     for r in reviews:
         assert review_from_dict(r.to_dict()) == r and len(r.text) <= REVIEW_MAX_CHARS
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}", r.date)
-    assert manifest == {"source": "synthetic", "seed": 42, "parameters": {"per_cell": PER_CELL, "generator": "synthetic-v1"}}
+    assert manifest == {"source": "synthetic", "seed": 42, "parameters": {"per_cell": PER_CELL, "generator": "synthetic-v2"}}
 
 
 def test_ids_names_unique_and_review_counts_match(kb):
@@ -146,3 +146,23 @@ def test_reviews_express_the_pois_facets_at_real_rates(kb):
             foreign += sum((f, v) not in others for f in ("features",) for v in hits[f])
     assert abs(observed - expected) <= 4 * expected ** 0.5
     assert foreign / n_reviews <= NEGATION_RATE + 4 * (NEGATION_RATE / n_reviews) ** 0.5
+
+
+def test_review_texts_and_quotable_sentences_are_unique(kb):
+    """Every review text is distinct, so none is shared by two POIs; every facet sentence (what
+    a quote is cut from) occurs in the reviews of exactly one POI (whole-text substring search)."""
+    from trace_crs.kb.lexicon import find_facets
+    from trace_crs.segment import sentence_spans
+    pois, reviews, _ = kb
+    assert len({r.text for r in reviews}) == len(reviews)
+    owner = {}
+    for r in reviews:
+        for a, b in sentence_spans(r.text, quote_aware=False):
+            s = r.text[a:b]
+            if any(find_facets(s, f) for f in ("style", "noise", "ambience", "features")) and len(s) > 40:
+                owner.setdefault(s, set())
+    for r in reviews:
+        for s in owner:
+            if s in r.text:
+                owner[s].add(r.business_id)
+    assert owner and all(len(b) == 1 for b in owner.values())

@@ -7,7 +7,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
-from trace_crs.kb.satisfaction import satisfying
+from trace_crs.dialogues.constraints import meeting as satisfying
 from trace_crs.live.loop import converse
 from trace_crs.live.simulator import SimConfig, profile
 from trace_crs.lm.config import resolve_lm_config

@@ -14,7 +14,7 @@ from scripted import Scripted  # noqa: E402
 
 from trace_crs.baselines.registry import create  # noqa: E402
 from trace_crs.dialogues.schema import check_dialogue  # noqa: E402
-from trace_crs.kb.satisfaction import satisfying  # noqa: E402
+from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
 from trace_crs.live.scores import live_summary  # noqa: E402
 from trace_crs.live.simulator import SimConfig, profile  # noqa: E402

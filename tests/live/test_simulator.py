@@ -15,7 +15,8 @@ from scripted import Scripted  # noqa: E402
 
 from trace_crs.baselines.registry import create  # noqa: E402
 from trace_crs.dialogues.phrasing import paraphrases, templates
-from trace_crs.kb.satisfaction import satisfying
+from trace_crs.kb.lexicon import facet_lexicon
+from trace_crs.dialogues.constraints import meeting as satisfying
 from trace_crs.live.loop import converse
 from trace_crs.live.simulator import NO_PREFERENCE, SimConfig, TemplateUser
 
@@ -28,7 +29,8 @@ def hidden_constraints(hidden):
             out.append((facet, hidden[facet]))
     for facet in ("ambience", "features"):
         out += [(facet, v) for v in hidden[facet]]
-    return out
+    out += [("avoid", (f, v)) for f, vs in (hidden.get("avoid") or {}).items() for v in vs]
+    return out + [("either", tuple((m["facet"], m["value"]) for m in g)) for g in hidden.get("either") or []]
 
 
 def bank_sentences(anchor_name=None):
@@ -42,6 +44,15 @@ def bank_sentences(anchor_name=None):
         for frame in templates()["pref"]["price"]:
             for w in words:
                 table.setdefault(frame.format(kw=w), set()).add(("price_max", str(ceiling)))
+    for facet, values in paraphrases()["avoid"].items():   # negated statements
+        for value, sentences in values.items():
+            for s in sentences:
+                table.setdefault(s, set()).add(("avoid", str((facet, value))))
+    for value, words in facet_lexicon()["style"].items():
+        for frame in paraphrases()["avoid_style"]:
+            for w in words:
+                text = frame.format(kw=w)
+                table.setdefault(text[0].upper() + text[1:], set()).add(("avoid", str(("style", value))))
     if anchor_name:
         for frame in paraphrases()["anchor"]:
             table.setdefault(frame.format(anchor=anchor_name), set()).add(("anchor", anchor_name))
@@ -50,7 +61,13 @@ def bank_sentences(anchor_name=None):
 
 def key(constraint):
     facet, value = constraint
-    return (facet, value["name"] if facet == "anchor" else str(value))
+    return (facet, value["name"] if facet == "anchor" else str(tuple(value)) if facet == "avoid" else str(value))
+
+
+def either_said(text):
+    """How many either/or statements (the bank's ``either`` frames) ``text`` holds."""
+    frames = [re.escape(f).replace(re.escape("{a}"), ".+").replace(re.escape("{b}"), ".+") for f in paraphrases()["either"]]
+    return sum(bool(re.search(f, text, re.IGNORECASE)) for f in frames)
 
 
 def stated(text, table):
@@ -101,7 +118,7 @@ def test_opening_states_a_profile_preference_or_none(runs):
         table = bank_sentences(hidden["anchor"]["name"] if hidden["anchor"] else None)
         opening = transcript["turns"][0]["text"]
         if hidden_constraints(hidden):
-            assert len(stated(opening, table)) == 1
+            assert len(stated(opening, table)) + either_said(opening) == 1
         else:
             assert NO_PREFERENCE in opening
 

@@ -16,9 +16,20 @@ def test_verdicts():
 def test_cause_rules_first_match():
     diversity = deviations.cause_of("table9_practical", "ItineraryDiversity", "tfidf")
     assert "one POI type" in diversity
-    assert "local 1.5B" in deviations.cause_of("table5_headline", "R@1", "dst")
-    assert "Synthetic KB" in deviations.cause_of("table5_headline", "R@1", "tfidf")
+    assert deviations.cause_of("table5_headline", "R@1", "dst", llm="LLM text") == "LLM text"
+    assert deviations.cause_of("table5_headline", "R@1", "tfidf", llm="LLM text") == "unexplained"
+    tested = {("R@1", "tfidf"): "kb_missingness partly"}
+    assert deviations.cause_of("table5_headline", "R@1", "tfidf", tested) == "kb_missingness partly"
+    assert deviations.cause_of("table6_per_axis", "R@1", "tfidf", tested) == "unexplained"
     assert deviations.cause_of("table5_headline", "R@1", "not_a_baseline") == "unexplained"
+
+
+def test_llm_cause_names_the_runs_model(tmp_path):
+    run = tmp_path / "runs" / "closed_llm"
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text("lm: {model: local, weights: qwen2.5-coder-0.5b-instruct-q4_k_m}\nsubset: 20\n")
+    text = deviations.llm_cause(tmp_path, "closed_llm")
+    assert "qwen2.5-coder-0.5b-instruct-q4_k_m" in text and "20 dialogues" in text and "1.5B" not in text
 
 
 def test_load_flags_printed_value_outside_interval(tmp_path, scores):

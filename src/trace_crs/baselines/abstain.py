@@ -5,19 +5,22 @@ A ranker abstains on a turn when its best candidate's score is below a threshold
 own public scoring functions on the redacted :class:`~trace_crs.baselines.base.TurnContext`:
 TF-IDF cosine (``tfidf``) and the TF-IDF/distance blend of Spatial (``spatial``).  Rankers whose
 order is not a score of the request (Popularity) or whose scores mix several rankings (RRF)
-have no meaningful confidence and are not listed: they never abstain.
+have no meaningful confidence and are not listed: they never abstain.  Generative systems (the
+LLM baselines) decline in words instead (:func:`decline_table`).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.spatial import spatial_scores
 from trace_crs.baselines.tfidf import tfidf_scores
 from trace_crs.dialogues.schema import ABSTAIN_ACTION, REC_ACTIONS
+from trace_crs.dialogues.unsolvable import UNSOLVED_RE
 from trace_crs.kb import KB
 
 CONFIDENCE: dict[str, Callable[[TurnContext], np.ndarray]] = {"tfidf": tfidf_scores, "spatial": spatial_scores}
@@ -48,3 +51,30 @@ def confidence_table(kb: KB, unsolvable: list[dict[str, Any]], solvable: list[di
             rows += [{"dialogue_id": d["dialogue_id"], "baseline": n, "unsolvable": flag,
                       "best_score": best_score(n, ctx)} for n in names]
     return pd.DataFrame(rows)
+
+
+def declined(out: Any) -> bool:
+    """Whether a system answer declines: TravelBench's ``[Unsolved]`` marker, or no ranking."""
+    return bool(UNSOLVED_RE.search(out.text or "")) or not out.ranked_poi_ids
+
+
+def decline_table(kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]],
+                  systems: Mapping[str, Any]) -> pd.DataFrame:
+    """Generative systems (LLM baselines: the ``[Unsolved]`` rule is in their prompt,
+    :mod:`trace_crs.baselines.unsolved_rule`) at the first request of every item:
+    ``dialogue_id, baseline, unsolvable, reason, declined, fallback, text``.  A system whose call
+    fails answers with the Popularity fallback (paper App. F), which never declines: counted in
+    ``fallback``."""
+    rows = []
+    for name, system in systems.items():
+        for flag, group in ((True, unsolvable), (False, solvable)):
+            for d in group:
+                ctx = first_request(d, kb)
+                try:
+                    out = system.predict(ctx)
+                except Exception as exc:  # noqa: BLE001 — the paper's fallback rule, counted
+                    out = fallback_output(ctx, f"{type(exc).__name__}: {exc}")
+                rows.append({"dialogue_id": d["dialogue_id"], "baseline": name, "unsolvable": flag,
+                             "reason": d["unsolvable"]["reason"] if flag else "solvable", "declined": declined(out),
+                             "fallback": bool(out.usage.fallback), "text": out.text})
+    return pd.DataFrame(rows, columns=["dialogue_id", "baseline", "unsolvable", "reason", "declined", "fallback", "text"])

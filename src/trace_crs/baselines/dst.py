@@ -9,7 +9,10 @@
 3. A candidate passes the filter when (each test :func:`trace_crs.kb.satisfaction.satisfies`):
    price ≤ ceiling (unknown price passes); style in the wanted styles (if any; a matching
    category also counts) and not avoided; noise equals the wanted level (``quiet`` also
-   accepts ``average``; unknown passes); every required feature present.
+   accepts ``average``; unknown passes); every required feature present; and no value the
+   user said they do not want ("nothing loud", "no kids") — read from the text by the public
+   preference reader (:func:`trace_crs.baselines.preferences.stated_preferences` ``.avoid``),
+   beside the LLM state, so the state prompt is unchanged.
 4. Ranking: passing candidates by TF-IDF, then the others by TF-IDF, rejected last (DST
    reranks the full pool, also open-set).  5. :class:`RespondWithState` writes the reply over
    the top cards conditioned on the structured state.  ``Usage.mode`` is ``pipeline``.
@@ -25,6 +28,7 @@ import dspy
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, cards_text, extract_citations,
                                             history_text, instruction)
+from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.kb.satisfaction import satisfies
 from trace_crs.kb.schema import POI
@@ -130,7 +134,9 @@ class DSTModule(dspy.Module):
 
         state = self.track(ctx)
         tfidf = tfidf_scores(ctx)
-        ok = [passes(ctx.kb.pois[c], state) for c in ctx.candidates]
+        avoided = stated_preferences(ctx.user_texts).avoid
+        ok = [passes(ctx.kb.pois[c], state) and not any(satisfies(ctx.kb.pois[c], a) for a in avoided)
+              for c in ctx.candidates]
         ranked = rank_by_score(ctx.candidates, [s + (2.0 if k else 0.0) for s, k in zip(tfidf, ok)],
                                ctx.rejected_poi_ids)  # cosine ≤ 1 < 2: passing ones first
         evidence = Evidence()

@@ -27,6 +27,7 @@ import numpy as np
 from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
 from trace_crs.dialogues.schema import QUOTE_RE
 from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT, UNSOLVED_RE as UNSOLVED
 from trace_crs.kb import KB
@@ -57,7 +58,7 @@ def instruction(action: str) -> str:
     """The one-sentence action instruction (ValueError for an unknown action)."""
     if action not in ACTION_INSTRUCTIONS:
         raise ValueError(f"no LLM instruction for action {action!r}; known: {sorted(ACTION_INSTRUCTIONS)}")
-    return ACTION_INSTRUCTIONS[action]
+    return f"{ACTION_INSTRUCTIONS[action]} {UNSOLVED_RULE}"  # TravelBench's decline rule, kept a separate sentence
 
 
 class Evidence:

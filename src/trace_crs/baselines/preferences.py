@@ -1,75 +1,204 @@
-"""Preferences stated in the user turns, detected with the public facet lexicon
-(:func:`trace_crs.kb.lexicon.find_facets`) and the public price vocabulary
-(:func:`trace_crs.kb.price.price_ceiling`) — the structured side of Knowledge-Enhanced and the
+"""Preferences stated in the user turns, read from the public facet lexicon
+(:func:`trace_crs.kb.lexicon.find_facets`), the public price vocabulary
+(:func:`trace_crs.kb.price.price_ceiling`) and the cue words of
+:mod:`trace_crs.baselines.negation` — the structured side of Knowledge-Enhanced and the
 attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
-Single-valued facets (``style``, ``noise``, the price ceiling) take the *last* mention over
-the user turns in order, so a refinement ("too loud — somewhere quiet") overrides the earlier
-word; list facets (``ambience``, ``features``) take every value mentioned.  Whether a POI
-meets a stated preference is :func:`trace_crs.kb.satisfaction.satisfies`, the test that
-labels gold; :func:`satisfied` counts the met ones (partial satisfaction ranks).
+The result, :class:`Stated`, is what a deployed system could track from the text alone:
+
+* **wanted** values — ``style``, ``noise`` and the price ceiling take the *last* mention, so a
+  refinement ("too loud — somewhere quiet", "actually, make that quiet") overrides; ``ambience``
+  and ``features`` collect every value mentioned;
+* **avoided** values (``avoid``) — a mention in the scope of a negation cue ("without wifi",
+  "nothing loud", "not touristy", "rather than lively");
+* **either-of groups** (``either``) — values joined by "or" ("either Italian or Thai");
+* **indifferent facets** (``indifferent``) — "price doesn't matter", "any cuisine", "we don't
+  care about the vibe"; a value that is merely *not needed* ("no need for parking", "kids are
+  not coming") or *withdrawn* ("scratch the patio", "scratch that") is dropped, not avoided;
+* **soft** values — wanted ones stated with a hedge ("maybe somewhere quiet-ish").
+
+Statements apply in turn and text order: a later statement about a value overrides an earlier
+one.  Whether a POI meets a constraint is :func:`trace_crs.kb.satisfaction.satisfies`, the test
+that labels gold; :func:`satisfied` counts the met wanted constraints and either-of groups
+and subtracts one per avoided value the POI has (partial satisfaction ranks).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
+from trace_crs.baselines.negation import phrase_pattern, clause_bounds, cues, governing, hedged, normalise, sentences
 from trace_crs.kb.lexicon import find_facets
-from trace_crs.kb.price import price_ceiling
-from trace_crs.kb.satisfaction import Constraint, count_satisfied
+from trace_crs.kb.price import price_ceiling, price_mentions
+from trace_crs.kb.satisfaction import Constraint, count_satisfied, satisfies
 from trace_crs.kb.schema import POI
+
+FACETS: tuple[str, ...] = ("style", "noise", "ambience", "features")
+SINGLE: tuple[str, ...] = ("style", "noise")
+# Words naming a facet itself, for indifference ("any cuisine", "price doesn't matter").
+FACET_NOUNS: dict[str, tuple[str, ...]] = {
+    "style": ("cuisine", "cuisines", "food", "kind of food", "type of food", "kind of place", "type of place"),
+    "price_max": ("price", "prices", "cost", "how much it costs", "money"),
+    "noise": ("noise", "noise level", "volume"),
+    "ambience": ("vibe", "atmosphere", "ambience", "ambiance", "mood", "decor", "feel"),
+    "features": ("amenities", "extras", "facilities"),
+}
+_ANY = re.compile(r"(?:\b(?:any|whatever|whichever)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?)$", re.IGNORECASE)
+_FILLER = re.compile(r"\b(?:a|an|the|some|somewhere|something|with|either|maybe|perhaps|place|spot)\b|[\s,]", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Stated:
+    """What the user turns state (module docstring)."""
+
     style: str | None = None
     noise: str | None = None
     price_max: int | None = None
     ambience: tuple[str, ...] = field(default_factory=tuple)
     features: tuple[str, ...] = field(default_factory=tuple)
+    avoid: tuple[Constraint, ...] = field(default_factory=tuple)
+    either: tuple[tuple[Constraint, ...], ...] = field(default_factory=tuple)
+    indifferent: tuple[str, ...] = field(default_factory=tuple)
+    soft: tuple[Constraint, ...] = field(default_factory=tuple)
 
     def constraints(self) -> int:
-        """Number of stated constraints."""
+        """Number of stated wanted constraints."""
         return len(self.as_constraints())
 
     def as_constraints(self) -> list[Constraint]:
-        """The stated preferences as ``(facet, value)`` constraints of :mod:`trace_crs.kb.satisfaction`."""
+        """The wanted values as ``(facet, value)`` constraints of :mod:`trace_crs.kb.satisfaction`
+        (avoided values and either-of groups are separate fields)."""
         out: list[Constraint] = [(f, v) for f, v in (("style", self.style), ("noise", self.noise),
                                                      ("price_max", self.price_max)) if v is not None]
         return out + [("ambience", a) for a in self.ambience] + [("features", f) for f in self.features]
 
 
-def _last(matches: list[tuple[str, int, int]]) -> str | None:
-    return matches[-1][0] if matches else None
-
-
-FACETS: tuple[str, ...] = ("style", "noise", "ambience", "features")
+Event = tuple[str, object]  # (kind, payload): want/soft/avoid/unwant → Constraint, either → group, indifferent → facet
 
 
 @lru_cache(maxsize=4096)
-def _mentions(text: str) -> tuple[tuple[tuple[str, int, int], ...], ...]:
-    """``find_facets`` hits of one user turn for each of ``FACETS`` (memoised: turn k's user
-    texts recur in every later turn of the dialogue and in every baseline that reads them)."""
-    return tuple(tuple(find_facets(text, facet)) for facet in FACETS)
+def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, ...], tuple[Constraint, ...]]:
+    """The statements of one user turn in order, and the constraints its last sentence
+    mentions (what a later "scratch that" withdraws).  ``previous``: the last sentence's
+    mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
+    norm = normalise(text)
+    mentions = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
+    nouns = sorted((m.start(), m.end(), facet) for facet, words in FACET_NOUNS.items()
+                   for m in phrase_pattern(words).finditer(norm))
+    cue_list = cues(norm, [(s, e) for s, e, _, _ in mentions])
+    events: list[Event] = []
+    last: tuple[Constraint, ...] = previous
+    for s_start, s_end in sentences(norm):
+        here = [m for m in mentions if s_start <= m[0] < s_end]
+        for cue in cue_list:
+            if not s_start <= cue.start < s_end:
+                continue
+            inside = [m for m in here if governing(cue_list, m[0], m[1]) == cue]
+            if cue.kind == "retract" and not inside:          # "scratch that": the previous sentence
+                events += [("unwant", c) for c in last]
+            if cue.kind == "replace":
+                facets = {m[2] for m in inside}
+                events += [("unwant", c) for c in last if c[0] in facets]
+        for start, end, facet in nouns:
+            if s_start <= start < s_end and not any(m[0] < end and start < m[1] for m in here):
+                cue = governing(cue_list, start, end)
+                if (cue is not None and cue.kind == "unwant") or _ANY.search(norm[clause_bounds(norm, start)[0]:start]):
+                    events.append(("indifferent", facet))
+        for group in _groups(norm, here):
+            cue = governing(cue_list, group[0][0], group[0][1])
+            kind = "want" if cue is None or cue.kind == "replace" else "avoid" if cue.kind == "avoid" else "unwant"
+            cons = tuple(dict.fromkeys((m[2], m[3]) for m in group))
+            if kind == "want" and len(cons) > 1:
+                events.append(("either", cons))
+            elif kind == "want":
+                events.append(("soft" if hedged(text.replace("’", "'"), group[0][0], group[0][1]) else "want", cons[0]))
+            else:
+                events += [(kind, c) for c in cons]
+        if here:
+            last = tuple(dict.fromkeys((m[2], m[3]) for m in here))
+    return tuple(events), last
+
+
+def _groups(text: str, mentions: list[tuple[int, int, str, str]]) -> list[list[tuple[int, int, str, str]]]:
+    """Mentions joined by "or" (with only fillers or commas between) into either-of groups;
+    every other mention alone."""
+    out: list[list[tuple[int, int, str, str]]] = []
+    for m in mentions:
+        if out:
+            between = text[out[-1][-1][1]:m[0]]
+            joint = _FILLER.sub("", between).lower()
+            if joint in ("or", "nor") or (joint == "" and "," in between and _or_follows(text, m, mentions)):
+                out[-1].append(m)
+                continue
+        out.append([m])
+    return out
+
+
+def _or_follows(text: str, m: tuple[int, int, str, str], mentions: list[tuple[int, int, str, str]]) -> bool:
+    """Whether ``m`` is followed by "or <mention>" (a list "A, B or C")."""
+    nxt = [n for n in mentions if n[0] > m[0]]
+    return bool(nxt) and _FILLER.sub("", text[m[1]:nxt[0][0]]).lower() == "or"
 
 
 def stated_preferences(user_texts: Iterable[str]) -> Stated:
-    """Facet values mentioned across ``user_texts`` (in turn order)."""
-    user_texts = list(user_texts)
-    found: dict[str, list[tuple[str, int, int]]] = {f: [] for f in FACETS}
-    for text in user_texts:
-        for facet, hits in zip(FACETS, _mentions(text)):
-            found[facet].extend(hits)
+    """What ``user_texts`` (in turn order) state (module docstring)."""
+    texts = list(user_texts)
+    wanted: dict[str, list[object]] = {f: [] for f in FACETS}
+    avoid: list[Constraint] = []
+    either: list[tuple[Constraint, ...]] = []
+    indifferent: list[str] = []
+    soft: set[Constraint] = set()
+    price_at, price_off = -1, -1
+    last: tuple[Constraint, ...] = ()
+    for i, text in enumerate(texts):
+        if price_mentions(text):
+            price_at = i
+        events, last = _events(text, last)
+        for kind, payload in events:
+            if kind == "indifferent":
+                facet = str(payload)
+                if facet == "price_max":
+                    price_off = i
+                else:
+                    wanted[facet] = []
+                    avoid = [c for c in avoid if c[0] != facet]
+                    either = [g for g in either if any(c[0] != facet for c in g)]
+                indifferent = [f for f in indifferent if f != facet] + [facet]
+                continue
+            if kind == "either":
+                either.append(payload)  # type: ignore[arg-type]
+                continue
+            c: Constraint = payload  # type: ignore[assignment]
+            facet, value = c
+            avoid = [a for a in avoid if a != c]
+            wanted[facet] = [v for v in wanted[facet] if v != value]
+            soft.discard(c)
+            if kind in ("want", "soft"):
+                wanted[facet] = [value] if facet in SINGLE else wanted[facet] + [value]
+                indifferent = [f for f in indifferent if f != facet]
+                if kind == "soft":
+                    soft.add(c)
+            elif kind == "avoid":
+                avoid.append(c)
+    price = price_ceiling(texts)
+    if price_off >= price_at and price_off >= 0:
+        price = None
+    single = {f: (wanted[f][-1] if wanted[f] else None) for f in SINGLE}
     return Stated(
-        style=_last(found["style"]), noise=_last(found["noise"]),
-        price_max=price_ceiling(user_texts),
-        ambience=tuple(sorted({v for v, _, _ in found["ambience"]})),
-        features=tuple(sorted({v for v, _, _ in found["features"]})),
+        style=single["style"], noise=single["noise"], price_max=price,  # type: ignore[arg-type]
+        ambience=tuple(sorted({str(v) for v in wanted["ambience"]})),
+        features=tuple(sorted({str(v) for v in wanted["features"]})),
+        avoid=tuple(sorted(set(avoid))), either=tuple(dict.fromkeys(either)),
+        indifferent=tuple(sorted(set(indifferent))),
+        soft=tuple(sorted(c for c in soft if c[1] in wanted[c[0]])),
     )
 
 
 def satisfied(poi: POI, stated: Stated) -> int:
-    """How many stated constraints ``poi`` meets, each tested by the one satisfaction function
-    :func:`trace_crs.kb.satisfaction.satisfies` (an unknown price or facet never satisfies)."""
-    return count_satisfied(poi, stated.as_constraints())
+    """Wanted constraints ``poi`` meets, plus either-of groups it meets one member of, minus
+    avoided values it has — each test :func:`trace_crs.kb.satisfaction.satisfies` (an unknown
+    price or facet never satisfies, so it never counts as an avoided value either)."""
+    groups = sum(any(satisfies(poi, c) for c in g) for g in stated.either)
+    return count_satisfied(poi, stated.as_constraints()) + groups - count_satisfied(poi, list(stated.avoid))

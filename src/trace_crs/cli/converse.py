@@ -69,6 +69,7 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
                    help="preferences the opening request states (default 1)")
     p.add_argument("--simulator", choices=["template", "llm"],
                    help="template (default) or llm: the template user rewritten by the LM of the lm block (--set lm.KEY=V)")
+    p.add_argument("--ask", type=int, help="questions each system may ask before recommending (live.ask; default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--out", required=True, help="output directory, e.g. results/<profile>/live/<run>")
     p.set_defaults(func=_run)

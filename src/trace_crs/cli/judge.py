@@ -7,7 +7,9 @@
   resumes where it stopped (and a rerun reuses ``O.jsonl`` itself).
 * ``judge transcripts --dialogues F [--kb D] [--predictions P --system NAME | --run DIR]
   [--n N --seed 42] --out T`` or ``judge transcripts --generic LOG --out T`` — export to the
-  transcript format (a seeded subset of dialogues, the same for every system of a run).
+  transcript format (a seeded subset of dialogues, the same for every system of a run);
+  ``judge transcripts --live DIR [--live DIR2] [--n N] --out T`` collects the live conversations
+  ``converse`` wrote (only their live turns are rated, :func:`trace_crs.judge.adapters.from_live`).
 * ``judge agree --pred P.jsonl [--human H.jsonl] [--judge-b B.jsonl] [--repeat R.jsonl …]
   [--out A.json]`` — meta-evaluation (:mod:`trace_crs.judge.agree`).
 """
@@ -82,6 +84,12 @@ def run_core(args: argparse.Namespace) -> int:
         raise UsageError(f"--n must be >= 1, got {args.n}")
     base = _lm_overrides(args.set)
     transcripts = seeded_subset(load_transcripts(src), args.n, args.seed)
+    from trace_crs.judge import domain as judge_domain
+    for value in {args.domain} if args.domain else {t.domain for t in transcripts}:
+        try:
+            judge_domain.resolve(value)
+        except ValueError as exc:
+            raise UsageError(f"{'--domain' if args.domain else f'{src}: domain'}: {exc}") from None
     with contextlib.ExitStack() as stack:
         if args.mixture:
             table, choice = load_mixture(args.mixture)
@@ -95,7 +103,7 @@ def run_core(args: argparse.Namespace) -> int:
             lm, name = open_judge_lm(resolve_lm_config(JUDGE_LM_DEFAULTS, base), stack)
             lms, judges, debate_lm = {n: lm for n in FACTORS}, {n: name for n in FACTORS}, lm
         settings = settings_of({**judges, "debate": judges[FACTORS[0]]}, args.mode, args.aggregator,
-                               args.retries, args.max_rounds)
+                               args.retries, args.max_rounds, args.domain)
 
         def progress(i: int, n: int, hit: bool) -> None:
             if not args.quiet:
@@ -126,11 +134,15 @@ def run_transcripts(args: argparse.Namespace) -> int:
     from trace_crs.kb.store import iter_jsonl
 
     out = Path(args.out)
-    refuse_inputs([out], [args.generic, args.dialogues, args.kb, args.predictions, args.run])
+    refuse_inputs([out], [args.generic, args.dialogues, args.kb, args.predictions, args.run, *(args.live or [])])
     if args.generic:
-        if args.dialogues or args.predictions or args.run:
-            raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run")
+        if args.dialogues or args.predictions or args.run or args.live:
+            raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run/--live")
         records = [adapters.from_generic(rec, args.generic, line) for line, rec in iter_jsonl(args.generic)]
+    elif args.live:
+        if args.dialogues or args.predictions or args.run:
+            raise UsageError("--live reads converse runs on their own; drop --dialogues/--predictions/--run")
+        records = _from_live(args)
     else:
         records = _from_trace(args, adapters)
     if not records:
@@ -169,6 +181,24 @@ def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
     return out
 
 
+def _from_live(args: argparse.Namespace) -> list:
+    """The judge transcripts ``converse`` wrote (``<dir>/judge/<baseline>.jsonl``) of each
+    ``--live`` run: per run, a seeded subset of ``--n`` dialogues, the same for every baseline
+    of that run (the dialogues every baseline conversed on)."""
+    from trace_crs.judge.transcript import load_transcripts
+
+    out = []
+    for run in args.live:
+        files = sorted((Path(run) / "judge").glob("*.jsonl"))
+        if not files:
+            raise UsageError(f"--live {run}: no judge/<baseline>.jsonl (run trace-crs converse into it first)")
+        per_system = {f.stem: load_transcripts(f) for f in files}
+        common = set.intersection(*({t.dialogue_id.partition("/")[2] for t in ts} for ts in per_system.values()))
+        chosen = set(seeded_subset(sorted(common), args.n, args.seed))
+        out += [t for ts in per_system.values() for t in ts if t.dialogue_id.partition("/")[2] in chosen]
+    return out
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready: DataFrames as lists of rows, numpy scalars as Python numbers, NaN as null."""
     import math
@@ -184,6 +214,30 @@ def _plain(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
+def _select(args: argparse.Namespace, pred: Any) -> Any:
+    """``--select``: per factor, the candidate (``--pred`` and each ``--select`` file) with the
+    highest QWK against ``--human``; ``--mixture-out`` writes the mixture table."""
+    import yaml
+
+    from trace_crs.judge.records import read_ratings
+    from trace_crs.judge.select import mixture_table, select_judges
+    from trace_crs.kb.store import iter_jsonl
+
+    if not args.human:
+        raise UsageError("--select needs --human labels (the judges are chosen by QWK against them)")
+    paths = [Path(args.pred), *(Path(p) for p in args.select)]
+    names = [p.stem for p in paths]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--select: candidate files need distinct names (stems), got {names}")
+    frames = {n: (pred if i == 0 else read_ratings(p)) for i, (n, p) in enumerate(zip(names, paths))}
+    models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths)}
+    selection = select_judges(frames, read_ratings(args.human, human=True))
+    if args.mixture_out:
+        text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
+        write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
+    return selection
+
+
 def run_agree(args: argparse.Namespace) -> int:
     """``judge agree``."""
     from trace_crs.judge import agree
@@ -191,13 +245,18 @@ def run_agree(args: argparse.Namespace) -> int:
 
     out = Path(args.out) if args.out else None
     if out:
-        refuse_inputs([out], [args.pred, args.human, args.judge_b, *(args.repeat or [])])
+        refuse_inputs([out], [args.pred, args.human, args.judge_b, *(args.repeat or []), *(args.select or [])])
+    if args.mixture_out:
+        refuse_inputs([Path(args.mixture_out)], [args.pred, args.human, *(args.select or [])])
+        if not args.select:
+            raise UsageError("--mixture-out needs --select (the candidate judges)")
     pred = read_ratings(args.pred)
-    tables: dict[str, Any] = {"coupling_judge": agree.coupling(pred), "cost": agree.cost(pred)}
+    tables: dict[str, Any] = {"coupling_judge": agree.coupling(pred), "coupling_matrix_judge": agree.coupling_matrix(pred),
+                              "cost": agree.cost(pred)}
     if args.human:
         human = read_ratings(args.human, human=True)
         tables |= {"factors": agree.factor_agreement(pred, human), "overall": agree.overall_agreement(pred, human),
-                   "coupling_human": agree.coupling(human)}
+                   "coupling_human": agree.coupling(human), "coupling_matrix_human": agree.coupling_matrix(human)}
         if pred["system"].notna().any() and human["system"].notna().any():
             tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
     if args.judge_b:
@@ -206,6 +265,8 @@ def run_agree(args: argparse.Namespace) -> int:
                    "ranking_vs_judge_b": agree.ranking_agreement(pred, other)}
     if args.repeat:
         tables["stability"] = agree.stability([pred, *(read_ratings(r) for r in args.repeat)])
+    if args.select:
+        tables["selection"] = _select(args, pred)
     as_json = {k: _plain(v) for k, v in tables.items()}
     if not args.quiet:
         for k, v in tables.items():
@@ -235,6 +296,8 @@ def register(subparsers) -> None:
     p.add_argument("--mode", choices=MODES, default="per-factor", help="one call per factor (paper) or one call for all")
     p.add_argument("--aggregator", choices=AGGREGATORS, default="avg", help="CoRE-Avg only, + debate, or mixture")
     p.add_argument("--mixture", help="mixture table YAML (judges and factor -> judge)")
+    p.add_argument("--domain", help="judge every transcript in this domain (travel, movies; default: each "
+                   "transcript's own domain field, travel when absent)")
     p.add_argument("--retries", type=int, default=2, help="re-asks after an unparseable reply")
     p.add_argument("--max-rounds", type=int, default=4, help="debate round limit")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -249,6 +312,7 @@ def register(subparsers) -> None:
     p.add_argument("--n", type=int, help="export a seeded subset of N dialogues (the same for every system)")
     p.add_argument("--seed", type=int, default=42, help="seed of the subset")
     p.add_argument("--generic", help="a CRS log in the generic {dialogue_id, turns: [{role, text}]} layout")
+    p.add_argument("--live", action="append", help="a converse output directory (its judge/*.jsonl); repeatable")
     p.add_argument("--out", required=True, help="transcripts JSON lines to write")
     p.set_defaults(func=run_transcripts)
     p = sub.add_parser("agree", help="meta-evaluate judged transcripts against human labels or another judge")
@@ -256,6 +320,9 @@ def register(subparsers) -> None:
     p.add_argument("--human", help="human labels JSON lines keyed by dialogue_id")
     p.add_argument("--judge-b", help="a second judge's records (two-judge agreement)")
     p.add_argument("--repeat", action="append", help="the same judge rerun (stability); repeatable")
+    p.add_argument("--select", action="append", help="another judge's records: choose each factor's judge among "
+                   "--pred and these by QWK against --human (CoRE §7.2); repeatable")
+    p.add_argument("--mixture-out", help="write the selection as a mixture table YAML (judge core --mixture)")
     p.add_argument("--out", help="JSON file of every table (default: stdout)")
     p.add_argument("--quiet", action="store_true", help="no tables on stderr")
     p.set_defaults(func=run_agree)

@@ -1,5 +1,6 @@
-"""`trace-crs kb build|stats`: build a KB directory (synthetic or Yelp) and summarise it
-(paper §2.1, Table 3)."""
+"""`trace-crs kb build|stats|calibrate|realism`: build a KB directory (synthetic or Yelp),
+summarise it (paper §2.1, Table 3), calibrate the synthetic writer on Yelp, and compare its
+reviews with real ones (``kb.realism``)."""
 from __future__ import annotations
 
 import argparse
@@ -42,7 +43,14 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from trace_crs.kb.calibration import yelp_mention_rates
+    from trace_crs.kb.calibration import yelp_length_quantiles, yelp_mention_rates
+    if args.lengths:   # the length profile of data/review_lengths.yaml
+        text = json.dumps(yelp_length_quantiles(args.yelp_dir), indent=2, sort_keys=True) + "\n"
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(text)
+        print(text if args.global_json or not args.out else f"length quantiles -> {args.out}")
+        return 0
     rates = yelp_mention_rates(args.yelp_dir, args.min_reviews)
     text = json.dumps(rates, indent=2, sort_keys=True) + "\n"
     if args.out:
@@ -51,8 +59,47 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _realism(args: argparse.Namespace) -> int:
+    from trace_crs.atomic import write_json, write_text
+    from trace_crs.kb.realism import compare, kb_corpus, to_markdown, yelp_corpus
+    if not Path(args.kb, "reviews.jsonl").is_file():
+        raise FileNotFoundError(f"{args.kb}: KB directory with reviews.jsonl not found")
+    reference = yelp_corpus(args.reference) if args.reference else None
+    report = compare(kb_corpus(args.kb), reference, seed=args.seed, n_per_class=args.n_per_class)
+    report["kb"] = str(args.kb)
+    report["reference_dir"] = str(args.reference) if args.reference else None
+    if args.out:
+        write_json(report, args.out, indent=2)
+    if args.markdown:
+        write_text(args.markdown, to_markdown(report))
+    syn, ref = report["synthetic"], report.get("reference")
+    for key in ("n_reviews", "length_mean", "sentences_per_review", "type_token_ratio", "distinct_bigram_rate",
+                "facet_sentence_share", "distinct_text_rate", "texts_shared_by_pois"):
+        print(f"{key:24s} {syn[key]:>10.3f}" + (f" {ref[key]:>10.3f}" if ref else ""))
+    if ref:
+        print(f"{'length_ks':24s} {report['length_ks']:>10.3f}")
+        print(f"{'discriminator_auc':24s} {report['discriminator']['auc']:>10.3f}")
+    return 0
+
+
+def _degrade(args: argparse.Namespace) -> int:
+    """``kb degrade``: the KB with Yelp's attribute missingness applied (``kb.missingness``)."""
+    from trace_crs.errors import UsageError
+    from trace_crs.kb.missingness import coverage_rates, degrade
+    src, out = Path(args.kb).resolve(), Path(args.out).resolve()
+    if out == src or src in out.parents:
+        raise UsageError(f"--out {args.out} would overwrite the input KB {args.kb}; choose another directory")
+    kb = load_kb(args.kb)
+    pois = degrade(list(kb.pois.values()), coverage_rates(), seed=args.seed)
+    manifest = {k: v for k, v in kb.manifest.items() if k != "files"}
+    manifest.update(degraded_from=kb.sha256, missingness_seed=args.seed, missingness="kb/data/attribute_coverage.yaml")
+    write_kb(pois, sorted(kb.reviews.values(), key=lambda r: r.review_id), args.out, manifest)
+    print(f"kb degrade: {len(pois)} POIs with Yelp attribute missingness -> {args.out}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``kb build``, ``kb stats`` and ``kb calibrate``."""
+    """Add ``kb build``, ``kb stats``, ``kb calibrate``, ``kb realism`` and ``kb degrade``."""
     kb = subparsers.add_parser("kb", help="build and summarise the POI knowledge base")
     sub = kb.add_subparsers(dest="kb_command", required=True)
     build = sub.add_parser("build", help="build a KB directory (pois.jsonl, reviews.jsonl, MANIFEST.json)")
@@ -65,10 +112,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cal = sub.add_parser("calibrate", help="per-review facet mention rates of a Yelp bundle (for the review writer)")
     cal.add_argument("--yelp-dir", required=True, help="directory with the Yelp business/review JSON files")
     cal.add_argument("--min-reviews", type=int, default=20, help="keep facet values seen on at least this many reviews")
+    cal.add_argument("--lengths", action="store_true",
+                     help="instead: review-length quantiles after truncation at 500 chars (data/review_lengths.yaml)")
     cal.add_argument("--out", help="write the rates as JSON here")
     cal.set_defaults(func=_calibrate)
+    real = sub.add_parser("realism", help="synthetic vs real review statistics and a discriminator's AUC")
+    real.add_argument("--kb", required=True, help="KB directory")
+    real.add_argument("--reference", help="Yelp bundle directory (yelp_academic_dataset_review.json) to compare with")
+    real.add_argument("--out", help="write the report (aggregate statistics only) as JSON here")
+    real.add_argument("--markdown", help="also write the data card's table (Markdown) here")
+    real.add_argument("--seed", type=int, default=42)
+    real.add_argument("--n-per-class", type=int, default=2000, help="reviews per class for the discriminator")
+    real.set_defaults(func=_realism)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
     stats.add_argument("kb_dir", nargs="?", help="KB directory (or --kb)")
     stats.add_argument("--kb", help="KB directory")
     stats.add_argument("--out", "--json", dest="json", help="also write the statistics as JSON to this path")
     stats.set_defaults(func=_stats)
+    degrade = sub.add_parser("degrade", help="copy a KB with Yelp's attribute missingness applied (kb.missingness)")
+    degrade.add_argument("--kb", required=True, help="input KB directory")
+    degrade.add_argument("--out", required=True, help="output KB directory (not the input)")
+    degrade.add_argument("--seed", type=int, default=42)
+    degrade.set_defaults(func=_degrade)

@@ -16,6 +16,9 @@
   [--baselines X,Y] [--n-dialogues N] [--seed 42] [--settings S1,S2,...] [--entailment SPEC]
   [--fuzzy-threshold 0.8] --out FILE.parquet`` — the re-scoring analyses of App. L / App. O
   (:mod:`trace_crs.stats.sensitivity`) on a seeded sample of each run's dialogues.
+* ``trace-crs stats diagnose --results DIR [--run closed] [--corpus-runs kb_missingness=closed_missing]
+  [--n-dialogues N] [--seed 42] --out FILE.parquet`` — every variant that tests a cause of a
+  deviation from the paper (:mod:`trace_crs.stats.diagnosis`), for the Deviations page.
 """
 from __future__ import annotations
 
@@ -121,6 +124,58 @@ def _abstention(args: argparse.Namespace) -> int:
     return 0
 
 
+def _abstention_llm(args: argparse.Namespace) -> int:
+    """``stats abstention-llm``: the LLM baselines of a run config on the unsolvable set and a
+    seeded sample of solvable dialogues (the ``[Unsolved]`` rule is in their prompt)."""
+    import dataclasses
+
+    import numpy as np
+
+    from trace_crs.atomic import write_atomic
+    from trace_crs.baselines.abstain import decline_table
+    from trace_crs.baselines.registry import GROUPS
+    from trace_crs.cli.converse import config_section
+    from trace_crs.cli.score import refuse_inputs
+    from trace_crs.config import load_config
+    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.dialogues.subset import select_subset
+    from trace_crs.errors import UsageError
+    from trace_crs.kb import load_kb
+    from trace_crs.live.run import LiveConfig, resolved_config
+    from trace_crs.metrics.abstention import decline_scores
+    from trace_crs.runner.execute import build_baselines
+
+    out = args.out
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file; it names the output directory")
+    refuse_inputs([out / "llm_decisions.parquet", out / "llm_abstention.csv"],
+                  [args.kb, args.dialogues, args.unsolvable, args.config])
+    cfg = load_config(LiveConfig, args.config, args.set, section=config_section(args.config))
+    cfg = dataclasses.replace(cfg, kb=args.kb, dialogues=args.dialogues,
+                              **({"baselines": args.baselines} if args.baselines else {}))
+    resolved = resolved_config(cfg)
+    names = [n for n in resolved["baselines"] if GROUPS[n] == "LLM"]
+    if not names:
+        raise UsageError(f"abstention-llm: no LLM baseline in {resolved['baselines']}")
+    kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
+    corpus = load_dialogues(args.dialogues)
+    rng = np.random.default_rng(args.seed)
+    picks = sorted(rng.choice(len(corpus), size=min(args.n_solvable, len(corpus)), replace=False))
+    items = select_subset(unsolvable, args.n_unsolvable, args.seed)
+    systems = build_baselines(names, kb, lm_config=resolved["lm"], seed=cfg.seed, prefilter=cfg.prefilter)
+    try:
+        table = decline_table(kb, items, [corpus[i] for i in picks], systems)
+    finally:
+        for system in systems.values():
+            getattr(system, "close", lambda: None)()
+    scores = decline_scores(table)
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / "llm_decisions.parquet", lambda t: table.to_parquet(t, index=False))
+    write_atomic(out / "llm_abstention.csv", lambda t: scores.to_csv(t, index=False, float_format="%.6g"))
+    print(out)
+    return 0
+
+
 def _names(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
@@ -139,6 +194,22 @@ def _sensitivity(args: argparse.Namespace) -> int:
                                 n_dialogues=args.n_dialogues, seed=args.seed, settings=settings,
                                 entailment=args.entailment, fuzzy_threshold=args.fuzzy_threshold)
     sensitivity.write(frame, args.out)
+    print(args.out)
+    return 0
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    from trace_crs.cli.score import refuse_inputs
+    from trace_crs.errors import UsageError
+    from trace_crs.stats import diagnosis
+
+    if args.out.is_dir():
+        raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
+    refuse_inputs([args.out], [str(args.results / "runs")])
+    frame = diagnosis.diagnose(args.results, args.run, diagnosis.parse_corpus_runs(args.corpus_runs),
+                               baselines=_names(args.baselines) if args.baselines else None,
+                               n_dialogues=args.n_dialogues, seed=args.seed)
+    diagnosis.write(frame, args.out)
     print(args.out)
     return 0
 
@@ -163,6 +234,18 @@ def register(subparsers) -> None:  # noqa: ANN001
     abst.add_argument("--seed", type=int, default=42)
     abst.add_argument("--out", type=Path, required=True, help="output directory")
     abst.set_defaults(func=_abstention)
+    allm = sub.add_parser("abstention-llm", help="LLM baselines on the unsolvable set ([Unsolved] rule in the prompt)")
+    allm.add_argument("--config", required=True, help="a run config (its evaluate: section: LLM baselines, lm)")
+    allm.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key, e.g. lm.model=…")
+    allm.add_argument("--baselines", help="restrict to these LLM baselines (comma-separated)")
+    allm.add_argument("--kb", required=True, help="KB directory")
+    allm.add_argument("--dialogues", required=True, help="the corpus (solvable dialogues are sampled from it)")
+    allm.add_argument("--unsolvable", required=True, help="trace-crs dialogues unsolvable output")
+    allm.add_argument("--n-unsolvable", type=int, default=None, help="seeded subset of the unsolvable items (default all)")
+    allm.add_argument("--n-solvable", type=int, default=300, help="solvable dialogues sampled (default 300)")
+    allm.add_argument("--seed", type=int, default=42)
+    allm.add_argument("--out", type=Path, required=True, help="output directory (llm_abstention.csv, llm_decisions.parquet)")
+    allm.set_defaults(func=_abstention_llm)
     orc = sub.add_parser("oracle", help="budget-oracle curve (in-sample upper bound with perfect foresight)")
     orc.add_argument("--scores", type=Path, required=True)
     orc.add_argument("--records", type=Path, required=True, help="the run's records.parquet (for costs)")
@@ -184,3 +267,12 @@ def register(subparsers) -> None:  # noqa: ANN001
                       help="grounding-error threshold of the errors analysis")
     sens.add_argument("--out", type=Path, required=True, help="output Parquet file")
     sens.set_defaults(func=_sensitivity)
+    diag = sub.add_parser("diagnose", help="score every variant that tests a cause of a deviation from the paper")
+    diag.add_argument("--results", type=Path, required=True, help="results/<profile>/ (reads runs/<run>/)")
+    diag.add_argument("--run", default="closed", help="the run whose dialogues every variant scores")
+    diag.add_argument("--corpus-runs", help="VARIANT=RUN,... runs of the same dialogues on a changed corpus")
+    diag.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
+    diag.add_argument("--n-dialogues", type=int, help="seeded sample of the run's dialogues (default: all)")
+    diag.add_argument("--seed", type=int, default=42)
+    diag.add_argument("--out", type=Path, required=True, help="output Parquet file")
+    diag.set_defaults(func=_diagnose)

@@ -1,9 +1,17 @@
 """User preference constraints the generator states (paper §2.2, Appendix S).
 
 A constraint is ``(facet, value)``; whether a POI meets one is decided by the one
-satisfaction function of the KB layer, :func:`trace_crs.kb.satisfaction.satisfies`
-(re-exported here with :func:`satisfying` for existing callers).  The multi-reference gold of
-a turn is every candidate satisfying all constraints stated so far.
+satisfaction function of the KB layer, :func:`trace_crs.kb.satisfaction.satisfies`.  Two
+composite constraints state what travellers also say (issue "travellers' language"):
+
+* ``("avoid", (facet, value))`` — the traveller does *not* want the value ("nothing loud",
+  "not touristy"): met by a POI that does not have it (an unknown style or noise level is not
+  having it, as :func:`~trace_crs.kb.satisfaction.satisfies` never lets an unknown value pass);
+* ``("either", ((facet, value), ...))`` — any one of several values will do.
+
+:func:`meets` and :func:`meeting` accept both and defer every per-value test to the KB
+function (re-exported here unchanged, with :func:`satisfying`, for plain constraints).  The multi-reference gold of a turn is every candidate satisfying all
+constraints stated so far, so gold and acceptable alternatives honour avoided values.
 """
 from __future__ import annotations
 
@@ -14,8 +22,48 @@ import numpy as np
 from trace_crs.kb.satisfaction import Constraint, satisfies, satisfying
 from trace_crs.kb.schema import POI
 
-__all__ = ["ANCHOR_RADII_KM", "Constraint", "hidden_preferences", "loosened", "nearest_anchor",
-           "preference_pool", "satisfies", "satisfying"]
+__all__ = ["ANCHOR_RADII_KM", "AVOIDABLE", "Constraint", "avoid_pool", "hidden_preferences", "loosened", "meeting",
+           "meets", "nearest_anchor", "preference_pool", "satisfies", "satisfying"]
+
+# Values a traveller plausibly says they do *not* want (the simulator's bank phrases each);
+# styles only for restaurants ("not Italian again").
+AVOIDABLE: dict[str, tuple[str, ...]] = {
+    "noise": ("loud", "quiet"),
+    "ambience": ("touristy", "trendy", "lively", "classy", "romantic"),
+    "features": ("family_friendly", "pet_friendly"),
+}
+
+
+def meets(poi: POI, constraint: Constraint) -> bool:
+    """Whether ``poi`` meets one constraint, plain or composite (module docstring); every
+    per-value test is :func:`~trace_crs.kb.satisfaction.satisfies`."""
+    facet, value = constraint
+    if facet == "avoid":
+        return not satisfies(poi, tuple(value))
+    if facet == "either":
+        return any(satisfies(poi, tuple(c)) for c in value)
+    return satisfies(poi, constraint)
+
+
+def meeting(pois: list[POI], constraints: list[Constraint]) -> list[str]:
+    """Ids (in input order) of the POIs meeting every constraint, plain or composite."""
+    return [p.business_id for p in pois if all(meets(p, c) for c in constraints)]
+
+
+def avoid_pool(target: POI, cands: list[POI]) -> list[Constraint]:
+    """``("avoid", (facet, value))`` constraints ``target`` meets that some other candidate
+    violates (so stating one can matter): avoidable values of :data:`AVOIDABLE` the target does
+    not have, and for restaurants another candidate's style."""
+    out: list[Constraint] = []
+    for facet, values in AVOIDABLE.items():
+        for value in values:
+            c = (facet, value)
+            if not satisfies(target, c) and any(satisfies(p, c) for p in cands):
+                out.append(("avoid", c))
+    if target.poi_type == "restaurant":
+        styles = sorted({p.attributes.get("style") for p in cands} - {target.attributes.get("style"), None})
+        out += [("avoid", ("style", s)) for s in styles]
+    return out
 
 ANCHOR_RADII_KM: tuple[float, ...] = (2.0, 4.0)
 
@@ -70,11 +118,18 @@ def loosened(constraint: Constraint) -> Constraint | None:
 
 def hidden_preferences(constraints: list[Constraint]) -> dict[str, Any]:
     """The ``scenario.hidden_preferences`` record of a final constraint list (later values of
-    single-valued facets replace earlier ones; list facets are sorted)."""
-    prefs: dict[str, Any] = {"style": None, "price_max": None, "noise": None, "ambience": [], "features": [], "anchor": None}
+    single-valued facets replace earlier ones; list facets are sorted; avoided values as
+    ``avoid: {facet: [values]}``, either-of groups as ``either: [[{facet, value}, ...]]``)."""
+    prefs: dict[str, Any] = {"style": None, "price_max": None, "noise": None, "ambience": [], "features": [], "anchor": None,
+                             "avoid": {}, "either": []}
     for facet, value in constraints:
-        if facet in ("ambience", "features"):
+        if facet == "avoid":
+            prefs["avoid"][value[0]] = sorted(set(prefs["avoid"].get(value[0], [])) | {value[1]})
+        elif facet == "either":
+            prefs["either"].append([{"facet": f, "value": v} for f, v in value])
+        elif facet in ("ambience", "features"):
             prefs[facet] = sorted(set(prefs[facet]) | {value})
         else:
             prefs[facet] = value
+    prefs["avoid"] = dict(sorted(prefs["avoid"].items()))
     return prefs

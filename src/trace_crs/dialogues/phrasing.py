@@ -18,6 +18,7 @@ import numpy as np
 import yaml
 
 from trace_crs.dialogues.constraints import Constraint
+from trace_crs.kb.facets import STYLES
 from trace_crs.kb.lexicon import facet_lexicon
 
 
@@ -49,8 +50,44 @@ def keyword(facet: str, value: Any, rng: np.random.Generator) -> str:
 
 
 def pref_text(constraint: Constraint, poi_type: str, rng: np.random.Generator) -> str:
-    """One sentence stating a constraint (a paraphrase, or with probability ``p_direct`` a
-    keyword frame; prices always with a public price word)."""
+    """A statement of one constraint: a negated statement for ``avoid``, an either/or
+    statement for ``either``; otherwise :func:`plain_text`, with probability ``p_correct``
+    preceded by another value of the facet and its withdrawal ("… Actually, scratch that.")
+    and with probability ``p_hedge`` hedged (", ideally.")."""
+    facet, value = constraint
+    bank = paraphrases()
+    if facet == "avoid":
+        return avoid_text(value, rng)
+    if facet == "either":
+        a, b = (keyword(f, v, rng) for f, v in value)
+        text = choose(bank["either"], rng).format(a=a, b=b)
+        return text[0].upper() + text[1:]
+    text = plain_text(constraint, poi_type, rng)
+    if rng.random() < bank["p_hedge"] and text.endswith(".") and not text.endswith("please."):
+        text = text[:-1] + choose(bank["hedges"], rng)
+    if facet in ("style", "noise", "ambience") and rng.random() < bank["p_correct"]:
+        others = [v for v in (STYLES[poi_type] if facet == "style" else bank[facet]) if v != value]
+        wrong = plain_text((facet, choose(others, rng)), poi_type, rng)
+        text = f"{wrong} {choose(bank['corrections'], rng)} {text}"
+    return text
+
+
+def avoid_text(value: Constraint, rng: np.random.Generator) -> str:
+    """A sentence saying the traveller does not want ``value`` (``data/paraphrases.yaml`` ``avoid``;
+    a restaurant style with a keyword in an ``avoid_style`` frame)."""
+    facet, v = value
+    if facet == "style":
+        text = choose(paraphrases()["avoid_style"], rng).format(kw=keyword(facet, v, rng))
+        return text[0].upper() + text[1:]
+    options = paraphrases()["avoid"].get(facet, {}).get(str(v))
+    if not options:
+        raise ValueError(f"the paraphrase bank has no negated sentence for {facet}={v!r}")
+    return choose(options, rng)
+
+
+def plain_text(constraint: Constraint, poi_type: str, rng: np.random.Generator) -> str:
+    """One sentence stating a plain constraint (a paraphrase, or with probability ``p_direct``
+    a keyword frame; prices always with a public price word)."""
     facet, value = constraint
     bank = templates()["pref"]
     if facet != "price_max" and rng.random() >= paraphrases()["p_direct"]:

@@ -12,6 +12,14 @@ The user's hidden preferences are constraints a target candidate T satisfies, so
 POI lies in ``S`` (gold), every other member of ``S`` is an acceptable alternative (exact by
 construction), and each rejection states a constraint the rejected POI violates.
 
+Travellers' language both ways: with probability ``P_AVOID`` one value the target does *not*
+have but another candidate does joins the constraint order near its front as
+``("avoid", (facet, value))`` (:func:`~trace_crs.dialogues.constraints.avoid_pool`; stated as
+a negated sentence, possibly as the reason for a rejection: "too loud — nothing loud"); with
+probability ``P_EITHER`` a style/ambience/feature constraint becomes an either-of group with a
+value another candidate has.  Gold honours both, since every set above uses
+:func:`~trace_crs.dialogues.constraints.meets`.
+
 Persona conditioning: the persona's ``preference_prior`` (``data/personas.yaml``) makes a
 target that meets more favoured facet values more likely (weight ``1 + FAVOUR_TARGET·k``) and
 moves the favoured constraints to the front of the order in which preferences are stated,
@@ -24,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.dialogues.constraints import Constraint, loosened, preference_pool, satisfies, satisfying
+from trace_crs.dialogues.constraints import (Constraint, avoid_pool, loosened, meeting, meets, preference_pool,
+                                             satisfies)
 from trace_crs.dialogues.tiers import TierSpec
 from trace_crs.kb.schema import POI
 
@@ -34,6 +43,9 @@ P_SILENT_GREETING = 0.15
 SLACK_EVERY = 8  # attempts before one fewer up-front constraint is tried
 FAVOUR_TARGET = 10.0   # extra target weight per favoured facet value it meets
 FAVOUR_ORDER = 10.0    # added to a favoured constraint's coverage score (> any coverage of 8 + noise 2)
+P_AVOID = 0.25         # a preference against a value joins the order (when the pool has one)
+AVOID_DEPTH = 2        # ... at one of the first AVOID_DEPTH + 1 positions
+P_EITHER = 0.08        # a style/ambience/feature constraint becomes "either it or another value"
 Favoured = frozenset  # of (facet, value-as-text | "*")
 
 
@@ -74,12 +86,35 @@ def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator,
            prior: Favoured = frozenset()) -> list[Constraint]:
     """Constraints the persona favours first, then broad ones (met by many candidates), ties
     and near-ties shuffled; the style leads with probability ``P_STYLE_FIRST``."""
-    cover = {i: sum(satisfies(p, c) for p in cands) + rng.random() * 2 + FAVOUR_ORDER * favoured(c, prior)
+    cover = {i: sum(meets(p, c) for p in cands) + rng.random() * 2 + FAVOUR_ORDER * favoured(c, prior)
              for i, c in enumerate(pool)}
     ordered = [pool[i] for i in sorted(cover, key=lambda i: -cover[i])]
     if rng.random() < P_STYLE_FIRST:
         ordered.sort(key=lambda c: c[0] != "style")
     return ordered
+
+
+def _vary(pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.Generator,
+          prior: Favoured = frozenset()) -> None:
+    """In place: maybe insert an avoided value near the front (after the persona's favoured
+    constraints, so the persona signal is kept), maybe turn one constraint into an either-of
+    group (module docstring)."""
+    avoids = [a for a in avoid_pool(target, cands) if not favoured(a[1], prior)]  # never against the persona's tastes
+    if avoids and rng.random() < P_AVOID:
+        lead = next((i for i, c in enumerate(pool) if not favoured(c, prior)), len(pool))
+        at = min(len(pool), lead + int(rng.integers(0, AVOID_DEPTH + 1)))
+        pool.insert(at, avoids[int(rng.integers(len(avoids)))])
+    if rng.random() < P_EITHER:
+        for i, (facet, value) in enumerate(pool):
+            if facet not in ("style", "ambience", "features") or (facet == "style" and target.poi_type != "restaurant") \
+                    or favoured((facet, value), prior):   # the persona's own tastes stay plain
+                continue
+            have = {p.attributes.get(facet) for p in cands} if facet == "style" else \
+                {v for p in cands for v in p.attributes.get(facet) or []}
+            others = sorted(v for v in have - {value, None} if not satisfies(target, (facet, v)))
+            if others:
+                pool[i] = ("either", ((facet, value), (facet, others[int(rng.integers(len(others)))])))
+                return
 
 
 def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
@@ -92,6 +127,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     weight = peers**2 * (1.0 + FAVOUR_TARGET * liked)  # favour the focus style and the persona's tastes
     target = cands[int(rng.choice(len(cands), p=weight / weight.sum()))]
     pool = _order(preference_pool(target, hotspots), cands, rng, prior)
+    _vary(pool, target, cands, rng, prior)
     n_rej = int(rng.choice(spec.rejections))
     n_con = min(int(rng.integers(spec.constraints[0], spec.constraints[1] + 1)), len(pool))
     tight = next((c for c in pool if loosened(c) is not None), None) if spec.conflicts else None
@@ -117,7 +153,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     if not current.revealed:
         return None
     steps.append(current)
-    stated, s_ids, recommended = list(pre), satisfying(cands, pre), []
+    stated, s_ids, recommended = list(pre), meeting(cands, pre), []
     for j in range(n_rej):
         k = 2 if current.system_action == "compare" else 1
         options = [later[i] for i in rng.permutation(len(later)) if later[i] not in stated]
@@ -125,7 +161,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
             options.insert(0, tight)
         choice = None
         for c in options:
-            violators = [b for b in s_ids if b not in recommended and not satisfies(by_id[b], c)]
+            violators = [b for b in s_ids if b not in recommended and not meets(by_id[b], c)]
             if len(violators) >= k:
                 choice = (c, [violators[i] for i in rng.choice(len(violators), size=k, replace=False)])
                 break
@@ -135,7 +171,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
         current.recommended = victims
         recommended += victims
         stated.append(c)
-        s_ids = [b for b in s_ids if satisfies(by_id[b], c)]
+        s_ids = [b for b in s_ids if meets(by_id[b], c)]
         final_compare = j == n_rej - 1 and not sep and not compare_first
         current = Step("reject_and_refine", "compare" if final_compare else "recommend", [c], rejected=victims[0])
         steps.append(current)
@@ -164,7 +200,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
         stated_now += step.revealed
         step.stated = list(stated_now)
         if step.recommended:
-            ok = satisfying(cands, stated_now)
+            ok = meeting(cands, stated_now)
             step.alternatives = [b for b in ok if b not in step.recommended]
     return Plan(steps=steps, constraints=stated, target=target.business_id)
 

@@ -7,14 +7,16 @@ POI's reviews, widened to the surrounding sentence and trimmed at word boundarie
 """
 from __future__ import annotations
 
-from typing import Any
+from bisect import bisect_right
+from typing import Any, Iterable
 
 from trace_crs.dialogues.schema import Span
 from trace_crs.segment import SENTENCE_END
 from trace_crs.kb.lexicon import find_facets
+from trace_crs.kb.review_writer import QUOTABLE_MAX_CHARS
 from trace_crs.kb.store import KB
 
-MAX_QUOTE_CHARS = 120
+MAX_QUOTE_CHARS = QUOTABLE_MAX_CHARS   # the synthetic writer keeps facet sentences this short
 
 
 def sentence_window(text: str, start: int, end: int, max_chars: int = MAX_QUOTE_CHARS) -> tuple[int, int]:
@@ -83,3 +85,31 @@ class QuoteFinder:
         review = sorted(reviews, key=lambda r: (-r.stars, r.review_id))[0]
         a, b = sentence_window(review.text, 0, min(1, len(review.text)))
         return Span(review.review_id, a, b, review.text[a:b]) if b > a else None
+
+
+def quote_specificity(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]:
+    """How many POIs' reviews hold each cited quote verbatim (paper §2.2: a quote grounds a
+    claim about one POI).  Every ``citations[].quote`` of every system turn is searched in all
+    review texts of the KB (case-sensitive substring); returns the number of quotes, the share
+    found in the reviews of exactly one POI, and the counts by number of POIs (0, 1, 2, 3+)."""
+    texts, owners, offsets, pos = [], [], [], 0
+    for bid, reviews in sorted(kb.reviews_by_poi.items()):
+        for review in reviews:
+            texts.append(review.text)
+            owners.append(bid)
+            offsets.append(pos)
+            pos += len(review.text) + 1
+    corpus = "\x00".join(texts)
+    counts: dict[str, int] = {"0": 0, "1": 0, "2": 0, "3+": 0}
+    n = 0
+    for dialogue in dialogues:
+        for turn in dialogue["turns"]:
+            for citation in turn.get("citations", []) if turn["role"] == "system" else []:
+                pois, at = set(), corpus.find(citation["quote"])
+                while at != -1:
+                    pois.add(owners[bisect_right(offsets, at) - 1])
+                    at = corpus.find(citation["quote"], at + 1)
+                k = len(pois)
+                counts["3+" if k >= 3 else str(k)] += 1
+                n += 1
+    return {"n_quotes": n, "single_poi_share": counts["1"] / n if n else float("nan"), "by_n_pois": counts}

@@ -35,6 +35,10 @@ def _spans(finder: QuoteFinder, bid: str, stated: list[Constraint], k: int) -> l
     first; the POI's best review's first sentence when no aspect has support."""
     out: list[Span] = []
     for facet, value in reversed(stated):
+        if facet == "either":  # quote the member the POI has
+            facet, value = next(((f, v) for f, v in value if finder.support(bid, f, v)), value[0])
+        if facet == "avoid":    # an absent value has no supporting span
+            continue
         for span in finder.support(bid, facet, value):
             if span.review_id not in {s.review_id for s in out}:
                 out.append(span)

@@ -13,6 +13,9 @@
   too).  The transcript's id is ``<system>/<dialogue_id>`` (one transcript per system and
   dialogue, as CoRE's logs are).  Caveat: the user turns after a spliced turn answer the *reference* system, so
   Recoverability and Coherence are judged against a user who did not hear the baseline.
+* :func:`from_live` — a live conversation of ``trace-crs converse``: the judge rates the turns
+  the system and the simulated user actually exchanged; only the opening request, the same for
+  every system, is history.
 * :func:`from_generic` — the generic ``{"dialogue_id", "turns": [{"role", "text"}]}`` layout
   of other CRS logs (e.g. CRSArena movie conversations), with common role / text synonyms.
 """
@@ -90,6 +93,32 @@ def from_predictions(d: Mapping[str, Any], predictions: Mapping[Key, Mapping[str
         turns[i] = Turn(role="assistant", text=pred["text"], evidence=cited_texts(kb, pred),
                         items=[item_name(kb, p) for p in pred["ranked_poi_ids"][:CITABLE_TOP]])
     return ref.model_copy(update={"turns": turns, "dialogue_id": f"{system}/{d['dialogue_id']}"})
+
+
+def opening_turns(d: Mapping[str, Any]) -> int:
+    """How many turns precede the first system turn: the user's opening request, identical for
+    every system that converses with the same simulated user (seeded by dialogue, not system)."""
+    return next((i for i, t in enumerate(d["turns"]) if t["role"] != "user"), len(d["turns"]))
+
+
+def from_live(d: Mapping[str, Any], kb: KB | None = None, system: str | None = None,
+              predictions: Mapping[Key, Mapping[str, Any]] | None = None) -> Transcript:
+    """A live transcript (``trace-crs converse``, :mod:`trace_crs.live.loop`) as a judge
+    transcript: every turn is the system's or the simulated user's live turn (no reference
+    turn); the shared opening request is ``<history>`` (context, not rated), the rest is the
+    rated ``<interaction>``; the ground truth is what the user accepted (:func:`accepted_pois`);
+    questions and abstentions are assistant turns without items.  With the run's
+    ``predictions`` a recommend turn's items are the top :data:`CITABLE_TOP` POIs the system
+    presented (as :func:`from_predictions`), not only the top-1 the user reacted to."""
+    name = system or str(((d.get("metadata") or {}).get("live") or {}).get("baseline") or "live")
+    t = from_dialogue(d, kb, name)
+    turns = list(t.turns)
+    for i, turn in enumerate(d["turns"]):
+        pred = (predictions or {}).get((d["dialogue_id"], turn["turn_id"])) if turn["role"] == "system" else None
+        if pred is not None:
+            turns[i] = turns[i].model_copy(update={"items": [item_name(kb, p) for p in pred["ranked_poi_ids"][:CITABLE_TOP]]})
+    return t.model_copy(update={"dialogue_id": f"{name}/{d['dialogue_id']}", "turns": turns,
+                                "history_turns": min(opening_turns(d), len(t.turns) - 1)})
 
 
 def _first(rec: Mapping[str, Any], keys: tuple[str, ...]) -> Any:

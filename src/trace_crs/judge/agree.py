@@ -12,7 +12,8 @@ twelve factor columns, ``overall``), joined on ``dialogue_id``.
 * :func:`overall_agreement` — an overall judge score (``core_avg``, ``debate``) against the human
   overall label: Spearman and Kendall τ_b (Table 7) and Pearson, with the same intervals.
 * :func:`coupling` — mean |τ_b| over the 66 factor pairs (§7.1.1); pairs with a constant
-  factor are undefined and left out (their number is reported).
+  factor are undefined and left out (their number is reported); :func:`coupling_matrix` — the
+  full 12 × 12 τ_b matrix (Fig. 7).
 * :func:`ranking_agreement` — per factor, Kendall τ and Spearman ρ between two judges'
   per-system means (:func:`trace_crs.metrics.judge.cross_judge_agreement`, Figs. 8–9).
 * :func:`stability` — per factor, the mean over dialogues of the sample standard deviation
@@ -86,8 +87,11 @@ def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame, scores: Sequence[str] = ("overall", "debate")) -> pd.DataFrame:
-    """Each overall judge score (``overall`` = CoRE-Avg, ``debate``) against the human ``overall``."""
+def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame,
+                      scores: Sequence[str] = ("overall", "debate", "recall")) -> pd.DataFrame:
+    """Each overall judge score (``overall`` = CoRE-Avg, ``debate``, and ``recall``: the
+    transcript's ground-truth recall, CoRE Table 7's traditional-metric row) against the human
+    ``overall``; ``recall`` is left out when no record carries it."""
     both = _paired(judge, human.rename(columns={"overall": "human_overall"}))
     rows = []
     for s in scores:
@@ -95,19 +99,34 @@ def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame, scores: Sequence
         if col not in both.columns:
             continue
         ok = both[[col, "human_overall"]].dropna()
+        if ok.empty and s == "recall":   # records written before the recall field
+            continue
         rows.append({"score": "core_avg" if s == "overall" else s, **correlations(ok[col], ok["human_overall"])})
     return pd.DataFrame(rows)
 
 
+def _pair_tau(ratings: pd.DataFrame, a: str, b: str) -> float:
+    """Kendall τ_b of two factors on the dialogues rating both (NaN: < 2 such, or a constant side)."""
+    ok = ratings[[a, b]].dropna()
+    if len(ok) >= 2 and ok[a].nunique() > 1 and ok[b].nunique() > 1:
+        return float(stats.kendalltau(ok[a], ok[b], variant="b").statistic)
+    return float("nan")
+
+
 def coupling(ratings: pd.DataFrame) -> dict[str, float]:
     """Mean |τ_b| over the 66 factor pairs (each pair on the dialogues rating both)."""
-    taus = []
-    for a, b in combinations(FACTORS, 2):
-        ok = ratings[[a, b]].dropna()
-        if len(ok) >= 2 and ok[a].nunique() > 1 and ok[b].nunique() > 1:
-            taus.append(abs(float(stats.kendalltau(ok[a], ok[b], variant="b").statistic)))
+    taus = [abs(t) for a, b in combinations(FACTORS, 2) if np.isfinite(t := _pair_tau(ratings, a, b))]
     return {"mean_abs_tau_b": float(np.mean(taus)) if taus else float("nan"), "n_pairs": len(taus),
             "n_undefined": 66 - len(taus)}
+
+
+def coupling_matrix(ratings: pd.DataFrame) -> pd.DataFrame:
+    """CoRE Fig. 7's full matrix: Kendall τ_b of every factor pair (12 × 12, diagonal 1; NaN
+    where undefined), one row per factor with a ``factor`` column."""
+    m = pd.DataFrame(np.eye(len(FACTORS)), index=list(FACTORS), columns=list(FACTORS))
+    for a, b in combinations(FACTORS, 2):
+        m.loc[a, b] = m.loc[b, a] = _pair_tau(ratings, a, b)
+    return m.rename_axis("factor").reset_index()
 
 
 def ranking_agreement(a: pd.DataFrame, b: pd.DataFrame, columns: Sequence[str] = (*FACTORS, "overall")) -> pd.DataFrame:

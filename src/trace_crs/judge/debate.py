@@ -33,6 +33,7 @@ from trace_crs.judge.core import (
     strict_adapter,
     with_retries,
 )
+from trace_crs.judge.domain import check_localised, current, expert, localise
 from trace_crs.judge.factors import ROLES, factors, role_factors
 from trace_crs.judge.transcript import Transcript
 
@@ -44,7 +45,7 @@ class DebateTurn(dspy.Signature):
 
     role: str = dspy.InputField(desc="who you are and which aspects you focus on")
     task: str = dspy.InputField(desc="the debate task")
-    conversation: str = dspy.InputField(desc="conversation log between the traveller and the system")
+    conversation: str = dspy.InputField(desc="conversation log between the user and the system")
     evaluation_result: str = dspy.InputField(desc="JSON results of the factors you are responsible for")
     discussion: str = dspy.InputField(desc="JSON statements of all evaluators in earlier rounds")
     note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
@@ -101,16 +102,21 @@ class Debate(dspy.Module):
 
     def forward(self, transcript: Transcript, results: Mapping[str, FactorResult], lm: dspy.BaseLM) -> dspy.Prediction:
         cfg, log = debate_config(), transcript.log()
+        domain = current()   # the rubric domain (trace_crs.judge.domain): travel as written, else localised
+        self.turn = dspy.Predict(DebateTurn.with_instructions(check_localised(localise(DebateTurn.instructions), domain)))
+        task = check_localised(localise(cfg["task"]), domain)
         chat: list[dict[str, Any]] = []
         for rnd in range(1, self.max_rounds + 1):
             seen = "<discussion>\n" + "\n".join(json.dumps(c, ensure_ascii=False) for c in chat) + "\n</discussion>"
             statements = []
             for role in ROLES:
-                desc = cfg["roles"][role]
+                spec = cfg["roles"][role]
+                text = expert() if role == "domain_expert" and expert() else localise(spec["description"])
+                desc = {**spec, "description": check_localised(text, domain)}
 
                 def call(note: str, role: str = role, desc: dict = desc, seen: str = seen) -> tuple[int, str]:
                     with dspy.context(lm=lm, adapter=strict_adapter()):
-                        out = self.turn(role=desc["description"], task=cfg["task"], conversation=log,
+                        out = self.turn(role=desc["description"], task=task, conversation=log,
                                         evaluation_result=factor_result_json(role, results), discussion=seen, note=note)
                     return _check_score(out.score), str(out.statement)
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from trace_crs.judge.domain import check_localised, current, localise
+
 SCORES = (0, 1, 2, 3, 4)
 ROLES = ("common_user", "domain_expert", "linguist", "hci_expert")
 FRACTION_CUTS = (2 / 3, 1 / 3)
@@ -107,10 +109,12 @@ def rule_score(factor: str, value: float) -> int:
 
 
 def guideline(name: str) -> str:
-    """CoRE's ``<evaluation_guideline>`` block (Table 2) for one factor."""
+    """CoRE's ``<evaluation_guideline>`` block (Table 2) for one factor, in the wording of the
+    domain being judged (:mod:`trace_crs.judge.domain`; travel as written)."""
     f = factors()[name]
     standard = "\n".join(f"      {s} points: {f.standard[s]}" for s in sorted(SCORES, reverse=True))
     steps = "\n".join(f"      {i}. {s}" for i, s in enumerate(f.steps, start=1))
-    return (f"<evaluation_guideline factor=\"{f.label}\">\n    <definition>\n      {f.definition}\n    </definition>\n"
+    text = (f"<evaluation_guideline factor=\"{f.label}\">\n    <definition>\n      {f.definition}\n    </definition>\n"
             f"    <evaluation_standard>\n{standard}\n    </evaluation_standard>\n"
             f"    <evaluation_step>\n{steps}\n    </evaluation_step>\n</evaluation_guideline>")
+    return check_localised(localise(text), current())

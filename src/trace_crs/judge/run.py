@@ -21,7 +21,8 @@ from typing import Any
 
 import dspy
 
-from trace_crs.judge.core import PROMPT_VERSION, rate_transcript
+from trace_crs.judge.core import PROMPT_VERSION, CoreJudge, RateAllFactors, RateFactor
+from trace_crs.judge.domain import check_localised, current, domain_file, judging, localise
 from trace_crs.judge.debate import debate, debate_config
 from trace_crs.judge.factors import FACTORS, rubric_file
 from trace_crs.judge.records import judged_record
@@ -30,12 +31,23 @@ from trace_crs.kb.store import iter_jsonl
 from trace_crs.lm.backend import recording_usage
 
 
-def settings_of(judges: Mapping[str, str], mode: str, aggregator: str, retries: int, max_rounds: int) -> dict[str, Any]:
+def settings_of(judges: Mapping[str, str], mode: str, aggregator: str, retries: int, max_rounds: int,
+                domain: str | None = None) -> dict[str, Any]:
     """What decides a record besides the transcript (``judges``: factor → judge model id, plus
-    ``debate`` → the debate model)."""
+    ``debate`` → the debate model; ``domain``: a ``--domain`` override of the transcripts' own)."""
     return {"judges": dict(sorted(judges.items())), "mode": mode, "aggregator": aggregator, "retries": retries,
             "max_rounds": max_rounds if aggregator == "debate" else None, "prompt_version": PROMPT_VERSION,
-            "rubrics": rubric_file()["version"], "debate_version": debate_config()["version"]}
+            "rubrics": rubric_file()["version"], "debate_version": debate_config()["version"],
+            "domains": domain_file()["version"], "domain": domain}
+
+
+def core_judge(mode: str, retries: int) -> CoreJudge:
+    """:class:`~trace_crs.judge.core.CoreJudge` whose instructions speak the current domain
+    (:mod:`trace_crs.judge.domain`; the signatures' fields are unchanged)."""
+    judge, domain = CoreJudge(mode, retries), current()
+    for name, sig in (("rate_one", RateFactor), ("rate_all", RateAllFactors)):
+        setattr(judge, name, dspy.Predict(sig.with_instructions(check_localised(localise(sig.instructions), domain))))
+    return judge
 
 
 def record_key(t: Transcript, settings: Mapping[str, Any]) -> str:
@@ -47,8 +59,8 @@ def record_key(t: Transcript, settings: Mapping[str, Any]) -> str:
 def judge_one(t: Transcript, lms: Mapping[str, dspy.BaseLM], settings: Mapping[str, Any],
               debate_lm: dspy.BaseLM | None = None) -> dict[str, Any]:
     """The record of one transcript (factor ratings, aggregates, usage)."""
-    with recording_usage() as tally:
-        results = rate_transcript(t, lms, settings["mode"], settings["retries"])
+    with recording_usage() as tally, judging(settings.get("domain") or t.domain):
+        results = core_judge(settings["mode"], settings["retries"])(transcript=t, lms=lms).results
         argued = debate(t, results, debate_lm, settings["max_rounds"], settings["retries"]) \
             if settings["aggregator"] == "debate" else None
     judges = settings["judges"]
@@ -58,7 +70,7 @@ def judge_one(t: Transcript, lms: Mapping[str, dspy.BaseLM], settings: Mapping[s
             "key": record_key(t, settings)}
     usage = {"calls": tally.calls, "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
              "cost_usd": round(tally.cost_usd, 8), "model_s": round(tally.model_s, 3)}
-    return judged_record(t.dialogue_id, t.system, results, argued, meta, usage)
+    return {**judged_record(t.dialogue_id, t.system, results, argued, meta, usage), "recall": t.recall}
 
 
 def cached_records(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:

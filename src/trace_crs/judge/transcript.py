@@ -73,6 +73,15 @@ class Transcript(BaseModel):
         return list(seen)
 
     @property
+    def recall(self) -> float | None:
+        """Recall of the ground truth in the session-level list, |GT ∩ recommended| / |GT|
+        (CoRE Table 7's Recall row); ``None`` without a ground truth."""
+        if not self.ground_truth:
+            return None
+        shown = set(self.recommended)
+        return sum(g in shown for g in self.ground_truth) / len(self.ground_truth)
+
+    @property
     def evidence(self) -> dict[str, str]:
         """Every cited text of the rated turns, by ``turn<i>:<label>`` (labels repeat across turns)."""
         return {f"turn{i + 1}:{k}": v for i, t in enumerate(self.turns)

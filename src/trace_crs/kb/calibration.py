@@ -56,3 +56,16 @@ def yelp_mention_rates(yelp_dir: str | Path, min_reviews: int = 20) -> dict[str,
     n_all, m_all = sum(kept.values()), sum(mentions[v] for v in kept)
     out["pooled"] = {"reviews": n_all, "mentions": m_all, "rate": m_all / n_all if n_all else float("nan")}
     return out
+
+
+def yelp_length_quantiles(yelp_dir: str | Path, n_quantiles: int = 101, max_chars: int = 500) -> dict[str, Any]:
+    """Quantiles (``0 … 1`` in ``n_quantiles`` steps) of review length in characters after
+    truncation at ``max_chars`` (paper App. D), with ``n`` and the mean: the length profile the
+    synthetic writer draws from (``data/review_lengths.yaml``).  Aggregates only, never text."""
+    import numpy as np
+    lengths = np.array([len((rec.get("text") or "")[:max_chars]) for _, rec in iter_jsonl(Path(yelp_dir) / REVIEW_FILE)])
+    if lengths.size == 0:
+        raise ValueError(f"{Path(yelp_dir) / REVIEW_FILE}: no reviews")
+    qs = np.quantile(lengths, np.linspace(0.0, 1.0, n_quantiles))
+    return {"n": int(lengths.size), "mean": round(float(lengths.mean()), 2), "max_chars": max_chars,
+            "quantiles": [round(float(q), 1) for q in qs]}

@@ -32,5 +32,10 @@ def find_facets(text: str, facet: str) -> list[tuple[str, int, int]]:
     for ``facet="price"`` the value is the price ceiling of :mod:`trace_crs.kb.price`, as text."""
     if facet == "price":
         return [(str(m.level), m.start, m.end) for m in price_mentions(text)]
-    by_word = {w.lower(): value for value, ws in facet_lexicon()[facet].items() for w in ws}
+    by_word = _by_word(facet)
     return [(by_word[m.group(1).lower()], m.start(), m.end()) for m in _pattern(facet).finditer(text)]
+
+
+@lru_cache(maxsize=None)
+def _by_word(facet: str) -> dict[str, str]:
+    return {w.lower(): value for value, ws in facet_lexicon()[facet].items() for w in ws}

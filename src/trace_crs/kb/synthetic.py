@@ -9,7 +9,8 @@ ambience values and features, plus Yelp-style categories and a real-ish unique n
 (``kb/geo.py``).  Review count is ``3 + NegBin(r=1.5, mean=MEAN_REVIEWS-3)`` (capped),
 review stars are ``clip(round(q + N(0, 0.95)), 1, 5)`` around a latent quality
 ``q ~ N(3.95, 0.6)``, and POI stars are the half-star-rounded mean of its review stars.
-Review text comes from ``kb/review_writer.py``.
+Review text comes from ``kb/review_writer.py`` with the POI's voice of ``kb/review_grammar.py``
+(drawn from its own generator, so the POI fields above do not depend on the text).
 
 Determinism: every POI has its own generator seeded from ``sha256(seed|city|type|index)``
 and its ``business_id`` is derived from the same key, so a POI does not change when
@@ -29,10 +30,11 @@ import yaml
 
 from trace_crs.kb.facets import AMBIENCES, FEATURES, STYLES
 from trace_crs.kb.geo import CITIES, city_table, sample_location
+from trace_crs.kb.review_grammar import draw_voice
 from trace_crs.kb.review_writer import assign_mentions, pick, poi_mentions, write_review
 from trace_crs.kb.schema import POI, POI_TYPES, Review
 
-GENERATOR_VERSION = "synthetic-v1"
+GENERATOR_VERSION = "synthetic-v2"
 MEAN_REVIEWS, MIN_REVIEWS, MAX_REVIEWS = 14.3, 3, 60
 REVIEW_DISPERSION = 1.5
 QUALITY_MEAN, QUALITY_SD, REVIEW_STAR_SD = 3.95, 0.6, 0.95
@@ -142,8 +144,10 @@ def _date(rng: np.random.Generator) -> str:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def make_poi(seed: int, city: str, poi_type: str, index: int, taken: set[str]) -> tuple[POI, list[Review]]:
-    """One POI and its reviews, fully determined by ``(seed, city, poi_type, index)``."""
+def make_poi(seed: int, city: str, poi_type: str, index: int, taken: set[str],
+             used: set[str] | None = None) -> tuple[POI, list[Review]]:
+    """One POI and its reviews, determined by ``(seed, city, poi_type, index)`` and the sentences
+    ``used`` so far in the KB (review text only: it never repeats a used sentence or text)."""
     rng = _rng(seed, city, poi_type, index)
     business_id = stable_id(seed, city, poi_type, index)
     lat, lon, hood = sample_location(rng, city)
@@ -156,10 +160,14 @@ def make_poi(seed: int, city: str, poi_type: str, index: int, taken: set[str]) -
     allowed = _data("poi_profiles.yaml")[poi_type]["features"]
     absent = sorted(set(allowed) - set(attributes["features"]))
     slots = assign_mentions(rng, poi_mentions(attributes, price), n)
+    text_rng = _rng(seed, city, poi_type, index, "text")
+    voice = draw_voice(text_rng, name, hood, city, poi_type, attributes["style"], _data("names.yaml")["first_names"])
+    used = set() if used is None else used
+    texts = [write_review(text_rng, voice, int(stars[j]), slots[j], absent, attributes["noise"], used)
+             for j in range(n)]
     reviews = [
         Review(review_id=stable_id(business_id, j), business_id=business_id, stars=int(stars[j]),
-               text=write_review(rng, poi_type, int(stars[j]), slots[j], absent, attributes["noise"]),
-               date=_date(rng))
+               text=texts[j], date=_date(rng))
         for j in range(n)
     ]
     street = pick(rng, city_table()[city]["streets"])
@@ -179,10 +187,11 @@ def build_synthetic(per_cell: int = 100, seed: int = 42) -> tuple[list[POI], lis
     pois: list[POI] = []
     reviews: list[Review] = []
     taken: set[str] = set()
+    used: set[str] = set()   # every sentence and review text so far: none repeats in the KB
     for city in CITIES:
         for poi_type in POI_TYPES:
             for index in range(per_cell):
-                poi, rs = make_poi(seed, city, poi_type, index, taken)
+                poi, rs = make_poi(seed, city, poi_type, index, taken, used)
                 pois.append(poi)
                 reviews.extend(rs)
     manifest = {"source": "synthetic", "seed": seed,

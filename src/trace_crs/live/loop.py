@@ -6,7 +6,8 @@ the *live* history (redacted as in replay: user turns as text only), the dialogu
 pool (shuffled as the runner shuffles it, :func:`trace_crs.runner.tasks.shuffled_pool`) and the
 KB — never the profile.  Its answer becomes a ``recommend`` turn naming its top-1 POI, or an
 ``abstain`` turn when it declines (TravelBench's ``[Unsolved]`` marker,
-:func:`trace_crs.metrics.abstention.abstains`, or an empty ranking).  A failing ``predict`` is
+:func:`trace_crs.metrics.abstention.abstains`, or an empty ranking), or an ``ask_preference``
+turn when it asks a question (the ``[Ask]`` marker, :mod:`trace_crs.live.ask`).  A failing ``predict`` is
 replaced by the Popularity fallback, as in replay (Appendix F).
 
 Each live transcript is a dialogue-schema record, so the replay metrics score it unchanged: a
@@ -15,7 +16,7 @@ ranked highest (so Hit@1 = "the user accepted", MRR = 1 / rank of the first acce
 candidate) and ``acceptable_alternative_poi_ids`` the other acceptable candidates; the
 transcript keeps the citations whose quote is verbatim in the review (with offsets), the
 prediction row keeps them all.  The outcome row counts turns: TSR, T2R and rejection recovery
-over the system turns (an abstention counts as a turn that did not succeed), with the
+over the system turns (an abstention or a question counts as a turn that did not succeed), with the
 :mod:`trace_crs.metrics.dialogue` definitions.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from trace_crs.baselines.base import BaselineOutput, TurnContext, redact_turn
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.dialogues.schema import ABSTAIN_ACTION
 from trace_crs.kb.store import KB
+from trace_crs.live.ask import ASK_ACTION, asks
 from trace_crs.live.simulator import SimConfig, TemplateUser
 from trace_crs.metrics import dialogue as dlg
 from trace_crs.metrics.abstention import abstains
@@ -34,7 +36,10 @@ from trace_crs.runner.tasks import shuffled_pool
 
 
 def output_action(out: BaselineOutput) -> str:
-    """``abstain`` when the answer declines (``[Unsolved]`` or no ranking), else ``recommend``."""
+    """``ask_preference`` when the answer asks (the ``[Ask]`` marker, :mod:`trace_crs.live.ask`),
+    ``abstain`` when it declines (``[Unsolved]`` or no ranking), else ``recommend``."""
+    if asks(out.text):
+        return ASK_ACTION
     return ABSTAIN_ACTION if abstains(out.text) or not out.ranked_poi_ids else "recommend"
 
 
@@ -43,7 +48,7 @@ def system_turn(out: BaselineOutput, ctx: TurnContext, user: TemplateUser) -> di
     action = output_action(out)
     turn: dict[str, Any] = {"turn_id": ctx.turn_id, "role": "system", "action": action, "text": out.text,
                             "referenced_poi_ids": [], "referenced_review_ids": [], "citations": []}
-    if action == ABSTAIN_ACTION:
+    if action in (ABSTAIN_ACTION, ASK_ACTION):
         return turn
     shown = recommended(out.ranked_poi_ids, 1)
     verbatim = []
@@ -99,7 +104,7 @@ class Conversation:
         self.fallbacks += bool(out.usage.fallback)
         sys_turn = system_turn(out, ctx, self.user)
         self.turns.append(sys_turn)
-        if sys_turn["action"] != ABSTAIN_ACTION:
+        if sys_turn["action"] not in (ABSTAIN_ACTION, ASK_ACTION):
             self.preds.append({"dialogue_id": ctx.dialogue_id, "turn_id": ctx.turn_id,
                                "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids], "text": out.text,
                                "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in out.citations]})
@@ -155,6 +160,7 @@ def outcome(name: str, transcript: Mapping[str, Any], hits: list[float], user: T
             "difficulty": transcript["scenario"].get("difficulty"), "poi_type": transcript["scenario"]["poi_type"],
             "n_profile": len(user.profile), "n_system_turns": len(system),
             "n_abstentions": sum(t["action"] == ABSTAIN_ACTION for t in system),
+            "n_questions": sum(t["action"] == ASK_ACTION for t in system),
             "n_rejections": sum(t["action"] == "reject_and_refine" for t in turns),
             "accepted_poi_id": user.accepted or "", "tsr": success, "t2r": dlg.turns_to_first_hit(hits),
             "turns_to_success": dlg.turns_to_first_hit(hits) if success else float("nan"),

@@ -3,7 +3,8 @@
 
 Layout of ``out/``: ``config.yaml`` (resolved; a different config in the same directory is
 refused), per baseline ``transcripts/<b>.jsonl`` (live dialogues, dialogue schema),
-``predictions/<b>.jsonl`` (score format, one row per live recommend turn) and
+``predictions/<b>.jsonl`` (score format, one row per live recommend turn),
+``judge/<b>.jsonl`` (the same conversations as CoRE judge transcripts) and
 ``outcomes/<b>.parquet`` (one row per conversation, :func:`trace_crs.live.loop.outcome`;
 written last, so its presence marks a finished baseline and a re-run skips it), then
 ``live_scores.json`` / ``live_scores.parquet`` (:mod:`trace_crs.live.scores`) over every
@@ -22,7 +23,10 @@ import pandas as pd
 from trace_crs.baselines.registry import GROUPS
 from trace_crs.errors import DataError, UsageError
 from trace_crs.kb import KB, load_kb
+from trace_crs.judge.adapters import from_live
+from trace_crs.judge.transcript import transcript_record
 from trace_crs.kb.store import dump_jsonl, iter_jsonl
+from trace_crs.live.ask import Asking
 from trace_crs.live.loop import converse_many
 from trace_crs.live.scores import write_frame, write_scores
 from trace_crs.live.simulator import SimConfig, profile, state
@@ -45,13 +49,14 @@ class LiveConfig(Selection):
     max_turns: int = SimConfig.max_turns
     opening_prefs: int = SimConfig.opening_prefs
     simulator: str = "template"        # "template" | "llm" (live.llm_user: the template user, rewritten by the LM)
+    ask: int = 0                       # questions each system may ask first (live.ask.Asking); 0: recommend only
 
     def __post_init__(self) -> None:
         self.check("converse config")
 
     def rules(self) -> Rules:
         return {**super().rules(), "max_turns": (self.max_turns >= 1, ">= 1"),
-                "opening_prefs": (self.opening_prefs >= 0, ">= 0"),
+                "opening_prefs": (self.opening_prefs >= 0, ">= 0"), "ask": (self.ask >= 0, ">= 0"),
                 "simulator": (self.simulator in SIMULATORS, f"one of {', '.join(SIMULATORS)}")}
 
     @property
@@ -79,15 +84,18 @@ def check_out(out: Path, inputs: list[str]) -> None:
 
 
 def paths(out: Path, name: str) -> dict[str, Path]:
-    """The three files of one baseline."""
+    """The files of one baseline (``judge``: its conversations in the CoRE judge's transcript
+    format, :func:`trace_crs.judge.adapters.from_live`)."""
     return {"transcripts": out / "transcripts" / f"{name}.jsonl", "predictions": out / "predictions" / f"{name}.jsonl",
-            "outcomes": out / "outcomes" / f"{name}.parquet"}
+            "judge": out / "judge" / f"{name}.jsonl", "outcomes": out / "outcomes" / f"{name}.parquet"}
 
 
 def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any]], cfg: LiveConfig, out: Path,
                  progress: Progress | None = None, user_lm: Any = None) -> None:
     """Converse with every dialogue and write the baseline's three files (outcomes last)."""
     transcripts, rows, preds = [], [], []
+    if cfg.ask:
+        baseline = Asking(baseline, cfg.ask)
     for start in range(0, len(dialogues), ROUND_SIZE):
         for transcript, row, pred in converse_many(baseline, name, dialogues[start:start + ROUND_SIZE], kb, cfg.seed,
                                                    cfg.sim, cfg.pool, user_lm):
@@ -101,6 +109,8 @@ def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any
         p[key].parent.mkdir(parents=True, exist_ok=True)
     dump_jsonl(transcripts, p["transcripts"])
     dump_jsonl(preds, p["predictions"])
+    shown = {(r["dialogue_id"], r["turn_id"]): r for r in preds}
+    dump_jsonl([transcript_record(from_live(t, kb, name, shown)) for t in transcripts], p["judge"])
     write_frame(pd.DataFrame(rows), p["outcomes"])
 
 

@@ -9,6 +9,9 @@ the live transcripts.
   the transcripts (a test checks it).
 * ``turns_to_success``: mean number of system turns to the accepted recommendation, over the
   conversations that succeeded (T2R charges failures ``cap + 1``).
+* ``questions_per_dialogue``: clarifying questions (``ask_preference`` turns,
+  :mod:`trace_crs.live.ask`) per conversation; whether asking helped is the paired difference of
+  a run with ``ask > 0`` and one without, on the same dialogues.
 * ``abstention_rate``: abstaining system turns / system turns (every live request is solvable:
   the simulated user's profile is met by a candidate by construction).
 * the turn and practical metrics of ``score_predictions`` on the transcripts, except BLEU-4 and
@@ -32,7 +35,8 @@ from trace_crs.runner.records import write_table
 
 SELF_REFERENTIAL: tuple[str, ...] = ("bleu4", "rouge_l")
 GROUNDING: tuple[str, ...] = ("gs", "cd", "pc", "cgs")
-LIVE_KEYS: tuple[str, ...] = ("tsr", "t2r", "turns_to_success", "rejection_recovery", "abstention_rate")
+LIVE_KEYS: tuple[str, ...] = ("tsr", "t2r", "turns_to_success", "rejection_recovery", "abstention_rate",
+                              "questions_per_dialogue")
 
 
 def _clean(value: Any) -> Any:
@@ -56,7 +60,8 @@ def live_summary(kb: KB, transcripts: list[dict], preds: list[dict], outcomes: p
     live = {"tsr": outcomes["tsr"].mean(), "t2r": outcomes["t2r"].mean(),
             "turns_to_success": outcomes["turns_to_success"].mean(),
             "rejection_recovery": outcomes["recovery_hits"].sum() / episodes if episodes else float("nan"),
-            "abstention_rate": outcomes["n_abstentions"].sum() / n_sys if n_sys else float("nan")}
+            "abstention_rate": outcomes["n_abstentions"].sum() / n_sys if n_sys else float("nan"),
+            "questions_per_dialogue": outcomes["n_questions"].mean() if "n_questions" in outcomes else float("nan")}
     replay = {k: v for k, v in scores.aggregate["metrics"].items() if k not in SELF_REFERENTIAL and k not in live}
     agg = {"n_dialogues": int(len(outcomes)), "n_system_turns": n_sys, "n_scored_turns": scores.aggregate["n_turns"],
            "n_fallbacks": int(outcomes["n_fallbacks"].sum()), "signature": scores.aggregate["signature"],
@@ -73,7 +78,8 @@ def write_scores(kb: KB, runs: dict[str, tuple[list[dict], list[dict], pd.DataFr
     (per-dialogue rows of every baseline), atomically; returns the JSON's content."""
     cfg = ScoreConfig(pool=resolved["pool"], seed=resolved["seed"])
     summary: dict[str, Any] = {"config": {k: resolved[k] for k in ("pool", "seed", "subset", "max_turns",
-                                                                   "opening_prefs", "kb_sha256", "dialogues_sha256")},
+                                                                   "opening_prefs", "kb_sha256", "dialogues_sha256")}
+                               | {"ask": resolved.get("ask", 0)},
                                "baselines": {}}
     frames = []
     for name, (transcripts, preds, outcomes) in runs.items():

@@ -9,14 +9,20 @@ A deterministic template user driven by one dialogue's *profile* — the constra
   profile is empty);
 * **reaction** to the POI the system actually recommended (its top-1,
   :func:`trace_crs.metrics.recommendation.recommended`): ``accept`` exactly when the POI meets
-  every profile constraint (:func:`trace_crs.kb.satisfaction.satisfies`, the one satisfaction
+  every profile constraint (:func:`trace_crs.dialogues.constraints.meets` over the one satisfaction
   test); otherwise ``reject_and_refine`` naming the POI and revealing one more preference —
   preferably one the rejected POI violates — or, when every violated one was already stated,
   restating it (and revealing the next one if any is left);
-* a system turn without a recommendation (an abstention) is answered with the next preference;
+* a question (an ``ask_preference`` turn, :mod:`trace_crs.live.ask`) about facets the user can
+  recognise is answered from the profile: its preferences of those facets, or "no preference"
+  for a facet the profile leaves open (:meth:`TemplateUser._answer`);
+* any other system turn without a recommendation (an abstention, a question about nothing
+  recognisable) is answered with the next preference;
 * it stops on acceptance or after ``max_turns`` system turns (the last rejection says goodbye).
 
-Preferences are phrased only from the simulator's own bank (``dialogues/data/paraphrases.yaml``;
+A profile may also hold values the user does not want and either-of groups (``avoid`` and
+``either`` of the hidden preferences): a POI having an avoided value is rejected, and the user
+says so with a negated sentence of the bank.  Preferences are phrased only from the simulator's own bank (``dialogues/data/paraphrases.yaml``;
 prices with the public price words of ``templates.yaml``), never from the facet lexicon the
 baselines read, so a statement is never a lookup key.  Every sentence is drawn from a generator
 seeded by ``(seed, dialogue id, turn index)``: a dialogue's conversation does not depend on
@@ -32,11 +38,15 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from trace_crs.dialogues.phrasing import choose, paraphrases, render, templates
-from trace_crs.kb.satisfaction import Constraint, satisfies
+from trace_crs.dialogues.constraints import Constraint, meets
+from trace_crs.dialogues.phrasing import avoid_text, choose, paraphrases, pref_text, render, templates
 from trace_crs.kb.store import KB
+from trace_crs.live.ask import ASK_ACTION, asked_facets
 
 NO_PREFERENCE = "I have no particular preference."
+NO_PREFERENCE_ABOUT = "I have no preference about the {what}."
+FACET_WORDS: dict[str, str] = {"style": "kind of place", "price_max": "price", "noise": "noise level",
+                               "ambience": "atmosphere", "features": "amenities"}
 RESTATE = "As I said: {pref}"
 GOODBYE = "I'll keep looking elsewhere, thanks."
 SINGLE_FACETS: tuple[str, ...] = ("style", "price_max", "noise")
@@ -59,10 +69,14 @@ class SimConfig:
 
 
 def profile(hidden: Mapping[str, Any]) -> list[Constraint]:
-    """The constraints of a ``hidden_preferences`` record, in facet order (the user's profile)."""
+    """The constraints of a ``hidden_preferences`` record, in facet order (the user's profile),
+    then the avoided values (``avoid: {facet: [values]}``) and either-of groups (``either``) —
+    both optional, for corpora written before they existed."""
     out: list[Constraint] = [(f, hidden[f]) for f in SINGLE_FACETS if hidden.get(f) is not None]
     out += [(f, v) for f in LIST_FACETS for v in hidden.get(f) or []]
-    return out + ([("anchor", hidden["anchor"])] if hidden.get("anchor") else [])
+    out += [("anchor", hidden["anchor"])] if hidden.get("anchor") else []
+    out += [("avoid", (f, v)) for f, values in (hidden.get("avoid") or {}).items() for v in values]
+    return out + [("either", tuple((m["facet"], m["value"]) for m in group)) for group in hidden.get("either") or []]
 
 
 def dialogue_salt(dialogue_id: str) -> int:
@@ -79,6 +93,10 @@ def state(constraint: Constraint, rng: np.random.Generator) -> str:
     """One sentence stating a constraint, from the simulator's paraphrase bank (prices: a price
     frame with a public price word; anchors: the bank's anchor frames with the place's name)."""
     facet, value = constraint
+    if facet == "avoid":
+        return avoid_text(value, rng)
+    if facet == "either":
+        return pref_text(constraint, "restaurant", rng)  # keyword frames only: the POI type is not read
     if facet == "price_max":
         words = templates()["price_words"].get(int(value))
         if not words:
@@ -115,7 +133,7 @@ class TemplateUser:
     def satisfied_by(self, poi_id: str) -> bool:
         """Whether the user accepts ``poi_id``: it meets every profile constraint."""
         poi = self.kb.pois.get(poi_id)
-        return poi is not None and all(satisfies(poi, c) for c in self.profile)
+        return poi is not None and all(meets(poi, c) for c in self.profile)
 
     def _unrevealed(self) -> list[Constraint]:
         return [c for c in self.order if c not in self.revealed]
@@ -150,8 +168,21 @@ class TemplateUser:
         if self.system_turns >= self.cfg.max_turns:
             self.done = True
             return _turn("provide_preference", GOODBYE)
+        if system_turn.get("action") == ASK_ACTION and asked_facets(system_turn.get("text")):
+            return _turn("provide_preference", self._answer(asked_facets(system_turn.get("text")), rng))
         said = self._reveal(self._unrevealed()[:1], rng)
         return _turn("provide_preference", " ".join(said) or NO_PREFERENCE)
+
+    def _answer(self, facets: list[str], rng: np.random.Generator) -> str:
+        """The answer to a question about ``facets`` (:mod:`trace_crs.live.ask`): every profile
+        preference of those facets, stated (again, if already said); a facet the profile does
+        not constrain gets "no preference" (TravelBench: what the profile does not mention is
+        unknown to the user, not a wish)."""
+        said: list[str] = []
+        for facet in facets:
+            mine = [c for c in self.order if c[0] == facet]
+            said += self._reveal(mine, rng) if mine else [NO_PREFERENCE_ABOUT.format(what=FACET_WORDS[facet])]
+        return " ".join(said)
 
     def _reject(self, poi_id: str, rng: np.random.Generator) -> dict[str, Any]:
         poi = self.kb.pois.get(poi_id)
@@ -161,7 +192,7 @@ class TemplateUser:
         if self.system_turns >= self.cfg.max_turns:
             self.done = True
             return _turn("reject_and_refine", frame.format(name=name, pref=GOODBYE), [poi_id])
-        violated = [c for c in self.order if poi is None or not satisfies(poi, c)]
+        violated = [c for c in self.order if poi is None or not meets(poi, c)]
         new = [c for c in violated if c not in self.revealed][:1]
         if new:
             said = self._reveal(new, rng)

@@ -47,3 +47,17 @@ def tau_sweep(best_scores: Sequence[float], unsolvable: Sequence[bool], taus: Se
     s = np.asarray(best_scores, float)
     rows = [{"tau": float(t), **abstention_scores(s < t, unsolvable)} for t in taus]
     return pd.DataFrame(rows)
+
+
+def decline_scores(table: pd.DataFrame) -> pd.DataFrame:
+    """Per generative system (``table``: ``baseline, unsolvable, reason, declined, fallback`` rows,
+    :func:`trace_crs.baselines.abstain.decline_table`): precision, recall, F1 and false-abstention
+    rate of its ``[Unsolved]`` answers, the counts, fallbacks, and the recall within each reason
+    (``recall_<reason>``: share of that reason's items declined)."""
+    rows = []
+    for name, part in table.groupby("baseline", sort=True):
+        by_reason = part[part["unsolvable"]].groupby("reason", sort=True)["declined"].mean()
+        rows.append({"baseline": name, **abstention_scores(part["declined"].tolist(), part["unsolvable"].tolist()),
+                     "n_fallbacks": int(part["fallback"].sum()),
+                     **{f"recall_{r}": float(v) for r, v in by_reason.items()}})
+    return pd.DataFrame(rows)

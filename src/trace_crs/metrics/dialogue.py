@@ -11,6 +11,12 @@ index of its recovery turn.
   + 1 ("not within the dialogue"), which keeps T2R finite, makes failures cost more than a
   last-turn hit, and matches the paper's pattern that low-TSR systems have the highest T2R.
   A dialogue without scored turns is NaN.
+  What is counted (``ScoreConfig.t2r_count``): App. J "counts system turns with recommend or
+  compare actions until the first gold-POI hit" (``recommend``, the default); §6.3's name
+  "Turns-to-First-Correct" also reads as every *system* turn, asking turns included
+  (``system``), or every turn of the conversation, user turns included (``all``).  The
+  position of the first hitting turn in that sequence is T2R; a never-hit dialogue is charged
+  the sequence's length + 1.
 * Rejection Recovery = (# reject_and_refine episodes whose recovery turn hits) /
   (# episodes).  The recovery turn is the first system recommend/compare turn after the
   user's ``reject_and_refine`` turn; an episode with no later recommend/compare turn has no
@@ -39,12 +45,34 @@ def task_success(hits: Sequence[float]) -> float:
     return float(any(hits)) if len(hits) else float("nan")
 
 
-def turns_to_first_hit(hits: Sequence[float]) -> float:
-    """Index (1-based) of the first hitting turn; ``len(hits) + 1`` when none hits."""
+T2R_COUNTS: tuple[str, ...] = ("recommend", "system", "all")  # ScoreConfig.t2r_count values
+
+
+def turns_to_first_hit(hits: Sequence[float], positions: Sequence[int] | None = None,
+                       n_counted: int | None = None) -> float:
+    """Position (1-based) of the first hitting turn; ``n_counted + 1`` when none hits.
+
+    ``positions[i]`` is scored turn i's position in the counted sequence and ``n_counted``
+    that sequence's length (defaults: the scored turns themselves, 1..len(hits))."""
     if not len(hits):
         return float("nan")
+    pos = list(positions) if positions is not None else list(range(1, len(hits) + 1))
+    n = n_counted if n_counted is not None else len(hits)
     idx = np.flatnonzero(np.asarray(hits, float) > 0)
-    return float(idx[0] + 1) if idx.size else float(len(hits) + 1)
+    return float(pos[idx[0]]) if idx.size else float(n + 1)
+
+
+def counted_positions(turns: Sequence[dict], count: str) -> tuple[list[int], int]:
+    """``(positions, n)`` for :func:`turns_to_first_hit`: the 1-based position of every
+    recommend/compare system turn among the turns ``count`` counts (:data:`T2R_COUNTS`), and
+    how many turns it counts in the dialogue."""
+    if count not in T2R_COUNTS:
+        raise ValueError(f"t2r_count {count!r}: expected one of {', '.join(T2R_COUNTS)}")
+    keep = {"recommend": lambda t: t["role"] == "system" and t["action"] in REC_ACTIONS,
+            "system": lambda t: t["role"] == "system", "all": lambda t: True}[count]
+    counted = [t for t in turns if keep(t)]
+    ids = {t["turn_id"]: i for i, t in enumerate(counted, 1)}
+    return [ids[t["turn_id"]] for t in turns if t["role"] == "system" and t["action"] in REC_ACTIONS], len(counted)
 
 
 def recovery_turns(turns: Sequence[dict]) -> list[int]:

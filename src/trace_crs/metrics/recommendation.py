@@ -11,12 +11,24 @@ L (duplicates dropped, first occurrence kept; L_k = its first k ids):
   compare turn with two gold POIs); TSR, T2R, recovery and practical metrics use these.
 
 A turn with an empty gold set has no defined recall/MRR: NaN.
+
+Which list is L (``ScoreConfig.ranked_list``).  App. J: Recall@k counts gold POIs "that appear
+in the system's top-1 / top-3 prediction list for the current turn"; MRR's rank is "the position
+of the first gold POI in the system's ranked list (1-indexed; defaults to 0 if no gold POI is in
+the list)".  The default ``full`` reads the list as the system's whole ranking of the pool (which
+always holds every gold POI, so MRR is never 0 there); ``response`` reads it as the POIs the
+response *names*, in order of first mention (:func:`response_list`), a list that can miss the
+gold — the reading the "defaults to 0" clause and the paper's below-chance Popularity R@3 allow.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
+import re
+
 import numpy as np
+
+from trace_crs.dialogues.schema import QUOTE_RE
 
 Ids = Sequence[str]
 
@@ -24,6 +36,32 @@ Ids = Sequence[str]
 def dedup(ranked: Ids) -> list[str]:
     """Ranked ids without repeats (first occurrence kept)."""
     return list(dict.fromkeys(ranked))
+
+
+RANKED_LISTS: tuple[str, ...] = ("full", "response")  # ScoreConfig.ranked_list values
+
+
+def response_list(text: str, names: dict[str, str]) -> list[str]:
+    """The ids of ``names`` ({id: POI name}) named in ``text``, in order of first mention.
+
+    Names match case-insensitively on word boundaries, outside quoted review spans (a reviewer
+    naming a place is not the system recommending it); where two names overlap at a position
+    (``"Joe's"`` inside ``"Joe's Pizza"``) the longer one wins.  No name → ``[]``.
+    """
+    plain = QUOTE_RE.sub(lambda m: " " * len(m.group(0)), text).lower()
+    hits = []
+    for pid, name in names.items():
+        if name.strip():
+            pattern = r"(?<!\w)" + re.escape(name.strip().lower()) + r"(?!\w)"
+            hits += [(m.start(), -len(name), pid, m.end()) for m in re.finditer(pattern, plain)]
+    out: list[str] = []
+    end = -1
+    for start, _, pid, stop in sorted(hits):
+        if start >= end:
+            end = stop
+            if pid not in out:
+                out.append(pid)
+    return out
 
 
 def recall_at_k(gold: Sequence[Ids], ranked: Sequence[Ids], k: int) -> np.ndarray:

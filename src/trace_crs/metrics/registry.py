@@ -43,8 +43,10 @@ METRICS: dict[str, Metric] = {
     "mrr": Metric("turn", lambda b, c, cfg: rec.reciprocal_rank(b.gold, b.ranked)),
     "mr_recall@1": Metric("turn", lambda b, c, cfg: rec.multi_reference_recall_at_k(b.gold, b.alternatives, b.ranked, 1)),
     "mr_recall@3": Metric("turn", lambda b, c, cfg: rec.multi_reference_recall_at_k(b.gold, b.alternatives, b.ranked, 3)),
-    "bleu4": Metric("turn", lambda b, c, cfg: tx.bleu4(b.text, b.reference_text)),
-    "rouge_l": Metric("turn", lambda b, c, cfg: tx.rouge_l_f1(b.text, b.reference_text)),
+    "bleu4": Metric("turn", lambda b, c, cfg: tx.bleu4(tx.text_view(b.text, cfg.text_reference),
+                                                       tx.text_view(b.reference_text, cfg.text_reference))),
+    "rouge_l": Metric("turn", lambda b, c, cfg: tx.rouge_l_f1(tx.text_view(b.text, cfg.text_reference),
+                                                            tx.text_view(b.reference_text, cfg.text_reference))),
     "gs": Metric("turn", lambda b, c, cfg: gr.grounding_score(b.text, b.cited, cfg.fuzzy_threshold)),
     "cd": Metric("turn", lambda b, c, cfg: gr.citation_density(b.text, b.cited)),
     "pc": Metric("turn", lambda b, c, cfg: gr.provenance_coverage(b.text, cfg.pc_window)),
@@ -59,7 +61,8 @@ METRICS: dict[str, Metric] = {
     "itinerary_diversity": Metric("dialogue", lambda db, cfg: np.array(
         [pr.itinerary_diversity(t, p) for t, p in zip(db.poi_types, db.pool_types)], dtype=float)),
     "tsr": Metric("dialogue", _each(lambda d, cfg: dlg.task_success(d), "hits")),
-    "t2r": Metric("dialogue", _each(lambda d, cfg: dlg.turns_to_first_hit(d), "hits")),
+    "t2r": Metric("dialogue", lambda db, cfg: np.array(
+        [dlg.turns_to_first_hit(h, *db.t2r_counted[i]) for i, h in enumerate(db.hits)], dtype=float)),
     "rejection_recovery": Metric("dialogue", lambda db, cfg: np.array(
         [dlg.rejection_recovery(h, r) for h, r in zip(db.hit_by_turn, db.recovery)], dtype=float)),
 }

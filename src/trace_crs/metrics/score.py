@@ -31,9 +31,9 @@ from trace_crs.dialogues.personas import persona_dependent
 from trace_crs.errors import DataError
 from trace_crs.kb import KB
 from trace_crs.metrics import recommendation as rec
-from trace_crs.metrics.dialogue import POOLED_RATIOS, REC_ACTIONS, recovery_turns
+from trace_crs.metrics.dialogue import POOLED_RATIOS, REC_ACTIONS, counted_positions, recovery_turns
 from trace_crs.metrics.entailment import Backend, entailment_scores
-from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, off_target, scored_turns
+from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, off_target, pool_of, scored_turns
 from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, TURN_METRICS
 
 
@@ -69,6 +69,7 @@ class DialogueBatch:
     poi_types: list[list[str]] = field(default_factory=list)
     pool_types: list[list[str]] = field(default_factory=list)
     user_texts: list[list[str]] = field(default_factory=list)
+    t2r_counted: list[tuple[list[int], int]] = field(default_factory=list)
 
 
 def _mean(x: pd.Series) -> float | None:
@@ -100,6 +101,8 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         hits: list[float] = []
         hit_by_turn: dict[int, float] = {}
         recommended: list[str] = []
+        names = ({p: kb.pois[p].name for p in sorted(pool_of(d, cfg.pool)) if p in kb.pois}
+                 if cfg.ranked_list == "response" else {})
         for turn in d["turns"]:
             if turn["role"] != "system" or turn["action"] not in REC_ACTIONS:
                 continue
@@ -107,13 +110,16 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
             missing.append(pred is None)
             pred = pred or empty
             n_off_target += off_target(kb, pred)
+            cited = cited_texts(kb, pred)  # what a turn presents for grounding is its ranking's top 3 either way
+            if cfg.ranked_list == "response":  # App. J's "prediction list" read as the POIs the response names
+                pred = {**pred, "ranked_poi_ids": rec.response_list(pred["text"], names)}
             gold = list(turn.get("gold_poi_ids") or [])
             tb.gold.append(gold)
             tb.alternatives.append(list(turn.get("acceptable_alternative_poi_ids") or []))
             tb.ranked.append(list(pred["ranked_poi_ids"]))
             tb.text.append(pred["text"])
             tb.reference_text.append(turn["text"])
-            tb.cited.append(cited_texts(kb, pred))
+            tb.cited.append(cited)
             hit = float(rec.turn_hits([gold], [pred["ranked_poi_ids"]])[0])
             hits.append(hit)
             hit_by_turn[turn["turn_id"]] = hit
@@ -131,6 +137,7 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         db.poi_types.append([p.poi_type for p in pois])
         db.pool_types.append([kb.pois[b].poi_type for b in d.get("candidate_poi_ids", []) if b in kb.pois])
         db.user_texts.append([t["text"] for t in d["turns"] if t["role"] == "user"])
+        db.t2r_counted.append(counted_positions(d["turns"], cfg.t2r_count))
     if entailment is not None:
         tb.entailment = entailment_scores(tb.text, [list(c.values()) for c in tb.cited], entailment,
                                           cfg.entail_threshold)
@@ -157,6 +164,14 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
     return Scores(per_turn, per_dialogue, agg)
 
 
+def _variant_marks(cfg: ScoreConfig) -> dict[str, str]:
+    """Signature parts of the scoring variants, only where they differ from the headline
+    definitions (so headline signatures are unchanged)."""
+    default = ScoreConfig()
+    return {k: str(getattr(cfg, k)) for k in ("ranked_list", "t2r_count", "text_reference")
+            if getattr(cfg, k) != getattr(default, k)}
+
+
 def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: ScoreConfig, n_missing: int,
               entailment: Backend | None = None) -> dict[str, Any]:
     """The score-file dictionary (NaN → None so that it is valid JSON)."""
@@ -178,7 +193,8 @@ def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: S
     return {
         "n_dialogues": int(len(per_dialogue)), "n_turns": int(len(per_turn)), "n_missing": int(n_missing),
         "signature": signature(kb.sha256, cfg.pool, cfg.fuzzy_threshold, nli, cfg.seed, cd=f"{cfg.cd_gate:.2f}",
-                               pc=cfg.pc_window, km=f"{cfg.spatial_km:g}"),
+                               pc=cfg.pc_window, km=f"{cfg.spatial_km:g}",
+                               **_variant_marks(cfg)),
         "config": dataclasses.asdict(cfg), "entailment_backend": nli,
         "n_undefined": {n: int(per_dialogue[n].isna().sum()) for n in DIALOGUE_METRICS if n in per_dialogue},
         "metrics": {k: (None if v is None or math.isnan(v) else v) for k, v in metrics.items()},

@@ -10,6 +10,12 @@
   tokens (lower-cased alphanumeric runs, no stemming); the LCS length comes from rapidfuzz's
   ``LCSseq`` (C++), which gives the same value as rouge-score's own table (checked in the
   tests) at a fraction of the cost.  Either side empty → 0.
+
+What is compared (``ScoreConfig.text_reference``; App. J: "the system response and the
+reference dialogue's response for the same turn"): ``turn`` compares the whole texts (the
+headline); ``unquoted`` removes the quoted review spans ``"…" [Rn]`` from both sides, so only
+the system's own wording is compared; ``quotes`` keeps only the quoted spans of both sides
+(joined by spaces), so only the chosen evidence is compared (:func:`text_view`).
 """
 from __future__ import annotations
 
@@ -22,7 +28,21 @@ from rapidfuzz.distance import LCSseq
 from rouge_score.tokenizers import DefaultTokenizer
 from sacrebleu.metrics import BLEU
 
+from trace_crs.dialogues.schema import QUOTE_RE
+
 _BLEU_TOKEN = re.compile(r"\w+|[^\w\s]")
+TEXT_REFERENCES: tuple[str, ...] = ("turn", "unquoted", "quotes")  # ScoreConfig.text_reference values
+
+
+def text_view(texts: Sequence[str], view: str) -> list[str]:
+    """``texts`` as :data:`TEXT_REFERENCES` ``view`` compares them (see the module docstring)."""
+    if view == "turn":
+        return list(texts)
+    if view == "unquoted":
+        return [" ".join(QUOTE_RE.sub(" ", t).split()) for t in texts]
+    if view == "quotes":
+        return [" ".join(m.group(1) for m in QUOTE_RE.finditer(t)) for t in texts]
+    raise ValueError(f"text_reference {view!r}: expected one of {', '.join(TEXT_REFERENCES)}")
 
 
 def _sentence_bleu(hyp: str, ref: str) -> float:

@@ -34,7 +34,8 @@ ARTIFACTS = ("t03_dataset", "t05_headline", "t06_per_axis", "f02_gap", "t09_prac
              "t21_bootstrap", "t22_cgs_variants", "cgs_formula_variants", "grounding_independence",
              "nli_threshold", "nli_bimodality", "t23_difficulty", "t24_pool_size", "t25_open_set",
              "t26_test_split", "t27_multi_reference", "t29", "core_judge", "f06_error_analysis",
-             "oracle_knapsack", "live_vs_replayed", "travelbench_abstention", "t28_cross_judge", "deviations")
+             "oracle_knapsack", "live_vs_replayed", "travelbench_abstention", "t28_cross_judge", "deviations",
+             "diagnosis")
 MODULES = HELPERS + ARTIFACTS
 
 

@@ -6,7 +6,11 @@ each cell with its interval from :func:`trace_crs.stats.intervals.cell_intervals
 every cell a verdict: ``deviates`` (printed value outside the interval), ``within CI``,
 ``insufficient n`` (fewer dialogues than :data:`~trace_crs.stats.intervals.MIN_CLUSTERS` or a
 degenerate interval: no claim either way) or ``no interval`` (the metric has no per-row scores,
-e.g. a system-level number).  Causes come from ``deviation_causes.yaml`` (first match wins).
+e.g. a system-level number).  A deviating cell's cause comes, in this order, from the tested
+diagnosis (``causes``: :func:`trace_crs.report.diagnosis.causes`, the variants that explain or
+partly explain the cell's pattern, else "unexplained (tested: …)"), for an LLM row from the run's
+actual model (:func:`llm_cause`, read from the run's ``config.yaml``; untested), then from the
+definitional rules of ``deviation_causes.yaml`` (first match wins), else "unexplained".
 """
 from __future__ import annotations
 
@@ -33,8 +37,31 @@ def causes() -> tuple[dict[str, str], ...]:
     return tuple(yaml.safe_load(CAUSES_FILE.read_text()))
 
 
-def cause_of(table: str, column: str, baseline: str) -> str:
-    """The first rule matching the cell, or ``"unexplained"``."""
+PAPER_LLM = "gpt-5.4-mini"  # the paper's LLM backbone (§4)
+
+
+def llm_cause(results_dir: str | Path, run: str) -> str:
+    """The untested cause of an LLM row's deviation, from run ``run``'s model and size."""
+    try:
+        config = results.load_run_config(results_dir, run)
+    except FileNotFoundError:
+        return "unexplained (the run's config is missing)"
+    lm = config.get("lm") or {}
+    model = f"the local model {lm.get('weights')} (llama.cpp, CPU)" if lm.get("model") == "local" else \
+        f"the model {lm.get('model')}"
+    size = f"a seeded subset of {config['subset']} dialogues" if config.get("subset") else "the whole corpus"
+    return (f"LLM rows use {model} on {size} instead of the paper's {PAPER_LLM} on 10,000 dialogues; "
+            "not tested by a variant")
+
+
+def cause_of(table: str, column: str, baseline: str, tested: Mapping[tuple[str, str], str] | None = None,
+             llm: str | None = None) -> str:
+    """The cell's cause: its tested diagnosis (``tested[(column, baseline)]``, Table 5 cells), the
+    LLM model text ``llm`` for an LLM row, else the first matching rule, else ``"unexplained"``."""
+    if tested and table == "table5_headline" and (column, baseline) in tested:
+        return tested[(column, baseline)]
+    if llm and baseline in compare.BASELINES and compare.family(baseline) == "llm":
+        return llm
     cell = {"table": table, "column": column, "baseline": baseline,
             "family": compare.family(baseline) if baseline in compare.BASELINES else ""}
     for rule in causes():
@@ -53,9 +80,11 @@ def verdict(paper: float, low: float, high: float, sufficient: bool) -> str:
 
 
 def load(results_dir: str | Path, tables: Sequence[str] = TABLES, n_boot: int = 1000,
-         seed: int = 42, table_params: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
+         seed: int = 42, table_params: Mapping[str, Mapping[str, Any]] | None = None,
+         tested: Mapping[tuple[str, str], str] | None = None) -> pd.DataFrame:
     """Every cell with a printed and a reproduced value, its interval and verdict (``table``: the
-    printed table's name).  ``table_params[key]`` is passed to that table's ``load``."""
+    printed table's name).  ``table_params[key]`` is passed to that table's ``load``; ``tested``
+    holds the diagnosis's causes per (column, baseline) (:func:`trace_crs.report.diagnosis.causes`)."""
     cells = []
     for key in tables:
         module = importlib.import_module(f"trace_crs.report.{key}")
@@ -69,8 +98,9 @@ def load(results_dir: str | Path, tables: Sequence[str] = TABLES, n_boot: int = 
     long["sufficient"] = long["sufficient"].astype("boolean").fillna(False).astype(bool)
     long["verdict"] = [verdict(p, lo, hi, s) for p, lo, hi, s in
                        zip(long["paper"], long["ci_low"], long["ci_high"], long["sufficient"])]
-    long["cause"] = [cause_of(t, c, b) if v == "deviates" else "" for t, c, b, v in
-                     zip(long["table"], long["column"], long["baseline"], long["verdict"])]
+    llm = {run: llm_cause(results_dir, run) for run in runs}
+    long["cause"] = [cause_of(t, c, b, tested, llm.get(r)) if v == "deviates" else "" for t, c, b, v, r in
+                     zip(long["table"], long["column"], long["baseline"], long["verdict"], long["run"])]
     columns = ["table", "Baseline", "baseline", "column", "metric", "run", "paper", "ours", "diff",
                "ci_low", "ci_high", "n_clusters", "verdict", "cause"]
     out = long[columns].reset_index(drop=True)
@@ -93,6 +123,7 @@ def deviating(df: pd.DataFrame) -> pd.DataFrame:
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the notebook prose (glued)."""
     counts = df["verdict"].value_counts()
-    unexplained = int(((df["verdict"] == "deviates") & (df["cause"] == "unexplained")).sum())
+    tested_cause = df["cause"].str.contains(r"\b(?:explains|partly)\b", regex=True)
+    unexplained = int(((df["verdict"] == "deviates") & df["cause"].str.contains("unexplained") & ~tested_cause).sum())
     return {"n_cells": int(len(df)), "min_clusters": MIN_CLUSTERS, "unexplained": unexplained,
             **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS}}

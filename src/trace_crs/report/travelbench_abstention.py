@@ -56,6 +56,22 @@ def recall_by_reason(confidence: pd.DataFrame, best: pd.DataFrame) -> pd.DataFra
     return table.rename(columns=compare.label)
 
 
+LLM_COLUMNS = ["system", "precision", "recall", "f1", "false_abstention_rate", "tp", "fp", "fn", "n_unsolvable",
+               "n_solvable", "n_fallbacks"]
+
+
+def llm_rows(results_dir: str | Path) -> pd.DataFrame:
+    """LLM baselines' abstention (``abstention/llm_abstention.csv``, ``trace-crs stats
+    abstention-llm``: their ``[Unsolved]`` answers, no threshold) beside the rankers' best-F1 rows;
+    empty when not run.  ``recall_<reason>`` columns follow."""
+    path = Path(results_dir) / "abstention" / "llm_abstention.csv"
+    if not path.is_file():
+        return pd.DataFrame(columns=LLM_COLUMNS)
+    df = pd.read_csv(path)
+    df.insert(0, "system", df.pop("baseline").map(compare.label))
+    return df[LLM_COLUMNS + sorted(c for c in df.columns if c.startswith("recall_"))]
+
+
 def facts(frames: dict[str, pd.DataFrame]) -> dict[str, Any]:
     """Numbers the page's prose quotes."""
     best = best_f1(frames["sweep"])

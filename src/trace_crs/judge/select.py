@@ -1,0 +1,47 @@
+"""CoRE's mixture of evaluators chosen on labels (seed 001 §7.2, Fig. 11): for each factor, the
+candidate judge with the highest quadratic-weighted kappa against human labels
+(:func:`trace_crs.judge.agree.qwk`, ``sklearn.metrics.cohen_kappa_score(weights="quadratic")``).
+
+CoRE picked its per-factor judges on its own movie labels (``data/mixture_paper.yaml`` copies
+that choice); :func:`select_judges` makes the same choice on whatever labelled set is given, and
+:func:`mixture_table` writes it in the ``judge core --aggregator mixture --mixture`` format.
+Ties keep the first candidate in the order given; a factor on which every candidate's QWK is
+undefined (too few labels, one label everywhere) keeps the first candidate and is marked
+``defined = False`` — never a silent pick presented as measured.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from trace_crs.judge.agree import factor_agreement
+from trace_crs.judge.factors import FACTORS
+
+
+def select_judges(candidates: Mapping[str, pd.DataFrame], human: pd.DataFrame) -> pd.DataFrame:
+    """One row per factor: ``factor, judge, qwk, n, defined`` and ``qwk_<candidate>`` for every
+    candidate (``candidates``: name → :func:`~trace_crs.judge.records.read_ratings` frame)."""
+    if not candidates:
+        raise ValueError("no candidate judges to select from")
+    tables = {name: factor_agreement(frame, human).set_index("factor") for name, frame in candidates.items()}
+    rows = []
+    for factor in FACTORS:
+        scores = {name: float(t.loc[factor, "qwk"]) for name, t in tables.items()}
+        ranked = sorted(scores, key=lambda n: -scores[n] if np.isfinite(scores[n]) else np.inf)   # stable: ties keep order
+        best = ranked[0]
+        rows.append({"factor": factor, "judge": best, "qwk": scores[best], "n": int(tables[best].loc[factor, "n"]),
+                     "defined": bool(np.isfinite(scores[best])), **{f"qwk_{n}": s for n, s in scores.items()}})
+    return pd.DataFrame(rows)
+
+
+def mixture_table(selection: pd.DataFrame, models: Mapping[str, str], source: str) -> dict[str, Any]:
+    """The mixture YAML content: ``judges`` (name → ``{"model": …}``, from the records' judge
+    ids), ``factors`` (factor → judge) and how they were chosen."""
+    used = list(dict.fromkeys(selection["judge"]))
+    return {"judges": {name: {"model": models[name]} for name in used},
+            "factors": dict(zip(selection["factor"], selection["judge"])),
+            "selected_by": f"highest QWK against the human labels of {source} (trace-crs judge agree --select)",
+            "qwk": {f: (None if not np.isfinite(q) else round(float(q), 4)) for f, q in zip(selection["factor"], selection["qwk"])}}

@@ -1,0 +1,178 @@
+"""How far synthetic reviews are from real ones, by their statistics (paper §2.1, App. D: the
+synthetic KB stands in for Yelp, whose review text is truncated at 500 characters).
+
+:func:`text_stats` summarises one corpus of review texts: length distribution, sentences per
+review (``trace_crs.segment``, the one splitter), type-token ratio and distinct-bigram rate per
+10k tokens (``segment.terms`` tokens, averaged over consecutive 10,000-token windows of a seeded
+shuffle, so corpora of different size compare), the share of sentences that name a facet value
+or price (``kb.review_grammar.facet_hits`` over the public lexicon), the duplicate-text rate
+and the number of texts shared by two or more POIs.  :func:`compare` adds the two-sample
+Kolmogorov–Smirnov statistic of the lengths (scipy) and a *discriminator*: TF-IDF word 1–2-grams
++ logistic regression trained to tell synthetic from real reviews on a seeded balanced sample,
+its 5-fold cross-validated ROC AUC (scikit-learn; 0.5 = indistinguishable).  Only aggregate
+statistics leave this module — never a review text.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence, TypedDict
+
+import numpy as np
+
+from trace_crs.kb.review_grammar import facet_hits
+from trace_crs.kb.schema import REVIEW_MAX_CHARS
+from trace_crs.kb.store import iter_jsonl
+from trace_crs.segment import sentence_spans, terms
+
+WINDOW = 10_000          # tokens per window of the type-token and bigram rates
+N_PER_CLASS = 2_000      # reviews per class for the discriminator
+FOLDS = 5
+
+
+class Corpus(TypedDict):
+    """Review texts and the POI each belongs to (parallel lists)."""
+
+    texts: list[str]
+    business_ids: list[str]
+
+
+def kb_corpus(kb_dir: str | Path) -> Corpus:
+    """The reviews of a KB directory (``reviews.jsonl``)."""
+    texts, ids = [], []
+    for _, rec in iter_jsonl(Path(kb_dir) / "reviews.jsonl"):
+        texts.append(rec["text"])
+        ids.append(rec["business_id"])
+    return {"texts": texts, "business_ids": ids}
+
+
+def yelp_corpus(yelp_dir: str | Path, max_chars: int = REVIEW_MAX_CHARS) -> Corpus:
+    """The reviews of a Yelp bundle, truncated at ``max_chars`` as the Yelp KB loader does."""
+    from trace_crs.kb.yelp import REVIEW_FILE
+    path = Path(yelp_dir) / REVIEW_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: Yelp review file not found")
+    texts, ids = [], []
+    for _, rec in iter_jsonl(path):
+        texts.append((rec.get("text") or "")[:max_chars])
+        ids.append(str(rec.get("business_id")))
+    return {"texts": texts, "business_ids": ids}
+
+
+def window_rates(tokens: Sequence[str], window: int = WINDOW) -> dict[str, float | int]:
+    """Distinct unigrams and distinct bigrams per ``window`` tokens, averaged over the
+    consecutive full windows of ``tokens`` (one partial window if the corpus is shorter)."""
+    starts = list(range(0, max(len(tokens) - window + 1, 1), window)) if len(tokens) >= window else [0]
+    ttr, big = [], []
+    for s in starts:
+        chunk = tokens[s:s + window]
+        if len(chunk) < 2:
+            continue
+        ttr.append(len(set(chunk)) / len(chunk))
+        big.append(len(set(zip(chunk, chunk[1:]))) / (len(chunk) - 1))
+    return {"type_token_ratio": float(np.mean(ttr)) if ttr else float("nan"),
+            "distinct_bigram_rate": float(np.mean(big)) if big else float("nan"), "windows": len(ttr)}
+
+
+def text_stats(corpus: Corpus, seed: int = 42) -> dict[str, Any]:
+    """Aggregate statistics of one corpus (see the module docstring)."""
+    texts, ids = corpus["texts"], corpus["business_ids"]
+    if not texts:
+        raise ValueError("no review texts to summarise")
+    lengths = np.array([len(t) for t in texts])
+    n_sent, n_facet = [], 0
+    for t in texts:
+        spans = sentence_spans(t, quote_aware=False)
+        n_sent.append(len(spans))
+        n_facet += sum(bool(facet_hits(t[a:b])) for a, b in spans)
+    order = np.random.default_rng(seed).permutation(len(texts))
+    tokens = [tok for i in order for tok in terms(texts[i])]
+    owners: dict[str, set[str]] = defaultdict(set)
+    for t, b in zip(texts, ids):
+        owners[t].add(b)
+    return {
+        "n_reviews": len(texts),
+        "length_mean": float(lengths.mean()), "length_median": float(np.median(lengths)),
+        "length_quartiles": [float(q) for q in np.percentile(lengths, [25, 50, 75])],
+        "share_at_cap": float((lengths >= REVIEW_MAX_CHARS).mean()),
+        "sentences_per_review": float(np.mean(n_sent)),
+        "facet_sentence_share": n_facet / max(sum(n_sent), 1),
+        **window_rates(tokens),
+        "distinct_text_rate": len(owners) / len(texts),
+        "duplicate_rate": 1 - len(owners) / len(texts),
+        "texts_shared_by_pois": sum(len(b) > 1 for b in owners.values()),
+    }
+
+
+def discriminator_auc(synthetic: Sequence[str], real: Sequence[str], seed: int = 42,
+                      n_per_class: int = N_PER_CLASS, folds: int = FOLDS) -> dict[str, Any]:
+    """Cross-validated ROC AUC of TF-IDF (word 1–2-grams, sublinear tf) + logistic regression
+    telling ``synthetic`` (label 1) from ``real`` (label 0), on a seeded balanced sample of at
+    most ``n_per_class`` texts per class; the vectoriser is fitted inside each fold."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    rng = np.random.default_rng(seed)
+    n = min(n_per_class, len(synthetic), len(real))
+    if n < folds:
+        raise ValueError(f"discriminator needs >= {folds} texts per class, got {n}")
+    syn = [synthetic[i] for i in sorted(rng.choice(len(synthetic), n, replace=False))]
+    ref = [real[i] for i in sorted(rng.choice(len(real), n, replace=False))]
+    model = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True),
+                          LogisticRegression(max_iter=1000, C=1.0))
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    scores = cross_val_score(model, syn + ref, [1] * n + [0] * n, cv=cv, scoring="roc_auc")
+    return {"auc": float(scores.mean()), "auc_sd": float(scores.std(ddof=1)), "auc_folds": [float(s) for s in scores],
+            "n_per_class": n, "folds": folds, "features": "tfidf word 1-2-grams", "model": "logistic regression"}
+
+
+def compare(synthetic: Corpus, reference: Corpus | None, seed: int = 42, n_per_class: int = N_PER_CLASS) -> dict[str, Any]:
+    """Synthetic and reference statistics side by side, the length KS statistic and the
+    discriminator; only the synthetic side when ``reference`` is ``None``."""
+    out: dict[str, Any] = {"seed": seed, "synthetic": text_stats(synthetic, seed)}
+    if reference is None:
+        return out
+    from scipy.stats import ks_2samp
+    out["reference"] = text_stats(reference, seed)
+    ks = ks_2samp([len(t) for t in synthetic["texts"]], [len(t) for t in reference["texts"]])
+    out["length_ks"] = float(ks.statistic)
+    out["length_ks_pvalue"] = float(ks.pvalue)
+    out["mean_length_ratio"] = out["synthetic"]["length_mean"] / out["reference"]["length_mean"]
+    out["discriminator"] = discriminator_auc(synthetic["texts"], reference["texts"], seed, n_per_class)
+    return out
+
+
+def flatten(report: dict[str, Any], sides: Iterable[str] = ("synthetic", "reference")) -> list[dict[str, Any]]:
+    """One row per statistic with a column per side (for the data card's table)."""
+    keys = [k for k, v in report["synthetic"].items() if isinstance(v, (int, float))]
+    return [{"statistic": k, **{s: report[s][k] for s in sides if s in report}} for k in keys]
+
+
+LABELS = {
+    "n_reviews": "reviews (n)", "length_mean": "mean length (chars)", "length_median": "median length (chars)",
+    "share_at_cap": "share at the 500-char cap", "sentences_per_review": "sentences per review",
+    "type_token_ratio": "type-token ratio per 10k tokens", "distinct_bigram_rate": "distinct bigrams per 10k tokens",
+    "facet_sentence_share": "share of sentences naming a facet", "distinct_text_rate": "distinct texts",
+    "texts_shared_by_pois": "texts shared by 2+ POIs",
+}
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    """The data card's table (Markdown, ≤ 3 decimals) and its one-line summary, from a report
+    of :func:`compare`; aggregate statistics only."""
+    sides = [s for s in ("synthetic", "reference") if s in report]
+    head = {"synthetic": "synthetic KB", "reference": "Yelp sample (truncated at 500)"}
+    rows = ["| statistic | " + " | ".join(head[s] for s in sides) + " |", "|---|" + "---:|" * len(sides)]
+    for key, label in LABELS.items():
+        cells = [report[s][key] for s in sides]
+        rows.append(f"| {label} | " + " | ".join(f"{v:,}" if isinstance(v, int) else f"{v:.3f}" for v in cells) + " |")
+    if "reference" not in report:
+        return "\n".join(rows) + "\n\nNo reference corpus was given, so no side-by-side comparison was computed.\n"
+    d = report["discriminator"]
+    return "\n".join(rows) + (
+        f"\n\nLength distribution: two-sample Kolmogorov–Smirnov statistic {report['length_ks']:.3f}; "
+        f"mean length ratio (synthetic / real) {report['mean_length_ratio']:.3f}. "
+        f"Discriminator ({d['features']} + {d['model']}, {d['folds']}-fold cross-validated, "
+        f"{d['n_per_class']:,} reviews per class, seed {report['seed']}): ROC AUC {d['auc']:.3f} "
+        f"(SD over folds {d['auc_sd']:.3f}; 0.5 = indistinguishable, 1.0 = always told apart).\n")

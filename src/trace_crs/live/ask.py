@@ -1,0 +1,115 @@
+"""Asking in the live loop: a system may ask a clarifying question instead of recommending
+(CoRE's Proactiveness, seed 001 Table 1; TravelBench's multi-turn subtask, seed 003 §3).
+
+* **The act.**  A system answer whose text carries the ``[Ask]`` marker (:func:`asks`) is an
+  ``ask_preference`` turn (the dialogue schema's system act); like an abstention it recommends
+  nothing, and it counts as a system turn without success (TSR / T2R charge it).  An LLM system
+  may write the question in its own words after the marker.
+* **What was asked.**  :func:`asked_facets` reads the facets a question is about from its words
+  (:data:`CUES`): the simulated user understands a question the way a reader would, from the
+  text alone, for the template questions and an LLM's own wording alike.
+* **Which facet to ask about** is the system's choice.  :class:`Asking` gives a ranker that
+  cannot ask by itself an uncertainty policy: ask about the facet whose values split the current
+  candidates most evenly — the largest Shannon entropy of the partition of candidates by the
+  facet's public KB value (:func:`facet_entropy`, ``scipy.stats.entropy``, nats) — among the
+  facets not asked yet, at most ``max_questions`` times, then recommend as the wrapped system.
+  It reads only the candidates' public attributes and its own past questions, never the profile.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from scipy.stats import entropy
+
+from trace_crs.baselines.base import BaselineOutput, TurnContext
+from trace_crs.kb.schema import POI
+
+ASK_MARKER = "[Ask]"
+ASK_RE = re.compile(r"\[\s*ask\s*\]", re.IGNORECASE)
+ASK_ACTION = "ask_preference"
+ASKABLE: tuple[str, ...] = ("style", "price_max", "noise", "ambience", "features")
+# The template question of each facet (the :class:`Asking` policy's wording).
+QUESTIONS: dict[str, str] = {
+    "style": f"{ASK_MARKER} What kind of place are you after: any particular style or cuisine?",
+    "price_max": f"{ASK_MARKER} What is your budget: how much are you happy to spend?",
+    "noise": f"{ASK_MARKER} Do you prefer somewhere quiet, or is a lively, loud place fine?",
+    "ambience": f"{ASK_MARKER} What atmosphere or vibe would you like?",
+    "features": f"{ASK_MARKER} Do you need any particular amenities or features (parking, wifi, outdoor seating)?",
+}
+# Words by which a question is recognised as being about a facet (whole words, any case).
+CUES: dict[str, tuple[str, ...]] = {
+    "style": ("style", "cuisine", "kind of place", "type of place", "kind of food", "type of food", "genre"),
+    "price_max": ("budget", "price", "prices", "spend", "cost", "expensive", "cheap", "afford"),
+    "noise": ("quiet", "noise", "noisy", "loud", "lively", "calm"),
+    "ambience": ("atmosphere", "ambience", "ambiance", "vibe", "mood", "setting"),
+    "features": ("amenities", "amenity", "features", "feature", "facilities", "parking", "wifi", "outdoor"),
+}
+_CUE_RES = {f: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ws) + r")\b", re.IGNORECASE)
+            for f, ws in CUES.items()}
+
+
+def asks(text: str | None) -> bool:
+    """Whether a system answer asks a question (carries the ``[Ask]`` marker)."""
+    return bool(ASK_RE.search(text or ""))
+
+
+def asked_facets(text: str | None) -> list[str]:
+    """The facets a question is about, in :data:`ASKABLE` order (empty: none recognised)."""
+    return [f for f in ASKABLE if _CUE_RES[f].search(text or "")]
+
+
+def facet_key(poi: POI, facet: str) -> Any:
+    """A POI's public value of one facet (list facets: the sorted tuple; unknown: ``None``)."""
+    if facet == "price_max":
+        return poi.price
+    value = (poi.attributes or {}).get(facet)
+    return tuple(sorted(value)) if isinstance(value, list) else value
+
+
+def facet_entropy(pois: Sequence[POI], facet: str) -> float:
+    """Shannon entropy (nats) of the partition of ``pois`` by :func:`facet_key`; 0 for < 2 POIs."""
+    counts = Counter(facet_key(p, facet) for p in pois)
+    return float(entropy(list(counts.values()))) if len(pois) > 1 else 0.0
+
+
+def already_asked(history: Iterable[dict[str, Any]]) -> tuple[int, set[str]]:
+    """``(questions asked, facets asked about)`` by the system in ``history``."""
+    texts = [t.get("text") or "" for t in history if t.get("role") == "system" and asks(t.get("text"))]
+    return len(texts), {f for t in texts for f in asked_facets(t)}
+
+
+def next_question(ctx: TurnContext, max_questions: int) -> str | None:
+    """The :class:`Asking` policy's question at ``ctx`` (module docstring), or ``None``."""
+    n, asked = already_asked(ctx.history)
+    if n >= max_questions:
+        return None
+    pois = [ctx.kb.pois[c] for c in ctx.candidates if c in ctx.kb.pois]
+    scored = [(facet_entropy(pois, f), -i, f) for i, f in enumerate(ASKABLE) if f not in asked]
+    best = max(scored, default=None)
+    return QUESTIONS[best[2]] if best is not None and best[0] > 0 else None
+
+
+class Asking:
+    """A system that asks up to ``max_questions`` questions (the uncertainty policy of the
+    module docstring) before answering as ``inner``; other attributes are ``inner``'s."""
+
+    def __init__(self, inner: Any, max_questions: int = 1) -> None:
+        if max_questions < 0:
+            raise ValueError(f"max_questions must be >= 0, got {max_questions}")
+        self.inner, self.max_questions = inner, max_questions
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def warm(self, contexts: Sequence[TurnContext]) -> None:
+        """Warm ``inner`` only for the contexts it will answer."""
+        warm = getattr(self.inner, "warm", None)
+        if warm is not None:
+            warm([c for c in contexts if next_question(c, self.max_questions) is None])
+
+    def predict(self, ctx: TurnContext) -> BaselineOutput:
+        question = next_question(ctx, self.max_questions)
+        return BaselineOutput([], question) if question is not None else self.inner.predict(ctx)

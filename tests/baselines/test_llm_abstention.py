@@ -1,0 +1,64 @@
+"""LLM baselines on the unsolvable set: the [Unsolved] rule is in every prompt (TravelBench
+Fig. 14), a decline is read from the answer, and precision / recall / F1 / false-abstention rate
+come out as hand-computed."""
+from __future__ import annotations
+
+import math
+
+import dspy
+import pytest
+from dspy.utils import DummyLM
+
+from trace_crs.baselines.abstain import decline_table
+from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
+from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
+from trace_crs.dialogues.generate import generate_simulated
+from trace_crs.dialogues.unsolvable import build_unsolvable
+from trace_crs.kb.store import KB
+from trace_crs.kb.synthetic import build_synthetic
+from trace_crs.lm.config import resolve_lm_config
+from trace_crs.metrics.abstention import decline_scores
+
+
+@pytest.fixture(autouse=True)
+def fresh_dspy():
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+    with dspy.context(lm=None, adapter=None, track_usage=False):
+        yield
+
+
+@pytest.fixture(scope="module")
+def world():
+    pois, reviews, _ = build_synthetic(per_cell=12, seed=42)
+    kb = KB({p.business_id: p for p in pois}, {r.review_id: r for r in reviews})
+    dialogues = generate_simulated(kb, 12, seed=42)
+    return kb, dialogues, build_unsolvable(kb, dialogues, 5, seed=42)
+
+
+def test_rule_in_prompt_and_scores(world):
+    kb, dialogues, items = world
+    unsolvable, solvable = items[:2], dialogues[:2]
+    decline = {"ranked_ids": ["[Unsolved]"], "response": "[Unsolved] Nothing fits."}
+    answer = {"ranked_ids": ["1"], "response": "Try the first one."}
+    lm = DummyLM([decline, answer, decline, answer])      # in order: unsolvable 1, 2, solvable 1, 2
+    system = LLMZeroShotBaseline(resolve_lm_config({"mode": "generative", "retries": 0}), lm=lm)
+    table = decline_table(kb, unsolvable, solvable, {"llm_zero_shot": system})
+    assert table["declined"].tolist() == [True, False, True, False]
+    assert table["reason"].tolist()[:2] == [i["unsolvable"]["reason"] for i in unsolvable]
+    assert table["reason"].tolist()[2:] == ["solvable", "solvable"] and not table["fallback"].any()
+    prompts = [" ".join(str(m["content"]) for m in h["messages"]) for h in lm.history]
+    assert len(prompts) == 4 and all(UNSOLVED_RULE in p for p in prompts)
+    [row] = decline_scores(table).to_dict("records")
+    # TP = 1, FP = 1, FN = 1: precision = recall = F1 = 1/2; FP / 2 solvable = 1/2
+    assert (row["tp"], row["fp"], row["fn"]) == (1, 1, 1)
+    assert row["precision"] == row["recall"] == row["f1"] == row["false_abstention_rate"] == 0.5
+    assert row[f"recall_{unsolvable[0]['unsolvable']['reason']}"] == 1.0
+
+
+def test_no_decline_gives_nan_precision(world):
+    import pandas as pd
+    table = pd.DataFrame({"baseline": ["x", "x"], "unsolvable": [True, False], "reason": ["live_data", "solvable"],
+                          "declined": [False, False], "fallback": [False, True]})
+    [row] = decline_scores(table).to_dict("records")
+    assert math.isnan(row["precision"]) and row["recall"] == 0.0 and row["false_abstention_rate"] == 0.0
+    assert row["n_fallbacks"] == 1 and row["recall_live_data"] == 0.0
