@@ -24,7 +24,8 @@ def ws(tmp_path):
         (w / d).mkdir(parents=True)
     for f in ("kb/pois.jsonl", "kb/reviews.jsonl", "kb/MANIFEST.json", "yelp/yelp_academic_dataset_business.json",
               "d/dialogues.jsonl", "preds.jsonl", "scores/a.per_turn.parquet", "records.parquet",
-              "results/runs/r1/config.yaml", "transcripts.jsonl", "human.csv", "unsolvable.jsonl", "ids.json"):
+              "results/runs/r1/config.yaml", "transcripts.jsonl", "human.csv", "unsolvable.jsonl", "ids.json",
+              "c.yaml"):
         (w / f).write_text(f"content of {f}\n")
     return w
 
@@ -58,6 +59,15 @@ CASES = [
     ("judge core --transcripts {w}/transcripts.jsonl --out {o}", ["{w}/transcripts.jsonl"]),
     (f"judge transcripts --dialogues {D} --kb {K} --predictions {P} --out {{o}}", [P, D, "{w}/kb/t.jsonl"]),
     ("judge agree --pred {w}/preds.jsonl --human {w}/human.csv --out {o}", ["{w}/human.csv", "{w}/preds.jsonl"]),
+    ("judge agree --pred {w}/preds.jsonl --human {w}/human.csv --select {w}/transcripts.jsonl --mixture-out {o}",
+     ["{w}/transcripts.jsonl", "{w}/human.csv"]),
+    ("kb realism --kb {w}/kb --reference {w}/yelp --out {o}", ["{w}/kb/MANIFEST.json", "{w}/yelp/r.json"]),
+    ("kb realism --kb {w}/kb --reference {w}/yelp --markdown {o}", ["{w}/kb/pois.jsonl", "{w}/yelp/t.md"]),
+    ("kb degrade --kb {w}/kb --out {o}", ["{w}/kb", "{w}/kb/degraded", "{w}"]),
+    (f"stats abstention-llm --config {{w}}/c.yaml --kb {K} --dialogues {D} --unsolvable {{w}}/unsolvable.jsonl --out {{o}}",
+     ["{w}/kb", "{w}/d", "{w}"]),
+    ("stats diagnose --results {w}/results --run r1 --out {o}",
+     ["{w}/results/runs/r1/config.yaml", "{w}/results/runs/d.parquet"]),
 ]
 PARAMS = [(argv, o) for argv, outs in CASES for o in outs]
 

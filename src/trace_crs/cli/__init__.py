@@ -37,15 +37,16 @@ MAX_MESSAGE = 2000  # a hostile input must not produce a megabyte error line
 # argparse dests that name files or directories the command reads / writes
 INPUT_FLAGS = ("kb", "kb_dir", "dialogues", "file", "file_flag", "predictions", "dialogue_ids", "config",
                "scores", "records", "results", "transcripts", "mixture", "run", "generic", "pred", "human",
-               "judge_b", "repeat", "unsolvable", "yelp_dir")
-OUTPUT_FLAGS = ("out", "json", "per_turn", "cache_dir", "models_dir")
+               "judge_b", "repeat", "unsolvable", "yelp_dir", "reference", "live", "select")
+OUTPUT_FLAGS = ("out", "json", "per_turn", "cache_dir", "models_dir", "markdown", "mixture_out")
 OTHER_FLAGS = ("source", "per_cell", "seed", "min_reviews", "n", "generator", "model", "api_base", "max_retries",
                "prompt", "decoding", "set", "show", "baselines", "pool", "subset", "chunk_size", "workers",
                "concurrency", "executor", "max_cost_usd", "estimate", "quiet", "score", "fuzzy_threshold",
                "cd_gate", "pc_window", "spatial_km", "entailment", "judge", "judge_n", "lm_model", "strict",
                "name", "level", "pair", "n_boot", "n_solvable", "quality", "cost", "budgets", "analysis", "runs",
                "n_dialogues", "settings", "max_turns", "opening_prefs", "simulator", "mode", "aggregator",
-               "retries", "max_rounds", "system", "help", "version", "global_quiet", "global_json", "command")
+               "retries", "max_rounds", "system", "help", "version", "global_quiet", "global_json", "command",
+               "lengths", "n_per_class", "n_unsolvable", "corpus_runs", "ask", "domain")
 # bounds of the count flags, checked in one place before a command runs (a negative --n made
 # 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)
 COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
@@ -55,7 +56,8 @@ COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
     "max_rounds": (1, 100), "min_reviews": (1, None), "seed": (0, 2**32 - 1),
     "max_retries": (0, 100)}
 # (command, subcommand) whose --out is a directory; every other output flag names a file
-DIR_OUTPUTS = {("kb", "build"), ("evaluate", None), ("converse", None), ("stats", "abstention")}
+DIR_OUTPUTS = {("kb", "build"), ("kb", "degrade"), ("evaluate", None), ("converse", None), ("stats", "abstention"),
+               ("stats", "abstention-llm")}
 
 
 def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
