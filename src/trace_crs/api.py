@@ -6,7 +6,9 @@
 >>> scores = trace_crs.score(kb, dialogues, "mine.jsonl", pool="closed")   # doctest: +SKIP
 >>> scores.aggregate["metrics"]["recall@1"], scores.per_turn.shape   # doctest: +SKIP
 
-The runnable examples are in ``tests/test_api.py`` (a tiny KB built in the test).
+The runnable examples are in ``tests/test_api.py`` (a tiny KB built in the test).  The API checks
+what the CLI checks: unknown or mistyped keyword arguments, empty inputs and an ``out`` that
+overlaps an input raise :class:`~trace_crs.errors.UsageError` (a ``ValueError``).
 """
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from trace_crs.atomic import refuse_overlap
+from trace_crs.config import from_mapping
 from trace_crs.dialogues.schema import load_dialogues as _load_dialogues
+from trace_crs.errors import UsageError
 from trace_crs.kb import KB
 from trace_crs.kb import load_kb as _load_kb
 
@@ -42,11 +47,17 @@ def score(kb: KB | str | Path, dialogues: list[dict[str, Any]] | str | Path,
     from trace_crs.metrics.predictions import read_predictions
     from trace_crs.metrics.score import ScoreConfig, score_predictions
 
-    cfg = ScoreConfig(**config)
+    cfg = from_mapping(ScoreConfig, config, "trace_crs.score(...)")  # unknown or mistyped keys: UsageError
     kb = kb if isinstance(kb, KB) else load_kb(kb)
     dialogues = dialogues if isinstance(dialogues, list) else load_dialogues(dialogues)
+    if not dialogues:
+        raise UsageError("trace_crs.score(...): no dialogues to score (an empty corpus)")
     if isinstance(predictions, (str, Path)):
         predictions = read_predictions(predictions, dialogues, kb, pool=cfg.pool)
+    else:
+        predictions = list(predictions)
+        if not predictions:
+            raise UsageError("trace_crs.score(...): predictions is empty (the CLI refuses an empty file too)")
     return score_predictions(kb, dialogues, predictions, cfg)
 
 
@@ -58,6 +69,8 @@ def evaluate(kb_dir: str | Path, dialogues_path: str | Path, out: str | Path, ba
     from trace_crs.runner.run import RunConfig
     from trace_crs.runner.run import evaluate as run_evaluate
 
-    cfg = RunConfig(kb=str(kb_dir), dialogues=str(dialogues_path), baselines=baselines, **config)
+    refuse_overlap([out], [kb_dir, dialogues_path], flag="out")  # the CLI's guard (trace_crs.atomic)
+    cfg = from_mapping(RunConfig, {"kb": str(kb_dir), "dialogues": str(dialogues_path), "baselines": baselines,
+                                   **config}, "trace_crs.evaluate(...)")
     run_evaluate(cfg, out, progress=False)
     return pd.read_parquet(Path(out) / "records.parquet")

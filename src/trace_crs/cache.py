@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Hashable, TypeVar
 
+from trace_crs.errors import UsageError
 from trace_crs.kb import KB
 
 _MEMO: dict[tuple[str, str], dict[Any, Any]] = {}
@@ -54,5 +55,9 @@ def memo_call(kb: KB, table: str, key: Hashable, compute: Callable[[], T], cap: 
 def disk_cache_dir() -> Path:
     """Directory for on-disk caches (created on demand)."""
     path = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "trace-crs" / "vectors")
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # an unwritable HOME or cache directory is a usage error (exit 2)
+        raise UsageError(f"cache directory {path} (set {CACHE_ENV} or --cache-dir to a writable "
+                         f"directory): {exc.strerror or exc}") from None
     return path

@@ -17,6 +17,7 @@ def test_generate_validate_stats_release_hydrate(tmp_path, tiny_kb_dir, capsys):
 
 
 def test_user_errors_exit_2(tmp_path, capsys):
-    assert main(["dialogues", "generate", "--kb", str(tmp_path), "--n", "3", "--out", str(tmp_path / "x.jsonl")]) == 2
+    (tmp_path / "nokb").mkdir()
+    assert main(["dialogues", "generate", "--kb", str(tmp_path / "nokb"), "--n", "3", "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "not a KB directory" in capsys.readouterr().err
     assert main(["dialogues", "stats", str(tmp_path / "missing.jsonl")]) == 2

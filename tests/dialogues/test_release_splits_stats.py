@@ -7,6 +7,7 @@ import pytest
 from trace_crs.dialogues.generate import generate_simulated
 from trace_crs.dialogues.release import HydrationError, hydrate_dialogue, release_dialogue
 from trace_crs.dialogues.schema import DialogueFormatError, load_dialogues
+from trace_crs.errors import DataError
 from trace_crs.dialogues.splits import assign_splits
 from trace_crs.dialogues.stats import corpus_stats
 from trace_crs.kb.schema import Review
@@ -104,4 +105,5 @@ def test_loader_errors(tmp_path, corpus):
         load_dialogues(bad)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    assert load_dialogues(empty) == []
+    with pytest.raises(DataError, match=r"empty.jsonl: field '<file>': no dialogues"):
+        load_dialogues(empty)  # an empty corpus is an error, not zero dialogues

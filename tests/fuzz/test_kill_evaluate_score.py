@@ -58,13 +58,13 @@ def test_kill_9_score_never_leaves_a_partial_score(corpus, tmp_path):
            "--predictions", str(preds)]
     before = sha256_file(preds)
     start = time.perf_counter()
-    subprocess.run(cmd + ["--out", str(tmp_path / "ref.json")], env=ENV, check=True, capture_output=True)
+    subprocess.run(cmd + ["--out", str(tmp_path / "zzref.json")], env=ENV, check=True, capture_output=True)
     span = time.perf_counter() - start
-    ref = (tmp_path / "ref.json").read_text()
+    ref = (tmp_path / "zzref.json").read_text()  # a stem no key contains ("ref" is in "text_reference")
     for i, delay in enumerate(np.random.default_rng(7).uniform(0.0, span, size=20)):
         out = tmp_path / f"s{i}.json"
         killed(cmd + ["--out", str(out)], delay)
         if out.exists():  # the JSON is renamed into place last: present means complete
-            assert out.read_text().replace(out.stem, "X") == ref.replace("ref", "X")
+            assert out.read_text().replace(out.stem, "X") == ref.replace("zzref", "X")
             assert out.with_name(out.stem + ".per_turn.parquet").exists()
     assert sha256_file(preds) == before  # the input is never touched

@@ -65,7 +65,7 @@ def test_cross_judge_agreement_hand_values():
 
 def test_error_flags():
     cited = {"R1": "The pasta was fantastic."}
-    texts = ['"pasta was fantastic" [R1]', '"made up words here" [R1]', "no quotes"]
+    texts = ['"The pasta was fantastic" [R1]', '"made up words here" [R1]', "no quotes"]
     np.testing.assert_array_equal(er.grounding_errors(texts, [cited] * 3), [0, 1, 0])
     np.testing.assert_array_equal(er.recommendation_errors([["A"], ["A"], ["A", "B"]], [["A"], [], ["C", "A"]]), [0, 1, 1])
     hist = [["A quiet italian place"], ["A quiet italian place"], ["hello"]]

@@ -82,3 +82,66 @@ def test_no_seed_term_contains_another_as_whole_word():
 
     terms = [t for ts in gr.ASPECT_SEEDS.values() for t in ts]
     assert not [(a, b) for a in terms for b in terms if a != b and re.search(rf"\b{re.escape(b)}\b", a)]
+
+
+# --- the GS rule: quote-in-review, minimum length, each sentence found (module docstring) ---
+REVIEW = ("We came for the oysters and stayed for the view over the harbour. The staff remembered "
+          "our names on the second night. Parking is a nightmare on weekends, so take a cab.")
+INVENTED = " They also gave us free champagne and a private tour of the kitchen."
+
+
+def test_superset_quote_whole_review_plus_invented_sentence_fails():
+    text = f'"{REVIEW}{INVENTED}" [R1]'
+    assert gr.quote_match(REVIEW + INVENTED, REVIEW) == 0.0  # longer than the review: not inside it
+    assert gr.grounding_score([text], [{"R1": REVIEW}])[0] == 0.0
+    assert gr.citation_density([text], [{"R1": REVIEW}])[0] == 0.0
+
+
+def test_superset_predictions_score_gs_at_most_half():
+    # every quote is a whole review plus an invented sentence; one honest quote per turn at most
+    honest = '"The staff remembered our names on the second night." [R1]'
+    sup = f'"{REVIEW}{INVENTED}" [R1]'
+    texts = [sup, f"{sup} and {sup}", f"{honest} {sup}"]
+    gs = gr.grounding_score(texts, [{"R1": REVIEW}] * 3)
+    np.testing.assert_allclose(gs, [0.0, 0.0, 0.5])
+    assert gs.mean() <= 0.5
+
+
+def test_invented_sentence_inside_a_shorter_real_span_fails():
+    # real span (~150 chars) + invented sentence (~40 chars): whole quote shorter than the review
+    long_review = REVIEW + " " + REVIEW.replace("oysters", "mussels")
+    quote = REVIEW[:REVIEW.index(" Parking")] + " The chef sent out free desserts."
+    assert gr.quote_match(quote, long_review) >= 0.8  # condition 2 alone would accept it
+    assert not gr.quote_grounded(quote, long_review, 0.8)  # condition 3: the invented sentence
+
+
+@pytest.mark.parametrize("quote", ["the", "the view", "for the view"])
+def test_short_quotes_never_grounded_and_do_not_raise_cgs(quote):
+    text = f'Go there. "{quote}" [R1]'
+    cited = [{"R1": REVIEW}]
+    assert quote.lower() in REVIEW.lower()  # verbatim, yet too short to be evidence
+    assert gr.grounding_score([text], cited)[0] == 0.0
+    assert gr.citation_density([text], cited)[0] == 0.0
+    cgs = gr.composite(gr.grounding_score([text], cited), gr.citation_density([text], cited),
+                       gr.provenance_coverage([text]))
+    assert cgs[0] == 0.0
+
+
+def test_four_word_quote_is_the_minimum():
+    assert gr.quote_grounded("stayed for the view", REVIEW, 0.8)
+    assert not gr.quote_grounded("for the view", REVIEW, 0.8)
+
+
+def test_stitched_quote_from_distant_sentences_fails():
+    s1 = "We came for the oysters and stayed for the view over the harbour."
+    s2 = "Parking is a nightmare on weekends, so take a cab."
+    assert gr.quote_grounded(s1, REVIEW, 0.8) and gr.quote_grounded(s2, REVIEW, 0.8)
+    assert not gr.quote_grounded(f"{s1} {s2}", REVIEW, 0.8)
+    adjacent = REVIEW[:REVIEW.index(" Parking")]  # two neighbouring sentences: a real span
+    assert gr.quote_grounded(adjacent, REVIEW, 0.8)
+
+
+def test_per_quote_credit_counts_each_quote():
+    good = '"The staff remembered our names" [R1]'
+    bad = '"the" [R1]'
+    assert gr.grounding_score([f"{good} {good} {bad}"], [{"R1": REVIEW}])[0] == pytest.approx(2 / 3)

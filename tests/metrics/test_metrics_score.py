@@ -13,7 +13,7 @@ from trace_crs.metrics.score import ScoreConfig, score_predictions
 D1, D2 = "crs_yelp_00001", "crs_yelp_00002"
 PREDS = [
     # D1 t2: gold P1, alt P2. R1 has no citations -> first review of top POI P2 = rc "Cheap tacos, loud music."
-    {"dialogue_id": D1, "turn_id": 2, "ranked_poi_ids": ["P2", "P1", "P3"], "text": 'P2 is "cheap tacos" [R1] and cheap.'},
+    {"dialogue_id": D1, "turn_id": 2, "ranked_poi_ids": ["P2", "P1", "P3"], "text": 'P2 is "cheap tacos, loud music" [R1] and cheap.'},
     # D1 t4 missing
     # D2 t2: compare, gold P1+P2, recommends P3+P4 (top-2), never hits
     {"dialogue_id": D2, "turn_id": 2, "ranked_poi_ids": ["P3", "P4", "P1"], "text": "P3 or P4.", "citations": []},
@@ -27,7 +27,7 @@ def test_end_to_end_hand_values(kb, dialogues):
     np.testing.assert_allclose(pt["recall@3"], [1.0, 0.0, 0.5])
     np.testing.assert_allclose(pt["mrr"], [0.5, 0.0, 1 / 3])
     np.testing.assert_allclose(pt["mr_recall@1"], [1.0, 0.0, 0.0])
-    np.testing.assert_allclose(pt["cd"], [2 / 6, 0.0, 0.0])  # P2 is cheap tacos and cheap = 6 tokens
+    np.testing.assert_allclose(pt["cd"], [4 / 8, 0.0, 0.0])  # 4 quote tokens of P2 is cheap tacos loud music and cheap
     np.testing.assert_allclose(pt["cgs"], [1.0, 0.0, 0.0])
     assert list(pt["has_alternative"]) == [True, False, False]
     assert list(pt["after_rejection"]) == [False, True, False]
@@ -41,7 +41,7 @@ def test_end_to_end_hand_values(kb, dialogues):
               "mr_recall@3": 2 / 3,  # D2's compare top-3 holds gold P1: an MR hit
               "mr_recall@1_alt_only": 1.0,
               # the missing D1 t4 scores 0 on every turn metric (it used to get a vacuous GS = PC = 1)
-              "gs": 2 / 3, "cd": 1 / 9, "pc": 2 / 3, "cgs": 1 / 3,
+              "gs": 2 / 3, "cd": 1 / 6, "pc": 2 / 3, "cgs": 1 / 3,
               "tsr": 0.0, "t2r": 2.5, "rejection_recovery": 0.0, "spatial_coherence": 0.0, "price_alignment": 0.0,
               "itinerary_diversity": 0.5}
     for k, v in expect.items():
@@ -88,10 +88,10 @@ def test_entailment_and_cgs_ent_wiring(kb, dialogues):
     row = score_predictions(kb, dialogues, preds, entailment=WordBackend()).per_turn.iloc[0]
     # one claim, all words in the review -> 1; no quotes -> CD 0 -> CGSent gated to 0
     assert row["entailment"] == 1.0 and row["cgs_ent"] == 0.0
-    preds = [{**PREDS[0], "text": '"Cheap tacos" [R1] loud music.'}]
+    preds = [{**PREDS[0], "text": '"Cheap tacos, loud music" [R1] loud music.'}]
     s = score_predictions(kb, dialogues, preds, entailment=WordBackend())
-    # claim {cheap, tacos, loud, music} in review -> 1; CD = 2/4; "cheap" is 13 chars from [R1] -> PC 1
-    assert s.per_turn.iloc[0]["cgs_ent"] == 1.0 and s.per_turn.iloc[0]["cd"] == 0.5
+    # claim {cheap, tacos, loud, music} in review -> 1; CD = 4/6; "cheap" is 25 chars from [R1] -> PC 1
+    assert s.per_turn.iloc[0]["cgs_ent"] == 1.0 and s.per_turn.iloc[0]["cd"] == pytest.approx(4 / 6)
     assert s.aggregate["entailment_backend"] == "words" and "nli:words" in s.aggregate["signature"]
 
 

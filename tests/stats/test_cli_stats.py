@@ -43,5 +43,5 @@ def test_oracle_command_seconds_budget(scores):
 
 
 def test_missing_scores_exit_2(tmp_path, capsys):
-    assert main(["stats", "bootstrap", "--scores", str(tmp_path), "--out", str(tmp_path / "x.csv")]) == 2
+    assert main(["stats", "bootstrap", "--scores", str(tmp_path), "--out", str(tmp_path.parent / "x.csv")]) == 2
     assert "no *.per_turn.parquet" in capsys.readouterr().err

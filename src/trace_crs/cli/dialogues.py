@@ -12,7 +12,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from trace_crs.errors import UsageError
+from trace_crs.atomic import write_text
+from trace_crs.errors import DataError, UsageError
 from typing import Any
 
 
@@ -103,7 +104,7 @@ def _generate(args: argparse.Namespace) -> int:
         dump_jsonl(failures, out.with_suffix(".failures.jsonl"))
     if logs:
         report = {**run, "wall_s": round(time.monotonic() - t0, 1), "acceptance": acceptance(logs)}
-        out.with_suffix(".acceptance.json").write_text(json.dumps(report, indent=2) + "\n")
+        write_text(out.with_suffix(".acceptance.json"), json.dumps(report, indent=2) + "\n")
         for tier, row in report["acceptance"].items():
             if tier != "reasons":
                 print(f"  {tier:8s} accepted {row['accepted']}/{row['attempted']}  ({row['calls']} LM calls)",
@@ -120,6 +121,8 @@ def _validate(args: argparse.Namespace) -> int:
     from trace_crs.kb.store import iter_jsonl
     # raw records: summarize() checks the schema once per dialogue and reports failures as "schema"
     dialogues = [record for _, record in iter_jsonl(args.file)]
+    if not dialogues:  # "0 passed (nan%)" must not be recorded as a validated corpus
+        raise DataError("no dialogues (an empty corpus)", file=str(args.file), field="<file>")
     kb = _load_kb(args.kb)
     summary = summarize(dialogues, kb)
     if args.global_json:
@@ -144,8 +147,7 @@ def _stats(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.stats import corpus_stats
     stats = corpus_stats(load_dialogues(args.file))
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(stats, indent=2, sort_keys=True) + "\n")
+        write_text(args.json, json.dumps(stats, indent=2, sort_keys=True) + "\n")
     if args.global_json:
         print(json.dumps(stats, sort_keys=True))
         return 0
@@ -162,8 +164,7 @@ def _leakage(args: argparse.Namespace) -> int:
     report = {"decoder": decoder_audit(dialogues, load_kb(args.kb)),
               "persona_information": persona_information(dialogues, seed=args.seed)}
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+        write_text(args.json, json.dumps(report, indent=2, sort_keys=True) + "\n")
     if args.global_json:
         print(json.dumps(report, sort_keys=True))
     if args.global_json or args.global_quiet:

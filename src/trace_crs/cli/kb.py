@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from trace_crs.atomic import write_text
 from trace_crs.kb.kbstats import cell_counts, format_summary, summarize
 from trace_crs.kb.store import load_kb, write_kb
 
@@ -37,8 +38,7 @@ def _stats(args: argparse.Namespace) -> int:
     stats = summarize(load_kb(args.kb_dir))
     print(json.dumps(stats, sort_keys=True, ensure_ascii=False) if args.global_json else format_summary(stats))
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(stats, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
+        write_text(args.json, json.dumps(stats, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
     return 0
 
 
@@ -54,8 +54,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     rates = yelp_mention_rates(args.yelp_dir, args.min_reviews)
     text = json.dumps(rates, indent=2, sort_keys=True) + "\n"
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text)
+        write_text(args.out, text)
     print(text if args.global_json or not args.out else f"{len(rates) - 1} facet values -> {args.out}")
     return 0
 

@@ -2,9 +2,10 @@
 
 Writes the aggregate JSON (``--out``, default ``<predictions stem>.score.json`` beside the
 predictions) with ``<out stem>.per_turn.parquet`` and ``<out stem>.per_dialogue.parquet``
-beside it, and the per-turn table as CSV when ``--per-turn`` is given.  Every output is
-written to a temporary sibling and renamed into place; an output path that is one of the
-inputs is refused.  A one-screen summary (and a warning naming the number of missing turns,
+beside it, and the per-turn table as CSV when ``--per-turn`` is given.  The outputs are
+one commit (:func:`trace_crs.atomic.commit_files`): all are written to temporary siblings,
+then renamed into place with the JSON last, so a JSON never disagrees with its tables; an
+output path that is, holds or lies inside an input is refused.  A one-screen summary (and a warning naming the number of missing turns,
 which score 0) goes to stderr; the output path to stdout.  Entailment and the
 LLM judge are opt-in (``--entailment``, ``--judge``); ``llm`` backends use the configured LM
 (``--lm-model``, default the offline ``local`` model, via :func:`trace_crs.lm.backend.open_lm`).
@@ -19,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from trace_crs.atomic import write_atomic
+from trace_crs.atomic import commit_files, refuse_overlap
 from trace_crs.config import POOLS, ScoreConfig, load_config, parse_overrides
 from trace_crs.errors import DataError, UsageError
 
@@ -93,14 +94,11 @@ def restrict(dialogues: list[dict], ids_path: str | None) -> list[dict]:
 
 
 def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
-    """UsageError when an output path is an input file or lies inside an input directory."""
-    ins = [Path(i).resolve() for i in inputs if i]
+    """UsageError when an output path is, holds or lies inside an input
+    (:func:`trace_crs.atomic.refuse_overlap`), or is an existing directory."""
+    refuse_overlap(outputs, inputs)
     for out in outputs:
-        o = out.resolve()
-        for i in ins:
-            if o == i or (i.is_dir() and i in o.parents):
-                raise UsageError(f"output {out} would overwrite the input {i}; choose another --out")
-        if o.is_dir():
+        if Path(out).is_dir():
             raise UsageError(f"output {out} is a directory; --out names a JSON file")
 
 
@@ -150,13 +148,13 @@ def run(args: argparse.Namespace) -> int:
             scores.aggregate = aggregate(scores.per_turn, scores.per_dialogue, kb, cfg,
                                          scores.aggregate["n_missing"], ent) | {
                 k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))} | {"judge_usage": usage}
-    out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
-    write_atomic(outputs[1], lambda t: scores.per_turn.to_parquet(t, index=False))
-    write_atomic(outputs[2], lambda t: scores.per_dialogue.to_parquet(t, index=False))
+    writers = {outputs[1]: lambda t: scores.per_turn.to_parquet(t, index=False),
+               outputs[2]: lambda t: scores.per_dialogue.to_parquet(t, index=False)}
     if args.per_turn:
-        write_atomic(Path(args.per_turn), lambda t: scores.per_turn.to_csv(t, index=False, float_format="%.6g"))
-    write_atomic(out, lambda t: t.write_text(text))  # last: the JSON marks the score as complete
+        writers[Path(args.per_turn)] = lambda t: scores.per_turn.to_csv(t, index=False, float_format="%.6g")
+    # one commit, the JSON last: it marks the score as complete (trace_crs.atomic.commit_files)
+    commit_files({**writers, out: lambda t: t.write_text(text)}, marker=out)
     if scores.aggregate["n_missing"]:
         print(f"trace-crs score: warning: {scores.aggregate['n_missing']} reference turns have no prediction; "
               "they score 0 on every metric (--strict makes this an error)", file=sys.stderr)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
@@ -50,11 +51,10 @@ def _pair(text: str) -> tuple[str, str, str]:
 def _bootstrap(args: argparse.Namespace) -> int:
     frame = _load_scores(args.scores, args.level)
     out = bootstrap_pairs(frame, args.pair or TABLE21_PAIRS, args.n_boot, args.seed, source=str(args.scores))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.out.suffix == ".json":  # the format follows the file name
-        args.out.write_text(out.to_json(orient="records", indent=2) + "\n")
+        write_text(args.out, out.to_json(orient="records", indent=2) + "\n")
     else:
-        out.to_csv(args.out, index=False)
+        write_atomic(args.out, lambda t: out.to_csv(t, index=False))
     print(out.to_string(index=False))
     return 0
 
@@ -77,9 +77,10 @@ def _oracle(args: argparse.Namespace) -> int:
     inst = oracle_instance(table, "quality", args.cost, source=f"{args.scores} + {args.records}")
     curve, shares = budget_curve(inst, n_points=args.budgets)
     curve["elbow_budget"] = elbow(curve["budget"], curve["mean_quality"])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    curve.to_csv(args.out, index=False)
-    shares.to_csv(args.out.with_suffix(".shares.csv"), index=False)
+    shares_path = args.out.with_suffix(".shares.csv")
+    refuse_overlap([shares_path], [args.scores, args.records])
+    commit_files({shares_path: lambda t: shares.to_csv(t, index=False),
+                  args.out: lambda t: curve.to_csv(t, index=False)}, marker=args.out)
     print(curve.to_string(index=False))
     return 0
 
@@ -91,7 +92,6 @@ def _abstention(args: argparse.Namespace) -> int:
     import numpy as np
 
     from trace_crs.baselines.abstain import confidence_table
-    from trace_crs.atomic import write_atomic
     from trace_crs.cli.score import refuse_inputs
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.errors import UsageError
@@ -116,10 +116,10 @@ def _abstention(args: argparse.Namespace) -> int:
     sweep = pd.concat([tau_sweep(part["best_score"], part["unsolvable"], taus).assign(baseline=name)
                        for name, part in table.groupby("baseline", sort=True)], ignore_index=True)
     reasons = pd.Series([d["unsolvable"]["reason"] for d in unsolvable]).value_counts().sort_index()
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "confidence.parquet", lambda t: table.to_parquet(t, index=False))
-    write_atomic(out / "tau_sweep.csv", lambda t: sweep.to_csv(t, index=False, float_format="%.6g"))
-    write_atomic(out / "reasons.csv", lambda t: reasons.rename_axis("reason").rename("items").to_csv(t))
+    commit_files({out / "tau_sweep.csv": lambda t: sweep.to_csv(t, index=False, float_format="%.6g"),
+                  out / "reasons.csv": lambda t: reasons.rename_axis("reason").rename("items").to_csv(t),
+                  out / "confidence.parquet": lambda t: table.to_parquet(t, index=False)},
+                 marker=out / "confidence.parquet")  # one commit, the table last (trace_crs.atomic)
     print(out)
     return 0
 

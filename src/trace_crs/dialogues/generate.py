@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from trace_crs.atomic import commit_files
 from trace_crs.dialogues.quotes import QuoteFinder
 from trace_crs.dialogues.schema import SPLITS
 from trace_crs.dialogues.simulator import simulate_dialogue
@@ -45,10 +46,11 @@ def splits_dir(out: str | Path) -> Path:
 
 def write_corpus(dialogues: list[dict[str, Any]], out: str | Path) -> Path:
     """Write the dialogues and ``<out stem>.splits/<split>_dialogue_ids.json`` beside them (a
-    directory named after the corpus, so two corpora in one directory never share one)."""
+    directory named after the corpus, so two corpora in one directory never share one), as one
+    commit (:func:`trace_crs.atomic.commit_files`, the corpus last): a killed write never
+    leaves a corpus beside split lists of another one."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dump_jsonl(dialogues, out)
     ids = {split: sorted(d["dialogue_id"] for d in dialogues if d["split"] == split) for split in SPLITS}
-    write_split_ids(ids, splits_dir(out))
+    commit_files({splits_dir(out): lambda t: write_split_ids(ids, t), out: lambda t: dump_jsonl(dialogues, t)},
+                 marker=out)
     return out

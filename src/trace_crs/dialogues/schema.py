@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -94,7 +96,34 @@ def check_dialogue(rec: Any, path: str = "<memory>", line: int | None = None) ->
         err = errors[0]
         field = "/".join(str(p) for p in err.absolute_path) or "<record>"
         raise DialogueFormatError(path, line, did if isinstance(did, str) else None, field, err.message[:200])
+    problem = _value_problem(rec)
+    if problem:
+        raise DialogueFormatError(path, line, did, problem[0], problem[1])
     return rec
+
+
+def bad_id(value: str) -> bool:
+    """Whether an id is blank after Unicode normalisation (NFKC) or holds invisible format or
+    control characters (a zero-width space makes "P1\u200b" look like "P1" but not match it)."""
+    return not unicodedata.normalize("NFKC", value).strip() or any(
+        unicodedata.category(c) in ("Cf", "Cc") for c in value)
+
+
+def _value_problem(rec: dict[str, Any]) -> tuple[str, str] | None:
+    """What the JSON schema cannot say: ids visible and non-blank, anchor coordinates finite and
+    on the globe (NaN or 999 latitudes passed the schema and then flipped live outcomes)."""
+    ids = [("dialogue_id", rec["dialogue_id"])] + [(f"candidate_poi_ids/{k}", v)
+                                                    for k, v in enumerate(rec.get("candidate_poi_ids") or [])]
+    for field, value in ids:
+        if bad_id(value):
+            return field, f"blank or invisible characters in id {value!r}"
+    anchor = ((rec.get("scenario") or {}).get("hidden_preferences") or {}).get("anchor")
+    if isinstance(anchor, dict):
+        for key, low, high in (("latitude", -90.0, 90.0), ("longitude", -180.0, 180.0), ("max_km", 0.0, 20_000.0)):
+            v = anchor.get(key)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and low <= v <= high):
+                return f"scenario/hidden_preferences/anchor/{key}", f"{v!r} is not a finite number in [{low:g}, {high:g}]"
+    return None
 
 
 def dialogue_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -158,5 +187,9 @@ def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[dict
 
 
 def load_dialogues(path: str | Path, trust_record: bool = True) -> list[dict[str, Any]]:
-    """All validated dialogues of a file (raises on the first malformed line)."""
-    return list(iter_dialogues(path, trust_record))
+    """All validated dialogues of a file (raises on the first malformed line; an empty file is
+    a data error: "0 passed" of nothing must not be recorded as a validated corpus)."""
+    out = list(iter_dialogues(path, trust_record))
+    if not out:
+        raise DataError("no dialogues (an empty corpus)", file=str(path), field="<file>")
+    return out

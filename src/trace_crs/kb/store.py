@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from trace_crs.atomic import write_atomic
+from trace_crs.atomic import publish_dir, write_atomic
 from trace_crs.errors import DataError, UsageError
 from trace_crs.kb.schema import POI, KBFormatError, MissingInputError, Review, poi_from_dict, review_from_dict
 
@@ -107,6 +105,8 @@ def load_kb(directory: str | Path) -> KB:
         if poi.business_id in pois:
             raise KBFormatError(str(pois_path), lineno, "business_id", f"duplicate {poi.business_id}")
         pois[poi.business_id] = poi
+    if not pois:  # an empty KB scores and generates nothing: refuse it at the boundary
+        raise KBFormatError(str(pois_path), None, "<file>", "no POIs (an empty KB)")
     reviews: dict[str, Review] = {}
     reviews_path = directory / REVIEWS_FILE
     for lineno, rec in iter_jsonl(reviews_path):
@@ -157,21 +157,13 @@ def write_kb(pois: list[POI], reviews: list[Review], directory: str | Path, mani
             for p in directory.iterdir())):
         raise UsageError(f"--out {directory} exists and is not a KB directory (it holds other files); "
                          "choose a new or empty directory")
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    tmp = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    dump_jsonl((p.to_dict() for p in sorted(pois, key=lambda p: p.business_id)), tmp / POIS_FILE)
-    dump_jsonl((r.to_dict() for r in sorted(reviews, key=lambda r: r.review_id)), tmp / REVIEWS_FILE)
     manifest = dict(manifest)
-    manifest["files"] = {name: {"sha256": sha256_file(tmp / name)} for name in (POIS_FILE, REVIEWS_FILE)}
-    (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
-    old = directory.with_name(f".{directory.name}.old-{os.getpid()}")
-    if directory.exists():
-        for hidden in directory.glob(".*"):
-            if hidden.is_file():
-                shutil.copy2(hidden, tmp / hidden.name)
-        os.replace(directory, old)
-    os.replace(tmp, directory)
-    shutil.rmtree(old, ignore_errors=True)
+
+    def write(tmp: Path) -> None:  # into a staging sibling, published by one rename (trace_crs.atomic)
+        dump_jsonl((p.to_dict() for p in sorted(pois, key=lambda p: p.business_id)), tmp / POIS_FILE)
+        dump_jsonl((r.to_dict() for r in sorted(reviews, key=lambda r: r.review_id)), tmp / REVIEWS_FILE)
+        manifest["files"] = {name: {"sha256": sha256_file(tmp / name)} for name in (POIS_FILE, REVIEWS_FILE)}
+        (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+
+    publish_dir(directory, write)
     return manifest

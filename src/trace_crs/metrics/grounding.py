@@ -3,12 +3,28 @@
 Inputs per turn: the response text and ``cited`` = {label: cited review text} for the
 labels that resolve (:mod:`trace_crs.metrics.quotes`).
 
-* **GS** = (# quotes whose best fuzzy match in the cited review reaches τ) / (# quotes), with
-  match = rapidfuzz ``partial_ratio`` on lower-cased strings / 100 ≥ τ (τ = 0.80).  A quote
-  whose label does not resolve fails.  No quotes → 1.0 (the vacuous case the paper flags).
-* **CD** = (word tokens of quotes that occur verbatim — lower-cased, whitespace collapsed — in
-  their cited review) / (word tokens of the response, ``[Rn]`` labels not counted); tokens
-  are ``\\w+`` runs; a response without tokens → 0.
+* **GS** = (# grounded quotes) / (# quotes), per-quote credit (Appendix J: "fraction of quotes
+  with 80% fuzzy match to source reviews").  A quote q citing review r (both lower-cased,
+  white space collapsed) is *grounded* (:func:`quote_grounded`) iff
+
+  1. q has ≥ :data:`MIN_QUOTE_WORDS` = 4 word tokens — the template baselines' shortest
+     quotable sentence (``baselines.responses.QUOTE_MIN_WORDS``); shorter spans ("the",
+     "great food") occur in most reviews by chance and carry no checkable claim;
+  2. len(q) ≤ len(r) and ``partial_ratio(q, r)`` / 100 ≥ τ (τ = 0.80): the *quote* is found
+     in the review — quote-in-review, never review-in-quote (rapidfuzz aligns the shorter
+     string inside the longer, so without the length condition a whole review plus an
+     invented sentence would match at 1.0); the same rule as the generator's validation
+     (``dialogues.validate``);
+  3. every sentence of q (``segment.sentence_spans``) alone reaches τ in r, so an invented
+     sentence inside a long real span fails the quote even when it is under 20 % of it.
+
+  A quote whose label does not resolve fails.  No quotes → 1.0 (the vacuous case the paper
+  flags).  A quote stitched from two distant sentences of r fails condition 2 unless one part
+  is under ~20 % of it (the fuzzy tolerance τ allows).
+* **CD** = (word tokens of quotes of ≥ 4 words that occur verbatim — lower-cased, whitespace
+  collapsed — in their cited review) / (word tokens of the response, ``[Rn]`` labels not
+  counted); tokens are ``\\w+`` runs; a response without tokens → 0.  One-word quotes
+  therefore cannot lift CD over the CGS gate.
 * **PC** (Algorithm 1) = (# distinct aspect terms mentioned that are covered) / (# distinct
   aspect terms mentioned), over the 41-term seed list :data:`ASPECT_SEEDS` (four families),
   case-insensitive whole-word matches; a term is covered if some ``[Rn]`` label starts within
@@ -36,7 +52,9 @@ from rapidfuzz import fuzz
 
 from trace_crs.config import ScoreConfig
 from trace_crs.metrics.quotes import LABEL_RE, label_offsets, parse_quotes
-from trace_crs.segment import words
+from trace_crs.segment import sentence_spans, words
+
+MIN_QUOTE_WORDS = 4  # condition 1 of the GS rule (module docstring)
 
 ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
     "food_menu": ("seafood", "vegan", "vegetarian", "breakfast", "brunch", "dessert", "cocktails",
@@ -61,20 +79,34 @@ def _norm(text: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def quote_match(quote: str, review_text: str) -> float:
-    """Best fuzzy partial-ratio match (0–1) of ``quote`` inside ``review_text`` (cached)."""
-    return fuzz.partial_ratio(quote.lower(), review_text.lower()) / 100.0
+    """Fuzzy match (0–1) of ``quote`` *inside* ``review_text``: ``partial_ratio`` / 100 of the
+    normalised strings, and 0 when the quote is longer than the review (quote-in-review only)."""
+    q, r = _norm(quote), _norm(review_text)
+    if not q or len(q) > len(r):
+        return 0.0
+    return fuzz.partial_ratio(q, r) / 100.0
+
+
+@lru_cache(maxsize=200_000)
+def quote_grounded(quote: str, review_text: str, threshold: float) -> bool:
+    """Conditions 1–3 of the GS rule (module docstring): long enough, found in the review as a
+    whole, and each of its sentences found there too."""
+    if len(words(quote)) < MIN_QUOTE_WORDS or quote_match(quote, review_text) < threshold:
+        return False
+    spans = sentence_spans(quote)
+    return len(spans) <= 1 or all(quote_match(quote[a:b], review_text) >= threshold for a, b in spans)
 
 
 @lru_cache(maxsize=200_000)
 def is_verbatim(quote: str, review_text: str) -> bool:
-    """Whether ``quote`` occurs verbatim (case- and whitespace-insensitive) in the review."""
+    """Whether ``quote`` (≥ 4 words) occurs verbatim (case- and whitespace-insensitive) in the review."""
     q = _norm(quote)
-    return bool(q) and q in _norm(review_text)
+    return len(words(q)) >= MIN_QUOTE_WORDS and q in _norm(review_text)
 
 
 def quote_passes(text: str, cited: Mapping[str, str], threshold: float) -> list[bool]:
-    """Per quote of ``text``: resolved and fuzzy match ≥ threshold."""
-    return [q.label in cited and quote_match(q.text, cited[q.label]) >= threshold for q in parse_quotes(text)]
+    """Per quote of ``text``: resolved and grounded (:func:`quote_grounded`)."""
+    return [q.label in cited and quote_grounded(q.text, cited[q.label], threshold) for q in parse_quotes(text)]
 
 
 def grounding_score(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = ScoreConfig.fuzzy_threshold) -> np.ndarray:

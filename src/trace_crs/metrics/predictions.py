@@ -3,7 +3,9 @@
 A prediction is ``{"dialogue_id", "turn_id", "ranked_poi_ids": [...], "text": "...",
 "citations": [{"label": "R1", "review_id": "..."}]}`` (``citations`` optional), one per
 reference system recommend/compare turn.  Every problem — malformed JSON, a missing or
-mistyped field, an unknown dialogue / turn / POI / review id, a ranked id outside the turn's
+mistyped field, a misspelt ``citations`` field (``citation``, ``Citations``, …: it would
+silently fall back to the default label rule), a POI ranked twice, a citation label listed
+twice, an unknown dialogue / turn / POI / review id, a ranked id outside the turn's
 candidate pool (another city, another type, or simply not offered), a duplicate turn, an
 empty file — raises :class:`PredictionError` (a :class:`~trace_crs.errors.DataError`, exit 3)
 naming the file, line and field.  Predictions of corpus dialogues outside the scored subset
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+
+from rapidfuzz import fuzz
 
 from trace_crs.config import POOLS
 from trace_crs.errors import DataError
@@ -80,7 +84,12 @@ def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_id
     if (rec["dialogue_id"], rec["turn_id"]) not in turns:
         raise PredictionError(where, "turn_id", f"{rec['turn_id']} is not a system recommend/compare turn "
                                                 f"of {rec['dialogue_id']}")
-    for pid in rec["ranked_poi_ids"]:
+    for key in rec:  # a misspelt optional field would silently fall back to the default rule
+        if key != "citations" and fuzz.ratio(key.lower(), "citations") >= 80:
+            raise PredictionError(where, key, "unknown field; did you mean 'citations'?")
+    for k, pid in enumerate(rec["ranked_poi_ids"]):
+        if pid in rec["ranked_poi_ids"][:k]:
+            raise PredictionError(where, "ranked_poi_ids", f"{pid!r} is ranked twice")
         if not isinstance(pid, str) or pid not in kb.pois:
             raise PredictionError(where, "ranked_poi_ids", f"unknown POI id {pid!r}")
         if pools is not None and pid not in pools[rec["dialogue_id"]]:
@@ -93,6 +102,9 @@ def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_id
             raise PredictionError(where, "citations", f"expected {{'label': str, 'review_id': str}}, got {c!r}")
         if c["review_id"] not in kb.reviews:
             raise PredictionError(where, "citations", f"unknown review id {c['review_id']!r}")
+    labels = [c["label"] for c in citations]
+    if len(set(labels)) != len(labels):
+        raise PredictionError(where, "citations", f"a label is listed twice: {sorted(labels)}")
     return {**rec, "citations": citations}
 
 

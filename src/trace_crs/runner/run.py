@@ -30,6 +30,7 @@ import yaml
 from tqdm import tqdm
 
 from trace_crs.atomic import write_text
+from trace_crs.errors import UsageError
 from trace_crs.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, baseline_class
 from trace_crs.kb import load_kb
@@ -79,10 +80,11 @@ def _claim(out: Path, resolved: dict[str, Any]) -> None:
     text = yaml.safe_dump(resolved, sort_keys=True)
     if path.exists():
         old = yaml.safe_load(path.read_text())
-        same = {k: v for k, v in old.items() if k not in ("kb", "dialogues")} == \
-               {k: v for k, v in resolved.items() if k not in ("kb", "dialogues")}
-        if not same:
-            raise ValueError(f"{path}: an existing run with a different configuration; use another --out")
+        keys = (set(old) | set(resolved)) - {"kb", "dialogues"}
+        differ = sorted(k for k in keys if old.get(k) != resolved.get(k))
+        if differ:  # *_sha256 keys: an input file changed since the run began
+            raise UsageError(f"{path}: an existing run with a different configuration or inputs "
+                             f"({', '.join(differ)}); use another --out")
     write_text(path, text)
 
 

@@ -13,7 +13,7 @@ from trace_crs import __version__
 from trace_crs.baselines.registry import GROUPS, resolve
 from trace_crs.config import POOLS
 from trace_crs.errors import UsageError
-from trace_crs.kb.store import POIS_FILE, sha256_file
+from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
 
 Rules = dict[str, tuple[bool, str]]
 
@@ -47,8 +47,11 @@ class Selection:
     def resolved(self, needs_lm: Callable[[list[str]], bool], source: str,
                  exclude: tuple[str, ...] = ()) -> dict[str, Any]:
         """The config as written to ``config.yaml``: every field but ``exclude``, baseline names
-        resolved, the LM block resolved when ``needs_lm(names)``, inputs identified by SHA256."""
-        for label, path in (("--kb", Path(self.kb) / POIS_FILE), ("--dialogues", Path(self.dialogues))):
+        resolved, the LM block resolved when ``needs_lm(names)``, inputs identified by SHA256 —
+        every input file a run depends on (the KB's POIs *and* reviews, the dialogues), so a
+        resumed run never reuses chunks computed from other inputs."""
+        for label, path in (("--kb", Path(self.kb) / POIS_FILE), ("--kb", Path(self.kb) / REVIEWS_FILE),
+                            ("--dialogues", Path(self.dialogues))):
             if not path.is_file():
                 raise FileNotFoundError(f"{label}: {path} not found")
         names = resolve(self.baselines)
@@ -59,7 +62,9 @@ class Selection:
             lm = dataclasses.asdict(resolve_lm_config(self.lm, source=source))
         settings = {k: v for k, v in dataclasses.asdict(self).items() if k not in exclude}
         return {**settings, "baselines": names, "lm": lm, "trace_version": __version__,
-                "kb_sha256": sha256_file(Path(self.kb) / POIS_FILE), "dialogues_sha256": sha256_file(self.dialogues)}
+                "kb_sha256": sha256_file(Path(self.kb) / POIS_FILE),
+                "kb_reviews_sha256": sha256_file(Path(self.kb) / REVIEWS_FILE),
+                "dialogues_sha256": sha256_file(self.dialogues)}
 
 
 def uses_llm(names: list[str]) -> bool:

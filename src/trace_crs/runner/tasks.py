@@ -16,6 +16,7 @@ import numpy as np
 
 from trace_crs.baselines.base import TurnContext
 from trace_crs.config import POOLS
+from trace_crs.errors import DataError
 from trace_crs.dialogues.schema import REC_ACTIONS, check_dialogue, dialogue_lines
 from trace_crs.dialogues.subset import select_subset
 from trace_crs.kb import KB
@@ -26,6 +27,8 @@ def load_evaluated(path: str | Path, subset: int | None, seed: int) -> list[dict
     validated against the dialogue schema.  Only the selected records are validated (schema
     validation costs ~3 ms a dialogue, so a 300-dialogue run no longer validates all 10,000)."""
     lines = list(dialogue_lines(path))
+    if not lines:
+        raise DataError("no dialogues (an empty corpus)", file=str(path), field="<file>")
     return [check_dialogue(rec, str(path), lineno) for lineno, rec in select_subset(lines, subset, seed)]
 
 
