@@ -14,7 +14,7 @@ from dspy.utils import DummyLM
 sys.path.insert(0, str(Path(__file__).parent))
 from scripted import Scripted  # noqa: E402
 
-from trace_crs.kb.satisfaction import satisfying  # noqa: E402
+from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.kb.schema import POI  # noqa: E402
 from trace_crs.live.ask import QUESTIONS, Asking, asked_facets, asks, facet_entropy  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402

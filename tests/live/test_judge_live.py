@@ -20,7 +20,7 @@ from scripted import Scripted  # noqa: E402
 from trace_crs.cli import main  # noqa: E402
 from trace_crs.judge.adapters import from_live  # noqa: E402
 from trace_crs.judge.transcript import transcript_record  # noqa: E402
-from trace_crs.kb.satisfaction import satisfying  # noqa: E402
+from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.live.ask import QUESTIONS, Asking, asked_facets  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
 from trace_crs.live.simulator import SimConfig, profile, state, turn_rng  # noqa: E402
