@@ -43,3 +43,24 @@ def test_composition_beside_the_paper(tmp_path):
     out = composition(tmp_path).set_index("category")
     assert list(out["ours"]) == [25.0, 25.0, 25.0, 25.0]            # one sentence of each kind
     assert out.loc["Quote %", "paper"] == 57.1 and out["n_sentences"].iloc[0] == 4
+
+
+def test_grounding_columns_get_their_own_keys_and_a_constant_column_is_undefined():
+    # CGS: paper order a<b<c, ours b<a<c -> concordant pairs (a,c),(b,c), discordant (a,b): τ = (2-1)/3
+    df = frame([("popularity", "CGS", 0.1, 0.5), ("tfidf", "CGS", 0.2, 0.4), ("aspect", "CGS", 0.3, 0.9),
+                ("popularity", "CiteDensity", 0.1, 0.3), ("tfidf", "CiteDensity", 0.2, 0.3),
+                ("aspect", "CiteDensity", 0.3, 0.3)])
+    cgs = ordering_agreement(df, "CGS")
+    assert cgs["tau_cgs_non_llm"] == pytest.approx(1 / 3) and cgs["tau_cgs_non_llm_n"] == 3
+    cd = ordering_agreement(df, "CiteDensity")
+    assert math.isnan(cd["tau_cd_non_llm"]) and cd["tau_cd_non_llm_n"] == 3
+
+
+def test_ordering_table_lists_every_column_r1_and_grounding_first():
+    from trace_crs.report.t05_headline import COLUMNS, ordering_table
+
+    df = frame([("popularity", "R@1", 0.1, 0.3), ("tfidf", "R@1", 0.2, 0.2), ("aspect", "R@1", 0.3, 0.1)])
+    out = ordering_table(df)
+    assert list(out["Metric"][:3]) == ["R@1", "CGS", "CiteDensity"] and set(out["Metric"]) == set(COLUMNS)
+    assert out.loc[0, "Kendall τ_b"] == pytest.approx(-1.0) and out.loc[0, "n baselines"] == 3
+    assert out.set_index("Metric").loc["MRR", "n baselines"] == 0

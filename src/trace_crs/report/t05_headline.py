@@ -56,19 +56,38 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
             "best_r1_paper": float(best["paper"]),
             "mean_abs_diff_r1": float(r1["diff"].abs().mean()),
             "mean_abs_diff_cgs": float(df.loc[df["column"] == "CGS", "diff"].abs().mean()),
-            **ordering_agreement(df)}
+            **ordering_agreement(df), **ordering_agreement(df, "CGS"), **ordering_agreement(df, "CiteDensity")}
 
 
 def ordering_agreement(df: pd.DataFrame, column: str = "R@1", family: str = "non_llm") -> dict[str, Any]:
     """Kendall τ_b between the reproduced and the printed ordering of ``family`` rows on
-    ``column`` (scipy ``kendalltau``), with its two-sided p-value and the number of rows."""
+    ``column`` (scipy ``kendalltau``), with its two-sided p-value and the number of rows; keys
+    ``tau_<column slug>_<family>`` (``tau_r1_non_llm``, ``tau_cgs_non_llm``, …)."""
+    key = f"tau_{SLUGS.get(column, column.lower())}_{family}"
     rows = df[(df["column"] == column) & df["baseline"].map(lambda b: compare.BASELINES.get(b, ("", ""))[1] == family)]
     rows = rows.dropna(subset=["paper", "ours"])
-    if len(rows) < 2:
-        return {"tau_r1_non_llm": float("nan"), "tau_r1_non_llm_p": float("nan"), "tau_r1_non_llm_n": int(len(rows))}
+    if len(rows) < 2 or rows["paper"].nunique() < 2 or rows["ours"].nunique() < 2:  # τ undefined on a constant
+        return {key: float("nan"), f"{key}_p": float("nan"), f"{key}_n": int(len(rows))}
     res = kendalltau(rows["paper"], rows["ours"])
-    return {"tau_r1_non_llm": float(res.statistic), "tau_r1_non_llm_p": float(res.pvalue),
-            "tau_r1_non_llm_n": int(len(rows))}
+    return {key: float(res.statistic), f"{key}_p": float(res.pvalue), f"{key}_n": int(len(rows))}
+
+
+SLUGS = {"R@1": "r1", "R@3": "r3", "MRR": "mrr", "BLEU": "bleu", "ROUGE-L": "rouge_l", "CGS": "cgs",
+         "CiteDensity": "cd", "TSR": "tsr", "T2R": "t2r"}
+
+
+def ordering_table(df: pd.DataFrame, family: str = "non_llm") -> pd.DataFrame:
+    """One row per Table 5 column: Kendall τ_b of the ``family`` rows' ordering against the
+    paper's (:func:`ordering_agreement`), its p-value and n; R@1 first, then grounding (CGS,
+    CiteDensity), then the rest in the table's order."""
+    order = ["R@1", "CGS", "CiteDensity"] + [c for c in COLUMNS if c not in ("R@1", "CGS", "CiteDensity")]
+    rows = []
+    for column in order:
+        out = ordering_agreement(df, column, family)
+        key = f"tau_{SLUGS[column]}_{family}"
+        rows.append({"Metric": column, "Kendall τ_b": out[key], "p (two-sided)": out[f"{key}_p"],
+                     "n baselines": out[f"{key}_n"]})
+    return pd.DataFrame(rows)
 
 
 COMPOSITION = "appendixL_sentence_categories"
