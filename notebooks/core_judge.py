@@ -57,19 +57,19 @@ live_tau = core_live.tau(live)
 results.write_table(live, results_dir, core_live.NAME)
 results.write_table(live_tau, results_dir, core_live.TAU)
 prose.glue_facts("core", core_live.facts(live, live_tau))
-live
+present.table(live, "CoRE-Avg on live conversations")
 
 # %%
 core_live.plot(live);
 
 # %% [markdown]
 # Rank agreement of CoRE-Avg on live conversations with each replayed metric and with live TSR
-# (Kendall τ over the baselines judged): replayed Recall@1 {glue:text}`core_live_tau_recall1:.3f`,
-# replayed CGS {glue:text}`core_live_tau_cgs:.3f`, live TSR {glue:text}`core_live_tau_tsr:.3f`
-# (NaN: fewer than two baselines judged).
+# (Kendall τ over the baselines judged): replayed Recall@1 {glue:md}`core_live_tau_recall1_md`,
+# replayed CGS {glue:md}`core_live_tau_cgs_md`, live TSR {glue:md}`core_live_tau_tsr_md`
+# ("not computed": fewer than two baselines judged).
 
 # %%
-live_tau
+present.table(live_tau, "Rank agreement of live CoRE-Avg with Trace metrics (Kendall τ)")
 
 # %% [markdown]
 # ### Did asking help?
@@ -86,8 +86,9 @@ live_tau
 # %%
 ask = core_live.asking_effect(results_dir)
 results.write_table(ask, results_dir, "core_live_asking")
-ask
-#
+present.table(ask, "Live TSR and T2R with one question allowed minus without")
+
+# %% [markdown]
 # ## Factor ratings per baseline
 #
 # Mean rating (0–4) per factor, CoRE-Avg and the debate's 0–100 score, over

@@ -76,21 +76,21 @@ report.present.table(report.deviations.summary(df))
 # The paper's sentence each hypothesis rests on:
 
 # %%
-report.diagnosis.hypotheses_table()
+report.present.table(report.diagnosis.hypotheses_table(), "Hypotheses and the paper's sentences")
 
 # %% [markdown]
 # Per pattern, metric and variant: our range over the non-LLM baselines beside the paper's, the
 # gap and its closure, Kendall τ against the paper, and the verdict (with n).
 
 # %%
-report.diagnosis.summary(diag)
+report.present.table(report.diagnosis.summary(diag), "Diagnosis per pattern, metric and variant")
 
 # %% [markdown]
 # Every variant's value per baseline and Table 5 column, beside the printed values;
 # each value's interval is in `tables/diagnosis_values.csv`.
 
 # %%
-report.diagnosis.values_wide(diag_values)
+report.present.table(report.diagnosis.values_wide(diag_values), "Values under every variant")
 
 # %% [markdown]
 # ## Deviating cells and their causes

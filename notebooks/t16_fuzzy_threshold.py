@@ -33,7 +33,7 @@ report.prose.glue_facts("t16", report.t16_fuzzy_threshold.facts(df))
 # Across the thresholds, the largest change of one baseline's GS is
 # {glue:md}`t16_max_spread_md` and the lowest Spearman ρ of the baseline ranking against
 # the default (80 %) is {glue:md}`t16_min_rank_rho_md` ({glue:text}`t16_n_baselines`
-# baselines; NaN when the baselines tie at the default).
+# baselines; not computed when the baselines tie at the default).
 
 # %%
 report.present.comparison(df)

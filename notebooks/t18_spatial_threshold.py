@@ -31,7 +31,7 @@ report.prose.glue_facts("t18", report.t18_spatial_threshold.facts(df))
 # %% [markdown]
 # Mean spatial coherence rises from {glue:text}`t18_mean_first:.3f` at 1 km to
 # {glue:text}`t18_mean_last:.3f` at 5 km; the lowest Spearman ρ of the ranking against
-# the 2 km default is {glue:text}`t18_min_rank_rho:.3f`.
+# the 2 km default is {glue:md}`t18_min_rank_rho_md`.
 
 # %%
 report.present.comparison(df)
