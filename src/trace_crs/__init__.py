@@ -9,6 +9,7 @@ sets ``LITELLM_LOCAL_MODEL_COST_MAP``, ``HF_HUB_OFFLINE`` and ``TRANSFORMERS_OFF
 before any submodule can import litellm or transformers (litellm otherwise spends ~10 s per
 process retrying a download of its cost map). A value the user set explicitly wins.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,5 +31,6 @@ __all__ = ["DEFAULT_SEED", "OFFLINE_DEFAULTS", "__version__", "evaluate", "load_
 def __getattr__(name: str) -> Any:
     if name in ("evaluate", "load_dialogues", "load_kb", "score"):
         from trace_crs import api
+
         return getattr(api, name)
     raise AttributeError(f"module 'trace_crs' has no attribute {name!r}")

@@ -10,10 +10,12 @@ The runnable examples are in ``tests/test_api.py`` (a tiny KB built in the test)
 what the CLI checks: unknown or mistyped keyword arguments, empty inputs and an ``out`` that
 overlaps an input raise :class:`~trace_crs.errors.UsageError` (a ``ValueError``).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -37,8 +39,12 @@ def load_dialogues(path: str | Path) -> list[dict[str, Any]]:
     return _load_dialogues(path)
 
 
-def score(kb: KB | str | Path, dialogues: list[dict[str, Any]] | str | Path,
-          predictions: str | Path | Iterable[Mapping[str, Any]], **config: Any):
+def score(
+    kb: KB | str | Path,
+    dialogues: list[dict[str, Any]] | str | Path,
+    predictions: str | Path | Iterable[Mapping[str, Any]],
+    **config: Any,
+):
     """Score predictions (a JSON-lines path or an iterable of records, ARCHITECTURE §5) on
     ``dialogues`` with the Trace metrics; ``config`` are :class:`~trace_crs.metrics.score.ScoreConfig`
     fields (``pool``, ``fuzzy_threshold``, ``strict``, …).  Returns
@@ -61,8 +67,9 @@ def score(kb: KB | str | Path, dialogues: list[dict[str, Any]] | str | Path,
     return score_predictions(kb, dialogues, predictions, cfg)
 
 
-def evaluate(kb_dir: str | Path, dialogues_path: str | Path, out: str | Path, baselines: str = "non-llm",
-             **config: Any) -> pd.DataFrame:
+def evaluate(
+    kb_dir: str | Path, dialogues_path: str | Path, out: str | Path, baselines: str = "non-llm", **config: Any
+) -> pd.DataFrame:
     """Run baselines over reference dialogues (``trace-crs evaluate``) into ``out`` and return
     the records (one row per dialogue × recommend/compare turn × baseline); ``config`` are
     :class:`~trace_crs.runner.run.RunConfig` fields (``pool``, ``subset``, ``seed``, …)."""
@@ -70,7 +77,10 @@ def evaluate(kb_dir: str | Path, dialogues_path: str | Path, out: str | Path, ba
     from trace_crs.runner.run import evaluate as run_evaluate
 
     refuse_overlap([out], [kb_dir, dialogues_path], flag="out")  # the CLI's guard (trace_crs.atomic)
-    cfg = from_mapping(RunConfig, {"kb": str(kb_dir), "dialogues": str(dialogues_path), "baselines": baselines,
-                                   **config}, "trace_crs.evaluate(...)")
+    cfg = from_mapping(
+        RunConfig,
+        {"kb": str(kb_dir), "dialogues": str(dialogues_path), "baselines": baselines, **config},
+        "trace_crs.evaluate(...)",
+    )
     run_evaluate(cfg, out, progress=False)
     return pd.read_parquet(Path(out) / "records.parquet")

@@ -19,14 +19,16 @@ goes through here.
 * :func:`refuse_overlap` is the one output guard (CLI and API): an output that is, contains
   or lies inside an input is a :class:`~trace_crs.errors.UsageError`, inputs untouched.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import re
 import shutil
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from trace_crs.errors import UsageError
 
@@ -83,7 +85,7 @@ def clean_stale(target: PathLike) -> list[Path]:
         bare = p.name.lstrip(".")
         if not (p.name.startswith(".") and bare.startswith(target.name + ".")):
             continue
-        rest = bare[len(target.name) + 1:]
+        rest = bare[len(target.name) + 1 :]
         if not _STALE.fullmatch(rest) or any(_alive(int(pid)) for pid in re.findall(r"\d+", rest)):
             continue
         if rest.startswith("old-") and not target.exists():
@@ -182,8 +184,7 @@ def _hard_linked_into(o: Path, directory: Path) -> bool:
     return False
 
 
-def refuse_overlap(outputs: Iterable[PathLike | None], inputs: Iterable[PathLike | None],
-                   flag: str = "--out") -> None:
+def refuse_overlap(outputs: Iterable[PathLike | None], inputs: Iterable[PathLike | None], flag: str = "--out") -> None:
     """UsageError when an output is an input (also through a symlink or hard link), lies
     inside an input directory, or is a directory holding an input."""
     ins = [(Path(i), _resolve(i)) for i in inputs if i not in (None, "")]
@@ -192,8 +193,15 @@ def refuse_overlap(outputs: Iterable[PathLike | None], inputs: Iterable[PathLike
             continue
         o = _resolve(out)
         for raw, i in ins:
-            how = ("is it" if _same(o, i) else "lies inside it" if i in o.parents
-                   else "contains it" if o in i.parents else None)
+            how = (
+                "is it"
+                if _same(o, i)
+                else "lies inside it"
+                if i in o.parents
+                else "contains it"
+                if o in i.parents
+                else None
+            )
             if how is None and o.is_file() and o.stat().st_nlink > 1 and i.is_dir() and _hard_linked_into(o, i):
                 how = "a hard link to a file inside it"
             if how:

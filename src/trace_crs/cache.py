@@ -14,11 +14,13 @@ stale entry.  The disk cache lives in ``$TRACE_CACHE_DIR`` (default ``~/.cache/t
 beside the LM cache and outside the work tree: every entry is keyed by content, so a fresh
 clone on the same machine reuses it); the runner points it at its run's cache.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any, Callable, Hashable, TypeVar
+from typing import Any, TypeVar
 
 from trace_crs.errors import UsageError
 from trace_crs.kb import KB
@@ -45,7 +47,7 @@ def memo_call(kb: KB, table: str, key: Hashable, compute: Callable[[], T], cap: 
     table is emptied when it reaches ``cap`` entries)."""
     cache = memo(kb, table)
     value = cache.get(key, _MISSING)
-    if value is _MISSING:   # read once: another thread may clear the table between two reads
+    if value is _MISSING:  # read once: another thread may clear the table between two reads
         if len(cache) >= cap:
             cache.clear()
         value = cache[key] = compute()
@@ -58,6 +60,8 @@ def disk_cache_dir() -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # an unwritable HOME or cache directory is a usage error (exit 2)
-        raise UsageError(f"cache directory {path} (set {CACHE_ENV} or --cache-dir to a writable "
-                         f"directory): {exc.strerror or exc}") from None
+        raise UsageError(
+            f"cache directory {path} (set {CACHE_ENV} or --cache-dir to a writable "
+            f"directory): {exc.strerror or exc}"
+        ) from None
     return path

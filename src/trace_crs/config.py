@@ -6,11 +6,12 @@ as YAML scalars (``--set pool=16 --set fuzzy_threshold=0.9``) and then cast to t
 declared type.  ``signature(...)`` renders the provenance string every score file and table
 carries (``trace|v:0.1.0|kb:1a2b3c4d|pool:8|fuzzy:0.80|nli:none|seed:42``).
 """
+
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -78,8 +79,9 @@ def from_mapping(cls: type[T], data: dict[str, Any], source: str = "<mapping>") 
     return cls(**{k: _cast(cls, k, v, source) for k, v in data.items()})
 
 
-def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None,
-                section: str | None = None) -> T:
+def load_config(
+    cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None, section: str | None = None
+) -> T:
     """Load ``path`` (YAML mapping, optional) into ``cls`` and apply ``key=value`` overrides.
 
     A sectioned file — the project's ``configs/<profile>/<run>.yaml``, one mapping per command —
@@ -137,31 +139,58 @@ class ScoreConfig:
     seed: int = 42
     # Readings of App. J definitions the paper's text allows; the headline tables use the
     # defaults (README "What we chose"), the Deviations page scores every value.
-    ranked_list: str = "full"        # full | response (metrics.recommendation.RANKED_LISTS)
-    t2r_count: str = "recommend"     # recommend | system | all (metrics.dialogue.T2R_COUNTS)
-    text_reference: str = "turn"     # turn | unquoted | quotes (metrics.text.TEXT_REFERENCES)
+    ranked_list: str = "full"  # full | response (metrics.recommendation.RANKED_LISTS)
+    t2r_count: str = "recommend"  # recommend | system | all (metrics.dialogue.T2R_COUNTS)
+    text_reference: str = "turn"  # turn | unquoted | quotes (metrics.text.TEXT_REFERENCES)
 
     def __post_init__(self) -> None:
-        checks = {"pool": self.pool in POOLS, "fuzzy_threshold": 0.0 < self.fuzzy_threshold <= 1.0,
-                  "cd_gate": 0.0 <= self.cd_gate <= 1.0, "pc_window": self.pc_window >= 0,
-                  "pc_floor": 0.0 <= self.pc_floor <= 1.0, "spatial_km": self.spatial_km > 0,
-                  "entail_threshold": 0.0 <= self.entail_threshold <= 1.0, "judge_n": self.judge_n >= 0,
-                  "ranked_list": self.ranked_list in ("full", "response"),
-                  "t2r_count": self.t2r_count in ("recommend", "system", "all"),
-                  "text_reference": self.text_reference in ("turn", "unquoted", "quotes")}
-        rules = {"pool": f"one of {', '.join(POOLS)}", "fuzzy_threshold": "in (0, 1]", "cd_gate": "in [0, 1]",
-                 "pc_window": ">= 0", "pc_floor": "in [0, 1]", "spatial_km": "> 0", "entail_threshold": "in [0, 1]",
-                 "judge_n": ">= 0", "ranked_list": "one of full, response",
-                 "t2r_count": "one of recommend, system, all", "text_reference": "one of turn, unquoted, quotes"}
+        checks = {
+            "pool": self.pool in POOLS,
+            "fuzzy_threshold": 0.0 < self.fuzzy_threshold <= 1.0,
+            "cd_gate": 0.0 <= self.cd_gate <= 1.0,
+            "pc_window": self.pc_window >= 0,
+            "pc_floor": 0.0 <= self.pc_floor <= 1.0,
+            "spatial_km": self.spatial_km > 0,
+            "entail_threshold": 0.0 <= self.entail_threshold <= 1.0,
+            "judge_n": self.judge_n >= 0,
+            "ranked_list": self.ranked_list in ("full", "response"),
+            "t2r_count": self.t2r_count in ("recommend", "system", "all"),
+            "text_reference": self.text_reference in ("turn", "unquoted", "quotes"),
+        }
+        rules = {
+            "pool": f"one of {', '.join(POOLS)}",
+            "fuzzy_threshold": "in (0, 1]",
+            "cd_gate": "in [0, 1]",
+            "pc_window": ">= 0",
+            "pc_floor": "in [0, 1]",
+            "spatial_km": "> 0",
+            "entail_threshold": "in [0, 1]",
+            "judge_n": ">= 0",
+            "ranked_list": "one of full, response",
+            "t2r_count": "one of recommend, system, all",
+            "text_reference": "one of turn, unquoted, quotes",
+        }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
             raise ConfigError(f"score config: {bad[0]}={getattr(self, bad[0])!r} must be {rules[bad[0]]}")
 
 
-def signature(kb_sha256: str = "", pool: str | int = "closed", fuzzy: float = ScoreConfig.fuzzy_threshold,
-              nli: str = "none", seed: int = 42, **extra: Any) -> str:
+def signature(
+    kb_sha256: str = "",
+    pool: str | int = "closed",
+    fuzzy: float = ScoreConfig.fuzzy_threshold,
+    nli: str = "none",
+    seed: int = 42,
+    **extra: Any,
+) -> str:
     """The provenance signature string (STYLE: Provenance)."""
-    parts = [f"trace|v:{__version__}", f"kb:{kb_sha256[:8] or 'none'}", f"pool:{pool}",
-             f"fuzzy:{fuzzy:.2f}", f"nli:{nli}", f"seed:{seed}"]
+    parts = [
+        f"trace|v:{__version__}",
+        f"kb:{kb_sha256[:8] or 'none'}",
+        f"pool:{pool}",
+        f"fuzzy:{fuzzy:.2f}",
+        f"nli:{nli}",
+        f"seed:{seed}",
+    ]
     parts += [f"{k}:{v}" for k, v in sorted(extra.items())]
     return "|".join(parts)

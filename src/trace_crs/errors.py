@@ -4,6 +4,7 @@ Exit codes: 0 success, 1 internal error (a bug: traceback kept), 2 usage error (
 bad ``--set`` / config values, an ``--out`` that would overwrite an input), 3 bad data (an
 input file that does not meet its contract).  A data error names file, line and field.
 """
+
 from __future__ import annotations
 
 
@@ -26,8 +27,9 @@ class DataError(TraceError, ValueError):
 
     exit_code = 3
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, file: str | None = None, line: int | None = None, field: str | None = None
+    ) -> None:
         self.file, self.line, self.field = file, line, field
         where = ":".join(str(x) for x in (file, line) if x is not None)
         prefix = f"{where}: " if where else ""

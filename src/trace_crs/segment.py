@@ -10,6 +10,7 @@
   lexical baselines).  BLEU and ROUGE keep the tokenizers their definitions prescribe
   (:mod:`trace_crs.metrics.text`).
 """
+
 from __future__ import annotations
 
 import re

@@ -8,9 +8,11 @@ order is not a score of the request (Popularity) or whose scores mix several ran
 have no meaningful confidence and are not listed: they never abstain.  Generative systems (the
 LLM baselines) decline in words instead (:func:`decline_table`).
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,19 +39,26 @@ def best_score(name: str, ctx: TurnContext) -> float:
 
 def first_request(dialogue: dict[str, Any], kb: KB) -> TurnContext:
     """The context of the dialogue's first system recommend/compare (or abstain) turn."""
-    i = next(i for i, t in enumerate(dialogue["turns"]) if t["role"] == "system" and t["action"] in (*REC_ACTIONS, ABSTAIN_ACTION))
+    i = next(
+        i
+        for i, t in enumerate(dialogue["turns"])
+        if t["role"] == "system" and t["action"] in (*REC_ACTIONS, ABSTAIN_ACTION)
+    )
     return TurnContext.from_dialogue(dialogue, i, tuple(dialogue["candidate_poi_ids"]), kb, action="recommend")
 
 
-def confidence_table(kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]],
-                     names: tuple[str, ...] = tuple(CONFIDENCE)) -> pd.DataFrame:
+def confidence_table(
+    kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]], names: tuple[str, ...] = tuple(CONFIDENCE)
+) -> pd.DataFrame:
     """``dialogue_id, baseline, unsolvable, best_score`` at the first request of every item."""
     rows = []
     for flag, group in ((True, unsolvable), (False, solvable)):
         for d in group:
             ctx = first_request(d, kb)
-            rows += [{"dialogue_id": d["dialogue_id"], "baseline": n, "unsolvable": flag,
-                      "best_score": best_score(n, ctx)} for n in names]
+            rows += [
+                {"dialogue_id": d["dialogue_id"], "baseline": n, "unsolvable": flag, "best_score": best_score(n, ctx)}
+                for n in names
+            ]
     return pd.DataFrame(rows)
 
 
@@ -58,8 +67,9 @@ def declined(out: Any) -> bool:
     return bool(UNSOLVED_RE.search(out.text or "")) or not out.ranked_poi_ids
 
 
-def decline_table(kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]],
-                  systems: Mapping[str, Any]) -> pd.DataFrame:
+def decline_table(
+    kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]], systems: Mapping[str, Any]
+) -> pd.DataFrame:
     """Generative systems (LLM baselines: the ``[Unsolved]`` rule is in their prompt,
     :mod:`trace_crs.baselines.unsolved_rule`) at the first request of every item:
     ``dialogue_id, baseline, unsolvable, reason, declined, fallback, text``.  A system whose call
@@ -72,9 +82,19 @@ def decline_table(kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[
                 ctx = first_request(d, kb)
                 try:
                     out = system.predict(ctx)
-                except Exception as exc:  # noqa: BLE001 — the paper's fallback rule, counted
+                except Exception as exc:
                     out = fallback_output(ctx, f"{type(exc).__name__}: {exc}")
-                rows.append({"dialogue_id": d["dialogue_id"], "baseline": name, "unsolvable": flag,
-                             "reason": d["unsolvable"]["reason"] if flag else "solvable", "declined": declined(out),
-                             "fallback": bool(out.usage.fallback), "text": out.text})
-    return pd.DataFrame(rows, columns=["dialogue_id", "baseline", "unsolvable", "reason", "declined", "fallback", "text"])
+                rows.append(
+                    {
+                        "dialogue_id": d["dialogue_id"],
+                        "baseline": name,
+                        "unsolvable": flag,
+                        "reason": d["unsolvable"]["reason"] if flag else "solvable",
+                        "declined": declined(out),
+                        "fallback": bool(out.usage.fallback),
+                        "text": out.text,
+                    }
+                )
+    return pd.DataFrame(
+        rows, columns=["dialogue_id", "baseline", "unsolvable", "reason", "declined", "fallback", "text"]
+    )

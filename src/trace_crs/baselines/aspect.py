@@ -8,39 +8,53 @@ over the POI's mentions of ``a`` (0 if none).  The query weight ``w_a`` is the s
 query's aspect-keyword hits that fall on ``a`` (uniform 1/5 when the query names no aspect).
 Score ``Σ_a w_a · s_a(p)``.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
 
 import numpy as np
 
-from trace_crs.cache import memo
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text, tokenize
+from trace_crs.cache import memo
 from trace_crs.kb import KB
 from trace_crs.segment import sentence_spans
 
 ASPECTS: tuple[str, ...] = ("food", "service", "ambiance", "value", "location")
 ASPECT_KEYWORDS: dict[str, frozenset[str]] = {
-    "food": frozenset("food dish dishes meal menu taste tasty flavor flavors delicious cuisine breakfast "
-                      "dinner lunch dessert drinks cocktails wine fresh portions".split()),
-    "service": frozenset("service staff server servers waiter waitress friendly attentive rude host "
-                         "hospitality helpful reception manager welcoming".split()),
-    "ambiance": frozenset("ambiance ambience atmosphere decor vibe music quiet loud noisy cozy romantic "
-                          "lively view views interior setting".split()),
-    "value": frozenset("price prices value cheap expensive affordable overpriced budget worth cost "
-                       "deal pricey reasonable".split()),
-    "location": frozenset("location located downtown walk walking walkable nearby close near parking "
-                          "neighborhood distance central convenient".split()),
+    "food": frozenset(
+        "food dish dishes meal menu taste tasty flavor flavors delicious cuisine breakfast "
+        "dinner lunch dessert drinks cocktails wine fresh portions".split()
+    ),
+    "service": frozenset(
+        "service staff server servers waiter waitress friendly attentive rude host "
+        "hospitality helpful reception manager welcoming".split()
+    ),
+    "ambiance": frozenset(
+        "ambiance ambience atmosphere decor vibe music quiet loud noisy cozy romantic "
+        "lively view views interior setting".split()
+    ),
+    "value": frozenset(
+        "price prices value cheap expensive affordable overpriced budget worth cost " "deal pricey reasonable".split()
+    ),
+    "location": frozenset(
+        "location located downtown walk walking walkable nearby close near parking "
+        "neighborhood distance central convenient".split()
+    ),
 }
 SENTIMENT_WORDS: dict[str, frozenset[str]] = {
-    "positive": frozenset("good great excellent amazing delicious friendly lovely perfect wonderful best "
-                          "fantastic nice clean fresh attentive beautiful cozy helpful worth "
-                          "reasonable convenient tasty awesome".split()),
-    "negative": frozenset("bad terrible awful rude slow dirty worst poor overpriced bland noisy cold "
-                          "disappointing mediocre expensive horrible stale crowded".split()),
+    "positive": frozenset(
+        "good great excellent amazing delicious friendly lovely perfect wonderful best "
+        "fantastic nice clean fresh attentive beautiful cozy helpful worth "
+        "reasonable convenient tasty awesome".split()
+    ),
+    "negative": frozenset(
+        "bad terrible awful rude slow dirty worst poor overpriced bland noisy cold "
+        "disappointing mediocre expensive horrible stale crowded".split()
+    ),
 }
 
 

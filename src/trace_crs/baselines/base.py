@@ -10,14 +10,15 @@ dialogue into exactly that view.  It returns :class:`BaselineOutput`.  Responses
 text in double quotes followed by a ``[Rn]`` label, e.g. ``"the patio is lovely" [R1]``;
 ``citations`` maps each label to the review it quotes.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Protocol
+from typing import Any, ClassVar, Protocol
 
 from trace_crs.baselines.rejection import rejected_in_turn
 from trace_crs.kb import KB
-
 
 # What a deployed system knows of a past turn: everything the user said (as text) and what it
 # said itself (its act, text, the POIs it named and its citations).  No annotation of user turns.
@@ -34,29 +35,43 @@ def redact_turn(turn: Mapping[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class TurnContext:
     dialogue_id: str
-    turn_id: int                      # turn_id of the system turn to produce
-    turn_index: int                   # its position (= number of turns before it)
-    action: str                       # "recommend" | "compare" (the act the replayed turn takes)
+    turn_id: int  # turn_id of the system turn to produce
+    turn_index: int  # its position (= number of turns before it)
+    action: str  # "recommend" | "compare" (the act the replayed turn takes)
     history: tuple[dict[str, Any], ...]  # redacted turns strictly before it (redact_turn)
     city: str
     poi_type: str
     persona_type: str
-    candidates: tuple[str, ...]       # candidate POI ids visible to the system for this turn
+    candidates: tuple[str, ...]  # candidate POI ids visible to the system for this turn
     kb: KB
-    pool: str = "closed"              # "closed" | "16" | "32" | "open"
+    pool: str = "closed"  # "closed" | "16" | "32" | "open"
 
     @classmethod
-    def from_dialogue(cls, dialogue: Mapping[str, Any], turn_index: int, candidates: tuple[str, ...],
-                      kb: KB, pool: str = "closed", action: str | None = None) -> "TurnContext":
+    def from_dialogue(
+        cls,
+        dialogue: Mapping[str, Any],
+        turn_index: int,
+        candidates: tuple[str, ...],
+        kb: KB,
+        pool: str = "closed",
+        action: str | None = None,
+    ) -> TurnContext:
         """Redact reference ``dialogue`` into the view of its system turn ``turn_index``."""
         turns = dialogue["turns"]
         scen = dialogue["scenario"]
-        return cls(dialogue_id=str(dialogue["dialogue_id"]), turn_id=int(turns[turn_index]["turn_id"]),
-                   turn_index=turn_index, action=action or str(turns[turn_index]["action"]),
-                   history=tuple(redact_turn(t) for t in turns[:turn_index]),
-                   city=str(scen["city"]), poi_type=str(scen["poi_type"]),
-                   persona_type=str(scen.get("persona_type") or ""),
-                   candidates=tuple(candidates), kb=kb, pool=pool)
+        return cls(
+            dialogue_id=str(dialogue["dialogue_id"]),
+            turn_id=int(turns[turn_index]["turn_id"]),
+            turn_index=turn_index,
+            action=action or str(turns[turn_index]["action"]),
+            history=tuple(redact_turn(t) for t in turns[:turn_index]),
+            city=str(scen["city"]),
+            poi_type=str(scen["poi_type"]),
+            persona_type=str(scen.get("persona_type") or ""),
+            candidates=tuple(candidates),
+            kb=kb,
+            pool=pool,
+        )
 
     @property
     def user_texts(self) -> list[str]:
@@ -68,9 +83,12 @@ class TurnContext:
         (:func:`trace_crs.baselines.rejection.rejected_in_turn` on each user turn that answers
         a system turn naming POIs)."""
         rejected: set[str] = set()
-        for prev, turn in zip(self.history, self.history[1:]):
-            offered = [p for p in prev.get("referenced_poi_ids") or [] if p in self.kb.pois] \
-                if prev["role"] == "system" else []
+        for prev, turn in zip(self.history, self.history[1:], strict=False):
+            offered = (
+                [p for p in prev.get("referenced_poi_ids") or [] if p in self.kb.pois]
+                if prev["role"] == "system"
+                else []
+            )
             if turn["role"] == "user" and offered:
                 names = [self.kb.pois[p].name for p in offered]
                 rejected |= rejected_in_turn(turn["text"], offered, names)
@@ -83,10 +101,10 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
-    model: str = ""                   # litellm model id, "" for non-LLM baselines
-    mode: str = "n/a"                 # LLM ranking mode: "generative" | "logprob" | "n/a"
-    fallback: bool = False            # True when the Popularity fallback produced this output
-    error: str = ""                   # why the fallback was used ("" when it was not)
+    model: str = ""  # litellm model id, "" for non-LLM baselines
+    mode: str = "n/a"  # LLM ranking mode: "generative" | "logprob" | "n/a"
+    fallback: bool = False  # True when the Popularity fallback produced this output
+    error: str = ""  # why the fallback was used ("" when it was not)
 
 
 @dataclass
@@ -98,8 +116,8 @@ class BaselineOutput:
 
 
 class Baseline(Protocol):
-    name: ClassVar[str]               # registry key, e.g. "tfidf"
-    display_name: ClassVar[str]       # table label, e.g. "TF-IDF"
+    name: ClassVar[str]  # registry key, e.g. "tfidf"
+    display_name: ClassVar[str]  # table label, e.g. "TF-IDF"
     uses_llm: ClassVar[bool]
 
     def prepare(self, kb: KB) -> None:

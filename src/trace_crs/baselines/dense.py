@@ -10,27 +10,29 @@ POI embeddings are computed once per KB and cached on disk (``dense_poi_<kb sha>
 :func:`trace_crs.cache.disk_cache_dir`); query embeddings are memoised per process
 and can be batch-computed ahead of time (and disk-cached) with :meth:`DenseBaseline.warm`.
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar, Iterable, Sequence
+from typing import ClassVar
 
 import numpy as np
 
 from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.cache import disk_cache_dir, kb_key, memo
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text
+from trace_crs.cache import disk_cache_dir, kb_key, memo
 from trace_crs.kb import KB
 from trace_crs.lm.embeddings import embed
 
 TOP_REVIEWS, REVIEW_CHARS, REJECT_WEIGHT = 3, 200, 0.5
 
 
-def _save(path: Path, save, *args, **kwargs) -> None:  # noqa: ANN001 - np.save / np.savez
+def _save(path: Path, save, *args, **kwargs) -> None:
     """Save through a closed file handle (numpy would add a suffix to a bare temporary path)."""
     with open(path, "wb") as fh:
         save(fh, *args, **kwargs)
@@ -59,7 +61,7 @@ def poi_embeddings(kb: KB) -> dict[str, np.ndarray]:
         vecs = embed([dense_document(kb, i) for i in ids])
         if path is not None:
             write_atomic(path, lambda t: _save(t, np.savez, ids=np.array(ids), vecs=vecs))
-    table.update(zip(ids, vecs))
+    table.update(zip(ids, vecs, strict=False))
     return table
 
 
@@ -69,7 +71,7 @@ def query_vectors(kb: KB, texts: Iterable[str]) -> list[np.ndarray]:
     table = memo(kb, "dense_query")
     missing = sorted({t for t in texts if t not in table})
     if missing:
-        table.update(zip(missing, embed(missing)))
+        table.update(zip(missing, embed(missing), strict=False))
     return [table[t] for t in texts]
 
 
@@ -113,7 +115,7 @@ class DenseBaseline:
             digest = hashlib.sha256("\n".join(ordered).encode()).hexdigest()[:24]
             path = disk_cache_dir() / f"dense_query_{digest}.npy"
             if path.exists():
-                table.update(zip(ordered, np.load(path)))
+                table.update(zip(ordered, np.load(path), strict=False))
             else:
                 query_vectors(kb, ordered)
                 write_atomic(path, lambda t: _save(t, np.save, np.stack([table[q] for q in ordered])))

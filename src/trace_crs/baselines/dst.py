@@ -17,17 +17,24 @@
    reranks the full pool, also open-set).  5. :class:`RespondWithState` writes the reply over
    the top cards conditioned on the structured state.  ``Usage.mode`` is ``pipeline``.
 """
+
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import dspy
 
 from trace_crs.baselines.base import TurnContext
-from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, cards_text, extract_citations,
-                                            history_text, instruction)
+from trace_crs.baselines.llm_common import (
+    Evidence,
+    LLMBaseline,
+    cards_text,
+    extract_citations,
+    history_text,
+    instruction,
+)
 from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.kb.satisfaction import satisfies
@@ -41,13 +48,13 @@ class ExtractStateDelta(dspy.Signature):
 
     previous_state: str = dspy.InputField(desc="the preference state so far, JSON")
     user_message: str = dspy.InputField()
-    price_max: Optional[int] = dspy.OutputField(desc="highest acceptable price level 1-4, or null")
+    price_max: int | None = dspy.OutputField(desc="highest acceptable price level 1-4, or null")
     styles: list[str] = dspy.OutputField(desc="wanted cuisines / hotel styles / attraction kinds")
     avoid_styles: list[str] = dspy.OutputField(desc="styles the traveler does not want")
     ambience: list[str] = dspy.OutputField(desc="wanted ambience, e.g. romantic, casual")
-    noise: Optional[str] = dspy.OutputField(desc="quiet, average or loud, or null")
+    noise: str | None = dspy.OutputField(desc="quiet, average or loud, or null")
     features: list[str] = dspy.OutputField(desc="required features, e.g. parking, outdoor_seating")
-    location: Optional[str] = dspy.OutputField(desc="a location constraint, or null")
+    location: str | None = dspy.OutputField(desc="a location constraint, or null")
 
 
 class RespondWithState(dspy.Signature):
@@ -77,7 +84,7 @@ class DialogueState:
     location: str | None = None
     rejected: list[str] = field(default_factory=list)
 
-    def merge(self, delta: dspy.Prediction) -> "DialogueState":
+    def merge(self, delta: dspy.Prediction) -> DialogueState:
         """New state: latest non-null scalars, list unions, avoided styles removed from wanted."""
         price = delta.price_max if delta.price_max is not None else self.price_max
         if price is not None and not 1 <= int(price) <= 4:
@@ -85,10 +92,16 @@ class DialogueState:
         noise = str(delta.noise).strip().lower() if delta.noise else self.noise
         avoid = _norm(self.avoid_styles + _norm(delta.avoid_styles))
         styles = [s for s in _norm(self.styles + _norm(delta.styles)) if s not in avoid]
-        return DialogueState(int(price) if price is not None else None, styles, avoid,
-                             _norm(self.ambience + _norm(delta.ambience)), noise if noise in NOISE_OK else self.noise,
-                             _norm(self.features + _norm(delta.features)), delta.location or self.location,
-                             list(self.rejected))
+        return DialogueState(
+            int(price) if price is not None else None,
+            styles,
+            avoid,
+            _norm(self.ambience + _norm(delta.ambience)),
+            noise if noise in NOISE_OK else self.noise,
+            _norm(self.features + _norm(delta.features)),
+            delta.location or self.location,
+            list(self.rejected),
+        )
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -99,6 +112,7 @@ def passes(poi: POI, state: DialogueState) -> bool:
     :func:`trace_crs.kb.satisfaction.satisfies`; DST's leniency (unknown price or noise
     passes, ``quiet`` also accepts ``average``, a wanted style may match a category) is
     layered on top of it."""
+
     def ok(facet: str, value: object, lenient: bool = False) -> bool:
         return satisfies(poi, (facet, value), unknown_passes=lenient)
 
@@ -135,15 +149,26 @@ class DSTModule(dspy.Module):
         state = self.track(ctx)
         tfidf = tfidf_scores(ctx)
         avoided = stated_preferences(ctx.user_texts).avoid
-        ok = [passes(ctx.kb.pois[c], state) and not any(satisfies(ctx.kb.pois[c], a) for a in avoided)
-              for c in ctx.candidates]
-        ranked = rank_by_score(ctx.candidates, [s + (2.0 if k else 0.0) for s, k in zip(tfidf, ok)],
-                               ctx.rejected_poi_ids)  # cosine ≤ 1 < 2: passing ones first
+        ok = [
+            passes(ctx.kb.pois[c], state) and not any(satisfies(ctx.kb.pois[c], a) for a in avoided)
+            for c in ctx.candidates
+        ]
+        ranked = rank_by_score(
+            ctx.candidates, [s + (2.0 if k else 0.0) for s, k in zip(tfidf, ok, strict=False)], ctx.rejected_poi_ids
+        )  # cosine ≤ 1 < 2: passing ones first
         evidence = Evidence()
-        pred = self.respond(conversation=history_text(ctx.history), state=state.to_json(),
-                            places=cards_text(ctx.kb, ranked[:3], evidence), instruction=instruction(ctx.action))
-        return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response, state=state,
-                               citations=extract_citations(pred.response, evidence, ctx.kb))
+        pred = self.respond(
+            conversation=history_text(ctx.history),
+            state=state.to_json(),
+            places=cards_text(ctx.kb, ranked[:3], evidence),
+            instruction=instruction(ctx.action),
+        )
+        return dspy.Prediction(
+            ranked_poi_ids=ranked,
+            text=pred.response,
+            state=state,
+            citations=extract_citations(pred.response, evidence, ctx.kb),
+        )
 
 
 class DSTBaseline(LLMBaseline):

@@ -4,9 +4,11 @@ TF-IDF, Aspect, Dense and structured attributes (stars, minus one per price leve
 stated price ceiling).  Each component ranking already demotes rejected POIs.  If the dense
 encoder cannot be loaded (``ImportError``/``OSError``) the fusion runs over the other three.
 """
+
 from __future__ import annotations
 
-from typing import ClassVar, Sequence
+from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 

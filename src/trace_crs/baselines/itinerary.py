@@ -9,6 +9,7 @@
 * The response lists the tour's first legs and the graph neighbours of the first stop with
   distance annotations: metres when under 1 km, else km with one decimal.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -16,11 +17,11 @@ from typing import ClassVar
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.cache import memo
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
 from trace_crs.baselines.tfidf import tfidf_scores
+from trace_crs.cache import memo
 from trace_crs.kb import KB
 from trace_crs.kb.geo import haversine_km
 
@@ -48,8 +49,9 @@ def proximity_graph(kb: KB, city: str) -> dict[str, list[tuple[float, str]]]:
         types = np.array([kb.pois[i].poi_type for i in ids])
         dist = np.atleast_2d(haversine_km(lat[:, None], lon[:, None], lat[None, :], lon[None, :]))
         linked = (dist <= EDGE_KM) & (types[:, None] != types[None, :])
-        graphs[city] = {i: sorted((float(dist[a, b]), ids[b]) for b in np.flatnonzero(linked[a]))
-                        for a, i in enumerate(ids)}
+        graphs[city] = {
+            i: sorted((float(dist[a, b]), ids[b]) for b in np.flatnonzero(linked[a])) for a, i in enumerate(ids)
+        }
     return graphs[city]
 
 
@@ -69,14 +71,17 @@ def greedy_tour(kb: KB, ordered: list[str]) -> list[str]:
 def tour_notes(kb: KB, city: str, tour: list[str]) -> str:
     """Distance annotations: the first two legs and the first stop's graph neighbours."""
     notes = []
-    for a, b in zip(tour[:3], tour[1:3]):
+    for a, b in zip(tour[:3], tour[1:3], strict=False):
         pa, pb = kb.pois[a], kb.pois[b]
         km = haversine_km(pa.latitude, pa.longitude, pb.latitude, pb.longitude)
         notes.append(f"From {pa.name} it is {format_distance(km)} to {pb.name}.")
     near = proximity_graph(kb, city).get(tour[0], [])[:MAX_NEIGHBOURS] if tour else []
     if near:
-        notes.append("Nearby: " + "; ".join(f"{kb.pois[n].name} ({kb.pois[n].poi_type}, {format_distance(km)})"
-                                            for km, n in near) + ".")
+        notes.append(
+            "Nearby: "
+            + "; ".join(f"{kb.pois[n].name} ({kb.pois[n].poi_type}, {format_distance(km)})" for km, n in near)
+            + "."
+        )
     return " ".join(notes)
 
 

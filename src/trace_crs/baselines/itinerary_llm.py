@@ -6,6 +6,7 @@ The conversation is followed by one line per shown candidate listing its graph n
 and the distances between shown candidates that are within 500 m of each other, so the LLM
 can reason about walkability; ranking and reply are exactly Zero-Shot's.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -25,9 +26,11 @@ def proximity_notes(ctx: TurnContext, shown: list[str]) -> str:
     lines = []
     for i, pid in enumerate(shown):
         a = kb.pois[pid]
-        near = [f"{kb.pois[n].name} ({kb.pois[n].poi_type}, {format_distance(km)})"
-                for km, n in graph.get(pid, [])[:MAX_NEIGHBOURS]]
-        for other in shown[i + 1:]:
+        near = [
+            f"{kb.pois[n].name} ({kb.pois[n].poi_type}, {format_distance(km)})"
+            for km, n in graph.get(pid, [])[:MAX_NEIGHBOURS]
+        ]
+        for other in shown[i + 1 :]:
             b = kb.pois[other]
             km = float(haversine_km(a.latitude, a.longitude, b.latitude, b.longitude))
             if km <= EDGE_KM and (a.latitude, a.longitude) != (0.0, 0.0) and (b.latitude, b.longitude) != (0.0, 0.0):
@@ -50,7 +53,7 @@ class ItineraryLLMBaseline(LLMBaseline):
     name: ClassVar[str] = "itinerary_llm"
     display_name: ClassVar[str] = "Itinerary-LLM"
 
-    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:  # noqa: ANN001
+    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter
         super().__init__(lm_config, lm, seed)
 

@@ -5,6 +5,7 @@ noise, ambience, features, price ceiling) are matched against ``POI.attributes``
 ``score(p) = satisfied(p) + mm(tfidf(p))`` — the count of met constraints dominates and the
 min-max-scaled TF-IDF cosine (in [0, 1]) orders POIs meeting equally many.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar

@@ -12,14 +12,16 @@
   (:class:`Evidence`), the one-sentence action instructions, and parsing of the model's id
   list and of its ``"quote" [Rn]`` citations.
 """
+
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from contextvars import ContextVar
 from dataclasses import replace
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import dspy
 import numpy as np
@@ -29,7 +31,8 @@ from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
 from trace_crs.dialogues.schema import QUOTE_RE
-from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT, UNSOLVED_RE as UNSOLVED
+from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT
+from trace_crs.dialogues.unsolvable import UNSOLVED_RE as UNSOLVED
 from trace_crs.kb import KB
 from trace_crs.lm.adapter import LenientChatAdapter
 from trace_crs.lm.backend import build_lm, open_lm, recording_usage
@@ -97,8 +100,9 @@ def facts(kb: KB, poi_id: str) -> str:
     return "; ".join(parts)
 
 
-def poi_card(kb: KB, poi_id: str, evidence: Evidence | None = None, n_reviews: int = 2,
-             chars: int = REVIEW_CHARS) -> str:
+def poi_card(
+    kb: KB, poi_id: str, evidence: Evidence | None = None, n_reviews: int = 2, chars: int = REVIEW_CHARS
+) -> str:
     """``[id] facts`` followed by the top ``n_reviews`` reviews (stars desc, id), cut to ``chars``;
     with ``evidence`` each excerpt gets an ``[Rn]`` label the model can cite."""
     top = sorted(kb.reviews_of(poi_id), key=lambda r: (-r.stars, r.review_id))[:n_reviews]
@@ -128,8 +132,9 @@ def parse_ranking(raw: Sequence[Any] | str, candidates: Sequence[str]) -> list[s
         if token in candidates and token not in named:
             named.append(token)
     if not named:  # DSPy parses a bare "[Unsolved]" list field into ["Unsolved"]: the token counts too
-        if any(str(i).strip().strip("[]'\" ").casefold() == "unsolved" for i in items) or \
-                UNSOLVED.search(raw if isinstance(raw, str) else " ".join(map(str, raw))):
+        if any(str(i).strip().strip("[]'\" ").casefold() == "unsolved" for i in items) or UNSOLVED.search(
+            raw if isinstance(raw, str) else " ".join(map(str, raw))
+        ):
             raise Unsolved("the model answered [Unsolved]")
         raise ValueError(f"unparseable ranking: none of {list(items)[:5]} is a candidate id")
     return named + [c for c in candidates if c not in named]
@@ -170,16 +175,16 @@ def subset(ctx: TurnContext, candidates: Sequence[str]) -> TurnContext:
     return replace(ctx, candidates=tuple(candidates))
 
 
-def rank_candidates(ctx: TurnContext, candidates: Sequence[str], conversation: str, mode: str,
-                    seed: int) -> list[str]:
+def rank_candidates(ctx: TurnContext, candidates: Sequence[str], conversation: str, mode: str, seed: int) -> list[str]:
     """``logprob`` mode: each card scored by log P(yes) with the current DSPy LM, visited in a
     ``seed``-shuffled order (``generative`` ranking lives in each baseline's signature)."""
     if mode != "logprob":
         raise ValueError(f"rank_candidates handles mode 'logprob' only, got {mode!r}")
     lm = dspy.settings.lm
     cards = {c: poi_card(ctx.kb, c) for c in candidates}
-    ranked, _ = logprob_rank(list(candidates), cards, conversation, lambda conv, card: score_fit(lm, conv, card),
-                             seed, ctx.rejected_poi_ids)
+    ranked, _ = logprob_rank(
+        list(candidates), cards, conversation, lambda conv, card: score_fit(lm, conv, card), seed, ctx.rejected_poi_ids
+    )
     return ranked
 
 
@@ -197,8 +202,9 @@ class LLMBaseline:
     uses_llm: ClassVar[bool] = True
     ranks_with_llm: ClassVar[bool] = True
 
-    def __init__(self, lm_config: LMConfig | dict[str, Any] | None = None, lm: dspy.LM | None = None,
-                 seed: int = 42) -> None:
+    def __init__(
+        self, lm_config: LMConfig | dict[str, Any] | None = None, lm: dspy.LM | None = None, seed: int = 42
+    ) -> None:
         self.lm_config = lm_config if isinstance(lm_config, LMConfig) else resolve_lm_config(lm_config)
         self.seed = seed
         self._lm = lm
@@ -250,16 +256,21 @@ class LLMBaseline:
                 except Unsolved:  # a decline is an answer (the abstain act), not a failure to retry
                     pred = dspy.Prediction(ranked_poi_ids=[], text=ABSTAIN_TEXT, citations=[])
                     break
-                except Exception as exc:  # noqa: BLE001 - any LM/parse failure → retry, then fallback
+                except Exception as exc:
                     error = f"{type(exc).__name__}: {str(exc)[:300]} (after {attempt + 1} attempt(s))"
                     if attempt < cfg.retries:
-                        time.sleep(cfg.backoff_s * 2 ** attempt)
+                        time.sleep(cfg.backoff_s * 2**attempt)
         LABELLED_CARDS.reset(labelled)
         lm = self._lm if self._lm is not None else None
         # a replayed call takes ~0 s: add the seconds it took when it was made (lm.backend)
-        usage = Usage(latency_s=time.perf_counter() - start + tally.replayed_s, prompt_tokens=tally.prompt_tokens,
-                      completion_tokens=tally.completion_tokens, cost_usd=tally.cost_usd,
-                      model=getattr(lm, "model", "") or "", mode=self.mode)
+        usage = Usage(
+            latency_s=time.perf_counter() - start + tally.replayed_s,
+            prompt_tokens=tally.prompt_tokens,
+            completion_tokens=tally.completion_tokens,
+            cost_usd=tally.cost_usd,
+            model=getattr(lm, "model", "") or "",
+            mode=self.mode,
+        )
         if pred is None:
             return fallback_output(ctx, error, usage)
         if UNSOLVED.search(pred.text or ""):

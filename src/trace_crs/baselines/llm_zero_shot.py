@@ -7,6 +7,7 @@ ids and the reply (:class:`RankAndRespond`); ``logprob`` — each card scored by
 (:class:`Respond`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
 MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
 """
+
 from __future__ import annotations
 
 import zlib
@@ -16,8 +17,16 @@ import dspy
 import numpy as np
 
 from trace_crs.baselines.base import TurnContext
-from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, cards_text, extract_citations,
-                                            history_text, instruction, parse_ranking, rank_candidates)
+from trace_crs.baselines.llm_common import (
+    Evidence,
+    LLMBaseline,
+    cards_text,
+    extract_citations,
+    history_text,
+    instruction,
+    parse_ranking,
+    rank_candidates,
+)
 from trace_crs.baselines.ranking import rank_by_score
 
 PREFILTER_K = 16
@@ -45,8 +54,9 @@ class Respond(dspy.Signature):
 
 def turn_seed(ctx: TurnContext, seed: int) -> int:
     """A per-turn seed from the run seed, dialogue id and turn index (stable across runs)."""
-    return int(np.random.SeedSequence([seed, zlib.crc32(ctx.dialogue_id.encode()),
-                                       ctx.turn_index]).generate_state(1)[0])
+    return int(
+        np.random.SeedSequence([seed, zlib.crc32(ctx.dialogue_id.encode()), ctx.turn_index]).generate_state(1)[0]
+    )
 
 
 def prefilter_order(ctx: TurnContext, method: str) -> list[str]:
@@ -55,9 +65,11 @@ def prefilter_order(ctx: TurnContext, method: str) -> list[str]:
         return list(ctx.candidates)
     if method == "tfidf":
         from trace_crs.baselines.tfidf import tfidf_scores
+
         scores = tfidf_scores(ctx)
     elif method == "dense":
         from trace_crs.baselines.dense import dense_scores
+
         scores = dense_scores(ctx)
     else:
         raise ValueError(f"prefilter: expected one of {PREFILTERS}, got {method!r}")
@@ -88,16 +100,23 @@ class ZeroShotModule(dspy.Module):
             conversation = f"{conversation}\n\n{extra}"
         evidence = Evidence()
         if mode == "generative":
-            pred = self.rank_and_respond(conversation=conversation, places=cards_text(ctx.kb, shown, evidence),
-                                         instruction=instruction(ctx.action))
+            pred = self.rank_and_respond(
+                conversation=conversation,
+                places=cards_text(ctx.kb, shown, evidence),
+                instruction=instruction(ctx.action),
+            )
             ranked = parse_ranking(pred.ranked_ids, shown)
         else:
             ranked = rank_candidates(ctx, shown, conversation, mode, turn_seed(ctx, seed))
-            pred = self.respond(conversation=conversation, places=cards_text(ctx.kb, ranked[:3], evidence),
-                                instruction=instruction(ctx.action))
+            pred = self.respond(
+                conversation=conversation,
+                places=cards_text(ctx.kb, ranked[:3], evidence),
+                instruction=instruction(ctx.action),
+            )
         ranked += [c for c in order if c not in ranked]
-        return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response,
-                               citations=extract_citations(pred.response, evidence, ctx.kb))
+        return dspy.Prediction(
+            ranked_poi_ids=ranked, text=pred.response, citations=extract_citations(pred.response, evidence, ctx.kb)
+        )
 
 
 class LLMZeroShotBaseline(LLMBaseline):
@@ -106,7 +125,7 @@ class LLMZeroShotBaseline(LLMBaseline):
     name: ClassVar[str] = "llm_zero_shot"
     display_name: ClassVar[str] = "LLM Zero-Shot"
 
-    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:  # noqa: ANN001
+    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter
         super().__init__(lm_config, lm, seed)
 

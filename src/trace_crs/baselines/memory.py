@@ -23,13 +23,15 @@ dialogue's results depend on the dialogues before it in corpus order.  ``memory_
 persists the memory as JSON lines across processes (loaded in ``prepare``, written in
 ``close``).
 """
+
 from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import dspy
 import numpy as np
@@ -61,7 +63,7 @@ class PreferenceMemory:
         self._vecs: list[np.ndarray] = []
         self._keys: set[tuple[str, str]] = set()
         self._groups: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._lock = threading.RLock()   # concurrent turns (runner.llm_pool) read while others add
+        self._lock = threading.RLock()  # concurrent turns (runner.llm_pool) read while others add
         self.add_many(items or [])
 
     def add(self, item: MemoryItem) -> bool:
@@ -89,12 +91,17 @@ class PreferenceMemory:
             if persona_type not in self._groups:
                 idx = np.array([i for i, m in enumerate(self.items) if m.persona_type == persona_type], dtype=int)
                 vecs = np.stack([self._vecs[i] for i in idx]) if len(idx) else np.zeros((0, 1))
-                self._groups[persona_type] = (idx, vecs, np.array([self.items[i].t_hours for i in idx]),
-                                              np.array([self.items[i].dialogue_id for i in idx], dtype=object))
+                self._groups[persona_type] = (
+                    idx,
+                    vecs,
+                    np.array([self.items[i].t_hours for i in idx]),
+                    np.array([self.items[i].dialogue_id for i in idx], dtype=object),
+                )
             return self._groups[persona_type]
 
-    def retrieve(self, persona_type: str, dialogue_id: str, query: str, t_now: float,
-                 top_k: int = 3, before: float | None = None) -> list[tuple[float, MemoryItem]]:
+    def retrieve(
+        self, persona_type: str, dialogue_id: str, query: str, t_now: float, top_k: int = 3, before: float | None = None
+    ) -> list[tuple[float, MemoryItem]]:
         """Top-``top_k`` ``(score, item)`` of the same persona from other dialogues, score > 0,
         by descending score (ties: insertion order); ``before``: only items with ``t < before``."""
         idx, vecs, times, dids = self._group(persona_type)
@@ -110,16 +117,24 @@ class PreferenceMemory:
         return [(float(scores[j]), self.items[int(idx[keep][j])]) for j in order if scores[j] > 0]
 
     def dump(self, path: str | Path) -> None:
-        dump_jsonl(({"persona_type": m.persona_type, "dialogue_id": m.dialogue_id, "text": m.text,
-                     "t_hours": m.t_hours} for m in self.items), path)
+        dump_jsonl(
+            (
+                {"persona_type": m.persona_type, "dialogue_id": m.dialogue_id, "text": m.text, "t_hours": m.t_hours}
+                for m in self.items
+            ),
+            path,
+        )
 
     @classmethod
-    def load(cls, path: str | Path) -> "PreferenceMemory":
+    def load(cls, path: str | Path) -> PreferenceMemory:
         items = []
         for line, rec in iter_jsonl(path):
             try:
-                items.append(MemoryItem(str(rec["persona_type"]), str(rec["dialogue_id"]), str(rec["text"]),
-                                        float(rec["t_hours"])))
+                items.append(
+                    MemoryItem(
+                        str(rec["persona_type"]), str(rec["dialogue_id"]), str(rec["text"]), float(rec["t_hours"])
+                    )
+                )
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"{path}:{line}: bad memory record ({exc})") from None
         return cls(items)
@@ -128,18 +143,20 @@ class PreferenceMemory:
 class MemoryZeroShotModule(ZeroShotModule):
     """Zero-Shot with retrieved cross-session memories appended to the conversation."""
 
-    def __init__(self, owner: "MemoryAugmentedBaseline") -> None:
+    def __init__(self, owner: MemoryAugmentedBaseline) -> None:
         super().__init__("tfidf")
         self.owner = owner
 
     def notes(self, ctx: TurnContext, shown: list[str]) -> str:
         t_now = self.owner.clock(ctx)
-        hits = self.owner.memory.retrieve(ctx.persona_type, ctx.dialogue_id, " ".join(ctx.user_texts), t_now,
-                                          self.owner.top_k, before=t_now)
+        hits = self.owner.memory.retrieve(
+            ctx.persona_type, ctx.dialogue_id, " ".join(ctx.user_texts), t_now, self.owner.top_k, before=t_now
+        )
         if not hits:
             return ""
         return "Remembered preferences of this traveler type from earlier trips:\n" + "\n".join(
-            f"- {m.text}" for _, m in hits)
+            f"- {m.text}" for _, m in hits
+        )
 
 
 class MemoryAugmentedBaseline(LLMBaseline):
@@ -148,8 +165,15 @@ class MemoryAugmentedBaseline(LLMBaseline):
     name: ClassVar[str] = "memory"
     display_name: ClassVar[str] = "Memory-Aug."
 
-    def __init__(self, lm_config: Any = None, lm: dspy.LM | None = None, seed: int = 42,
-                 memory_path: str | Path | None = None, session_gap_h: float = 24.0, top_k: int = 3) -> None:
+    def __init__(
+        self,
+        lm_config: Any = None,
+        lm: dspy.LM | None = None,
+        seed: int = 42,
+        memory_path: str | Path | None = None,
+        session_gap_h: float = 24.0,
+        top_k: int = 3,
+    ) -> None:
         self.memory_path = Path(memory_path) if memory_path else None
         self.session_gap_h, self.top_k = session_gap_h, top_k
         self.memory = PreferenceMemory()
@@ -177,8 +201,13 @@ class MemoryAugmentedBaseline(LLMBaseline):
         in corpus order; each dialogue is a session at :meth:`clock` and writes its user turns."""
         for ctx in contexts:
             self.clock(ctx)
-        self.memory.add_many([MemoryItem(ctx.persona_type, ctx.dialogue_id, text, self._sessions[ctx.dialogue_id])
-                              for ctx in contexts for text in ctx.user_texts])
+        self.memory.add_many(
+            [
+                MemoryItem(ctx.persona_type, ctx.dialogue_id, text, self._sessions[ctx.dialogue_id])
+                for ctx in contexts
+                for text in ctx.user_texts
+            ]
+        )
 
     def prepare(self, kb: KB) -> None:
         if self.memory_path is not None and self.memory_path.exists():

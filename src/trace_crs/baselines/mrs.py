@@ -13,6 +13,7 @@
    of the top POIs (no review excerpts are shown, so it rarely quotes).  ``Usage.mode`` is
    ``pipeline``.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -22,13 +23,12 @@ import numpy as np
 
 from trace_crs.baselines.aspect import ASPECTS, aspect_weights, sentence_aspects
 from trace_crs.baselines.base import TurnContext
-from trace_crs.cache import memo
 from trace_crs.baselines.llm_common import LLMBaseline, facts, history_text, instruction
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.text import query_text
+from trace_crs.cache import memo
 from trace_crs.kb import KB
 from trace_crs.segment import sentence_spans
-
 
 
 class SynthesizeAspects(dspy.Signature):
@@ -59,8 +59,11 @@ def consensus(kb: KB, poi_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 def summary(kb: KB, poi_id: str) -> str:
     """``facts`` + one ``aspect: x positive, y negative of n sentences`` clause per mentioned aspect."""
     _, pos, neg, n = consensus(kb, poi_id)
-    parts = [f"{a}: {int(p)} positive, {int(q)} negative of {int(k)} sentences"
-             for a, p, q, k in zip(ASPECTS, pos, neg, n) if k > 0]
+    parts = [
+        f"{a}: {int(p)} positive, {int(q)} negative of {int(k)} sentences"
+        for a, p, q, k in zip(ASPECTS, pos, neg, n, strict=False)
+        if k > 0
+    ]
     return f"[{poi_id}] {facts(kb, poi_id)}\n  " + ("; ".join(parts) if parts else "no aspect consensus")
 
 
@@ -75,9 +78,11 @@ class MRSModule(dspy.Module):
         w = aspect_weights(query_text(ctx.user_texts))
         scores = [float(w @ consensus(ctx.kb, c)[0]) for c in ctx.candidates]
         ranked = rank_by_score(ctx.candidates, scores, ctx.rejected_poi_ids)
-        pred = self.synthesize(conversation=history_text(ctx.history),
-                               aspect_consensus="\n".join(summary(ctx.kb, c) for c in ranked[:3]),
-                               instruction=instruction(ctx.action))
+        pred = self.synthesize(
+            conversation=history_text(ctx.history),
+            aspect_consensus="\n".join(summary(ctx.kb, c) for c in ranked[:3]),
+            instruction=instruction(ctx.action),
+        )
         return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response, citations=[])
 
 

@@ -24,52 +24,202 @@ its clause back to the clause start.  Clauses end at ``, ; : . ! ? —`` and at 
 conjunctions of ``TERMINATORS`` ("but", "so", "because", …); "and"/"or" do not end a scope,
 so "no music or TV" negates both.  Only the public text is read.
 """
+
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from functools import cache
+from typing import NamedTuple
 
 WINDOW = 8  # words a pre cue reaches (NegEx uses 5; travellers' noun phrases run longer)
 
 PSEUDO: tuple[str, ...] = (
-    "not only", "not just", "no doubt", "don't mind", "do not mind", "wouldn't mind", "would not mind",
-    "no problem", "not sure", "not far", "no later than", "not bad", "can't wait", "cannot wait",
-    "not essential", "not a must", "not crucial", "no worries")
+    "not only",
+    "not just",
+    "no doubt",
+    "don't mind",
+    "do not mind",
+    "wouldn't mind",
+    "would not mind",
+    "no problem",
+    "not sure",
+    "not far",
+    "no later than",
+    "not bad",
+    "can't wait",
+    "cannot wait",
+    "not essential",
+    "not a must",
+    "not crucial",
+    "no worries",
+)
 CUES: dict[str, dict[str, tuple[str, ...]]] = {
     "pre": {
-        "unwant": ("no need for", "no need to have", "don't need", "do not need", "doesn't need", "does not need",
-                   "won't need", "will not need", "needn't", "no longer need", "can do without", "don't care about",
-                   "do not care about", "don't care for", "not bothered about", "not fussed about", "not picky about",
-                   "not fussy about", "no preference on", "no preference for", "no preference about",
-                   "doesn't have to be", "does not have to be", "don't have to have", "doesn't have to have"),
-        "avoid": ("no", "not", "without", "nothing", "never", "none", "neither", "nor", "avoid", "anything but",
-                  "rather than", "instead of", "other than", "away from", "steer clear of", "can't stand",
-                  "cannot stand", "can't bear", "hate", "dislike", "allergic to", "sick of", "tired of",
-                  "fed up with", "not a fan of", "too", "isn't", "aren't", "wasn't", "don't want", "do not want",
-                  "doesn't want", "don't like", "do not like", "less"),
-        "retract": ("scratch", "forget", "never mind", "nevermind", "drop", "ignore", "cancel", "take back",
-                    "disregard", "skip"),
+        "unwant": (
+            "no need for",
+            "no need to have",
+            "don't need",
+            "do not need",
+            "doesn't need",
+            "does not need",
+            "won't need",
+            "will not need",
+            "needn't",
+            "no longer need",
+            "can do without",
+            "don't care about",
+            "do not care about",
+            "don't care for",
+            "not bothered about",
+            "not fussed about",
+            "not picky about",
+            "not fussy about",
+            "no preference on",
+            "no preference for",
+            "no preference about",
+            "doesn't have to be",
+            "does not have to be",
+            "don't have to have",
+            "doesn't have to have",
+        ),
+        "avoid": (
+            "no",
+            "not",
+            "without",
+            "nothing",
+            "never",
+            "none",
+            "neither",
+            "nor",
+            "avoid",
+            "anything but",
+            "rather than",
+            "instead of",
+            "other than",
+            "away from",
+            "steer clear of",
+            "can't stand",
+            "cannot stand",
+            "can't bear",
+            "hate",
+            "dislike",
+            "allergic to",
+            "sick of",
+            "tired of",
+            "fed up with",
+            "not a fan of",
+            "too",
+            "isn't",
+            "aren't",
+            "wasn't",
+            "don't want",
+            "do not want",
+            "doesn't want",
+            "don't like",
+            "do not like",
+            "less",
+        ),
+        "retract": (
+            "scratch",
+            "forget",
+            "never mind",
+            "nevermind",
+            "drop",
+            "ignore",
+            "cancel",
+            "take back",
+            "disregard",
+            "skip",
+        ),
         "replace": ("make that", "make it", "change that to", "change it to", "switch to", "switch that to"),
     },
     "post": {
-        "unwant": ("isn't needed", "is not needed", "aren't needed", "are not needed", "not needed",
-                   "not necessary", "isn't necessary", "unnecessary", "not required", "isn't required",
-                   "not coming", "aren't coming", "isn't coming", "won't be coming", "will not be coming",
-                   "not joining", "staying home", "stay home", "staying behind", "doesn't matter",
-                   "does not matter", "don't matter", "do not matter", "matters little", "is irrelevant",
-                   "not important", "isn't important", "not a priority", "either way", "is optional",
-                   "are optional"),
-        "avoid": ("is a no", "is a dealbreaker", "is a deal-breaker", "are a dealbreaker", "is out of the question",
-                  "not for us", "isn't for us", "not our thing", "isn't our thing", "not my thing", "puts me off",
-                  "put us off", "puts us off", "please no"),
+        "unwant": (
+            "isn't needed",
+            "is not needed",
+            "aren't needed",
+            "are not needed",
+            "not needed",
+            "not necessary",
+            "isn't necessary",
+            "unnecessary",
+            "not required",
+            "isn't required",
+            "not coming",
+            "aren't coming",
+            "isn't coming",
+            "won't be coming",
+            "will not be coming",
+            "not joining",
+            "staying home",
+            "stay home",
+            "staying behind",
+            "doesn't matter",
+            "does not matter",
+            "don't matter",
+            "do not matter",
+            "matters little",
+            "is irrelevant",
+            "not important",
+            "isn't important",
+            "not a priority",
+            "either way",
+            "is optional",
+            "are optional",
+        ),
+        "avoid": (
+            "is a no",
+            "is a dealbreaker",
+            "is a deal-breaker",
+            "are a dealbreaker",
+            "is out of the question",
+            "not for us",
+            "isn't for us",
+            "not our thing",
+            "isn't our thing",
+            "not my thing",
+            "puts me off",
+            "put us off",
+            "puts us off",
+            "please no",
+        ),
     },
 }
-HEDGES: tuple[str, ...] = ("maybe", "perhaps", "ideally", "preferably", "if possible", "would be nice",
-                           "if there is one", "if there's one", "possibly", "nice to have", "not essential",
-                           "not a must", "not crucial", "kind of", "sort of", "a bonus", "if you can")
-TERMINATORS: tuple[str, ...] = ("but", "though", "although", "however", "yet", "so", "because", "since",
-                                "as long as", "while", "except", "whereas", "just")
+HEDGES: tuple[str, ...] = (
+    "maybe",
+    "perhaps",
+    "ideally",
+    "preferably",
+    "if possible",
+    "would be nice",
+    "if there is one",
+    "if there's one",
+    "possibly",
+    "nice to have",
+    "not essential",
+    "not a must",
+    "not crucial",
+    "kind of",
+    "sort of",
+    "a bonus",
+    "if you can",
+)
+TERMINATORS: tuple[str, ...] = (
+    "but",
+    "though",
+    "although",
+    "however",
+    "yet",
+    "so",
+    "because",
+    "since",
+    "as long as",
+    "while",
+    "except",
+    "whereas",
+    "just",
+)
 _BOUNDARY = re.compile(r"[,;:.!?()\"“”—–]|\s-\s")
 _SENTENCE = re.compile(r"[.!?;]+|\n")
 _WORDS = re.compile(r"[\w'-]+")
@@ -88,10 +238,12 @@ class Cue(NamedTuple):
 
 
 def _alt(phrases: tuple[str, ...]) -> str:
-    return "|".join(re.escape(p).replace(r"\ ", r"\s+").replace("'", "['’]") for p in sorted(phrases, key=len, reverse=True))
+    return "|".join(
+        re.escape(p).replace(r"\ ", r"\s+").replace("'", "['’]") for p in sorted(phrases, key=len, reverse=True)
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
     """Whole-phrase, case-insensitive alternation of ``phrases`` (longest first; any run of
     spaces inside a phrase, straight or curly apostrophes)."""
@@ -114,7 +266,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
     for m in _SENTENCE.finditer(text):
         out.append((at, m.start()))
         at = m.end()
-    return [s for s in out + [(at, len(text))] if text[s[0]:s[1]].strip()]
+    return [s for s in out + [(at, len(text))] if text[s[0] : s[1]].strip()]
 
 
 def clause_bounds(text: str, at: int) -> tuple[int, int]:
@@ -138,8 +290,10 @@ def cues(text: str, keep_out: Sequence[tuple[int, int]] = ()) -> list[Cue]:
     taken += [(m.start(), m.end()) for m in phrase_pattern(PSEUDO).finditer(text)]
     found: list[Cue] = []
     groups = [(d, k, p) for d in ("post", "pre") for k, p in CUES[d].items()]
-    matches = sorted(((m.start(), m.end(), d, k) for d, k, p in groups for m in phrase_pattern(p).finditer(text)),
-                     key=lambda x: (-(x[1] - x[0]), x[0]))
+    matches = sorted(
+        ((m.start(), m.end(), d, k) for d, k, p in groups for m in phrase_pattern(p).finditer(text)),
+        key=lambda x: (-(x[1] - x[0]), x[0]),
+    )
     for start, end, direction, kind in matches:
         if any(start < e and s < end for s, e in taken):
             continue

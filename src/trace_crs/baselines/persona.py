@@ -22,12 +22,14 @@ attributes, :func:`trace_crs.kb.satisfaction.satisfies`).  Without :meth:`see_co
 turn at a time) only the aspect prior applies.  Both constants were fixed before the
 evaluation: ``β = 1`` puts the prior's share in [0, 1] beside aspect scores in [−1, 1].
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,25 +43,54 @@ from trace_crs.kb.satisfaction import Constraint, satisfies
 
 PERSONA_ASPECTS: dict[str, tuple[str, ...]] = {
     # words of the 47 archetypes of Appendix I (dialogues/data/personas.yaml) → aspects they weigh
-    "food": ("food",), "foodie": ("food",), "brunch": ("food",), "wine": ("food", "ambiance"),
-    "dietary": ("food", "service"), "health": ("food", "value"), "fitness": ("location",),
-    "business": ("service", "location"), "conference": ("location", "service"), "layover": ("location",),
-    "budget": ("value",), "volunteer": ("value",), "nomad": ("value", "location"), "remote": ("value", "service"),
-    "extended": ("value", "service"), "nurse": ("value", "location"), "relocation": ("location", "value"),
-    "family": ("service", "value"), "senior": ("service", "location"), "accessibility": ("location", "service"),
-    "medical": ("location", "service"), "pet": ("location", "service"),
-    "date": ("ambiance",), "couple": ("ambiance",), "celebration": ("ambiance", "service"),
-    "luxury": ("service", "ambiance"), "wellness": ("ambiance", "service"),
-    "nightlife": ("ambiance",), "late": ("ambiance", "location"), "music": ("ambiance",),
-    "event": ("location", "service"), "group": ("value", "service"), "friends": ("ambiance", "value"),
-    "sports": ("location",), "thrill": ("ambiance",), "solo": ("location", "value"),
-    "history": ("ambiance", "location"), "architecture": ("ambiance",), "street": ("location",),
-    "urban": ("location",), "local": ("food", "location"), "international": ("location", "service"),
-    "road": ("location", "value"), "eco": ("location", "value"),
+    "food": ("food",),
+    "foodie": ("food",),
+    "brunch": ("food",),
+    "wine": ("food", "ambiance"),
+    "dietary": ("food", "service"),
+    "health": ("food", "value"),
+    "fitness": ("location",),
+    "business": ("service", "location"),
+    "conference": ("location", "service"),
+    "layover": ("location",),
+    "budget": ("value",),
+    "volunteer": ("value",),
+    "nomad": ("value", "location"),
+    "remote": ("value", "service"),
+    "extended": ("value", "service"),
+    "nurse": ("value", "location"),
+    "relocation": ("location", "value"),
+    "family": ("service", "value"),
+    "senior": ("service", "location"),
+    "accessibility": ("location", "service"),
+    "medical": ("location", "service"),
+    "pet": ("location", "service"),
+    "date": ("ambiance",),
+    "couple": ("ambiance",),
+    "celebration": ("ambiance", "service"),
+    "luxury": ("service", "ambiance"),
+    "wellness": ("ambiance", "service"),
+    "nightlife": ("ambiance",),
+    "late": ("ambiance", "location"),
+    "music": ("ambiance",),
+    "event": ("location", "service"),
+    "group": ("value", "service"),
+    "friends": ("ambiance", "value"),
+    "sports": ("location",),
+    "thrill": ("ambiance",),
+    "solo": ("location", "value"),
+    "history": ("ambiance", "location"),
+    "architecture": ("ambiance",),
+    "street": ("location",),
+    "urban": ("location",),
+    "local": ("food", "location"),
+    "international": ("location", "service"),
+    "road": ("location", "value"),
+    "eco": ("location", "value"),
 }
 PERSONA_SHARE = 0.5
-ALPHA = 5.0   # pseudo-count of the shrinkage towards the POI type's base rate
-BETA = 1.0    # weight of the learned preference prior beside the aspect score
+ALPHA = 5.0  # pseudo-count of the shrinkage towards the POI type's base rate
+BETA = 1.0  # weight of the learned preference prior beside the aspect score
 
 
 def persona_prior(persona_type: str) -> np.ndarray:
@@ -89,7 +120,7 @@ class PersonaPrior:
     own: dict[str, frozenset[Constraint]] = field(default_factory=dict)
 
     @classmethod
-    def fit(cls, contexts: Sequence[TurnContext]) -> "PersonaPrior":
+    def fit(cls, contexts: Sequence[TurnContext]) -> PersonaPrior:
         """From each dialogue's last context (the most user turns any context shows)."""
         last: dict[str, TurnContext] = {}
         for ctx in contexts:
@@ -132,8 +163,7 @@ def prior_boost(ctx: TurnContext, weights: dict[Constraint, float]) -> np.ndarra
     total = sum(open_.values())
     if total <= 0:
         return np.zeros(len(ctx.candidates))
-    return np.array([sum(w for c, w in open_.items() if satisfies(ctx.kb.pois[p], c)) / total
-                     for p in ctx.candidates])
+    return np.array([sum(w for c, w in open_.items() if satisfies(ctx.kb.pois[p], c)) / total for p in ctx.candidates])
 
 
 class PersonaBaseline:
@@ -146,7 +176,7 @@ class PersonaBaseline:
     def __init__(self) -> None:
         self.prior: PersonaPrior | None = None
 
-    def prepare(self, kb) -> None:  # noqa: ANN001 — protocol signature
+    def prepare(self, kb) -> None:
         """Aspect profiles are memoised lazily."""
 
     def see_corpus(self, contexts: Sequence[TurnContext]) -> None:

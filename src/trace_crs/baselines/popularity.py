@@ -2,6 +2,7 @@
 the dialogue (apart from demoting POIs the user rejected), with template responses; also the
 fallback every other baseline returns when it fails (:func:`fallback_output`).
 """
+
 from __future__ import annotations
 
 import math

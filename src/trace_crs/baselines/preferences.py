@@ -22,14 +22,15 @@ one.  Whether a POI meets a constraint is :func:`trace_crs.kb.satisfaction.satis
 that labels gold; :func:`satisfied` counts the met wanted constraints and either-of groups
 and subtracts one per avoided value the POI has (partial satisfaction ranks).
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
 
-from trace_crs.baselines.negation import phrase_pattern, clause_bounds, cues, governing, hedged, normalise, sentences
+from trace_crs.baselines.negation import clause_bounds, cues, governing, hedged, normalise, phrase_pattern, sentences
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling, price_mentions
 from trace_crs.kb.satisfaction import Constraint, count_satisfied, satisfies
@@ -46,7 +47,9 @@ FACET_NOUNS: dict[str, tuple[str, ...]] = {
     "features": ("amenities", "extras", "facilities"),
 }
 _ANY = re.compile(r"(?:\b(?:any|whatever|whichever)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?)$", re.IGNORECASE)
-_FILLER = re.compile(r"\b(?:a|an|the|some|somewhere|something|with|either|maybe|perhaps|place|spot)\b|[\s,]", re.IGNORECASE)
+_FILLER = re.compile(
+    r"\b(?:a|an|the|some|somewhere|something|with|either|maybe|perhaps|place|spot)\b|[\s,]", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,11 @@ class Stated:
     def as_constraints(self) -> list[Constraint]:
         """The wanted values as ``(facet, value)`` constraints of :mod:`trace_crs.kb.satisfaction`
         (avoided values and either-of groups are separate fields)."""
-        out: list[Constraint] = [(f, v) for f, v in (("style", self.style), ("noise", self.noise),
-                                                     ("price_max", self.price_max)) if v is not None]
+        out: list[Constraint] = [
+            (f, v)
+            for f, v in (("style", self.style), ("noise", self.noise), ("price_max", self.price_max))
+            if v is not None
+        ]
         return out + [("ambience", a) for a in self.ambience] + [("features", f) for f in self.features]
 
 
@@ -85,8 +91,11 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
     norm = normalise(text)
     mentions = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
-    nouns = sorted((m.start(), m.end(), facet) for facet, words in FACET_NOUNS.items()
-                   for m in phrase_pattern(words).finditer(norm))
+    nouns = sorted(
+        (m.start(), m.end(), facet)
+        for facet, words in FACET_NOUNS.items()
+        for m in phrase_pattern(words).finditer(norm)
+    )
     cue_list = cues(norm, [(s, e) for s, e, _, _ in mentions])
     events: list[Event] = []
     last: tuple[Constraint, ...] = previous
@@ -96,7 +105,7 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
             if not s_start <= cue.start < s_end:
                 continue
             inside = [m for m in here if governing(cue_list, m[0], m[1]) == cue]
-            if cue.kind == "retract" and not inside:          # "scratch that": the previous sentence
+            if cue.kind == "retract" and not inside:  # "scratch that": the previous sentence
                 events += [("unwant", c) for c in last]
             if cue.kind == "replace":
                 facets = {m[2] for m in inside}
@@ -104,7 +113,9 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
         for start, end, facet in nouns:
             if s_start <= start < s_end and not any(m[0] < end and start < m[1] for m in here):
                 cue = governing(cue_list, start, end)
-                if (cue is not None and cue.kind == "unwant") or _ANY.search(norm[clause_bounds(norm, start)[0]:start]):
+                if (cue is not None and cue.kind == "unwant") or _ANY.search(
+                    norm[clause_bounds(norm, start)[0] : start]
+                ):
                     events.append(("indifferent", facet))
         for group in _groups(norm, here):
             cue = governing(cue_list, group[0][0], group[0][1])
@@ -127,7 +138,7 @@ def _groups(text: str, mentions: list[tuple[int, int, str, str]]) -> list[list[t
     out: list[list[tuple[int, int, str, str]]] = []
     for m in mentions:
         if out:
-            between = text[out[-1][-1][1]:m[0]]
+            between = text[out[-1][-1][1] : m[0]]
             joint = _FILLER.sub("", between).lower()
             if joint in ("or", "nor") or (joint == "" and "," in between and _or_follows(text, m, mentions)):
                 out[-1].append(m)
@@ -139,7 +150,7 @@ def _groups(text: str, mentions: list[tuple[int, int, str, str]]) -> list[list[t
 def _or_follows(text: str, m: tuple[int, int, str, str], mentions: list[tuple[int, int, str, str]]) -> bool:
     """Whether ``m`` is followed by "or <mention>" (a list "A, B or C")."""
     nxt = [n for n in mentions if n[0] > m[0]]
-    return bool(nxt) and _FILLER.sub("", text[m[1]:nxt[0][0]]).lower() == "or"
+    return bool(nxt) and _FILLER.sub("", text[m[1] : nxt[0][0]]).lower() == "or"
 
 
 def stated_preferences(user_texts: Iterable[str]) -> Stated:
@@ -187,10 +198,13 @@ def stated_preferences(user_texts: Iterable[str]) -> Stated:
         price = None
     single = {f: (wanted[f][-1] if wanted[f] else None) for f in SINGLE}
     return Stated(
-        style=single["style"], noise=single["noise"], price_max=price,  # type: ignore[arg-type]
+        style=single["style"],
+        noise=single["noise"],
+        price_max=price,  # type: ignore[arg-type]
         ambience=tuple(sorted({str(v) for v in wanted["ambience"]})),
         features=tuple(sorted({str(v) for v in wanted["features"]})),
-        avoid=tuple(sorted(set(avoid))), either=tuple(dict.fromkeys(either)),
+        avoid=tuple(sorted(set(avoid))),
+        either=tuple(dict.fromkeys(either)),
         indifferent=tuple(sorted(set(indifferent))),
         soft=tuple(sorted(c for c in soft if c[1] in wanted[c[0]])),
     )

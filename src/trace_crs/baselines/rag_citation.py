@@ -9,6 +9,7 @@ name and star rating.  The reply must contain at least one verbatim quote of ≥
 feedback (a new prompt, so never a cache replay), up to 2 retries, and the last reply is kept.
 Ranking as LLM Zero-Shot (``generative`` ids or ``logprob`` cards); open set: TF-IDF top-16.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -16,8 +17,15 @@ from typing import ClassVar
 import dspy
 
 from trace_crs.baselines.base import TurnContext
-from trace_crs.baselines.llm_common import (Evidence, LLMBaseline, extract_citations, history_text,
-                                            instruction, parse_ranking, rank_candidates)
+from trace_crs.baselines.llm_common import (
+    Evidence,
+    LLMBaseline,
+    extract_citations,
+    history_text,
+    instruction,
+    parse_ranking,
+    rank_candidates,
+)
 from trace_crs.baselines.llm_zero_shot import PREFILTER_K, prefilter_order, turn_seed
 from trace_crs.baselines.responses import sentence_spans
 from trace_crs.baselines.text import content_terms, tokenize
@@ -54,8 +62,9 @@ def top_sentences(ctx: TurnContext, shown: list[str], k: int = TOP_SENTENCES) ->
             for pos, (start, end) in enumerate(sentence_spans(review.text)):
                 sentence = review.text[start:end]
                 if len(tokenize(sentence)) >= MIN_QUOTE_TOKENS:
-                    scored.append((-jaccard(query, content_terms([sentence])), rank, review.review_id, pos,
-                                   pid, sentence))
+                    scored.append(
+                        (-jaccard(query, content_terms([sentence])), rank, review.review_id, pos, pid, sentence)
+                    )
     scored.sort(key=lambda s: s[:4])
     return [(pid, rid, sentence) for _, _, rid, _, pid, sentence in scored[:k]]
 
@@ -83,21 +92,29 @@ class RAGCitationModule(dspy.Module):
         lines = []
         for pid, rid, sentence in top_sentences(ctx, shown):
             poi = ctx.kb.pois[pid]
-            lines.append(f"[{evidence.add(rid, sentence)}] {poi.name} ({poi.stars:.1f} stars): \"{sentence}\"")
+            lines.append(f'[{evidence.add(rid, sentence)}] {poi.name} ({poi.stars:.1f} stars): "{sentence}"')
         cands = "\n".join(f"[{c}] {ctx.kb.pois[c].name}, {ctx.kb.pois[c].stars:.1f} stars" for c in shown)
         feedback = ""
-        for attempt in range(CITATION_RETRIES + 1):   # the feedback changes the prompt: no cache replay
-            pred = self.cite(conversation=conversation, candidates=cands, evidence="\n".join(lines),
-                             instruction=instruction(ctx.action), feedback=feedback)
+        for attempt in range(CITATION_RETRIES + 1):  # noqa: B007 (read after the loop) — the feedback changes the prompt: no cache replay
+            pred = self.cite(
+                conversation=conversation,
+                candidates=cands,
+                evidence="\n".join(lines),
+                instruction=instruction(ctx.action),
+                feedback=feedback,
+            )
             citations = extract_citations(pred.response, evidence, ctx.kb)
             if citation_ok(citations):
                 break
-            feedback = ("Your previous reply had no verbatim quote of at least 10 words from the evidence; "
-                        "copy one evidence sentence exactly inside double quotes followed by its [Rn] label.")
+            feedback = (
+                "Your previous reply had no verbatim quote of at least 10 words from the evidence; "
+                "copy one evidence sentence exactly inside double quotes followed by its [Rn] label."
+            )
         ranked = shown if mode == "logprob" else parse_ranking(pred.ranked_ids, shown)
         ranked = list(ranked) + [c for c in order if c not in ranked]
-        return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response, citations=citations,
-                               citation_attempts=attempt + 1)
+        return dspy.Prediction(
+            ranked_poi_ids=ranked, text=pred.response, citations=citations, citation_attempts=attempt + 1
+        )
 
 
 class RAGCitationBaseline(LLMBaseline):
@@ -106,8 +123,8 @@ class RAGCitationBaseline(LLMBaseline):
     name: ClassVar[str] = "rag_citation"
     display_name: ClassVar[str] = "RAG-Citation"
 
-    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:  # noqa: ANN001
-        self.prefilter = prefilter   # open set: "tfidf" (paper) or "dense" top-16 (Table 25)
+    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
+        self.prefilter = prefilter  # open set: "tfidf" (paper) or "dense" top-16 (Table 25)
         super().__init__(lm_config, lm, seed)
 
     def build_module(self) -> dspy.Module:

@@ -5,15 +5,17 @@ Order: non-rejected candidates by descending score, then rejected ones by descen
 Ties keep the candidate order the runner gave (a seeded shuffle of the pool, §4), so no POI
 id or pool position is systematically favoured.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 
-def rank_by_score(candidates: Sequence[str], scores: Sequence[float] | np.ndarray,
-                  rejected: set[str] | frozenset[str] = frozenset()) -> list[str]:
+def rank_by_score(
+    candidates: Sequence[str], scores: Sequence[float] | np.ndarray, rejected: set[str] | frozenset[str] = frozenset()
+) -> list[str]:
     """Candidates sorted by ``(is_rejected, -score)``, stable in candidate order.
 
     >>> rank_by_score(["a", "b", "c"], [1.0, 3.0, 3.0], {"b"})
@@ -23,8 +25,10 @@ def rank_by_score(candidates: Sequence[str], scores: Sequence[float] | np.ndarra
         raise ValueError(f"{len(candidates)} candidates but {len(scores)} scores")
     values = np.asarray(scores, dtype=float)
     if np.isnan(values).any():
-        raise ValueError("NaN score for candidate(s) " + ", ".join(
-            c for c, v in zip(candidates, values) if np.isnan(v)))
+        raise ValueError(
+            "NaN score for candidate(s) "
+            + ", ".join(c for c, v in zip(candidates, values, strict=False) if np.isnan(v))
+        )
     order = sorted(range(len(candidates)), key=lambda i: (candidates[i] in rejected, -values[i]))
     return [candidates[i] for i in order]
 

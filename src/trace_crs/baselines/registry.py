@@ -6,14 +6,24 @@ one baseline catalogue: ``LABELS`` gives the paper's table label and ``FAMILY`` 
 (``"llm"``: uses a language model at inference time, else ``"non_llm"``); the report layer
 reads both from here.
 """
+
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
 _PKG = "trace_crs.baselines"
-NON_LLM: tuple[str, ...] = ("popularity", "tfidf", "aspect", "dense", "spatial", "hybrid_rrf",
-                            "itinerary", "knowledge", "persona")
+NON_LLM: tuple[str, ...] = (
+    "popularity",
+    "tfidf",
+    "aspect",
+    "dense",
+    "spatial",
+    "hybrid_rrf",
+    "itinerary",
+    "knowledge",
+    "persona",
+)
 LLM: tuple[str, ...] = ("llm_zero_shot", "dst", "rag_citation", "mrs", "memory", "itinerary_llm")
 
 BASELINES: dict[str, str] = {
@@ -34,10 +44,21 @@ BASELINES: dict[str, str] = {
     "itinerary_llm": f"{_PKG}.itinerary_llm:ItineraryLLMBaseline",
 }
 LABELS: dict[str, str] = {
-    "popularity": "Popularity", "tfidf": "TF-IDF", "aspect": "Aspect", "dense": "Dense", "spatial": "Spatial",
-    "hybrid_rrf": "Hybrid-RRF", "itinerary": "Itinerary", "knowledge": "Knowledge-Enh.",
-    "persona": "Persona-Ground.", "llm_zero_shot": "LLM Zero-Shot", "dst": "DST", "rag_citation": "RAG-Citation",
-    "mrs": "Multi-Rev. Synth.", "memory": "Memory-Aug.", "itinerary_llm": "Itinerary-LLM",
+    "popularity": "Popularity",
+    "tfidf": "TF-IDF",
+    "aspect": "Aspect",
+    "dense": "Dense",
+    "spatial": "Spatial",
+    "hybrid_rrf": "Hybrid-RRF",
+    "itinerary": "Itinerary",
+    "knowledge": "Knowledge-Enh.",
+    "persona": "Persona-Ground.",
+    "llm_zero_shot": "LLM Zero-Shot",
+    "dst": "DST",
+    "rag_citation": "RAG-Citation",
+    "mrs": "Multi-Rev. Synth.",
+    "memory": "Memory-Aug.",
+    "itinerary_llm": "Itinerary-LLM",
 }
 FAMILY: dict[str, str] = {**{k: "non_llm" for k in NON_LLM}, **{k: "llm" for k in LLM}}
 GROUPS: dict[str, str] = {k: "LLM" if f == "llm" else "non-LLM" for k, f in FAMILY.items()}  # runner's spelling

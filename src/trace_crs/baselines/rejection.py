@@ -10,17 +10,22 @@ offered POI rejects all of them when its first cue is a rejection ("Not quite. â
 "neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  The cue
 lists are public English, not the simulator's templates.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 REJECT = re.compile(
     r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
-    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid)\b", re.I)
+    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid)\b",
+    re.I,
+)
 ACCEPT = re.compile(
     r"\b(sounds? (?:good|great|perfect|lovely|nice|ideal)|perfect|i'?ll take|take it|go with|"
-    r"going with|it is|book (?:it|that)|works for (?:me|us)|that one|let'?s do|settled)\b", re.I)
+    r"going with|it is|book (?:it|that)|works for (?:me|us)|that one|let'?s do|settled)\b",
+    re.I,
+)
 REJECT_ALL = re.compile(r"\b(neither|none of (?:them|those|these)|both (?:are|sound) (?:off|wrong))\b", re.I)
 ORDINALS: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"\bthe (?:first|former)(?: one| option)?\b", re.I), 0),
@@ -34,7 +39,7 @@ def _mentions(text: str, offered: Sequence[str], names: Sequence[str]) -> list[t
     """(start, end, poi_id) of every reference to an offered POI, by name or ordinal."""
     found: list[tuple[int, int, str]] = []
     low = text.casefold()
-    for poi, name in zip(offered, names):
+    for poi, name in zip(offered, names, strict=False):
         key = name.casefold()
         start = low.find(key) if key else -1
         while start >= 0:

@@ -16,16 +16,18 @@ Each quote is a verbatim span of one review — a whole sentence, cut to at most
 (``start``/``end`` extend the §3 contract additively).  Sentences containing a double quote
 are never quoted, so the quote delimiters stay unambiguous.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from trace_crs.cache import memo
 from trace_crs.baselines.text import tokenize
+from trace_crs.cache import memo
 from trace_crs.dialogues.schema import Span
 from trace_crs.kb import KB
 from trace_crs.segment import sentence_spans as review_sentences
@@ -53,6 +55,7 @@ class QuoteIndex:
     """The quotable sentences of one POI in tie-break order (higher-starred review, then smaller
     review id, then earlier sentence), with each sentence's distinct tokens as vocabulary ids:
     ``token_ids[k]`` occurs in sentence ``sentence_of[k]``."""
+
     quotes: tuple[Span, ...]
     token_ids: np.ndarray
     sentence_of: np.ndarray
@@ -123,8 +126,9 @@ class Citer:
         if quote is None:
             return ""
         label = f"R{len(self.citations) + 1}"
-        self.citations.append({"label": label, "review_id": quote.review_id, "quote": quote.quote,
-                               "start": quote.start, "end": quote.end})
+        self.citations.append(
+            {"label": label, "review_id": quote.review_id, "quote": quote.quote, "start": quote.start, "end": quote.end}
+        )
         return f'"{quote.quote}" [{label}]'
 
 
@@ -132,8 +136,10 @@ LEADS = ("One reviewer said:", "Another wrote:", "A guest noted:", "Someone else
 
 
 def _quotes(citer: Citer, kb: KB, poi_id: str, terms: set[str], k: int, first_lead: int = 0) -> list[str]:
-    return [f"{LEADS[(first_lead + i) % len(LEADS)]} {citer.cite(q)}."
-            for i, q in enumerate(choose_quotes(kb, poi_id, terms, k))]
+    return [
+        f"{LEADS[(first_lead + i) % len(LEADS)]} {citer.cite(q)}."
+        for i, q in enumerate(choose_quotes(kb, poi_id, terms, k))
+    ]
 
 
 PRICE_LEVEL = {1: "cheap", 2: "affordable", 3: "moderate", 4: "upscale"}  # how a template names POI.price
@@ -158,8 +164,9 @@ def _framing(kb: KB, poi_id: str, lead: str) -> str:
     return f"{lead} {poi.name}, a {kind} spot."
 
 
-def render(action: str, ranked: Sequence[str], kb: KB, terms: set[str],
-           extra: str = "") -> tuple[str, list[dict[str, Any]]]:
+def render(
+    action: str, ranked: Sequence[str], kb: KB, terms: set[str], extra: str = ""
+) -> tuple[str, list[dict[str, Any]]]:
     """Text and citations for a ``recommend`` or ``compare`` turn over ``ranked``.
 
     recommend: framing, rating-meta (stars, reviews, price level in words), two quotes and
@@ -175,8 +182,15 @@ def render(action: str, ranked: Sequence[str], kb: KB, terms: set[str],
     if action == "compare" and len(ranked) > 1:
         second = ranked[1]
         q1, q2 = _quotes(citer, kb, first, terms, 2), _quotes(citer, kb, second, terms, 2, first_lead=2)
-        parts = [f"Here are two options: {kb.pois[first].name} and {kb.pois[second].name}.", _rating(kb, first), *q1,
-                 _rating(kb, second), *q2, *_claim(kb, first, terms, q1), f"I would lean towards {kb.pois[first].name}."]
+        parts = [
+            f"Here are two options: {kb.pois[first].name} and {kb.pois[second].name}.",
+            _rating(kb, first),
+            *q1,
+            _rating(kb, second),
+            *q2,
+            *_claim(kb, first, terms, q1),
+            f"I would lean towards {kb.pois[first].name}.",
+        ]
     else:
         q1 = _quotes(citer, kb, first, terms, 2)
         parts = [_framing(kb, first, "I'd suggest"), _rating(kb, first), *q1, *_claim(kb, first, terms, q1)]

@@ -9,6 +9,7 @@ city (any type) named right after a proximity cue ("near", "close to", "around",
 mention the anchor is the city centroid (mean coordinates of the city's POIs).  A place named
 without a cue ("Taco Loco won't work for me") is not an anchor.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,17 +18,20 @@ from typing import ClassVar
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
-from trace_crs.cache import memo, memo_call
 from trace_crs.baselines.ranking import minmax, rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
 from trace_crs.baselines.tfidf import tfidf_scores
+from trace_crs.cache import memo, memo_call
 from trace_crs.kb import KB
 from trace_crs.kb.geo import city_table, haversine_km
 
 ALPHA = 0.7
-PROXIMITY_CUE = re.compile(r"(?:near|nearby|close to|closer to|around|walk(?:ing)?(?: distance)?(?: to| of| from)?|"
-                           r"next to|handy for|by|beside|steps from|within [^.!?]{0,25}? of)\s+(?:the\s+)?$", re.IGNORECASE)
+PROXIMITY_CUE = re.compile(
+    r"(?:near|nearby|close to|closer to|around|walk(?:ing)?(?: distance)?(?: to| of| from)?|"
+    r"next to|handy for|by|beside|steps from|within [^.!?]{0,25}? of)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 CUE_WINDOW = 40  # characters before a place name searched for a proximity cue
 
 
@@ -42,8 +46,9 @@ def _places(kb: KB, city: str) -> tuple[re.Pattern[str] | None, dict[str, tuple[
             if poi.city == city and len(poi.name) >= 4:
                 coords.setdefault(poi.name.lower(), (poi.latitude, poi.longitude))
         names = sorted(coords, key=lambda n: (-len(n), n))
-        pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE) \
-            if names else None
+        pattern = (
+            re.compile(r"(?<!\w)(" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE) if names else None
+        )
         table[city] = (pattern, coords)
     return table[city]
 
@@ -64,18 +69,23 @@ def city_centroid(kb: KB, city: str) -> tuple[float, float]:
 def _near_places(kb: KB, city: str, text: str) -> tuple[str, ...]:
     """Places of ``city`` named after a proximity cue in one user turn (lower-cased, in
     order), memoised per turn text."""
+
     def compute() -> tuple[str, ...]:
         pattern, _ = _places(kb, city)
         if pattern is None:
             return ()
-        return tuple(m.group(1).lower() for m in pattern.finditer(text)
-                     if PROXIMITY_CUE.search(text[max(0, m.start() - CUE_WINDOW):m.start()]))
+        return tuple(
+            m.group(1).lower()
+            for m in pattern.finditer(text)
+            if PROXIMITY_CUE.search(text[max(0, m.start() - CUE_WINDOW) : m.start()])
+        )
 
     return memo_call(kb, "spatial_mention", (city, text), compute)
 
 
-def detect_anchor(kb: KB, city: str, user_texts: list[str],
-                  exclude: frozenset[str] = frozenset()) -> tuple[float, float, str | None]:
+def detect_anchor(
+    kb: KB, city: str, user_texts: list[str], exclude: frozenset[str] = frozenset()
+) -> tuple[float, float, str | None]:
     """``(lat, lon, name)`` of the last place the user wants to be near (names in ``exclude``,
     lower-cased, skipped), else the centroid with name None."""
     _, coords = _places(kb, city)

@@ -7,19 +7,21 @@ query is all user turns so far; candidates are ranked by cosine similarity.  One
 (city, POI type) slice of the KB, built once per process and shared by every baseline built on
 it (Spatial, Hybrid-RRF, Itinerary, Knowledge-Enhanced), as are the per-turn scores.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from trace_crs.cache import memo, memo_call
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import STOP_WORDS, content_terms, query_text
+from trace_crs.cache import memo, memo_call
 from trace_crs.kb import KB
 
 
@@ -56,8 +58,14 @@ def tfidf_index(kb: KB, city: str, poi_type: str) -> TfidfIndex:
         ids = kb.pois_in(city, poi_type)
         if not ids:
             raise ValueError(f"no POIs for city={city!r}, poi_type={poi_type!r} in the KB")
-        vectorizer = TfidfVectorizer(sublinear_tf=True, smooth_idf=True, stop_words=sorted(STOP_WORDS),
-                                     lowercase=True, token_pattern=r"[a-z0-9']+", dtype=np.float64)
+        vectorizer = TfidfVectorizer(
+            sublinear_tf=True,
+            smooth_idf=True,
+            stop_words=sorted(STOP_WORDS),
+            lowercase=True,
+            token_pattern=r"[a-z0-9']+",
+            dtype=np.float64,
+        )
         matrix = vectorizer.fit_transform([poi_document(kb, i) for i in ids]).tocsr()
         indexes[key] = TfidfIndex(ids, {i: n for n, i in enumerate(ids)}, vectorizer, matrix)
     return indexes[key]

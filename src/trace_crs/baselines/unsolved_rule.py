@@ -11,6 +11,7 @@ appended to the action instruction as one separate, marked sentence
 order are unchanged.  ``[Unsolved]`` replies are parsed as abstentions
 (:class:`trace_crs.baselines.llm_common.Unsolved`).
 """
+
 from __future__ import annotations
 
 UNSOLVED_RULE = (

@@ -18,6 +18,7 @@ Operating-system errors (permission, read-only file system, a parent that is a f
 directory where a file is expected, disk full) are usage errors: exit 2 with the path and
 the reason, no traceback.  Messages are cut to :data:`MAX_MESSAGE` characters.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,7 +26,6 @@ import importlib
 import os
 import re
 import sys
-
 from pathlib import Path
 from typing import Any
 
@@ -35,30 +35,134 @@ from trace_crs.errors import TraceError, UsageError
 COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge", "release")
 MAX_MESSAGE = 2000  # a hostile input must not produce a megabyte error line
 # argparse dests that name files or directories the command reads / writes
-INPUT_FLAGS = ("kb", "kb_dir", "dialogues", "file", "file_flag", "predictions", "dialogue_ids", "config",
-               "scores", "records", "results", "transcripts", "mixture", "run", "generic", "pred", "human",
-               "judge_b", "repeat", "unsolvable", "yelp_dir", "reference", "live", "select", "dataset", "pois", "splits")
+INPUT_FLAGS = (
+    "kb",
+    "kb_dir",
+    "dialogues",
+    "file",
+    "file_flag",
+    "predictions",
+    "dialogue_ids",
+    "config",
+    "scores",
+    "records",
+    "results",
+    "transcripts",
+    "mixture",
+    "run",
+    "generic",
+    "pred",
+    "human",
+    "judge_b",
+    "repeat",
+    "unsolvable",
+    "yelp_dir",
+    "reference",
+    "live",
+    "select",
+    "dataset",
+    "pois",
+    "splits",
+)
 OUTPUT_FLAGS = ("out", "json", "per_turn", "cache_dir", "models_dir", "markdown", "mixture_out", "yelp_bundle")
-OTHER_FLAGS = ("source", "per_cell", "seed", "min_reviews", "n", "generator", "model", "api_base", "max_retries",
-               "prompt", "decoding", "set", "show", "baselines", "pool", "subset", "chunk_size", "workers",
-               "concurrency", "executor", "max_cost_usd", "estimate", "quiet", "score", "fuzzy_threshold",
-               "cd_gate", "pc_window", "spatial_km", "entailment", "judge", "judge_n", "lm_model", "strict",
-               "name", "level", "pair", "n_boot", "n_solvable", "quality", "cost", "budgets", "analysis", "runs",
-               "n_dialogues", "settings", "max_turns", "opening_prefs", "simulator", "mode", "aggregator",
-               "retries", "max_rounds", "system", "help", "version", "global_quiet", "global_json", "command",
-               "lengths", "n_per_class", "n_unsolvable", "corpus_runs", "ask", "domain")
+OTHER_FLAGS = (
+    "source",
+    "per_cell",
+    "seed",
+    "min_reviews",
+    "n",
+    "generator",
+    "model",
+    "api_base",
+    "max_retries",
+    "prompt",
+    "decoding",
+    "set",
+    "show",
+    "baselines",
+    "pool",
+    "subset",
+    "chunk_size",
+    "workers",
+    "concurrency",
+    "executor",
+    "max_cost_usd",
+    "estimate",
+    "quiet",
+    "score",
+    "fuzzy_threshold",
+    "cd_gate",
+    "pc_window",
+    "spatial_km",
+    "entailment",
+    "judge",
+    "judge_n",
+    "lm_model",
+    "strict",
+    "name",
+    "level",
+    "pair",
+    "n_boot",
+    "n_solvable",
+    "quality",
+    "cost",
+    "budgets",
+    "analysis",
+    "runs",
+    "n_dialogues",
+    "settings",
+    "max_turns",
+    "opening_prefs",
+    "simulator",
+    "mode",
+    "aggregator",
+    "retries",
+    "max_rounds",
+    "system",
+    "help",
+    "version",
+    "global_quiet",
+    "global_json",
+    "command",
+    "lengths",
+    "n_per_class",
+    "n_unsolvable",
+    "corpus_runs",
+    "ask",
+    "domain",
+)
 # bounds of the count flags, checked in one place before a command runs (a negative --n made
 # 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)
 COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
-    "n": (1, 1_000_000), "per_cell": (1, 1_000), "n_boot": (1, 1_000_000), "subset": (1, None), "judge_n": (0, None),
-    "chunk_size": (1, None), "workers": (1, 256), "concurrency": (0, 1_024), "budgets": (1, 10_000),
-    "n_solvable": (1, None), "n_dialogues": (1, None), "max_turns": (1, 1_000), "retries": (0, 100),
-    "max_rounds": (1, 100), "min_reviews": (1, None), "seed": (0, 2**32 - 1),
-    "max_retries": (0, 100)}
+    "n": (1, 1_000_000),
+    "per_cell": (1, 1_000),
+    "n_boot": (1, 1_000_000),
+    "subset": (1, None),
+    "judge_n": (0, None),
+    "chunk_size": (1, None),
+    "workers": (1, 256),
+    "concurrency": (0, 1_024),
+    "budgets": (1, 10_000),
+    "n_solvable": (1, None),
+    "n_dialogues": (1, None),
+    "max_turns": (1, 1_000),
+    "retries": (0, 100),
+    "max_rounds": (1, 100),
+    "min_reviews": (1, None),
+    "seed": (0, 2**32 - 1),
+    "max_retries": (0, 100),
+}
 # (command, subcommand) whose --out is a directory; every other output flag names a file
-DIR_OUTPUTS = {("kb", "build"), ("kb", "degrade"), ("evaluate", None), ("converse", None), ("stats", "abstention"),
-               ("stats", "abstention-llm"),
-               ("release", "import"), ("release", "export")}
+DIR_OUTPUTS = {
+    ("kb", "build"),
+    ("kb", "degrade"),
+    ("evaluate", None),
+    ("converse", None),
+    ("stats", "abstention"),
+    ("stats", "abstention-llm"),
+    ("release", "import"),
+    ("release", "export"),
+}
 
 
 def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
@@ -79,10 +183,18 @@ def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trace-crs", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"trace-crs {__version__}")
-    parser.add_argument("--quiet", dest="global_quiet", action="store_true",
-                        help="no progress bars or summaries on stderr (warnings and errors stay)")
-    parser.add_argument("--json", dest="global_json", action="store_true",
-                        help="print the command's summary as one JSON object on stdout")
+    parser.add_argument(
+        "--quiet",
+        dest="global_quiet",
+        action="store_true",
+        help="no progress bars or summaries on stderr (warnings and errors stay)",
+    )
+    parser.add_argument(
+        "--json",
+        dest="global_json",
+        action="store_true",
+        help="print the command's summary as one JSON object on stdout",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(f"trace_crs.cli.{name}").register(sub)
@@ -108,7 +220,11 @@ def check_counts(args: argparse.Namespace) -> None:
     """UsageError for a count flag outside :data:`COUNT_BOUNDS`."""
     for flag, (low, high) in COUNT_BOUNDS.items():
         value = getattr(args, flag, None)
-        if isinstance(value, int) and not isinstance(value, bool) and (value < low or (high is not None and value > high)):
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and (value < low or (high is not None and value > high))
+        ):
             rule = f">= {low}" if high is None else f"in [{low}, {high}]"
             raise UsageError(f"--{flag.replace('_', '-')} {value}: must be {rule}")
 
@@ -120,7 +236,9 @@ def guard_paths(args: argparse.Namespace) -> None:
     for flag in OUTPUT_FLAGS:
         for out in _paths(args, (flag,)):
             refuse_overlap([out], _paths(args, INPUT_FLAGS), flag="--" + flag.replace("_", "-"))
-            is_dir_output = flag in ("cache_dir", "models_dir", "yelp_bundle") or (flag == "out" and command_of(args) in DIR_OUTPUTS)
+            is_dir_output = flag in ("cache_dir", "models_dir", "yelp_bundle") or (
+                flag == "out" and command_of(args) in DIR_OUTPUTS
+            )
             if not is_dir_output and Path(out).is_dir():
                 raise UsageError(f"--{flag.replace('_', '-')} {out} is a directory; it names a file")
             if is_dir_output and Path(out).exists() and not Path(out).is_dir():
@@ -152,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             args.quiet = True
     try:
         from trace_crs.cli.dialogues import resolve_corpus
+
         resolve_corpus(args)
         check_counts(args)
         guard_paths(args)

@@ -11,6 +11,7 @@ or the ``converse:`` section of a project config, else its ``evaluate:`` section
 ``--config configs/<profile>/closed_llm.yaml`` runs the LLM baselines on the replayed run's
 subset with its LM); explicit flags win.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,9 @@ def _run(args: argparse.Namespace) -> int:
     from trace_crs.live.run import LiveConfig, run_live
 
     cfg = load_config(LiveConfig, args.config, args.set, section=config_section(args.config))
-    flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(LiveConfig)
-             if getattr(args, f.name, None) is not None}
+    flags = {
+        f.name: getattr(args, f.name) for f in dataclasses.fields(LiveConfig) if getattr(args, f.name, None) is not None
+    }
     cfg = dataclasses.replace(cfg, **flags)
     if not cfg.kb or not cfg.dialogues:
         raise ValueError("converse: --kb and --dialogues are required (or set them in --config)")
@@ -50,25 +52,37 @@ def _run(args: argparse.Namespace) -> int:
             print(f"converse {name}: {done}/{total}", file=sys.stderr)
 
     summary = run_live(cfg, args.out, progress)
-    metrics = {n: {k: s["metrics"].get(k) for k in ("tsr", "t2r", "rejection_recovery", "cgs")}
-               for n, s in summary["baselines"].items()}
+    metrics = {
+        n: {k: s["metrics"].get(k) for k in ("tsr", "t2r", "rejection_recovery", "cgs")}
+        for n, s in summary["baselines"].items()
+    }
     print(json.dumps({"out": args.out, "baselines": metrics}, sort_keys=True))
     return 0
 
 
-def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subparsers type
+def register(subparsers) -> None:
     """Add the ``converse`` command."""
-    p = subparsers.add_parser("converse", help="run baselines live against the simulated user (resumable)",
-                              description=__doc__.splitlines()[0])
-    add_run_arguments(p, config="config YAML: LiveConfig keys, or a project config (its converse: section)",
-                      dialogues="dialogues JSON-lines file (the users' hidden preferences and pools)",
-                      baselines=" (default non-llm)",
-                      seed="seed of the subset, pool shuffles and the simulator (default 42)")
+    p = subparsers.add_parser(
+        "converse",
+        help="run baselines live against the simulated user (resumable)",
+        description=__doc__.splitlines()[0],
+    )
+    add_run_arguments(
+        p,
+        config="config YAML: LiveConfig keys, or a project config (its converse: section)",
+        dialogues="dialogues JSON-lines file (the users' hidden preferences and pools)",
+        baselines=" (default non-llm)",
+        seed="seed of the subset, pool shuffles and the simulator (default 42)",
+    )
     p.add_argument("--max-turns", dest="max_turns", type=int, help="system turns before the user gives up (default 4)")
-    p.add_argument("--opening-prefs", dest="opening_prefs", type=int,
-                   help="preferences the opening request states (default 1)")
-    p.add_argument("--simulator", choices=["template", "llm"],
-                   help="template (default) or llm: the template user rewritten by the LM of the lm block (--set lm.KEY=V)")
+    p.add_argument(
+        "--opening-prefs", dest="opening_prefs", type=int, help="preferences the opening request states (default 1)"
+    )
+    p.add_argument(
+        "--simulator",
+        choices=["template", "llm"],
+        help="template (default) or llm: the template user rewritten by the LM of the lm block (--set lm.KEY=V)",
+    )
     p.add_argument("--ask", type=int, help="questions each system may ask before recommending (live.ask; default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--out", required=True, help="output directory, e.g. results/<profile>/live/<run>")

@@ -3,6 +3,7 @@
 Every command that reads a corpus takes it as ``--dialogues F`` (the spelling of every other
 command) or, for compatibility, as the positional ``F``; JSON outputs are ``--out`` (``--json``
 is the older spelling)."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,24 +12,26 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from trace_crs.atomic import write_text
 from trace_crs.errors import DataError, UsageError
-from typing import Any
 
 
-def _load_kb(path: str):  # noqa: ANN202
+def _load_kb(path: str):
     from trace_crs.kb.store import load_kb
+
     if not Path(path, "pois.jsonl").exists():
         raise FileNotFoundError(f"{path}: not a KB directory (no pois.jsonl); build one with `trace-crs kb build`")
     return load_kb(path)
 
 
-def _llm_lm_config(args: argparse.Namespace):  # noqa: ANN202
+def _llm_lm_config(args: argparse.Namespace):
     """The local generator's LMConfig: weights of ``local[:weights]``, the generator's decoding
     defaults (``llm.LOCAL_LM``), then ``--set [lm.]field=value`` overrides."""
     from trace_crs.dialogues.llm import LOCAL_LM
     from trace_crs.lm.config import resolve_lm_config
+
     weights = args.model.partition(":")[2] or "qwen2.5-coder-1.5b-instruct-q4_k_m"
     overrides = [kv.removeprefix("lm.") for kv in args.set or []]
     return resolve_lm_config({"model": "local", "weights": weights, **LOCAL_LM}, overrides, "--set")
@@ -49,24 +52,39 @@ def acceptance(logs: list[dict[str, Any]]) -> dict[str, Any]:
     for tier in sorted({lg["tier"] for lg in logs}) + ["all"]:
         rows = [lg for lg in logs if tier in ("all", lg["tier"])]
         ok = sum(not lg.get("failed") for lg in rows)
-        out[tier] = {"attempted": len(rows), "accepted": ok, "rate": ok / len(rows) if rows else float("nan"),
-                     "calls": sum(lg["retries"] + 1 for lg in rows)}
+        out[tier] = {
+            "attempted": len(rows),
+            "accepted": ok,
+            "rate": ok / len(rows) if rows else float("nan"),
+            "calls": sum(lg["retries"] + 1 for lg in rows),
+        }
     reasons = Counter(k for lg in logs for attempt in lg.get("reasons", []) for k in {reason_key(r) for r in attempt})
     out["reasons"] = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
     return out
 
 
-def _generate_llm(args: argparse.Namespace, kb, on_log) -> tuple[list, list, dict]:  # noqa: ANN001
+def _generate_llm(args: argparse.Namespace, kb, on_log) -> tuple[list, list, dict]:
     """Generator A; returns ``(dialogues, failures, run settings for the acceptance report)``."""
     from trace_crs.dialogues.llm import generate_llm
+
     if not args.model:
         raise ValueError("--generator llm needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
     local = args.model.split(":")[0] == "local"  # local[:weights]: the project's llama.cpp server
-    run = {"model": args.model, "prompt": args.prompt or ("v2-compact" if local else "v2"),
-           "decoding": args.decoding or ("constrained" if local else "free"), "n": args.n, "seed": args.seed,
-           "max_retries": args.max_retries}
-    opts = dict(max_retries=args.max_retries, progress=not os.environ.get("TQDM_DISABLE"), prompt=run["prompt"], decoding=run["decoding"],
-                on_log=on_log)
+    run = {
+        "model": args.model,
+        "prompt": args.prompt or ("v2-compact" if local else "v2"),
+        "decoding": args.decoding or ("constrained" if local else "free"),
+        "n": args.n,
+        "seed": args.seed,
+        "max_retries": args.max_retries,
+    }
+    opts = dict(
+        max_retries=args.max_retries,
+        progress=not os.environ.get("TQDM_DISABLE"),
+        prompt=run["prompt"],
+        decoding=run["decoding"],
+        on_log=on_log,
+    )
     if not local:
         if args.set:
             raise ValueError("--set configures the local llama.cpp generator only (--model local[:weights])")
@@ -74,6 +92,7 @@ def _generate_llm(args: argparse.Namespace, kb, on_log) -> tuple[list, list, dic
         return dialogues, failures, run
     from trace_crs.lm.backend import open_lm
     from trace_crs.lm.config import as_dict
+
     cfg = _llm_lm_config(args)
     print(f"lm: {cfg}", file=sys.stderr, flush=True)
     with open_lm(cfg) as lm:
@@ -86,6 +105,7 @@ def _generate(args: argparse.Namespace) -> int:
     import time
 
     from trace_crs.dialogues.generate import generate_simulated, write_corpus
+
     kb = _load_kb(args.kb)
     t0 = time.monotonic()
     logs: list = []
@@ -101,17 +121,22 @@ def _generate(args: argparse.Namespace) -> int:
     out = write_corpus(dialogues, args.out)
     if failures:
         from trace_crs.kb.store import dump_jsonl
+
         dump_jsonl(failures, out.with_suffix(".failures.jsonl"))
     if logs:
         report = {**run, "wall_s": round(time.monotonic() - t0, 1), "acceptance": acceptance(logs)}
         write_text(out.with_suffix(".acceptance.json"), json.dumps(report, indent=2) + "\n")
         for tier, row in report["acceptance"].items():
             if tier != "reasons":
-                print(f"  {tier:8s} accepted {row['accepted']}/{row['attempted']}  ({row['calls']} LM calls)",
-                      file=sys.stderr)
+                print(
+                    f"  {tier:8s} accepted {row['accepted']}/{row['attempted']}  ({row['calls']} LM calls)",
+                    file=sys.stderr,
+                )
         print(f"  failure reasons per attempt: {report['acceptance']['reasons']}", file=sys.stderr)
-    print(f"dialogues: {len(dialogues)} written to {out} ({len(failures)} failed) in {time.monotonic() - t0:.0f} s",
-          file=sys.stderr)
+    print(
+        f"dialogues: {len(dialogues)} written to {out} ({len(failures)} failed) in {time.monotonic() - t0:.0f} s",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -119,6 +144,7 @@ def _validate(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import record_validated
     from trace_crs.dialogues.validate import summarize
     from trace_crs.kb.store import iter_jsonl
+
     # raw records: summarize() checks the schema once per dialogue and reports failures as "schema"
     dialogues = [record for _, record in iter_jsonl(args.file)]
     if not dialogues:  # "0 passed (nan%)" must not be recorded as a validated corpus
@@ -145,6 +171,7 @@ def _validate(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.dialogues.stats import corpus_stats
+
     stats = corpus_stats(load_dialogues(args.file))
     if args.json:
         write_text(args.json, json.dumps(stats, indent=2, sort_keys=True) + "\n")
@@ -160,9 +187,12 @@ def _leakage(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.leakage import decoder_audit, persona_information
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb import load_kb
+
     dialogues = load_dialogues(args.file)
-    report = {"decoder": decoder_audit(dialogues, load_kb(args.kb)),
-              "persona_information": persona_information(dialogues, seed=args.seed)}
+    report = {
+        "decoder": decoder_audit(dialogues, load_kb(args.kb)),
+        "persona_information": persona_information(dialogues, seed=args.seed),
+    }
     if args.json:
         write_text(args.json, json.dumps(report, indent=2, sort_keys=True) + "\n")
     if args.global_json:
@@ -182,11 +212,15 @@ def _unsolvable(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.dialogues.unsolvable import build_unsolvable
     from trace_crs.kb.store import dump_jsonl
+
     items = build_unsolvable(_load_kb(args.kb), load_dialogues(args.file), args.n, args.seed)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     dump_jsonl(items, args.out)
-    print(f"unsolvable: {len(items)} items {dict(sorted(Counter(i['unsolvable']['reason'] for i in items).items()))} "
-          f"-> {args.out}", file=sys.stderr)
+    print(
+        f"unsolvable: {len(items)} items {dict(sorted(Counter(i['unsolvable']['reason'] for i in items).items()))} "
+        f"-> {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -194,6 +228,7 @@ def _release(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.release import release_dialogue
     from trace_crs.dialogues.schema import iter_dialogues
     from trace_crs.kb.store import dump_jsonl
+
     kb = _load_kb(args.kb)
     dump_jsonl([release_dialogue(d, kb) for d in iter_dialogues(args.file)], args.out)
     return 0
@@ -203,6 +238,7 @@ def _hydrate(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.release import hydrate_dialogue
     from trace_crs.dialogues.schema import check_dialogue
     from trace_crs.kb.store import dump_jsonl, iter_jsonl
+
     kb = _load_kb(args.kb)
     out = [check_dialogue(hydrate_dialogue(rec, kb), args.file, line) for line, rec in iter_jsonl(args.file)]
     dump_jsonl(out, args.out)
@@ -225,7 +261,7 @@ def resolve_corpus(args: argparse.Namespace) -> None:
             raise UsageError("a dialogues file is required (--dialogues F)")
 
 
-def register(subparsers) -> None:  # noqa: ANN001
+def register(subparsers) -> None:
     """Add the ``dialogues`` command group."""
     group = subparsers.add_parser("dialogues", help="generate, validate and release the dialogue corpus")
     sub = group.add_subparsers(dest="dialogues_command", required=True)
@@ -233,18 +269,33 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--kb", required=True)
     p.add_argument("--n", type=int, required=True)
     p.add_argument("--generator", choices=("simulated", "llm"), default="simulated")
-    p.add_argument("--model", default=None, help="litellm model string for --generator llm, or local[:weights] for the "
-                   "project's llama.cpp server (default weights: the 1.5B Qwen2.5-Coder)")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="litellm model string for --generator llm, or local[:weights] for the "
+        "project's llama.cpp server (default weights: the 1.5B Qwen2.5-Coder)",
+    )
     p.add_argument("--api-base", default=None, help="OpenAI-compatible server URL for --generator llm")
     p.add_argument("--max-retries", type=int, default=2)
-    p.add_argument("--prompt", choices=("v2", "v2-compact"), default=None,
-                   help="--generator llm prompt version (default: v2-compact for local, else v2)")
-    p.add_argument("--decoding", choices=("free", "constrained"), default=None,
-                   help="--generator llm decoding; constrained = JSON-schema grammar, llama.cpp servers only "
-                        "(default: constrained for local, else free)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="override a field of the local generator's LM config, e.g. lm.timeout_s=3600 "
-                        "lm.max_tokens=3000")
+    p.add_argument(
+        "--prompt",
+        choices=("v2", "v2-compact"),
+        default=None,
+        help="--generator llm prompt version (default: v2-compact for local, else v2)",
+    )
+    p.add_argument(
+        "--decoding",
+        choices=("free", "constrained"),
+        default=None,
+        help="--generator llm decoding; constrained = JSON-schema grammar, llama.cpp servers only "
+        "(default: constrained for local, else free)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a field of the local generator's LM config, e.g. lm.timeout_s=3600 " "lm.max_tokens=3000",
+    )
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_generate)

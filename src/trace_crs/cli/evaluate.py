@@ -12,6 +12,7 @@ dialogues and prints the projected cost of the run (:mod:`trace_crs.runner.estim
 change a record; a run stopped by its budget exits with 4 and resumes when re-run with a
 larger one.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,15 +24,16 @@ from trace_crs.cli import add_run_arguments
 from trace_crs.config import load_config
 from trace_crs.errors import UsageError
 
-BUDGET_EXIT = 4   # stopped by --max-cost-usd: complete chunks kept, nothing consolidated
+BUDGET_EXIT = 4  # stopped by --max-cost-usd: complete chunks kept, nothing consolidated
 
 
 def _run(args: argparse.Namespace) -> int:
     from trace_crs.runner.run import RunConfig, evaluate
 
     cfg = load_config(RunConfig, args.config, args.set, section="evaluate")
-    flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(RunConfig)
-             if getattr(args, f.name, None) is not None}
+    flags = {
+        f.name: getattr(args, f.name) for f in dataclasses.fields(RunConfig) if getattr(args, f.name, None) is not None
+    }
     cfg = dataclasses.replace(cfg, **flags)
     if not cfg.kb or not cfg.dialogues:
         raise ValueError("evaluate: --kb and --dialogues are required (or set them in --config)")
@@ -52,40 +54,80 @@ def _run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is an existing file; a run writes a directory")
     if out.is_dir() and any(out.iterdir()) and not (out / "config.yaml").exists():
-        raise UsageError(f"--out {out} is a non-empty directory that is not a run (no config.yaml); "
-                         "choose a new or empty directory")
-    manifest = evaluate(cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir,
-                        score=args.score)
+        raise UsageError(
+            f"--out {out} is a non-empty directory that is not a run (no config.yaml); "
+            "choose a new or empty directory"
+        )
+    manifest = evaluate(
+        cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir, score=args.score
+    )
     if not manifest["complete"]:
         print(json.dumps({"out": args.out, **manifest}, sort_keys=True))
         return BUDGET_EXIT
-    print(json.dumps({"out": args.out, "n_records": manifest["n_records"], "counts": manifest["counts"],
-                      "faults": {k: v for k, v in manifest["faults"].items() if v}}, sort_keys=True))
+    print(
+        json.dumps(
+            {
+                "out": args.out,
+                "n_records": manifest["n_records"],
+                "counts": manifest["counts"],
+                "faults": {k: v for k, v in manifest["faults"].items() if v},
+            },
+            sort_keys=True,
+        )
+    )
     return 0
 
 
-def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subparsers type
+def register(subparsers) -> None:
     """Add the ``evaluate`` command."""
-    p = subparsers.add_parser("evaluate", help="run baselines over reference dialogues (resumable)",
-                              description=__doc__.splitlines()[0])
-    add_run_arguments(p, config="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)",
-                      dialogues="dialogues JSON-lines file", baselines="",
-                      seed="run seed (pool shuffles, subsets, LLM sampling); default 42")
+    p = subparsers.add_parser(
+        "evaluate", help="run baselines over reference dialogues (resumable)", description=__doc__.splitlines()[0]
+    )
+    add_run_arguments(
+        p,
+        config="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)",
+        dialogues="dialogues JSON-lines file",
+        baselines="",
+        seed="run seed (pool shuffles, subsets, LLM sampling); default 42",
+    )
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
-    p.add_argument("--workers", type=int, default=2,
-                   help="processes for non-LLM chunks, and for an API model's LLM chunks (sharing --concurrency); default 2")
-    p.add_argument("--concurrency", type=int,
-                   help="LLM dialogues in flight (default auto: one per local llama.cpp server process, 64 for an API)")
-    p.add_argument("--executor", choices=["local", "ray"],
-                   help="local (default) or ray: chunks on Ray actors (ray_address / $RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--max-cost-usd", dest="max_cost_usd", type=float,
-                   help="run-wide LM budget: stop cleanly before it is exceeded (exit 4); re-run with more to resume")
-    p.add_argument("--estimate", type=int, nargs="?", const=4, metavar="K",
-                   help="print projected LM calls, tokens, dollars and wall time from K measured dialogues "
-                        "(default 4); nothing is written to --out")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="processes for non-LLM chunks, and for an API model's LLM chunks (sharing --concurrency); default 2",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        help="LLM dialogues in flight (default auto: one per local llama.cpp server process, 64 for an API)",
+    )
+    p.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        help="local (default) or ray: chunks on Ray actors (ray_address / $RAY_ADDRESS, else a local cluster)",
+    )
+    p.add_argument(
+        "--max-cost-usd",
+        dest="max_cost_usd",
+        type=float,
+        help="run-wide LM budget: stop cleanly before it is exceeded (exit 4); re-run with more to resume",
+    )
+    p.add_argument(
+        "--estimate",
+        type=int,
+        nargs="?",
+        const=4,
+        metavar="K",
+        help="print projected LM calls, tokens, dollars and wall time from K measured dialogues "
+        "(default 4); nothing is written to --out",
+    )
     p.add_argument("--cache-dir", help="on-disk cache for shared work (default ~/.cache/trace-crs/vectors)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.add_argument("--score", action="store_true",
-                   help="also write scores/<baseline>.json (default score settings for the run's pool)")
+    p.add_argument(
+        "--score",
+        action="store_true",
+        help="also write scores/<baseline>.json (default score settings for the run's pool)",
+    )
     p.add_argument("--out", help="run directory, e.g. results/runs/<run_id> (required unless --estimate)")
     p.set_defaults(func=_run)

@@ -13,6 +13,7 @@
 * ``judge agree --pred P.jsonl [--human H.jsonl] [--judge-b B.jsonl] [--repeat R.jsonl …]
   [--out A.json]`` — meta-evaluation (:mod:`trace_crs.judge.agree`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,10 @@ def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
 
 def _dump(records: list[dict], path: Path) -> None:
     def write(tmp: Path) -> None:
-        tmp.write_text("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+        tmp.write_text(
+            "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+        )
+
     write_atomic(path, write)
 
 
@@ -85,6 +89,7 @@ def run_core(args: argparse.Namespace) -> int:
     base = _lm_overrides(args.set)
     transcripts = seeded_subset(load_transcripts(src), args.n, args.seed)
     from trace_crs.judge import domain as judge_domain
+
     for value in {args.domain} if args.domain else {t.domain for t in transcripts}:
         try:
             judge_domain.resolve(value)
@@ -93,36 +98,51 @@ def run_core(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         if args.mixture:
             table, choice = load_mixture(args.mixture)
-            opened = {name: open_judge_lm(resolve_lm_config({**JUDGE_LM_DEFAULTS, **cfg}, base,
-                                                            f"{args.mixture}: judges.{name}"), stack)
-                      for name, cfg in table.items() if name in set(choice.values())}
+            opened = {
+                name: open_judge_lm(
+                    resolve_lm_config({**JUDGE_LM_DEFAULTS, **cfg}, base, f"{args.mixture}: judges.{name}"), stack
+                )
+                for name, cfg in table.items()
+                if name in set(choice.values())
+            }
             lms = {n: opened[choice[n]][0] for n in FACTORS}
             judges = {n: opened[choice[n]][1] for n in FACTORS}
             debate_lm = None
         else:
             lm, name = open_judge_lm(resolve_lm_config(JUDGE_LM_DEFAULTS, base), stack)
             lms, judges, debate_lm = {n: lm for n in FACTORS}, {n: name for n in FACTORS}, lm
-        settings = settings_of({**judges, "debate": judges[FACTORS[0]]}, args.mode, args.aggregator,
-                               args.retries, args.max_rounds, args.domain)
+        settings = settings_of(
+            {**judges, "debate": judges[FACTORS[0]]},
+            args.mode,
+            args.aggregator,
+            args.retries,
+            args.max_rounds,
+            args.domain,
+        )
 
         def progress(i: int, n: int, hit: bool) -> None:
             if not args.quiet:
                 print(f"\rjudged {i}/{n}{' (cached)' if hit else ''}   ", end="" if i < n else "\n", file=sys.stderr)
 
         try:
-            records = judge_all(transcripts, lms, settings, partial, reuse_from=[out], debate_lm=debate_lm,
-                                progress=progress)
-        except Exception as exc:  # noqa: BLE001 - only the context overflow is re-worded; the rest propagates
+            records = judge_all(
+                transcripts, lms, settings, partial, reuse_from=[out], debate_lm=debate_lm, progress=progress
+            )
+        except Exception as exc:
             if "ContextWindowExceeded" not in type(exc).__name__:
                 raise
-            raise UsageError(f"a judge prompt does not fit the model's context window ({str(exc)[-160:]}); "
-                             "raise it with --set lm.n_ctx=<tokens> or judge with --mode per-factor") from None
+            raise UsageError(
+                f"a judge prompt does not fit the model's context window ({str(exc)[-160:]}); "
+                "raise it with --set lm.n_ctx=<tokens> or judge with --mode per-factor"
+            ) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     _dump(records, out)
     partial.unlink(missing_ok=True)
     failed = sum(bool(r["failures"]) for r in records)
     if failed and not args.quiet:
-        print(f"warning: {failed} transcript(s) have factors the judge failed to rate (see 'failures')", file=sys.stderr)
+        print(
+            f"warning: {failed} transcript(s) have factors the judge failed to rate (see 'failures')", file=sys.stderr
+        )
     print(out)
     return 0
 
@@ -170,8 +190,13 @@ def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
     dialogues = restrict(corpus, ids if ids and Path(ids).exists() else None)
     dialogues = seeded_subset(dialogues, args.n, args.seed)
     outside = {d["dialogue_id"] for d in corpus} - {d["dialogue_id"] for d in dialogues}
-    sources = [(args.system, Path(args.predictions))] if args.predictions else \
-        [(p.stem, p) for p in sorted((Path(args.run) / "predictions").glob("*.jsonl"))] if args.run else []
+    sources = (
+        [(args.system, Path(args.predictions))]
+        if args.predictions
+        else [(p.stem, p) for p in sorted((Path(args.run) / "predictions").glob("*.jsonl"))]
+        if args.run
+        else []
+    )
     if not sources:
         return [adapters.from_dialogue(d, kb) for d in dialogues]
     out = []
@@ -229,8 +254,8 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
     names = [p.stem for p in paths]
     if len(set(names)) != len(names):
         raise UsageError(f"--select: candidate files need distinct names (stems), got {names}")
-    frames = {n: (pred if i == 0 else read_ratings(p)) for i, (n, p) in enumerate(zip(names, paths))}
-    models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths)}
+    frames = {n: (pred if i == 0 else read_ratings(p)) for i, (n, p) in enumerate(zip(names, paths, strict=False))}
+    models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths, strict=False)}
     selection = select_judges(frames, read_ratings(args.human, human=True))
     if args.mixture_out:
         text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
@@ -251,18 +276,27 @@ def run_agree(args: argparse.Namespace) -> int:
         if not args.select:
             raise UsageError("--mixture-out needs --select (the candidate judges)")
     pred = read_ratings(args.pred)
-    tables: dict[str, Any] = {"coupling_judge": agree.coupling(pred), "coupling_matrix_judge": agree.coupling_matrix(pred),
-                              "cost": agree.cost(pred)}
+    tables: dict[str, Any] = {
+        "coupling_judge": agree.coupling(pred),
+        "coupling_matrix_judge": agree.coupling_matrix(pred),
+        "cost": agree.cost(pred),
+    }
     if args.human:
         human = read_ratings(args.human, human=True)
-        tables |= {"factors": agree.factor_agreement(pred, human), "overall": agree.overall_agreement(pred, human),
-                   "coupling_human": agree.coupling(human), "coupling_matrix_human": agree.coupling_matrix(human)}
+        tables |= {
+            "factors": agree.factor_agreement(pred, human),
+            "overall": agree.overall_agreement(pred, human),
+            "coupling_human": agree.coupling(human),
+            "coupling_matrix_human": agree.coupling_matrix(human),
+        }
         if pred["system"].notna().any() and human["system"].notna().any():
             tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
     if args.judge_b:
         other = read_ratings(args.judge_b)
-        tables |= {"factors_vs_judge_b": agree.factor_agreement(pred, other),
-                   "ranking_vs_judge_b": agree.ranking_agreement(pred, other)}
+        tables |= {
+            "factors_vs_judge_b": agree.factor_agreement(pred, other),
+            "ranking_vs_judge_b": agree.ranking_agreement(pred, other),
+        }
     if args.repeat:
         tables["stability"] = agree.stability([pred, *(read_ratings(r) for r in args.repeat)])
     if args.select:
@@ -290,14 +324,21 @@ def register(subparsers) -> None:
     p = sub.add_parser("core", help="rate transcripts on the 12 CoRE factors and aggregate them")
     p.add_argument("--transcripts", required=True, help="transcripts JSON lines (trace_crs.judge.transcript)")
     p.add_argument("--out", required=True, help="output JSON lines, one judged record per transcript")
-    p.add_argument("--set", action="append", metavar="lm.KEY=VALUE", help="LM setting, e.g. lm.model=openai/gpt-4o-mini")
+    p.add_argument(
+        "--set", action="append", metavar="lm.KEY=VALUE", help="LM setting, e.g. lm.model=openai/gpt-4o-mini"
+    )
     p.add_argument("--n", type=int, help="judge a seeded subset of N transcripts")
     p.add_argument("--seed", type=int, default=42, help="seed of the subset")
-    p.add_argument("--mode", choices=MODES, default="per-factor", help="one call per factor (paper) or one call for all")
+    p.add_argument(
+        "--mode", choices=MODES, default="per-factor", help="one call per factor (paper) or one call for all"
+    )
     p.add_argument("--aggregator", choices=AGGREGATORS, default="avg", help="CoRE-Avg only, + debate, or mixture")
     p.add_argument("--mixture", help="mixture table YAML (judges and factor -> judge)")
-    p.add_argument("--domain", help="judge every transcript in this domain (travel, movies; default: each "
-                   "transcript's own domain field, travel when absent)")
+    p.add_argument(
+        "--domain",
+        help="judge every transcript in this domain (travel, movies; default: each "
+        "transcript's own domain field, travel when absent)",
+    )
     p.add_argument("--retries", type=int, default=2, help="re-asks after an unparseable reply")
     p.add_argument("--max-rounds", type=int, default=4, help="debate round limit")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -320,8 +361,12 @@ def register(subparsers) -> None:
     p.add_argument("--human", help="human labels JSON lines keyed by dialogue_id")
     p.add_argument("--judge-b", help="a second judge's records (two-judge agreement)")
     p.add_argument("--repeat", action="append", help="the same judge rerun (stability); repeatable")
-    p.add_argument("--select", action="append", help="another judge's records: choose each factor's judge among "
-                   "--pred and these by QWK against --human (CoRE §7.2); repeatable")
+    p.add_argument(
+        "--select",
+        action="append",
+        help="another judge's records: choose each factor's judge among "
+        "--pred and these by QWK against --human (CoRE §7.2); repeatable",
+    )
     p.add_argument("--mixture-out", help="write the selection as a mixture table YAML (judge core --mixture)")
     p.add_argument("--out", help="JSON file of every table (default: stdout)")
     p.add_argument("--quiet", action="store_true", help="no tables on stderr")

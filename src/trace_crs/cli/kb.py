@@ -1,6 +1,7 @@
 """`trace-crs kb build|stats|calibrate|realism`: build a KB directory (synthetic or Yelp),
 summarise it (paper §2.1, Table 3), calibrate the synthetic writer on Yelp, and compare its
 reviews with real ones (``kb.realism``)."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,9 +18,11 @@ def _build(args: argparse.Namespace) -> int:
         if not args.yelp_dir:
             raise ValueError("--source yelp needs --yelp-dir DIR (holding the yelp_academic_dataset_*.json files)")
         from trace_crs.kb.yelp import build_yelp
+
         pois, reviews, manifest = build_yelp(args.yelp_dir, per_cell=args.per_cell, seed=args.seed)
     else:
         from trace_crs.kb.synthetic import build_synthetic
+
         pois, reviews, manifest = build_synthetic(per_cell=args.per_cell, seed=args.seed)
     manifest.update(counts=cell_counts(pois), n_pois=len(pois), n_reviews=len(reviews))
     manifest = write_kb(pois, reviews, args.out, manifest)
@@ -44,7 +47,8 @@ def _stats(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> int:
     from trace_crs.kb.calibration import yelp_length_quantiles, yelp_mention_rates
-    if args.lengths:   # the length profile of data/review_lengths.yaml
+
+    if args.lengths:  # the length profile of data/review_lengths.yaml
         text = json.dumps(yelp_length_quantiles(args.yelp_dir), indent=2, sort_keys=True) + "\n"
         if args.out:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -62,6 +66,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 def _realism(args: argparse.Namespace) -> int:
     from trace_crs.atomic import write_json, write_text
     from trace_crs.kb.realism import compare, kb_corpus, to_markdown, yelp_corpus
+
     if not Path(args.kb, "reviews.jsonl").is_file():
         raise FileNotFoundError(f"{args.kb}: KB directory with reviews.jsonl not found")
     reference = yelp_corpus(args.reference) if args.reference else None
@@ -73,8 +78,16 @@ def _realism(args: argparse.Namespace) -> int:
     if args.markdown:
         write_text(args.markdown, to_markdown(report))
     syn, ref = report["synthetic"], report.get("reference")
-    for key in ("n_reviews", "length_mean", "sentences_per_review", "type_token_ratio", "distinct_bigram_rate",
-                "facet_sentence_share", "distinct_text_rate", "texts_shared_by_pois"):
+    for key in (
+        "n_reviews",
+        "length_mean",
+        "sentences_per_review",
+        "type_token_ratio",
+        "distinct_bigram_rate",
+        "facet_sentence_share",
+        "distinct_text_rate",
+        "texts_shared_by_pois",
+    ):
         print(f"{key:24s} {syn[key]:>10.3f}" + (f" {ref[key]:>10.3f}" if ref else ""))
     if ref:
         print(f"{'length_ks':24s} {report['length_ks']:>10.3f}")
@@ -86,6 +99,7 @@ def _degrade(args: argparse.Namespace) -> int:
     """``kb degrade``: the KB with Yelp's attribute missingness applied (``kb.missingness``)."""
     from trace_crs.errors import UsageError
     from trace_crs.kb.missingness import coverage_rates, degrade
+
     src, out = Path(args.kb).resolve(), Path(args.out).resolve()
     if out == src or src in out.parents:
         raise UsageError(f"--out {args.out} would overwrite the input KB {args.kb}; choose another directory")
@@ -112,8 +126,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cal = sub.add_parser("calibrate", help="per-review facet mention rates of a Yelp bundle (for the review writer)")
     cal.add_argument("--yelp-dir", required=True, help="directory with the Yelp business/review JSON files")
     cal.add_argument("--min-reviews", type=int, default=20, help="keep facet values seen on at least this many reviews")
-    cal.add_argument("--lengths", action="store_true",
-                     help="instead: review-length quantiles after truncation at 500 chars (data/review_lengths.yaml)")
+    cal.add_argument(
+        "--lengths",
+        action="store_true",
+        help="instead: review-length quantiles after truncation at 500 chars (data/review_lengths.yaml)",
+    )
     cal.add_argument("--out", help="write the rates as JSON here")
     cal.set_defaults(func=_calibrate)
     real = sub.add_parser("realism", help="synthetic vs real review statistics and a discriminator's AUC")

@@ -8,6 +8,7 @@
 * ``trace-crs lm ask PROMPT [--config F] [--set k=v ...]`` — one chat completion through the
   configured backend (starts and stops the local server), with latency and token usage.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,7 @@ from trace_crs.lm.config import as_dict, lm_config_from_yaml, resolve_lm_config
 from trace_crs.lm.weights import WEIGHTS, assemble, weights_path
 
 
-def _cfg(args: argparse.Namespace):  # noqa: ANN202
+def _cfg(args: argparse.Namespace):
     if args.config:
         return lm_config_from_yaml(args.config, args.set)
     return resolve_lm_config(None, args.set)
@@ -54,10 +55,19 @@ def _ask(args: argparse.Namespace) -> int:
         ready = time.perf_counter()
         text = lm(args.prompt)[0]
     print(text)
-    print(json.dumps({"model": lm.model, "startup_s": round(ready - start, 3),
-                      "latency_s": round(time.perf_counter() - ready, 3), "prompt_tokens": tally.prompt_tokens,
-                      "completion_tokens": tally.completion_tokens, "cache_hits": tally.cache_hits,
-                      "model_s": round(tally.model_s, 3)}))
+    print(
+        json.dumps(
+            {
+                "model": lm.model,
+                "startup_s": round(ready - start, 3),
+                "latency_s": round(time.perf_counter() - ready, 3),
+                "prompt_tokens": tally.prompt_tokens,
+                "completion_tokens": tally.completion_tokens,
+                "cache_hits": tally.cache_hits,
+                "model_s": round(tally.model_s, 3),
+            }
+        )
+    )
     return 0
 
 
@@ -66,7 +76,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override an LM config field")
 
 
-def register(subparsers) -> None:  # noqa: ANN001
+def register(subparsers) -> None:
     """Add ``trace-crs lm {fetch,weights,config,ask}``."""
     lm = subparsers.add_parser("lm", help="local weights and the LM backend")
     sub = lm.add_subparsers(dest="lm_command", required=True)

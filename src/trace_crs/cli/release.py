@@ -1,5 +1,6 @@
 """`trace-crs release import|export`: the paper's official release layout (paper §2.1 Release,
 Appendices D and H; see ``trace_crs.release``)."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,42 +10,58 @@ import sys
 
 def _import(args: argparse.Namespace) -> int:
     from trace_crs.release.importer import import_release
+
     report = import_release(args.dataset, args.pois, args.splits, args.yelp_dir, args.out, seed=args.seed)
     c = report["counts"]
     if getattr(args, "global_json", False):
         print(json.dumps(report, sort_keys=True))
     elif not getattr(args, "global_quiet", False):
         absent = [f["field"] for f in report["fields"] if f["status"] in ("absent", "kb")]
-        print(f"release import: {c['dialogues']} dialogues, {c['quotes']} quotes hydrated and verified, "
-              f"{c['pois']} POIs, {c['reviews']} reviews -> {args.out} (not in the release: {', '.join(absent)})",
-              file=sys.stderr)
+        print(
+            f"release import: {c['dialogues']} dialogues, {c['quotes']} quotes hydrated and verified, "
+            f"{c['pois']} POIs, {c['reviews']} reviews -> {args.out} (not in the release: {', '.join(absent)})",
+            file=sys.stderr,
+        )
     if c["quotes_without_checksums"]:
-        print(f"release import: warning: {c['quotes_without_checksums']} quotes carry no checksums: their offsets were "
-              "range-checked but the spans could not be verified (mapping_report.json)", file=sys.stderr)
+        print(
+            f"release import: warning: {c['quotes_without_checksums']} quotes carry no checksums: their offsets were "
+            "range-checked but the spans could not be verified (mapping_report.json)",
+            file=sys.stderr,
+        )
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     from trace_crs.release.exporter import export_release
+
     report = export_release(args.kb, args.dialogues, args.out, bundle=args.yelp_bundle)
     if getattr(args, "global_json", False):
         print(json.dumps(report, sort_keys=True))
     elif not getattr(args, "global_quiet", False):
-        print(f"release export: {report['counts']['dialogues']} dialogues, {report['counts']['quotes']} quotes as "
-              f"[Q:N] placeholders -> {args.out} (not exported: "
-              f"{', '.join(f['field'] for f in report['not_exported'])})", file=sys.stderr)
+        print(
+            f"release export: {report['counts']['dialogues']} dialogues, {report['counts']['quotes']} quotes as "
+            f"[Q:N] placeholders -> {args.out} (not exported: "
+            f"{', '.join(f['field'] for f in report['not_exported'])})",
+            file=sys.stderr,
+        )
     return 0
 
 
-def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subparsers type
+def register(subparsers) -> None:
     group = subparsers.add_parser("release", help="import the paper's official release / export ours in its layout")
     sub = group.add_subparsers(dest="release_command", required=True)
-    p = sub.add_parser("import", help="map crs_dataset.json + poi_knowledge_base.json + splits, hydrated from a Yelp bundle")
+    p = sub.add_parser(
+        "import", help="map crs_dataset.json + poi_knowledge_base.json + splits, hydrated from a Yelp bundle"
+    )
     p.add_argument("--dataset", required=True, help="crs_dataset.json")
     p.add_argument("--pois", required=True, help="poi_knowledge_base.json")
     p.add_argument("--splits", required=True, help="directory with test_dialogue_ids.json (train_/val_ optional)")
-    p.add_argument("--yelp-dir", dest="yelp_dir", required=True,
-                   help="Yelp Open Dataset bundle (yelp_academic_dataset_{business,review}.json)")
+    p.add_argument(
+        "--yelp-dir",
+        dest="yelp_dir",
+        required=True,
+        help="Yelp Open Dataset bundle (yelp_academic_dataset_{business,review}.json)",
+    )
     p.add_argument("--out", required=True, help="output directory: kb/, dialogues.jsonl, mapping_report.json")
     p.add_argument("--seed", type=int, default=42, help="seed of the re-drawn 16/32 pools (default 42)")
     p.set_defaults(func=_import)
@@ -52,6 +69,9 @@ def register(subparsers) -> None:  # noqa: ANN001 — argparse's private subpars
     p.add_argument("--kb", required=True, help="KB directory")
     p.add_argument("--dialogues", required=True, help="dialogues JSON-lines file")
     p.add_argument("--out", required=True, help="output directory (crs_dataset.json, poi_knowledge_base.json, splits/)")
-    p.add_argument("--yelp-bundle", dest="yelp_bundle",
-                   help="also write a synthetic KB as a Yelp-format bundle here (refused for a Yelp-built KB)")
+    p.add_argument(
+        "--yelp-bundle",
+        dest="yelp_bundle",
+        help="also write a synthetic KB as a Yelp-format bundle here (refused for a Yelp-built KB)",
+    )
     p.set_defaults(func=_export)

@@ -12,6 +12,7 @@ LLM judge are opt-in (``--entailment``, ``--judge``); ``llm`` backends use the c
 The judge rates the seeded turns of :func:`trace_crs.metrics.judge.judged_turns` (the same for
 every baseline) and its LM usage goes into the aggregate as ``judge_usage``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,26 +28,37 @@ from trace_crs.errors import DataError, UsageError
 SUMMARY = ("recall@1", "recall@3", "mrr", "mr_recall@1", "gs", "cd", "pc", "cgs", "tsr", "t2r", "rejection_recovery")
 
 
-def register(subparsers) -> None:  # noqa: ANN001
+def register(subparsers) -> None:
     """Add the ``score`` command."""
-    p = subparsers.add_parser("score", help="score a predictions file with the Trace metrics",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "score", help="score a predictions file with the Trace metrics", description=__doc__.splitlines()[0]
+    )
     p.add_argument("--kb", required=True, help="KB directory")
     p.add_argument("--dialogues", required=True, help="dialogues JSON lines")
     p.add_argument("--predictions", required=True, help="predictions JSON lines (ARCHITECTURE §5)")
-    p.add_argument("--dialogue-ids", help="JSON list of the dialogue ids to score (a run's dialogue_ids.json, "
-                   "for runs on a seeded subset); default: every dialogue in --dialogues")
-    p.add_argument("--config", help="score config: ScoreConfig keys, or a configs/<profile>/<run>.yaml (its score: section)")
+    p.add_argument(
+        "--dialogue-ids",
+        help="JSON list of the dialogue ids to score (a run's dialogue_ids.json, "
+        "for runs on a seeded subset); default: every dialogue in --dialogues",
+    )
+    p.add_argument(
+        "--config", help="score config: ScoreConfig keys, or a configs/<profile>/<run>.yaml (its score: section)"
+    )
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a score config key")
-    p.add_argument("--pool", default=None, choices=POOLS,
-                   help="candidate pool the predictions used (ranked ids outside it are an error)")
+    p.add_argument(
+        "--pool",
+        default=None,
+        choices=POOLS,
+        help="candidate pool the predictions used (ranked ids outside it are an error)",
+    )
     p.add_argument("--fuzzy-threshold", type=float, default=None, help="GS fuzzy match threshold")
     p.add_argument("--cd-gate", type=float, default=None, help="CGS citation-density gate")
     p.add_argument("--pc-window", type=int, default=None, help="PC citation window (characters)")
     p.add_argument("--spatial-km", type=float, default=None, help="spatial coherence distance (km)")
     p.add_argument("--entailment", default=None, help="none | embedding | llm | hf:DIR")
-    p.add_argument("--judge", default=None, help="none | local | local weights name | litellm model | "
-                   "key=value,... LM settings")
+    p.add_argument(
+        "--judge", default=None, help="none | local | local weights name | litellm model | " "key=value,... LM settings"
+    )
     p.add_argument("--judge-n", type=int, default=None, help="judged dialogues, one turn each (seeded subset)")
     p.add_argument("--lm-model", default="local", help="LM for --entailment llm")
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
@@ -57,15 +69,25 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.set_defaults(func=run)
 
 
-def _lm(model: str, stack: contextlib.ExitStack, overrides: list[str] | None = None):  # noqa: ANN202
+def _lm(model: str, stack: contextlib.ExitStack, overrides: list[str] | None = None):
     from trace_crs.lm.backend import open_lm
     from trace_crs.lm.config import resolve_lm_config
 
     return stack.enter_context(open_lm(resolve_lm_config(parse_overrides(overrides or [f"model={model}"]))))
 
 
-FLAG_KEYS = ("pool", "fuzzy_threshold", "cd_gate", "pc_window", "spatial_km", "entailment", "judge", "judge_n",
-             "strict", "seed")
+FLAG_KEYS = (
+    "pool",
+    "fuzzy_threshold",
+    "cd_gate",
+    "pc_window",
+    "spatial_km",
+    "entailment",
+    "judge",
+    "judge_n",
+    "strict",
+    "seed",
+)
 
 
 def score_config(args: argparse.Namespace) -> ScoreConfig:
@@ -82,7 +104,9 @@ def restrict(dialogues: list[dict], ids_path: str | None) -> list[dict]:
     try:
         ids = json.loads(Path(ids_path).read_text())
     except (OSError, ValueError) as exc:
-        raise DataError(f"not a JSON list of dialogue ids ({type(exc).__name__}: {str(exc)[:100]})", file=ids_path) from None
+        raise DataError(
+            f"not a JSON list of dialogue ids ({type(exc).__name__}: {str(exc)[:100]})", file=ids_path
+        ) from None
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise DataError("expected a JSON list of dialogue ids", file=ids_path)
     known = {d["dialogue_id"] for d in dialogues}
@@ -105,9 +129,11 @@ def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
 def summary(agg: dict) -> str:
     """The one-screen summary printed on stderr."""
     m = agg["metrics"]
-    lines = [f"scored {agg['n_turns']} turns of {agg['n_dialogues']} dialogues "
-             f"({agg['n_missing']} missing, {agg.get('n_off_target_citations', 0)} off-target citations, "
-             f"{agg.get('n_ignored_predictions', 0)} predictions outside the scored dialogues)"]
+    lines = [
+        f"scored {agg['n_turns']} turns of {agg['n_dialogues']} dialogues "
+        f"({agg['n_missing']} missing, {agg.get('n_off_target_citations', 0)} off-target citations, "
+        f"{agg.get('n_ignored_predictions', 0)} predictions outside the scored dialogues)"
+    ]
     lines += [f"  {k:20s} {m[k]:.4f}" if m.get(k) is not None else f"  {k:20s} n/a" for k in SUMMARY if k in m]
     lines.append(f"  {agg['signature']}")
     return "\n".join(lines)
@@ -136,29 +162,48 @@ def run(args: argparse.Namespace) -> int:
     corpus = load_dialogues(args.dialogues)
     dialogues = restrict(corpus, args.dialogue_ids)
     scored = {d["dialogue_id"] for d in dialogues}
-    predictions = read_predictions(args.predictions, dialogues, kb, pool=cfg.pool,
-                                   outside={d["dialogue_id"] for d in corpus} - scored)
+    predictions = read_predictions(
+        args.predictions, dialogues, kb, pool=cfg.pool, outside={d["dialogue_id"] for d in corpus} - scored
+    )
     with contextlib.ExitStack() as stack:
         ent = make_backend(cfg.entailment, _lm(args.lm_model, stack) if cfg.entailment == "llm" else None)
         scores = score_predictions(kb, dialogues, predictions, cfg, entailment=ent)
         if cfg.judge != "none":
-            judged, usage = judge_columns(kb, corpus, predictions, scores.per_turn,
-                                          _lm(cfg.judge, stack, judge_lm_overrides(cfg.judge)), n=cfg.judge_n, seed=cfg.seed)
+            judged, usage = judge_columns(
+                kb,
+                corpus,
+                predictions,
+                scores.per_turn,
+                _lm(cfg.judge, stack, judge_lm_overrides(cfg.judge)),
+                n=cfg.judge_n,
+                seed=cfg.seed,
+            )
             scores.per_turn = scores.per_turn.join(judged)
-            scores.aggregate = aggregate(scores.per_turn, scores.per_dialogue, kb, cfg,
-                                         scores.aggregate["n_missing"], ent) | {
-                k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))} | {"judge_usage": usage}
+            scores.aggregate = (
+                aggregate(scores.per_turn, scores.per_dialogue, kb, cfg, scores.aggregate["n_missing"], ent)
+                | {k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))}
+                | {"judge_usage": usage}
+            )
     text = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
-    writers = {outputs[1]: lambda t: scores.per_turn.to_parquet(t, index=False),
-               outputs[2]: lambda t: scores.per_dialogue.to_parquet(t, index=False)}
+    writers = {
+        outputs[1]: lambda t: scores.per_turn.to_parquet(t, index=False),
+        outputs[2]: lambda t: scores.per_dialogue.to_parquet(t, index=False),
+    }
     if args.per_turn:
         writers[Path(args.per_turn)] = lambda t: scores.per_turn.to_csv(t, index=False, float_format="%.6g")
     # one commit, the JSON last: it marks the score as complete (trace_crs.atomic.commit_files)
     commit_files({**writers, out: lambda t: t.write_text(text)}, marker=out)
     if scores.aggregate["n_missing"]:
-        print(f"trace-crs score: warning: {scores.aggregate['n_missing']} reference turns have no prediction; "
-              "they score 0 on every metric (--strict makes this an error)", file=sys.stderr)
+        print(
+            f"trace-crs score: warning: {scores.aggregate['n_missing']} reference turns have no prediction; "
+            "they score 0 on every metric (--strict makes this an error)",
+            file=sys.stderr,
+        )
     if not getattr(args, "quiet", False) and not getattr(args, "global_quiet", False):
         print(summary(scores.aggregate), file=sys.stderr)
-    print(json.dumps({"out": str(out), **scores.aggregate}, sort_keys=True) if getattr(args, "global_json", False) else out)
+    print(
+        json.dumps({"out": str(out), **scores.aggregate}, sort_keys=True)
+        if getattr(args, "global_json", False)
+        else out
+    )
     return 0

@@ -20,6 +20,7 @@
   [--n-dialogues N] [--seed 42] --out FILE.parquet`` — every variant that tests a cause of a
   deviation from the paper (:mod:`trace_crs.stats.diagnosis`), for the Deviations page.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,8 +71,9 @@ def joint_quality(turns: pd.DataFrame, dialogues: pd.DataFrame, metrics: list[st
 
 
 def _oracle(args: argparse.Namespace) -> int:
-    quality = joint_quality(_load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"),
-                            args.quality.split(","))
+    quality = joint_quality(
+        _load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"), args.quality.split(",")
+    )
     costs = dialogue_costs(pd.read_parquet(args.records), source=str(args.records))
     table = quality.merge(costs[["dialogue_id", "baseline", args.cost]], on=["dialogue_id", "baseline"], how="left")
     inst = oracle_instance(table, "quality", args.cost, source=f"{args.scores} + {args.records}")
@@ -79,8 +81,10 @@ def _oracle(args: argparse.Namespace) -> int:
     curve["elbow_budget"] = elbow(curve["budget"], curve["mean_quality"])
     shares_path = args.out.with_suffix(".shares.csv")
     refuse_overlap([shares_path], [args.scores, args.records])
-    commit_files({shares_path: lambda t: shares.to_csv(t, index=False),
-                  args.out: lambda t: curve.to_csv(t, index=False)}, marker=args.out)
+    commit_files(
+        {shares_path: lambda t: shares.to_csv(t, index=False), args.out: lambda t: curve.to_csv(t, index=False)},
+        marker=args.out,
+    )
     print(curve.to_string(index=False))
     return 0
 
@@ -101,25 +105,38 @@ def _abstention(args: argparse.Namespace) -> int:
     out = args.out
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file; it names the output directory")
-    refuse_inputs([out / "confidence.parquet", out / "tau_sweep.csv", out / "reasons.csv"],
-                  [args.kb, args.dialogues, args.unsolvable])
+    refuse_inputs(
+        [out / "confidence.parquet", out / "tau_sweep.csv", out / "reasons.csv"],
+        [args.kb, args.dialogues, args.unsolvable],
+    )
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
     corpus = load_dialogues(args.dialogues)
     rng = np.random.default_rng(args.seed)
     picks = sorted(rng.choice(len(corpus), size=min(args.n_solvable, len(corpus)), replace=False))
     table = confidence_table(kb, unsolvable, [corpus[i] for i in picks])
     reason = {d["dialogue_id"]: d["unsolvable"]["reason"] for d in unsolvable}
-    table["reason"] = [reason[i] if u else "solvable" for i, u in zip(table["dialogue_id"], table["unsolvable"])]
+    table["reason"] = [
+        reason[i] if u else "solvable" for i, u in zip(table["dialogue_id"], table["unsolvable"], strict=False)
+    ]
     finite = table["best_score"][np.isfinite(table["best_score"])]
     taus = np.unique(np.round(np.quantile(finite, np.linspace(0, 1, N_TAUS)), 6)) if len(finite) else np.array([0.0])
     taus = np.append(taus, taus[-1] + 1e-6)  # the last τ abstains on everything with a finite score
-    sweep = pd.concat([tau_sweep(part["best_score"], part["unsolvable"], taus).assign(baseline=name)
-                       for name, part in table.groupby("baseline", sort=True)], ignore_index=True)
+    sweep = pd.concat(
+        [
+            tau_sweep(part["best_score"], part["unsolvable"], taus).assign(baseline=name)
+            for name, part in table.groupby("baseline", sort=True)
+        ],
+        ignore_index=True,
+    )
     reasons = pd.Series([d["unsolvable"]["reason"] for d in unsolvable]).value_counts().sort_index()
-    commit_files({out / "tau_sweep.csv": lambda t: sweep.to_csv(t, index=False, float_format="%.6g"),
-                  out / "reasons.csv": lambda t: reasons.rename_axis("reason").rename("items").to_csv(t),
-                  out / "confidence.parquet": lambda t: table.to_parquet(t, index=False)},
-                 marker=out / "confidence.parquet")  # one commit, the table last (trace_crs.atomic)
+    commit_files(
+        {
+            out / "tau_sweep.csv": lambda t: sweep.to_csv(t, index=False, float_format="%.6g"),
+            out / "reasons.csv": lambda t: reasons.rename_axis("reason").rename("items").to_csv(t),
+            out / "confidence.parquet": lambda t: table.to_parquet(t, index=False),
+        },
+        marker=out / "confidence.parquet",
+    )  # one commit, the table last (trace_crs.atomic)
     print(out)
     return 0
 
@@ -148,11 +165,14 @@ def _abstention_llm(args: argparse.Namespace) -> int:
     out = args.out
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file; it names the output directory")
-    refuse_inputs([out / "llm_decisions.parquet", out / "llm_abstention.csv"],
-                  [args.kb, args.dialogues, args.unsolvable, args.config])
+    refuse_inputs(
+        [out / "llm_decisions.parquet", out / "llm_abstention.csv"],
+        [args.kb, args.dialogues, args.unsolvable, args.config],
+    )
     cfg = load_config(LiveConfig, args.config, args.set, section=config_section(args.config))
-    cfg = dataclasses.replace(cfg, kb=args.kb, dialogues=args.dialogues,
-                              **({"baselines": args.baselines} if args.baselines else {}))
+    cfg = dataclasses.replace(
+        cfg, kb=args.kb, dialogues=args.dialogues, **({"baselines": args.baselines} if args.baselines else {})
+    )
     resolved = resolved_config(cfg)
     names = [n for n in resolved["baselines"] if GROUPS[n] == "LLM"]
     if not names:
@@ -189,10 +209,17 @@ def _sensitivity(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
     refuse_inputs([args.out], [str(args.results / "runs")])
     settings = sensitivity.parse_settings(args.settings) if args.settings else None
-    frame = sensitivity.analyse(args.analysis, args.results, _names(args.runs),
-                                baselines=_names(args.baselines) if args.baselines else None,
-                                n_dialogues=args.n_dialogues, seed=args.seed, settings=settings,
-                                entailment=args.entailment, fuzzy_threshold=args.fuzzy_threshold)
+    frame = sensitivity.analyse(
+        args.analysis,
+        args.results,
+        _names(args.runs),
+        baselines=_names(args.baselines) if args.baselines else None,
+        n_dialogues=args.n_dialogues,
+        seed=args.seed,
+        settings=settings,
+        entailment=args.entailment,
+        fuzzy_threshold=args.fuzzy_threshold,
+    )
     sensitivity.write(frame, args.out)
     print(args.out)
     return 0
@@ -206,15 +233,20 @@ def _diagnose(args: argparse.Namespace) -> int:
     if args.out.is_dir():
         raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
     refuse_inputs([args.out], [str(args.results / "runs")])
-    frame = diagnosis.diagnose(args.results, args.run, diagnosis.parse_corpus_runs(args.corpus_runs),
-                               baselines=_names(args.baselines) if args.baselines else None,
-                               n_dialogues=args.n_dialogues, seed=args.seed)
+    frame = diagnosis.diagnose(
+        args.results,
+        args.run,
+        diagnosis.parse_corpus_runs(args.corpus_runs),
+        baselines=_names(args.baselines) if args.baselines else None,
+        n_dialogues=args.n_dialogues,
+        seed=args.seed,
+    )
     diagnosis.write(frame, args.out)
     print(args.out)
     return 0
 
 
-def register(subparsers) -> None:  # noqa: ANN001
+def register(subparsers) -> None:
     """Add ``stats bootstrap``, ``stats abstention``, ``stats oracle`` and ``stats sensitivity``."""
     group = subparsers.add_parser("stats", help="bootstrap CIs and routing oracles over score files")
     sub = group.add_subparsers(dest="stats_command", required=True)
@@ -241,10 +273,14 @@ def register(subparsers) -> None:  # noqa: ANN001
     allm.add_argument("--kb", required=True, help="KB directory")
     allm.add_argument("--dialogues", required=True, help="the corpus (solvable dialogues are sampled from it)")
     allm.add_argument("--unsolvable", required=True, help="trace-crs dialogues unsolvable output")
-    allm.add_argument("--n-unsolvable", type=int, default=None, help="seeded subset of the unsolvable items (default all)")
+    allm.add_argument(
+        "--n-unsolvable", type=int, default=None, help="seeded subset of the unsolvable items (default all)"
+    )
     allm.add_argument("--n-solvable", type=int, default=300, help="solvable dialogues sampled (default 300)")
     allm.add_argument("--seed", type=int, default=42)
-    allm.add_argument("--out", type=Path, required=True, help="output directory (llm_abstention.csv, llm_decisions.parquet)")
+    allm.add_argument(
+        "--out", type=Path, required=True, help="output directory (llm_abstention.csv, llm_decisions.parquet)"
+    )
     allm.set_defaults(func=_abstention_llm)
     orc = sub.add_parser("oracle", help="budget-oracle curve (in-sample upper bound with perfect foresight)")
     orc.add_argument("--scores", type=Path, required=True)
@@ -263,8 +299,12 @@ def register(subparsers) -> None:  # noqa: ANN001
     sens.add_argument("--seed", type=int, default=42)
     sens.add_argument("--settings", help="comma-separated sweep settings (default: the paper's)")
     sens.add_argument("--entailment", default="embedding", help="NLI backend of nli, bimodality")
-    sens.add_argument("--fuzzy-threshold", type=float, default=ScoreConfig.fuzzy_threshold,
-                      help="grounding-error threshold of the errors analysis")
+    sens.add_argument(
+        "--fuzzy-threshold",
+        type=float,
+        default=ScoreConfig.fuzzy_threshold,
+        help="grounding-error threshold of the errors analysis",
+    )
     sens.add_argument("--out", type=Path, required=True, help="output Parquet file")
     sens.set_defaults(func=_sensitivity)
     diag = sub.add_parser("diagnose", help="score every variant that tests a cause of a deviation from the paper")

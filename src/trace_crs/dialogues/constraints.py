@@ -13,6 +13,7 @@ composite constraints state what travellers also say (issue "travellers' languag
 function (re-exported here unchanged, with :func:`satisfying`, for plain constraints).  The multi-reference gold of a turn is every candidate satisfying all
 constraints stated so far, so gold and acceptable alternatives honour avoided values.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,8 +23,20 @@ import numpy as np
 from trace_crs.kb.satisfaction import Constraint, satisfies, satisfying
 from trace_crs.kb.schema import POI
 
-__all__ = ["ANCHOR_RADII_KM", "AVOIDABLE", "Constraint", "avoid_pool", "hidden_preferences", "loosened", "meeting",
-           "meets", "nearest_anchor", "preference_pool", "satisfies", "satisfying"]
+__all__ = [
+    "ANCHOR_RADII_KM",
+    "AVOIDABLE",
+    "Constraint",
+    "avoid_pool",
+    "hidden_preferences",
+    "loosened",
+    "meeting",
+    "meets",
+    "nearest_anchor",
+    "preference_pool",
+    "satisfies",
+    "satisfying",
+]
 
 # Values a traveller plausibly says they do *not* want (the simulator's bank phrases each);
 # styles only for restaurants ("not Italian again").
@@ -65,6 +78,7 @@ def avoid_pool(target: POI, cands: list[POI]) -> list[Constraint]:
         out += [("avoid", ("style", s)) for s in styles]
     return out
 
+
 ANCHOR_RADII_KM: tuple[float, ...] = (2.0, 4.0)
 
 
@@ -74,6 +88,7 @@ def nearest_anchor(poi: POI, hotspots: list[dict[str, Any]]) -> dict[str, Any] |
     if not hotspots:
         return None
     from trace_crs.kb.geo import haversine_km
+
     lat = np.array([h["lat"] for h in hotspots])
     lon = np.array([h["lon"] for h in hotspots])
     dist = np.atleast_1d(haversine_km(poi.latitude, poi.longitude, lat, lon))
@@ -120,8 +135,16 @@ def hidden_preferences(constraints: list[Constraint]) -> dict[str, Any]:
     """The ``scenario.hidden_preferences`` record of a final constraint list (later values of
     single-valued facets replace earlier ones; list facets are sorted; avoided values as
     ``avoid: {facet: [values]}``, either-of groups as ``either: [[{facet, value}, ...]]``)."""
-    prefs: dict[str, Any] = {"style": None, "price_max": None, "noise": None, "ambience": [], "features": [], "anchor": None,
-                             "avoid": {}, "either": []}
+    prefs: dict[str, Any] = {
+        "style": None,
+        "price_max": None,
+        "noise": None,
+        "ambience": [],
+        "features": [],
+        "anchor": None,
+        "avoid": {},
+        "either": [],
+    }
     for facet, value in constraints:
         if facet == "avoid":
             prefs["avoid"][value[0]] = sorted(set(prefs["avoid"].get(value[0], [])) | {value[1]})

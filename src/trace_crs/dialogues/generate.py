@@ -1,5 +1,6 @@
 """Corpus generation (paper §2.2 stages 1–5): scenario cycle, tier allocation, one
 generator per dialogue, splits, written as canonical JSON lines (same seed → same bytes)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,20 +21,24 @@ from trace_crs.kb.store import KB, dump_jsonl
 def city_hotspots(cities: list[str]) -> dict[str, list[dict[str, Any]]]:
     """Named neighbourhood centres per city (``kb.geo.city_table``) used as location anchors."""
     from trace_crs.kb.geo import city_table
+
     table = city_table()
     return {c: list(table.get(c, {}).get("hotspots", [])) for c in cities}
 
 
-def generate_simulated(kb: KB, n: int, seed: int = 42, progress: bool = False,
-                       mix: dict[str, float] | None = None) -> list[dict[str, Any]]:
+def generate_simulated(
+    kb: KB, n: int, seed: int = 42, progress: bool = False, mix: dict[str, float] | None = None
+) -> list[dict[str, Any]]:
     """``n`` simulated dialogues with tiers, splits and provenance."""
     if n < 1:
         raise ValueError(f"--n must be positive, got {n}")
     cities = kb.cities()
     tiers = allocate_tiers(n, np.random.default_rng([seed, 1]), mix)
     finder, hotspots = QuoteFinder(kb), city_hotspots(cities)
-    dialogues = [simulate_dialogue(kb, finder, i, tiers[i], seed, cities, hotspots)
-                 for i in tqdm(range(n), desc="dialogues", disable=not progress, unit="dlg")]
+    dialogues = [
+        simulate_dialogue(kb, finder, i, tiers[i], seed, cities, hotspots)
+        for i in tqdm(range(n), desc="dialogues", disable=not progress, unit="dlg")
+    ]
     assign_splits(dialogues, seed)
     return dialogues
 
@@ -51,6 +56,7 @@ def write_corpus(dialogues: list[dict[str, Any]], out: str | Path) -> Path:
     leaves a corpus beside split lists of another one."""
     out = Path(out)
     ids = {split: sorted(d["dialogue_id"] for d in dialogues if d["split"] == split) for split in SPLITS}
-    commit_files({splits_dir(out): lambda t: write_split_ids(ids, t), out: lambda t: dump_jsonl(dialogues, t)},
-                 marker=out)
+    commit_files(
+        {splits_dir(out): lambda t: write_split_ids(ids, t), out: lambda t: dump_jsonl(dialogues, t)}, marker=out
+    )
     return out

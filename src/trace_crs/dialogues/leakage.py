@@ -22,10 +22,12 @@
    shufflings of persona types within each POI type (seeded): the estimator's finite-sample
    bias, which ``excess_bits`` removes.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 from sklearn.metrics import mutual_info_score
@@ -58,8 +60,17 @@ def decode(texts: list[str], city: str, default_km: float = ANCHOR_RADII_KM[0]) 
         at = joined.lower().rfind(spot["name"].lower())
         if at >= 0:
             km = _KM.search(joined, at)
-            out.append(("anchor", {"name": spot["name"], "latitude": float(spot["lat"]), "longitude": float(spot["lon"]),
-                                   "max_km": float(km.group(1)) if km else default_km}))
+            out.append(
+                (
+                    "anchor",
+                    {
+                        "name": spot["name"],
+                        "latitude": float(spot["lat"]),
+                        "longitude": float(spot["lon"]),
+                        "max_km": float(km.group(1)) if km else default_km,
+                    },
+                )
+            )
             break
     return out
 
@@ -103,10 +114,15 @@ def decoder_audit(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]
         have = preference_items(hidden_preferences(decode(_turn_texts(d, len(d["turns"]), kb, True), city)))
         items += len(want)
         found += len(want & have)
-    return {"rec_turns": turns, "exact_set_simple": exact["simple"] / turns if turns else float("nan"),
-            "exact_set_strong": exact["strong"] / turns if turns else float("nan"),
-            "preference_items": items, "preference_item_recall": found / items if items else float("nan"),
-            "price_dialogues": priced, "price_ceiling_recall": price_ok / priced if priced else float("nan")}
+    return {
+        "rec_turns": turns,
+        "exact_set_simple": exact["simple"] / turns if turns else float("nan"),
+        "exact_set_strong": exact["strong"] / turns if turns else float("nan"),
+        "preference_items": items,
+        "preference_item_recall": found / items if items else float("nan"),
+        "price_dialogues": priced,
+        "price_ceiling_recall": price_ok / priced if priced else float("nan"),
+    }
 
 
 def preference_items(hidden: dict[str, Any]) -> set[tuple[str, str]]:
@@ -148,7 +164,9 @@ def _facet_columns(dialogues: list[dict[str, Any]], facet: str) -> list[np.ndarr
     return [np.array([_category(h, facet) for h in hidden])]
 
 
-def persona_information(dialogues: list[dict[str, Any]], seed: int = 42, n_control: int = 5) -> dict[str, dict[str, float]]:
+def persona_information(
+    dialogues: list[dict[str, Any]], seed: int = 42, n_control: int = 5
+) -> dict[str, dict[str, float]]:
     """Per facet: ``mi_bits`` = I(persona type; facet | POI type), ``control_bits`` with persona
     types shuffled within each POI type, and ``excess_bits`` = the difference."""
     rng = np.random.default_rng(seed)

@@ -18,12 +18,14 @@ to ``metadata.prompt_version`` / ``metadata.generator_mode``; validation is the 
 Runs against any litellm model string; DSPy is never configured at import — the LM is passed
 in and used through ``dspy.context``.
 """
+
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import dspy
 import numpy as np
@@ -46,8 +48,13 @@ DECODINGS: tuple[str, ...] = ("free", "constrained")
 # Decoding defaults of the local llama.cpp generator (LMConfig fields; `--set lm.<field>=...`):
 # a whole dialogue is ~0.7-1.5k tokens after a ~3k-token prompt, i.e. minutes on one thread;
 # a low temperature keeps a 1.5B model close to the worked example, seed + attempt varies retries.
-LOCAL_LM: dict[str, Any] = {"max_tokens": 2048, "timeout_s": 1800.0, "n_ctx": 6144, "temperature": 0.2,
-                            "mode": "generative"}
+LOCAL_LM: dict[str, Any] = {
+    "max_tokens": 2048,
+    "timeout_s": 1800.0,
+    "n_ctx": 6144,
+    "temperature": 0.2,
+    "mode": "generative",
+}
 
 
 class GenerateDialogue(dspy.Signature):
@@ -56,9 +63,11 @@ class GenerateDialogue(dspy.Signature):
     scenario: str = dspy.InputField(desc="persona, travel context, city, POI type, difficulty, rejections")
     candidates: str = dspy.InputField(desc="JSON list of the 8 candidate POIs with their review ids and texts")
     turns: list[dict[str, Any]] = dspy.OutputField(
-        desc="JSON list of turns {turn_id, role, text, action, referenced_poi_ids, referenced_review_ids}")
+        desc="JSON list of turns {turn_id, role, text, action, referenced_poi_ids, referenced_review_ids}"
+    )
     multi_reference: dict[str, list[str]] = dspy.OutputField(
-        desc="for each recommend/compare turn_id, the other candidate ids that also satisfy the stated preferences")
+        desc="for each recommend/compare turn_id, the other candidate ids that also satisfy the stated preferences"
+    )
 
 
 class GenerateDialogueCompact(GenerateDialogue):
@@ -72,9 +81,9 @@ class PromptSpec:
     version: str
     signature: type[dspy.Signature]
     reviews_per_candidate: int
-    excerpt_chars: int | None      # None: full review text
-    labelled: bool                 # candidates/excerpts carry labels P1../R1.. used instead of ids
-    demo: bool = False             # show llm_schema.demo(rejections) (inputs + outputs) before the task
+    excerpt_chars: int | None  # None: full review text
+    labelled: bool  # candidates/excerpts carry labels P1../R1.. used instead of ids
+    demo: bool = False  # show llm_schema.demo(rejections) (inputs + outputs) before the task
     suggest_actions: bool = False  # the scenario suggests an action sequence (llm_schema.suggested_actions)
 
 
@@ -91,10 +100,15 @@ class DialogueGenerator(dspy.Module):
         super().__init__()
         self.generate = dspy.Predict(PROMPTS[prompt].signature)
 
-    def forward(self, scenario: str, candidates: str, attempt: int = 0, demos: list[dict[str, Any]] | None = None,
-                **config: Any) -> dspy.Prediction:
-        return self.generate(scenario=scenario, candidates=candidates, demos=[dspy.Example(**x) for x in demos or []],
-                             config={"rollout_id": attempt, **config})
+    def forward(
+        self, scenario: str, candidates: str, attempt: int = 0, demos: list[dict[str, Any]] | None = None, **config: Any
+    ) -> dspy.Prediction:
+        return self.generate(
+            scenario=scenario,
+            candidates=candidates,
+            demos=[dspy.Example(**x) for x in demos or []],
+            config={"rollout_id": attempt, **config},
+        )
 
 
 def excerpt(text: str, chars: int | None) -> str:
@@ -102,20 +116,22 @@ def excerpt(text: str, chars: int | None) -> str:
     cut after its last full sentence, else at its last space, when that lies in its second half."""
     if chars is None or len(text) <= chars:
         return text
-    cut = text[:chars + 1]
+    cut = text[: chars + 1]
     for end in (max(cut.rfind(p) for p in (". ", "! ", "? ")) + 1, cut.rfind(" ")):
         if end > chars // 2:
             return cut[:end].rstrip()
     return text[:chars]
 
 
-def _citations(text: str, review_ids: list[str], kb: KB,
-               labels: dict[str, str] | None = None) -> tuple[str, list[dict[str, Any]]]:
+def _citations(
+    text: str, review_ids: list[str], kb: KB, labels: dict[str, str] | None = None
+) -> tuple[str, list[dict[str, Any]]]:
     """Parse ``"quote" [Rn]`` spans; locate each in its review (exact, else the best partial
     alignment, snapped into the text when its ratio is ≥ 0.80).  The review of ``[Rn]`` is
     ``review_ids[n-1]``, or with ``labels`` (excerpt label → review id) ``labels["Rn"]``; then
     every label of the text is renumbered ``R1, R2, …`` in order of first appearance."""
     if labels is None:
+
         def review_of(label: str) -> str:
             k = int(label[1:]) - 1
             return review_ids[k] if 0 <= k < len(review_ids) else ""
@@ -137,8 +153,12 @@ def _citations(text: str, review_ids: list[str], kb: KB,
                 end = start + len(quote)
             else:
                 aln = fuzz.partial_ratio_alignment(quote, review.text)
-                if len(quote) <= len(review.text) and aln is not None and aln.score >= FUZZY_THRESHOLD \
-                        and aln.dest_end > aln.dest_start:
+                if (
+                    len(quote) <= len(review.text)
+                    and aln is not None
+                    and aln.score >= FUZZY_THRESHOLD
+                    and aln.dest_end > aln.dest_start
+                ):
                     start, end = aln.dest_start, aln.dest_end
                     exact = review.text[start:end]
                     text = text.replace(f'"{quote}" [{label}]', f'"{exact}" [{label}]', 1)
@@ -149,8 +169,9 @@ def _citations(text: str, review_ids: list[str], kb: KB,
     return text, citations
 
 
-def to_dialogue(pred: dspy.Prediction, base: dict[str, Any], kb: KB,
-                labels: dict[str, str] | None = None) -> dict[str, Any]:
+def to_dialogue(
+    pred: dspy.Prediction, base: dict[str, Any], kb: KB, labels: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Assemble a dialogue record from a prediction and the scenario/pool fields ``base``;
     ``labels`` (labelled prompts: ``P1``… → POI id, ``R1``… → review id) turns the labels the
     model wrote in id lists and after quotes (see :func:`_citations`) into ids."""
@@ -161,9 +182,15 @@ def to_dialogue(pred: dspy.Prediction, base: dict[str, Any], kb: KB,
             raise ValueError(f"turn is not an object: {raw!r:.80}")
         review_ids = [name(r, r) for r in raw.get("referenced_review_ids") or []]
         text, citations = _citations(str(raw.get("text", "")), review_ids, kb, labels)
-        turn = {"turn_id": raw.get("turn_id"), "role": raw.get("role"), "action": raw.get("action"), "text": text,
-                "referenced_poi_ids": [name(b, b) for b in raw.get("referenced_poi_ids") or []],
-                "referenced_review_ids": review_ids, "citations": citations}
+        turn = {
+            "turn_id": raw.get("turn_id"),
+            "role": raw.get("role"),
+            "action": raw.get("action"),
+            "text": text,
+            "referenced_poi_ids": [name(b, b) for b in raw.get("referenced_poi_ids") or []],
+            "referenced_review_ids": review_ids,
+            "citations": citations,
+        }
         if turn["action"] in REC_ACTIONS:
             turn["gold_poi_ids"] = list(turn["referenced_poi_ids"])
             alts = [name(b, b) for b in (pred.multi_reference or {}).get(str(turn["turn_id"]), [])]
@@ -178,38 +205,64 @@ class Inputs:
 
     scenario: str
     candidates: str
-    labels: dict[str, str] | None   # labelled prompts: P1..P8 -> POI id, R1.. -> review id
-    poi_handles: list[str]          # how the model names the candidates (labels, else ids)
-    review_handles: list[str]       # ... and the reviews shown
-    demos: list[dict[str, Any]]     # worked examples for this scenario
+    labels: dict[str, str] | None  # labelled prompts: P1..P8 -> POI id, R1.. -> review id
+    poi_handles: list[str]  # how the model names the candidates (labels, else ids)
+    review_handles: list[str]  # ... and the reviews shown
+    demos: list[dict[str, Any]]  # worked examples for this scenario
 
 
 def _inputs(kb: KB, base: dict[str, Any], rejections: int, prompt: str = PROMPT_VERSION) -> Inputs:
     spec = PROMPTS[prompt]
     sc = base["scenario"]
-    scenario = (f"persona: {sc['persona']} ({sc['persona_type']}); context: {sc['context']}; city: {sc['city']}; "
-                f"POI type: {sc['poi_type']}; difficulty: {sc['difficulty']}; rejections: {rejections}")
+    scenario = (
+        f"persona: {sc['persona']} ({sc['persona_type']}); context: {sc['context']}; city: {sc['city']}; "
+        f"POI type: {sc['poi_type']}; difficulty: {sc['difficulty']}; rejections: {rejections}"
+    )
     if spec.suggest_actions:
         scenario += f"; suggested actions: {suggested_actions(rejections)}"
     cands, pois, reviews = [], {}, {}
     for b in base["candidate_poi_ids"]:
         poi, shown = kb.pois[b], []
-        for r in kb.reviews_of(b)[:spec.reviews_per_candidate]:
+        for r in kb.reviews_of(b)[: spec.reviews_per_candidate]:
             reviews[f"R{len(reviews) + 1}"] = r.review_id
             text = excerpt(r.text, spec.excerpt_chars)
-            shown.append({"label": f"R{len(reviews)}", "text": text} if spec.labelled
-                         else {"review_id": r.review_id, "text": text})
+            shown.append(
+                {"label": f"R{len(reviews)}", "text": text}
+                if spec.labelled
+                else {"review_id": r.review_id, "text": text}
+            )
         pois[f"P{len(pois) + 1}"] = b
         head = {"label": f"P{len(pois)}"} if spec.labelled else {"business_id": b}
-        cands.append({**head, "name": poi.name, "stars": poi.stars, "price": poi.price,
-                      "categories": poi.categories, "reviews": shown})
+        cands.append(
+            {
+                **head,
+                "name": poi.name,
+                "stars": poi.stars,
+                "price": poi.price,
+                "categories": poi.categories,
+                "reviews": shown,
+            }
+        )
     handles = (lambda table: list(table)) if spec.labelled else (lambda table: list(table.values()))
-    return Inputs(scenario, json.dumps(cands, ensure_ascii=False), {**pois, **reviews} if spec.labelled else None,
-                  handles(pois), handles(reviews), [demo(rejections)] if spec.demo else [])
+    return Inputs(
+        scenario,
+        json.dumps(cands, ensure_ascii=False),
+        {**pois, **reviews} if spec.labelled else None,
+        handles(pois),
+        handles(reviews),
+        [demo(rejections)] if spec.demo else [],
+    )
 
 
-def generate_one(program: DialogueGenerator, kb: KB, base: dict[str, Any], rejections: int, max_retries: int,
-                 prompt: str = PROMPT_VERSION, decoding: str = "free") -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def generate_one(
+    program: DialogueGenerator,
+    kb: KB,
+    base: dict[str, Any],
+    rejections: int,
+    max_retries: int,
+    prompt: str = PROMPT_VERSION,
+    decoding: str = "free",
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """Up to ``1 + max_retries`` attempts; ``(dialogue or None, attempt log)``.  Attempt ``k``
     is its own request (``rollout_id`` k and, when the LM has a ``seed``, seed + k); with
     ``decoding="constrained"`` it carries the dialogue's JSON-Schema ``response_format``."""
@@ -231,29 +284,44 @@ def generate_one(program: DialogueGenerator, kb: KB, base: dict[str, Any], rejec
             n_rej = sum(t.get("action") == "reject_and_refine" for t in d["turns"])
             if n_rej != rejections:
                 fails.append(f"rejections: {n_rej} != {rejections}")
-        except Exception as exc:  # noqa: BLE001 — adapter parse errors, malformed turns: recorded, then retried
+        except Exception as exc:
             d, fails = None, [f"parse: {type(exc).__name__}: {str(exc)[:160]}"]
         if not fails:
             d["metadata"]["retries"] = attempt
             log = {"dialogue_id": base["dialogue_id"], "tier": base["scenario"]["difficulty"], "retries": attempt}
             return d, ({**log, "reasons": reasons} if reasons else log)
         reasons.append(fails)
-    return None, {"dialogue_id": base["dialogue_id"], "tier": base["scenario"]["difficulty"],
-                  "retries": max_retries, "failed": True, "reasons": reasons}
+    return None, {
+        "dialogue_id": base["dialogue_id"],
+        "tier": base["scenario"]["difficulty"],
+        "retries": max_retries,
+        "failed": True,
+        "reasons": reasons,
+    }
 
 
-def generate_llm(kb: KB, n: int, model: str, seed: int = 42, max_retries: int = 2, api_base: str | None = None,
-                 progress: bool = False, lm: dspy.BaseLM | None = None, prompt: str = PROMPT_VERSION,
-                 decoding: str = "free", on_log: Callable[[dict[str, Any]], None] | None = None,
-                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def generate_llm(
+    kb: KB,
+    n: int,
+    model: str,
+    seed: int = 42,
+    max_retries: int = 2,
+    api_base: str | None = None,
+    progress: bool = False,
+    lm: dspy.BaseLM | None = None,
+    prompt: str = PROMPT_VERSION,
+    decoding: str = "free",
+    on_log: Callable[[dict[str, Any]], None] | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``n`` scenarios (same cycle, tiers and pools as the simulator) generated by ``model``;
     returns ``(accepted dialogues with splits, failure records)``.  ``on_log`` receives every
     dialogue's attempt log (with its wall time ``seconds``) as soon as it is done."""
     if n < 1:
         raise ValueError(f"--n must be positive, got {n}")
     if prompt not in PROMPTS or decoding not in DECODINGS:
-        raise ValueError(f"prompt/decoding: expected one of {sorted(PROMPTS)} / {DECODINGS}, "
-                         f"got {prompt!r} / {decoding!r}")
+        raise ValueError(
+            f"prompt/decoding: expected one of {sorted(PROMPTS)} / {DECODINGS}, " f"got {prompt!r} / {decoding!r}"
+        )
     lm = lm or dspy.LM(model, api_base=api_base, cache=False)
     cities, program = kb.cities(), DialogueGenerator(prompt)
     tiers = allocate_tiers(n, np.random.default_rng([seed, 1]))
@@ -266,15 +334,38 @@ def generate_llm(kb: KB, n: int, model: str, seed: int = 42, max_retries: int = 
             persona = sample_persona(persona_type, rng)
             _, cands = sample_candidates(kb, city, poi_type, rng)
             open_ids = open_set(kb, city, poi_type)
-            base = {"dialogue_id": dialogue_id(i),
-                    "scenario": {"persona_type": persona_type, "persona": persona.text, "context": persona.context,
-                                 "city": city, "poi_type": poi_type, "difficulty": tiers[i],
-                                 "hidden_preferences": {"style": None, "price_max": None, "noise": None,
-                                                        "ambience": [], "features": [], "anchor": None}},
-                    "candidate_poi_ids": cands, "expanded_pool_poi_ids": expanded_pools(open_ids, cands, rng),
-                    "open_set_poi_ids": open_ids, "split": "train",
-                    "metadata": {"generator": "llm", "model": model, "seed": seed, "kb_sha256": kb.sha256, "retries": 0,
-                                 "prompt_version": prompt, "generator_mode": decoding}}
+            base = {
+                "dialogue_id": dialogue_id(i),
+                "scenario": {
+                    "persona_type": persona_type,
+                    "persona": persona.text,
+                    "context": persona.context,
+                    "city": city,
+                    "poi_type": poi_type,
+                    "difficulty": tiers[i],
+                    "hidden_preferences": {
+                        "style": None,
+                        "price_max": None,
+                        "noise": None,
+                        "ambience": [],
+                        "features": [],
+                        "anchor": None,
+                    },
+                },
+                "candidate_poi_ids": cands,
+                "expanded_pool_poi_ids": expanded_pools(open_ids, cands, rng),
+                "open_set_poi_ids": open_ids,
+                "split": "train",
+                "metadata": {
+                    "generator": "llm",
+                    "model": model,
+                    "seed": seed,
+                    "kb_sha256": kb.sha256,
+                    "retries": 0,
+                    "prompt_version": prompt,
+                    "generator_mode": decoding,
+                },
+            }
             rejections = max(TIER_SPECS[tiers[i]].rejections)
             t0 = time.monotonic()
             d, log = generate_one(program, kb, base, rejections, max_retries, prompt, decoding)

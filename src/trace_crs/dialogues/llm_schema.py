@@ -34,6 +34,7 @@ which the compact prompt adds to the scenario as a suggestion (not enforced).
 ``demo(r)`` is a hand-written dialogue with ``r`` rejections over 4 fictional candidates in
 the compact prompt's format (labelled candidates and excerpts).
 """
+
 from __future__ import annotations
 
 import json
@@ -68,14 +69,20 @@ def _ids(values: list[str], lo: int, hi: int) -> dict[str, Any]:
     return {"type": "array", "items": {"enum": list(values)}, "minItems": lo, "maxItems": hi}
 
 
-def turn_variant(turn_id: int, role: str, action: str, poi_ids: list[str], review_ids: list[str],
-                 cite_pattern: bool = True) -> dict[str, Any]:
+def turn_variant(
+    turn_id: int, role: str, action: str, poi_ids: list[str], review_ids: list[str], cite_pattern: bool = True
+) -> dict[str, Any]:
     """The object schema of one turn with a fixed action."""
     (plo, phi), (rlo, rhi) = ID_COUNTS[action]
     text = {"type": "string", "pattern": CITED_TEXT} if cite_pattern and action in REC_ACTIONS else {"type": "string"}
-    props = {"turn_id": {"const": turn_id}, "role": {"const": role}, "action": {"const": action},
-             "referenced_poi_ids": _ids(poi_ids, plo, phi), "text": text,
-             "referenced_review_ids": _ids(review_ids, rlo, rhi)}
+    props = {
+        "turn_id": {"const": turn_id},
+        "role": {"const": role},
+        "action": {"const": action},
+        "referenced_poi_ids": _ids(poi_ids, plo, phi),
+        "text": text,
+        "referenced_review_ids": _ids(review_ids, rlo, rhi),
+    }
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
@@ -89,23 +96,38 @@ def position_actions(turn_id: int, n_turns: int) -> tuple[str, ...]:
     return tuple(a for a in actions if a not in (OPEN, CLOSE))
 
 
-def turn_schema(turn_id: int, n_turns: int, poi_ids: list[str], review_ids: list[str],
-                cite_pattern: bool = True) -> dict[str, Any]:
+def turn_schema(
+    turn_id: int, n_turns: int, poi_ids: list[str], review_ids: list[str], cite_pattern: bool = True
+) -> dict[str, Any]:
     role = "user" if turn_id % 2 == 1 else "system"
-    variants = [turn_variant(turn_id, role, a, poi_ids, review_ids, cite_pattern)
-                for a in position_actions(turn_id, n_turns)]
+    variants = [
+        turn_variant(turn_id, role, a, poi_ids, review_ids, cite_pattern) for a in position_actions(turn_id, n_turns)
+    ]
     return variants[0] if len(variants) == 1 else {"anyOf": variants}
 
 
 def output_schema(poi_ids: list[str], review_ids: list[str], cite_pattern: bool = True) -> dict[str, Any]:
     """JSON Schema of the whole V2 output ``{"turns": [...], "multi_reference": {...}}``
     (``cite_pattern=False`` drops ``CITED_TEXT``, e.g. to validate decoded JSON)."""
-    turns = {"anyOf": [{"type": "array", "prefixItems": [turn_schema(i, n, poi_ids, review_ids, cite_pattern)
-                                                          for i in range(1, n + 1)],
-                        "minItems": n, "maxItems": n, "items": False} for n in TURN_COUNTS]}
+    turns = {
+        "anyOf": [
+            {
+                "type": "array",
+                "prefixItems": [turn_schema(i, n, poi_ids, review_ids, cite_pattern) for i in range(1, n + 1)],
+                "minItems": n,
+                "maxItems": n,
+                "items": False,
+            }
+            for n in TURN_COUNTS
+        ]
+    }
     multi = {"type": "object", "additionalProperties": _ids(poi_ids, 0, len(poi_ids))}
-    return {"type": "object", "properties": {"turns": turns, "multi_reference": multi},
-            "required": ["turns", "multi_reference"], "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"turns": turns, "multi_reference": multi},
+        "required": ["turns", "multi_reference"],
+        "additionalProperties": False,
+    }
 
 
 def action_plan(rejections: int) -> list[str]:
@@ -155,57 +177,116 @@ class SchemaJSONAdapter(dspy.JSONAdapter):
 
 
 _DEMO_CANDIDATES = [
-    {"label": "P1", "name": "Casa Verde", "stars": 4.5, "price": 2, "categories": ["Restaurants", "Mexican"],
-     "reviews": [{"label": "R1", "text": "The mole was rich and smoky. Staff kept our water glasses full. "
-                                         "Patio seating is lovely at sunset."},
-                 {"label": "R2", "text": "Loud on Friday nights, so bring your patience. The tacos are worth it."}]},
-    {"label": "P2", "name": "Olive & Ash", "stars": 4.0, "price": 3, "categories": ["Restaurants", "Italian"],
-     "reviews": [{"label": "R3", "text": "A quiet, candlelit room that is perfect for a date. "
-                                         "The handmade pasta was excellent."},
-                 {"label": "R4", "text": "Pricey but the wine list is superb."}]},
-    {"label": "P3", "name": "Desert Spoon", "stars": 3.5, "price": 1, "categories": ["Restaurants", "Diners"],
-     "reviews": [{"label": "R5", "text": "Cheap and cheerful breakfast. The pancakes are huge."},
-                 {"label": "R6", "text": "Service was slow but friendly."}]},
-    {"label": "P4", "name": "Saguaro Grill", "stars": 4.0, "price": 2,
-     "categories": ["Restaurants", "Steakhouses"],
-     "reviews": [{"label": "R7", "text": "Great steaks and a calm dining room. We could actually talk."},
-                 {"label": "R8", "text": "Reservations are easy to get on weekdays."}]},
+    {
+        "label": "P1",
+        "name": "Casa Verde",
+        "stars": 4.5,
+        "price": 2,
+        "categories": ["Restaurants", "Mexican"],
+        "reviews": [
+            {
+                "label": "R1",
+                "text": "The mole was rich and smoky. Staff kept our water glasses full. "
+                "Patio seating is lovely at sunset.",
+            },
+            {"label": "R2", "text": "Loud on Friday nights, so bring your patience. The tacos are worth it."},
+        ],
+    },
+    {
+        "label": "P2",
+        "name": "Olive & Ash",
+        "stars": 4.0,
+        "price": 3,
+        "categories": ["Restaurants", "Italian"],
+        "reviews": [
+            {
+                "label": "R3",
+                "text": "A quiet, candlelit room that is perfect for a date. " "The handmade pasta was excellent.",
+            },
+            {"label": "R4", "text": "Pricey but the wine list is superb."},
+        ],
+    },
+    {
+        "label": "P3",
+        "name": "Desert Spoon",
+        "stars": 3.5,
+        "price": 1,
+        "categories": ["Restaurants", "Diners"],
+        "reviews": [
+            {"label": "R5", "text": "Cheap and cheerful breakfast. The pancakes are huge."},
+            {"label": "R6", "text": "Service was slow but friendly."},
+        ],
+    },
+    {
+        "label": "P4",
+        "name": "Saguaro Grill",
+        "stars": 4.0,
+        "price": 2,
+        "categories": ["Restaurants", "Steakhouses"],
+        "reviews": [
+            {"label": "R7", "text": "Great steaks and a calm dining room. We could actually talk."},
+            {"label": "R8", "text": "Reservations are easy to get on weekdays."},
+        ],
+    },
 ]
 
 
 def _turn(i: int, action: str, text: str, pois: tuple[str, ...] = (), reviews: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"turn_id": i, "role": "user" if i % 2 else "system", "action": action,
-            "referenced_poi_ids": [f"P{k}" for k in pois], "text": text,
-            "referenced_review_ids": [f"R{k}" for k in reviews]}
+    return {
+        "turn_id": i,
+        "role": "user" if i % 2 else "system",
+        "action": action,
+        "referenced_poi_ids": [f"P{k}" for k in pois],
+        "text": text,
+        "referenced_review_ids": [f"R{k}" for k in reviews],
+    }
 
 
-_OPEN = [("greet_and_seek", "Hi! My partner and I are in Tucson for the weekend. Where should we have dinner?"),
-         ("ask_preference", "Happy to help! What kind of food do you like, and what is your budget?"),
-         ("provide_preference", "Something special but not too expensive, with a nice atmosphere."),
-         ("recommend", 'Casa Verde could fit: one guest wrote "Patio seating is lovely at sunset." [R1]',
-          ("1",), ("1",)),
-         ("reject_and_refine", "Sounds nice, but we want a quiet place where we can talk.", ("1",)),
-         ("recommend", 'Then try Saguaro Grill: a reviewer said "a calm dining room. We could actually talk." [R7]',
-          ("4",), ("7",))]
-_CHEAPER = [("reject_and_refine", "We would rather skip steak tonight. Is there something cheaper?", ("4",)),
-            ("recommend", 'Desert Spoon is the budget pick: "Cheap and cheerful breakfast." [R5]', ("3",), ("5",))]
+_OPEN = [
+    ("greet_and_seek", "Hi! My partner and I are in Tucson for the weekend. Where should we have dinner?"),
+    ("ask_preference", "Happy to help! What kind of food do you like, and what is your budget?"),
+    ("provide_preference", "Something special but not too expensive, with a nice atmosphere."),
+    ("recommend", 'Casa Verde could fit: one guest wrote "Patio seating is lovely at sunset." [R1]', ("1",), ("1",)),
+    ("reject_and_refine", "Sounds nice, but we want a quiet place where we can talk.", ("1",)),
+    (
+        "recommend",
+        'Then try Saguaro Grill: a reviewer said "a calm dining room. We could actually talk." [R7]',
+        ("4",),
+        ("7",),
+    ),
+]
+_CHEAPER = [
+    ("reject_and_refine", "We would rather skip steak tonight. Is there something cheaper?", ("4",)),
+    ("recommend", 'Desert Spoon is the budget pick: "Cheap and cheerful breakfast." [R5]', ("3",), ("5",)),
+]
 _ROMANTIC = ("provide_preference", "Good idea. Is there anything more romantic?")
 _NOT_BREAKFAST = ("reject_and_refine", "We want dinner, not breakfast, and something romantic.", ("3",))
-_COMPARE = ("compare", 'Olive & Ash is "A quiet, candlelit room that is perfect for a date." [R3], while Saguaro Grill '
-            'has "Great steaks and a calm dining room." [R7]', ("2", "4"), ("3", "7"))
+_COMPARE = (
+    "compare",
+    'Olive & Ash is "A quiet, candlelit room that is perfect for a date." [R3], while Saguaro Grill '
+    'has "Great steaks and a calm dining room." [R7]',
+    ("2", "4"),
+    ("3", "7"),
+)
 _CLOSE = [("accept", "Olive & Ash it is, thank you!"), ("farewell", "Enjoy your dinner at Olive & Ash!")]
-_DEMO_TURNS = {1: _OPEN + [_ROMANTIC, _COMPARE] + _CLOSE,
-               2: _OPEN + _CHEAPER + [_ROMANTIC, _COMPARE] + _CLOSE,
-               3: _OPEN + _CHEAPER + [_NOT_BREAKFAST, _COMPARE] + _CLOSE}
+_DEMO_TURNS = {
+    1: _OPEN + [_ROMANTIC, _COMPARE] + _CLOSE,
+    2: _OPEN + _CHEAPER + [_ROMANTIC, _COMPARE] + _CLOSE,
+    3: _OPEN + _CHEAPER + [_NOT_BREAKFAST, _COMPARE] + _CLOSE,
+}
 
 
 def demo(rejections: int) -> dict[str, Any]:
     """The worked example with ``rejections`` (1-3) reject_and_refine turns, following
     :func:`action_plan`; the compact prompt shows the one matching the scenario's count."""
     turns = [_turn(i, *t) for i, t in enumerate(_DEMO_TURNS[min(max(rejections, 1), 3)], 1)]
-    return {"scenario": "persona: Dana, 41, a food lover travelling with a partner (foodie); context: weekend "
-                        f"getaway; city: Tucson; POI type: restaurant; difficulty: medium; rejections: {rejections}; "
-                        f"suggested actions: {suggested_actions(rejections)}",
-            "candidates": json.dumps(_DEMO_CANDIDATES, ensure_ascii=False), "turns": turns,
-            "multi_reference": {str(t["turn_id"]): ["P2"] if t["turn_id"] == 6 else []
-                                for t in turns if t["action"] in REC_ACTIONS}}
+    return {
+        "scenario": "persona: Dana, 41, a food lover travelling with a partner (foodie); context: weekend "
+        f"getaway; city: Tucson; POI type: restaurant; difficulty: medium; rejections: {rejections}; "
+        f"suggested actions: {suggested_actions(rejections)}",
+        "candidates": json.dumps(_DEMO_CANDIDATES, ensure_ascii=False),
+        "turns": turns,
+        "multi_reference": {
+            str(t["turn_id"]): ["P2"] if t["turn_id"] == 6 else [] for t in turns if t["action"] in REC_ACTIONS
+        },
+    }

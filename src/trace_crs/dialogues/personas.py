@@ -1,5 +1,6 @@
 """Persona archetypes, travel contexts, 38-per-type pools and the randomisation layer
 (paper Appendix I).  All phrasing lives in ``data/personas.yaml``."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

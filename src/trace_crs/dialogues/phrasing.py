@@ -8,6 +8,7 @@ dog") and free of facet-lexicon keywords; otherwise a plain keyword frame of
 ``templates.yaml`` with a ``kb.lexicon`` keyword.  Prices are always named with words of the
 public price vocabulary (``kb.price``), as real users name budgets with a small set of words.
 The paraphrase bank is read by this module only: baselines and metrics never see it."""
+
 from __future__ import annotations
 
 from functools import lru_cache

@@ -25,6 +25,7 @@ target that meets more favoured facet values more likely (weight ``1 + FAVOUR_TA
 moves the favoured constraints to the front of the order in which preferences are stated,
 so they are the ones most often revealed (and hence in the hidden preferences).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -32,20 +33,19 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.dialogues.constraints import (Constraint, avoid_pool, loosened, meeting, meets, preference_pool,
-                                             satisfies)
+from trace_crs.dialogues.constraints import Constraint, avoid_pool, loosened, meeting, meets, preference_pool, satisfies
 from trace_crs.dialogues.tiers import TierSpec
 from trace_crs.kb.schema import POI
 
 MAX_TURNS = 12
-P_STYLE_FIRST = 0.4     # the greeting states the style (when the target has one)
+P_STYLE_FIRST = 0.4  # the greeting states the style (when the target has one)
 P_SILENT_GREETING = 0.15
 SLACK_EVERY = 8  # attempts before one fewer up-front constraint is tried
-FAVOUR_TARGET = 10.0   # extra target weight per favoured facet value it meets
-FAVOUR_ORDER = 10.0    # added to a favoured constraint's coverage score (> any coverage of 8 + noise 2)
-P_AVOID = 0.25         # a preference against a value joins the order (when the pool has one)
-AVOID_DEPTH = 2        # ... at one of the first AVOID_DEPTH + 1 positions
-P_EITHER = 0.08        # a style/ambience/feature constraint becomes "either it or another value"
+FAVOUR_TARGET = 10.0  # extra target weight per favoured facet value it meets
+FAVOUR_ORDER = 10.0  # added to a favoured constraint's coverage score (> any coverage of 8 + noise 2)
+P_AVOID = 0.25  # a preference against a value joins the order (when the pool has one)
+AVOID_DEPTH = 2  # ... at one of the first AVOID_DEPTH + 1 positions
+P_EITHER = 0.08  # a style/ambience/feature constraint becomes "either it or another value"
 Favoured = frozenset  # of (facet, value-as-text | "*")
 
 
@@ -82,20 +82,24 @@ def _pick(ids: list[str], rng: np.random.Generator, avoid: set[str], k: int = 1)
     return [pool[i] for i in rng.choice(len(pool), size=k, replace=False)]
 
 
-def _order(pool: list[Constraint], cands: list[POI], rng: np.random.Generator,
-           prior: Favoured = frozenset()) -> list[Constraint]:
+def _order(
+    pool: list[Constraint], cands: list[POI], rng: np.random.Generator, prior: Favoured = frozenset()
+) -> list[Constraint]:
     """Constraints the persona favours first, then broad ones (met by many candidates), ties
     and near-ties shuffled; the style leads with probability ``P_STYLE_FIRST``."""
-    cover = {i: sum(meets(p, c) for p in cands) + rng.random() * 2 + FAVOUR_ORDER * favoured(c, prior)
-             for i, c in enumerate(pool)}
+    cover = {
+        i: sum(meets(p, c) for p in cands) + rng.random() * 2 + FAVOUR_ORDER * favoured(c, prior)
+        for i, c in enumerate(pool)
+    }
     ordered = [pool[i] for i in sorted(cover, key=lambda i: -cover[i])]
     if rng.random() < P_STYLE_FIRST:
         ordered.sort(key=lambda c: c[0] != "style")
     return ordered
 
 
-def _vary(pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.Generator,
-          prior: Favoured = frozenset()) -> None:
+def _vary(
+    pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.Generator, prior: Favoured = frozenset()
+) -> None:
     """In place: maybe insert an avoided value near the front (after the persona's favoured
     constraints, so the persona signal is kept), maybe turn one constraint into an either-of
     group (module docstring)."""
@@ -106,19 +110,31 @@ def _vary(pool: list[Constraint], target: POI, cands: list[POI], rng: np.random.
         pool.insert(at, avoids[int(rng.integers(len(avoids)))])
     if rng.random() < P_EITHER:
         for i, (facet, value) in enumerate(pool):
-            if facet not in ("style", "ambience", "features") or (facet == "style" and target.poi_type != "restaurant") \
-                    or favoured((facet, value), prior):   # the persona's own tastes stay plain
+            if (
+                facet not in ("style", "ambience", "features")
+                or (facet == "style" and target.poi_type != "restaurant")
+                or favoured((facet, value), prior)
+            ):  # the persona's own tastes stay plain
                 continue
-            have = {p.attributes.get(facet) for p in cands} if facet == "style" else \
-                {v for p in cands for v in p.attributes.get(facet) or []}
+            have = (
+                {p.attributes.get(facet) for p in cands}
+                if facet == "style"
+                else {v for p in cands for v in p.attributes.get(facet) or []}
+            )
             others = sorted(v for v in have - {value, None} if not satisfies(target, (facet, v)))
             if others:
                 pool[i] = ("either", ((facet, value), (facet, others[int(rng.integers(len(others)))])))
                 return
 
 
-def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
-             slack: int = 0, prior: Favoured = frozenset()) -> Plan | None:
+def _attempt(
+    cands: list[POI],
+    spec: TierSpec,
+    hotspots: list[dict[str, Any]],
+    rng: np.random.Generator,
+    slack: int = 0,
+    prior: Favoured = frozenset(),
+) -> Plan | None:
     """One random try; ``slack`` states that many fewer constraints before the first
     recommendation (never fewer than one), which makes rejections feasible in sparse pools."""
     by_id = {p.business_id: p for p in cands}
@@ -136,7 +152,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     if tight is not None and n_pre < 2:
         tight, rest = None, pool
     pre = rest[: n_pre - (tight is not None)] + ([loosened(tight)] if tight is not None else [])
-    later = rest[n_pre - (tight is not None):]  # rejection constraints are chosen among these
+    later = rest[n_pre - (tight is not None) :]  # rejection constraints are chosen among these
     compare_first = rng.random() < 0.5
     sep = rng.random() < spec.p_separate_compare and 2 * (4 + n_rej) <= MAX_TURNS
     extra = rng.random() < spec.p_extra_ask
@@ -146,7 +162,7 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     greet_n = 0 if rng.random() < P_SILENT_GREETING or len(pre) < 2 else 1
     steps = [Step("greet_and_seek", "ask_preference", pre[:greet_n])]
     if extra:  # a second ask round; the user may have nothing new to add
-        more = pre[greet_n:greet_n + 1] if len(pre) - greet_n >= 2 else []
+        more = pre[greet_n : greet_n + 1] if len(pre) - greet_n >= 2 else []
         steps.append(Step("provide_preference", "ask_preference", more))
         greet_n += len(more)
     current = Step("provide_preference", "compare" if compare_first else "recommend", pre[greet_n:])
@@ -185,8 +201,11 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
         steps.append(current)
     k = 2 if current.system_action == "compare" else 1
     rest_ids = [b for b in s_ids if b not in recommended and b != target.business_id]
-    pair = ([target.business_id] + (_pick(rest_ids, rng, set(), k - 1) or [])) if target.business_id not in recommended \
+    pair = (
+        ([target.business_id] + (_pick(rest_ids, rng, set(), k - 1) or []))
+        if target.business_id not in recommended
         else (_pick(s_ids, rng, set(recommended), k) or [])
+    )
     if len(pair) < k:
         return None
     pair = [pair[i] for i in rng.permutation(k)]
@@ -205,8 +224,14 @@ def _attempt(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], r
     return Plan(steps=steps, constraints=stated, target=target.business_id)
 
 
-def build_plan(cands: list[POI], spec: TierSpec, hotspots: list[dict[str, Any]], rng: np.random.Generator,
-               attempts: int = 40, prior: Favoured = frozenset()) -> Plan | None:
+def build_plan(
+    cands: list[POI],
+    spec: TierSpec,
+    hotspots: list[dict[str, Any]],
+    rng: np.random.Generator,
+    attempts: int = 40,
+    prior: Favoured = frozenset(),
+) -> Plan | None:
     """A feasible plan for these candidates, or ``None`` after ``attempts`` random tries."""
     for i in range(attempts):
         plan = _attempt(cands, spec, hotspots, rng, slack=i // SLACK_EVERY, prior=prior)

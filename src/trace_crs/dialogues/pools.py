@@ -2,6 +2,7 @@
 rating/category sampling, the expanded 16 / 32 pools (supersets) and the open set (every
 same-city/type POI), so one dialogue can be evaluated at every pool size without
 regenerating."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -23,7 +24,9 @@ def open_set(kb: KB, city: str, poi_type: str) -> list[str]:
     """All POIs of the city × type slice; raises when fewer than the closed pool needs."""
     ids = kb.pois_in(city, poi_type)
     if len(ids) < CLOSED_SIZE:
-        raise ValueError(f"candidate pool for {city} / {poi_type} has {len(ids)} POIs; at least {CLOSED_SIZE} are needed")
+        raise ValueError(
+            f"candidate pool for {city} / {poi_type} has {len(ids)} POIs; at least {CLOSED_SIZE} are needed"
+        )
     return list(ids)
 
 
@@ -33,8 +36,14 @@ def _stratified(ids: list[str], k: int, kb: KB, rng: np.random.Generator) -> lis
     return [str(stratum[int(rng.integers(len(stratum)))]) for stratum in np.array_split(np.array(ranked), k)]
 
 
-def sample_candidates(kb: KB, city: str, poi_type: str, rng: np.random.Generator,
-                      favoured_styles: frozenset[str] = frozenset(), favour: float = 10.0) -> tuple[str, list[str]]:
+def sample_candidates(
+    kb: KB,
+    city: str,
+    poi_type: str,
+    rng: np.random.Generator,
+    favoured_styles: frozenset[str] = frozenset(),
+    favour: float = 10.0,
+) -> tuple[str, list[str]]:
     """``(focus_style, 8 sorted ids)``: up to ``FOCUS_SHARE`` POIs of a focus style (a style
     with ≥ 2 POIs in the slice, chosen with probability ∝ its size, × ``1 + favour`` for a
     style the persona favours) stratified by rating, then one POI per other style (styles in

@@ -5,18 +5,20 @@ A span is found by a facet-lexicon keyword match (``kb.lexicon.find_facets``) in
 POI's reviews, widened to the surrounding sentence and trimmed at word boundaries to at most
 ``MAX_QUOTE_CHARS`` characters; ``review.text[start:end] == quote`` always holds.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from trace_crs.dialogues.schema import Span
-from trace_crs.segment import SENTENCE_END
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.review_writer import QUOTABLE_MAX_CHARS
 from trace_crs.kb.store import KB
+from trace_crs.segment import SENTENCE_END
 
-MAX_QUOTE_CHARS = QUOTABLE_MAX_CHARS   # the synthetic writer keeps facet sentences this short
+MAX_QUOTE_CHARS = QUOTABLE_MAX_CHARS  # the synthetic writer keeps facet sentences this short
 
 
 def sentence_window(text: str, start: int, end: int, max_chars: int = MAX_QUOTE_CHARS) -> tuple[int, int]:

@@ -7,6 +7,7 @@ cited review's full text.  ``hydrate`` restores the text from a KB and fails, na
 dialogue and the quote index, when the review is missing or its text checksum differs.
 ``hydrate(release(d), kb) == d`` for every valid dialogue.
 """
+
 from __future__ import annotations
 
 import copy
@@ -44,8 +45,16 @@ def release_dialogue(d: dict[str, Any], kb: KB) -> dict[str, Any]:
             if old not in turn["text"]:
                 raise HydrationError(f"dialogue {d['dialogue_id']}: quote {n}: text lacks {old[:60]!r}")
             turn["text"] = turn["text"].replace(old, _quoted(f"[Q:{n}]", c["label"]), 1)
-            pointers.append({"label": c["label"], "review_id": c["review_id"], "q": n, "start": c["start"],
-                             "end": c["end"], "sha256": text_sha256(review.text)})
+            pointers.append(
+                {
+                    "label": c["label"],
+                    "review_id": c["review_id"],
+                    "q": n,
+                    "start": c["start"],
+                    "end": c["end"],
+                    "sha256": text_sha256(review.text),
+                }
+            )
         turn["citations"] = pointers
     return out
 
@@ -62,9 +71,10 @@ def hydrate_dialogue(r: dict[str, Any], kb: KB) -> dict[str, Any]:
                 raise HydrationError(f"{where}: review {p['review_id']} is missing from the KB")
             if text_sha256(review.text) != p["sha256"]:
                 raise HydrationError(f"{where}: review {p['review_id']} text checksum differs from the release")
-            quote = review.text[p["start"]:p["end"]]
+            quote = review.text[p["start"] : p["end"]]
             turn["text"] = turn["text"].replace(_quoted(f"[Q:{p['q']}]", p["label"]), _quoted(quote, p["label"]), 1)
-            citations.append({"label": p["label"], "review_id": p["review_id"], "quote": quote,
-                              "start": p["start"], "end": p["end"]})
+            citations.append(
+                {"label": p["label"], "review_id": p["review_id"], "quote": quote, "start": p["start"], "end": p["end"]}
+            )
         turn["citations"] = citations
     return out

@@ -9,6 +9,7 @@ therefore records what it checked beside the file (``<file>.validated.json``: th
 file's bytes and of the schema); a loader skips the per-record check only when both still match,
 so a corpus that changed by one byte, or a new schema, is checked in full again.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,11 +18,12 @@ import math
 import os
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 
@@ -64,6 +66,8 @@ class Span:
     start: int
     end: int
     quote: str
+
+
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 
 
@@ -106,14 +110,16 @@ def bad_id(value: str) -> bool:
     """Whether an id is blank after Unicode normalisation (NFKC) or holds invisible format or
     control characters (a zero-width space makes "P1\u200b" look like "P1" but not match it)."""
     return not unicodedata.normalize("NFKC", value).strip() or any(
-        unicodedata.category(c) in ("Cf", "Cc") for c in value)
+        unicodedata.category(c) in ("Cf", "Cc") for c in value
+    )
 
 
 def _value_problem(rec: dict[str, Any]) -> tuple[str, str] | None:
     """What the JSON schema cannot say: ids visible and non-blank, anchor coordinates finite and
     on the globe (NaN or 999 latitudes passed the schema and then flipped live outcomes)."""
-    ids = [("dialogue_id", rec["dialogue_id"])] + [(f"candidate_poi_ids/{k}", v)
-                                                    for k, v in enumerate(rec.get("candidate_poi_ids") or [])]
+    ids = [("dialogue_id", rec["dialogue_id"])] + [
+        (f"candidate_poi_ids/{k}", v) for k, v in enumerate(rec.get("candidate_poi_ids") or [])
+    ]
     for field, value in ids:
         if bad_id(value):
             return field, f"blank or invisible characters in id {value!r}"
@@ -122,7 +128,10 @@ def _value_problem(rec: dict[str, Any]) -> tuple[str, str] | None:
         for key, low, high in (("latitude", -90.0, 90.0), ("longitude", -180.0, 180.0), ("max_km", 0.0, 20_000.0)):
             v = anchor.get(key)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and low <= v <= high):
-                return f"scenario/hidden_preferences/anchor/{key}", f"{v!r} is not a finite number in [{low:g}, {high:g}]"
+                return (
+                    f"scenario/hidden_preferences/anchor/{key}",
+                    f"{v!r} is not a finite number in [{low:g}, {high:g}]",
+                )
     return None
 
 

@@ -6,6 +6,7 @@ scripted expert system (:mod:`trace_crs.dialogues.plan`) rendered with the templ
 review spans that support the recommended POI's stated aspects (:mod:`quotes`), labelled
 ``[R1]``, ``[R2]``, … per turn, with character offsets.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,7 +38,7 @@ def _spans(finder: QuoteFinder, bid: str, stated: list[Constraint], k: int) -> l
     for facet, value in reversed(stated):
         if facet == "either":  # quote the member the POI has
             facet, value = next(((f, v) for f, v in value if finder.support(bid, f, v)), value[0])
-        if facet == "avoid":    # an absent value has no supporting span
+        if facet == "avoid":  # an absent value has no supporting span
             continue
         for span in finder.support(bid, facet, value):
             if span.review_id not in {s.review_id for s in out}:
@@ -53,15 +54,18 @@ def _spans(finder: QuoteFinder, bid: str, stated: list[Constraint], k: int) -> l
     return out
 
 
-def _system_turn(step: Step, kb: KB, finder: QuoteFinder, rng: np.random.Generator, slots: dict[str, str]) -> dict[str, Any]:
+def _system_turn(
+    step: Step, kb: KB, finder: QuoteFinder, rng: np.random.Generator, slots: dict[str, str]
+) -> dict[str, Any]:
     citations: list[dict[str, Any]] = []
     clauses: list[str] = []
     for bid in step.recommended:
         parts = []
         for span in _spans(finder, bid, step.stated, QUOTES_PER_POI[step.system_action]):
             label = f"R{len(citations) + 1}"
-            citations.append({"label": label, "review_id": span.review_id, "quote": span.quote,
-                              "start": span.start, "end": span.end})
+            citations.append(
+                {"label": label, "review_id": span.review_id, "quote": span.quote, "start": span.start, "end": span.end}
+            )
             parts.append(evidence(span.quote, label, rng))
         clauses.append(" Also, ".join(parts))
     names = [kb.pois[b].name for b in step.recommended]
@@ -71,17 +75,23 @@ def _system_turn(step: Step, kb: KB, finder: QuoteFinder, rng: np.random.Generat
         text = render("system", "compare", rng, name1=names[0], name2=names[1], ev1=clauses[0], ev2=clauses[1])
     else:
         text = render("system", step.system_action, rng, **slots)
-    turn = {"role": "system", "action": step.system_action, "text": text,
-            "referenced_poi_ids": list(step.recommended),
-            "referenced_review_ids": list(dict.fromkeys(c["review_id"] for c in citations)), "citations": citations}
+    turn = {
+        "role": "system",
+        "action": step.system_action,
+        "text": text,
+        "referenced_poi_ids": list(step.recommended),
+        "referenced_review_ids": list(dict.fromkeys(c["review_id"] for c in citations)),
+        "citations": citations,
+    }
     if step.recommended:
         turn["gold_poi_ids"] = list(step.recommended)
         turn["acceptable_alternative_poi_ids"] = list(step.alternatives)
     return turn
 
 
-def _user_turn(step: Step, kb: KB, rng: np.random.Generator, slots: dict[str, str], poi_type: str,
-               accepted: str) -> dict[str, Any]:
+def _user_turn(
+    step: Step, kb: KB, rng: np.random.Generator, slots: dict[str, str], poi_type: str, accepted: str
+) -> dict[str, Any]:
     pref = prefs_text(step.revealed, poi_type, rng)
     refs: list[str] = []
     if step.user_action == "greet_and_seek":
@@ -98,23 +108,45 @@ def _user_turn(step: Step, kb: KB, rng: np.random.Generator, slots: dict[str, st
         text = render("user", "provide_preference", rng, pref=pref)
     else:
         text = render("user", "no_preference", rng, **slots)
-    return {"role": "user", "action": step.user_action, "text": text, "referenced_poi_ids": refs,
-            "referenced_review_ids": [], "citations": []}
+    return {
+        "role": "user",
+        "action": step.user_action,
+        "text": text,
+        "referenced_poi_ids": refs,
+        "referenced_review_ids": [],
+        "citations": [],
+    }
 
 
-def _plan_for(kb: KB, city: str, poi_type: str, tier: str, hotspots: list[dict[str, Any]],
-              rng: np.random.Generator, prior: frozenset = frozenset()) -> tuple[list[str], Plan]:
+def _plan_for(
+    kb: KB,
+    city: str,
+    poi_type: str,
+    tier: str,
+    hotspots: list[dict[str, Any]],
+    rng: np.random.Generator,
+    prior: frozenset = frozenset(),
+) -> tuple[list[str], Plan]:
     for _ in range(POOL_RESAMPLES):
         _, cands = sample_candidates(kb, city, poi_type, rng, frozenset(v for f, v in prior if f == "style"))
         plan = build_plan([kb.pois[b] for b in cands], TIER_SPECS[tier], hotspots, rng, prior=prior)
         if plan is not None:
             return cands, plan
-    raise ValueError(f"no feasible {tier} dialogue plan for {city} / {poi_type} after {POOL_RESAMPLES} candidate pools "
-                     "(POIs share too few facets)")
+    raise ValueError(
+        f"no feasible {tier} dialogue plan for {city} / {poi_type} after {POOL_RESAMPLES} candidate pools "
+        "(POIs share too few facets)"
+    )
 
 
-def simulate_dialogue(kb: KB, finder: QuoteFinder, index: int, tier: str, seed: int, cities: list[str],
-                      hotspots: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def simulate_dialogue(
+    kb: KB,
+    finder: QuoteFinder,
+    index: int,
+    tier: str,
+    seed: int,
+    cities: list[str],
+    hotspots: dict[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
     """The ``index``-th simulated dialogue (its own generator ``default_rng([seed, 2, index])``);
     ``split`` is a placeholder until :func:`splits.assign_splits` runs."""
     rng = np.random.default_rng([seed, 2, index])
@@ -124,8 +156,13 @@ def simulate_dialogue(kb: KB, finder: QuoteFinder, index: int, tier: str, seed: 
     open_ids = open_set(kb, city, poi_type)
     recs = [s for s in plan.steps if s.recommended]
     accepted = recs[-1].recommended[0]
-    slots = {"city": city, "context": persona.context, "about": persona.about,
-             "noun": choose(templates()["nouns"][poi_type], rng), "name": kb.pois[accepted].name}
+    slots = {
+        "city": city,
+        "context": persona.context,
+        "about": persona.about,
+        "noun": choose(templates()["nouns"][poi_type], rng),
+        "name": kb.pois[accepted].name,
+    }
     turns: list[dict[str, Any]] = []
     for step in plan.steps:
         turns.append(_user_turn(step, kb, rng, slots, poi_type, accepted))
@@ -134,8 +171,15 @@ def simulate_dialogue(kb: KB, finder: QuoteFinder, index: int, tier: str, seed: 
         turns[i] = {"turn_id": i + 1, **turn}
     return {
         "dialogue_id": dialogue_id(index),
-        "scenario": {"persona_type": persona_type, "persona": persona.text, "context": persona.context, "city": city,
-                     "poi_type": poi_type, "difficulty": tier, "hidden_preferences": hidden_preferences(plan.constraints)},
+        "scenario": {
+            "persona_type": persona_type,
+            "persona": persona.text,
+            "context": persona.context,
+            "city": city,
+            "poi_type": poi_type,
+            "difficulty": tier,
+            "hidden_preferences": hidden_preferences(plan.constraints),
+        },
         "candidate_poi_ids": cands,
         "expanded_pool_poi_ids": expanded_pools(open_ids, cands, rng),
         "open_set_poi_ids": open_ids,

@@ -2,6 +2,7 @@
 with seed 42.  Within each stratum (sorted by dialogue id) ids are permuted with
 ``default_rng([seed, k])`` (k = stratum rank) and the first ``round(0.70 n)`` go to train,
 the next ``round(0.15 n)`` to val, the rest to test."""
+
 from __future__ import annotations
 
 import json

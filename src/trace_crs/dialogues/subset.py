@@ -5,9 +5,11 @@ subsets): ``n`` indices drawn without replacement by a ``numpy`` generator, kept
 and ``trace-crs judge --n`` all draw through here, so ``--subset n --seed s`` and ``judge_n = n``
 pick the same dialogues.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

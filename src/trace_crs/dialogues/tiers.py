@@ -5,6 +5,7 @@ rejection is a *conflict* (the user tightens a constraint stated earlier).  The 
 is the paper's 24.8 / 34.8 / 30.6 / 9.8 %; counts are allocated by largest remainder and
 shuffled with the seed, so a corpus of n dialogues has the mix exactly up to rounding.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,5 +56,5 @@ def allocate_tiers(n: int, rng: np.random.Generator, mix: dict[str, float] | Non
     order = sorted(range(len(TIERS)), key=lambda i: (-(exact[i] - counts[i]), i))
     for i in order[: n - sum(counts)]:
         counts[i] += 1
-    labels = [t for t, c in zip(TIERS, counts) for _ in range(c)]
+    labels = [t for t, c in zip(TIERS, counts, strict=False) for _ in range(c)]
     return [labels[i] for i in rng.permutation(n)]

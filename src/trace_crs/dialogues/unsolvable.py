@@ -28,6 +28,7 @@ simulator's own phrasing) and a reference system turn with the ``abstain`` actio
 ``unsolvable = {"reason", "constraints"}`` says why.  ``satisfiable(kb, item)`` is the brute-force
 check the tests run over the KB.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,12 @@ UNCLEAR: dict[str, tuple[str, ...]] = {
     "everything": ("Hi! Can you recommend something?", "Hello, any suggestions for me?"),
 }
 CONTRADICTABLE: tuple[str, ...] = ("noise", "style")
-LIVE_DATA = ("Which of them is open right now?", "Can you book us a table for 8 pm tonight?",
-             "What would a room cost for next Saturday night?", "Is there availability this evening for six people?")
+LIVE_DATA = (
+    "Which of them is open right now?",
+    "Can you book us a table for 8 pm tonight?",
+    "What would a room cost for next Saturday night?",
+    "Is there availability this evening for six people?",
+)
 # TravelBench's decline marker, as any system may write it (case and inner spaces vary).
 UNSOLVED_RE = re.compile(r"\[\s*unsolved\s*\]", re.IGNORECASE)
 ABSTAIN_TEXT = "[Unsolved] I cannot find a place that meets this request with the information I have."
@@ -92,18 +97,44 @@ def satisfiable(kb: KB, item: dict[str, Any]) -> list[str]:
     return [p.business_id for p in pois if all(satisfies(p, c) for c in constraints)]
 
 
-def _item(base: dict[str, Any], index: int, reason: str, constraints: list[Constraint], text: str,
-          city: str | None = None, **detail: Any) -> dict[str, Any]:
+def _item(
+    base: dict[str, Any],
+    index: int,
+    reason: str,
+    constraints: list[Constraint],
+    text: str,
+    city: str | None = None,
+    **detail: Any,
+) -> dict[str, Any]:
     scen = {**base["scenario"], "city": city or base["scenario"]["city"]}
     return {  # the pools of the source dialogue: for an uncovered city they hold only other-city POIs
-        "dialogue_id": f"crs_unsolvable_{index + 1:05d}", "scenario": scen,
-        "candidate_poi_ids": list(base["candidate_poi_ids"]), "expanded_pool_poi_ids": base["expanded_pool_poi_ids"],
+        "dialogue_id": f"crs_unsolvable_{index + 1:05d}",
+        "scenario": scen,
+        "candidate_poi_ids": list(base["candidate_poi_ids"]),
+        "expanded_pool_poi_ids": base["expanded_pool_poi_ids"],
         "open_set_poi_ids": list(base["open_set_poi_ids"]),
-        "turns": [{"turn_id": 1, "role": "user", "action": "greet_and_seek", "text": text, "referenced_poi_ids": [],
-                   "referenced_review_ids": [], "citations": []},
-                  {"turn_id": 2, "role": "system", "action": "abstain", "text": ABSTAIN_TEXT, "referenced_poi_ids": [],
-                   "referenced_review_ids": [], "citations": []}],
-        "split": base["split"], "metadata": {**base["metadata"], "generator": "simulated"},
+        "turns": [
+            {
+                "turn_id": 1,
+                "role": "user",
+                "action": "greet_and_seek",
+                "text": text,
+                "referenced_poi_ids": [],
+                "referenced_review_ids": [],
+                "citations": [],
+            },
+            {
+                "turn_id": 2,
+                "role": "system",
+                "action": "abstain",
+                "text": ABSTAIN_TEXT,
+                "referenced_poi_ids": [],
+                "referenced_review_ids": [],
+                "citations": [],
+            },
+        ],
+        "split": base["split"],
+        "metadata": {**base["metadata"], "generator": "simulated"},
         "unsolvable": {"reason": reason, "constraints": [list(c) for c in constraints], **detail},
     }
 
@@ -116,8 +147,13 @@ def _contradiction(kb: KB, base: dict[str, Any], k: int, rng: np.random.Generato
         values = list(NOISE_LEVELS)
     else:
         poi_type = base["scenario"]["poi_type"]
-        values = sorted({str(p.attributes["style"]) for p in kb.pois.values()
-                         if p.poi_type == poi_type and p.attributes.get("style")})
+        values = sorted(
+            {
+                str(p.attributes["style"])
+                for p in kb.pois.values()
+                if p.poi_type == poi_type and p.attributes.get("style")
+            }
+        )
         if len(values) < 2:
             values = list(NOISE_LEVELS)
             facet = "noise"
@@ -129,7 +165,7 @@ def _unclear(base: dict[str, Any], k: int, stated: list[Constraint], rng: np.ran
     """``(what is missing, request text)`` of the ``k``-th unclear request (:data:`UNCLEAR`)."""
     missing = list(UNCLEAR)[k % len(UNCLEAR)]
     scen = base["scenario"]
-    hints = [c for c in stated if missing != "poi_type" or c[0] != "style"]   # a style names the kind
+    hints = [c for c in stated if missing != "poi_type" or c[0] != "style"]  # a style names the kind
     pref = " ".join(pref_text(c, scen["poi_type"], rng) for c in hints[:1])
     noun = choose(templates()["nouns"][scen["poi_type"]], rng)
     frame = UNCLEAR[missing][int(rng.integers(len(UNCLEAR[missing])))]
@@ -161,9 +197,13 @@ def build_unsolvable(kb: KB, dialogues: list[dict[str, Any]], n: int, seed: int 
                 continue
             if reason == "over_constrained":
                 pois = slice_pois(kb, base["scenario"]["city"], poi_type)
-                fits = [c for c in (extras[k] for k in rng.permutation(len(extras)))
-                        if c not in stated and (c[0] != "style" or c[1] in {p.attributes.get("style") for p in pois})
-                        and not any(all(satisfies(p, x) for x in [*stated, c]) for p in pois)]
+                fits = [
+                    c
+                    for c in (extras[k] for k in rng.permutation(len(extras)))
+                    if c not in stated
+                    and (c[0] != "style" or c[1] in {p.attributes.get("style") for p in pois})
+                    and not any(all(satisfies(p, x) for x in [*stated, c]) for p in pois)
+                ]
                 if not stated or not fits:
                     continue
                 constraints = [*stated, fits[0]]
@@ -176,7 +216,7 @@ def build_unsolvable(kb: KB, dialogues: list[dict[str, Any]], n: int, seed: int 
             if reason == "uncovered" and made % 2 == 0:
                 city = str(UNCOVERED_CITIES[int(rng.integers(len(UNCOVERED_CITIES)))])
                 opening = f"Hi! I'm in {city}."
-            elif reason == "uncovered":   # another kind of place: its style words would not fit
+            elif reason == "uncovered":  # another kind of place: its style words would not fit
                 asked = str(UNCOVERED_TYPES[int(rng.integers(len(UNCOVERED_TYPES)))])
                 constraints = [c for c in constraints if c[0] != "style"]
                 text = " ".join(pref_text(c, poi_type, rng) for c in constraints)

@@ -9,6 +9,7 @@ pool; gold ⊆ referenced POIs, alternatives ⊆ pool \\ gold; every cited revie
 belongs to a POI the turn references; every quote matches its review with rapidfuzz
 partial ratio ≥ 0.80 (a quote longer than its review fails), its offsets and appears in the text as ``"quote" [Rn]``.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -17,8 +18,15 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from trace_crs.config import ScoreConfig
-from trace_crs.dialogues.schema import (ABSTAIN_ACTION, LABEL_RE, REC_ACTIONS, SYSTEM_ACTIONS, USER_ACTIONS, DialogueFormatError,
-                                       check_dialogue)
+from trace_crs.dialogues.schema import (
+    ABSTAIN_ACTION,
+    LABEL_RE,
+    REC_ACTIONS,
+    SYSTEM_ACTIONS,
+    USER_ACTIONS,
+    DialogueFormatError,
+    check_dialogue,
+)
 from trace_crs.kb.store import KB
 
 FUZZY_THRESHOLD = 100.0 * ScoreConfig.fuzzy_threshold  # rapidfuzz partial_ratio is 0–100
@@ -55,7 +63,7 @@ def _turn_failures(turn: dict[str, Any], d: dict[str, Any], kb: KB) -> list[tupl
             continue
         if review.business_id not in turn["referenced_poi_ids"]:
             out.append(("review_poi_mismatch", f"turn {tid}: {c['review_id']}"))
-        if review.text[c["start"]:c["end"]] != c["quote"]:
+        if review.text[c["start"] : c["end"]] != c["quote"]:
             if len(c["quote"]) > len(review.text) or fuzz.partial_ratio(c["quote"], review.text) < FUZZY_THRESHOLD:
                 out.append(("quote_mismatch", f"turn {tid}: {c['label']}"))
             else:
@@ -98,8 +106,9 @@ def dialogue_failures(d: Any, kb: KB) -> list[tuple[str, str]]:
     if len(recommended) < 3:
         out.append(("few_recommendations", f"{len(recommended)} distinct POIs"))
     pools = d["expanded_pool_poi_ids"]
-    if len(set(d["candidate_poi_ids"])) != 8 or not (set(d["candidate_poi_ids"]) <= set(pools["16"]) <= set(pools["32"])
-                                                     <= set(d["open_set_poi_ids"])):
+    if len(set(d["candidate_poi_ids"])) != 8 or not (
+        set(d["candidate_poi_ids"]) <= set(pools["16"]) <= set(pools["32"]) <= set(d["open_set_poi_ids"])
+    ):
         out.append(("pool_nesting", "8 ⊆ 16 ⊆ 32 ⊆ open violated"))
     return out
 
@@ -121,6 +130,12 @@ def summarize(dialogues: list[Any], kb: KB) -> dict[str, Any]:
             failed[str(key)] = [f"{r}: {x}" if x else r for r, x in fails]
             reasons.update({r for r, _ in fails})
     n = len(dialogues)
-    return {"n": n, "passed": n - len(failed), "pass_rate": (n - len(failed)) / n if n else float("nan"),
-            "reasons": {r: {"dialogues": c, "share": c / n} for r, c in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))},
-            "failed": failed}
+    return {
+        "n": n,
+        "passed": n - len(failed),
+        "pass_rate": (n - len(failed)) / n if n else float("nan"),
+        "reasons": {
+            r: {"dialogues": c, "share": c / n} for r, c in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        },
+        "failed": failed,
+    }

@@ -19,6 +19,7 @@
 * :func:`from_generic` — the generic ``{"dialogue_id", "turns": [{"role", "text"}]}`` layout
   of other CRS logs (e.g. CRSArena movie conversations), with common role / text synonyms.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -30,8 +31,16 @@ from trace_crs.kb import KB
 from trace_crs.metrics.dialogue import REC_ACTIONS
 from trace_crs.metrics.predictions import CITABLE_TOP, Key, cited_texts
 
-ROLE_SYNONYMS = {"user": "user", "human": "user", "seeker": "user", "assistant": "assistant",
-                 "system": "assistant", "bot": "assistant", "crs": "assistant", "recommender": "assistant"}
+ROLE_SYNONYMS = {
+    "user": "user",
+    "human": "user",
+    "seeker": "user",
+    "assistant": "assistant",
+    "system": "assistant",
+    "bot": "assistant",
+    "crs": "assistant",
+    "recommender": "assistant",
+}
 TEXT_KEYS = ("text", "utterance", "content", "message")
 ITEM_KEYS = ("items", "recommended_items", "rec_items", "movies")
 
@@ -71,15 +80,26 @@ def from_dialogue(d: Mapping[str, Any], kb: KB | None = None, system: str = "ref
             turns.append(Turn(role="user", text=t["text"]))
             continue
         evidence = {c["label"]: _review_text(kb, c["review_id"], c.get("quote", "")) for c in t.get("citations") or []}
-        turns.append(Turn(role="assistant", text=t["text"], evidence=evidence,
-                          items=[item_name(kb, p) for p in t.get("referenced_poi_ids") or []]))
-    return Transcript(dialogue_id=d["dialogue_id"], turns=turns, ground_truth=[item_name(kb, p) for p in accepted_pois(d)],
-                      system=system,
-                      domain=(d.get("scenario") or {}).get("poi_type"))
+        turns.append(
+            Turn(
+                role="assistant",
+                text=t["text"],
+                evidence=evidence,
+                items=[item_name(kb, p) for p in t.get("referenced_poi_ids") or []],
+            )
+        )
+    return Transcript(
+        dialogue_id=d["dialogue_id"],
+        turns=turns,
+        ground_truth=[item_name(kb, p) for p in accepted_pois(d)],
+        system=system,
+        domain=(d.get("scenario") or {}).get("poi_type"),
+    )
 
 
-def from_predictions(d: Mapping[str, Any], predictions: Mapping[Key, Mapping[str, Any]], kb: KB,
-                     system: str) -> Transcript:
+def from_predictions(
+    d: Mapping[str, Any], predictions: Mapping[Key, Mapping[str, Any]], kb: KB, system: str
+) -> Transcript:
     """The baseline's responses spliced into the reference dialogue ``d`` (module docstring)."""
     ref = from_dialogue(d, kb, system)
     turns = list(ref.turns)
@@ -90,8 +110,12 @@ def from_predictions(d: Mapping[str, Any], predictions: Mapping[Key, Mapping[str
         if pred is None:
             turns[i] = Turn(role="assistant", text="")
             continue
-        turns[i] = Turn(role="assistant", text=pred["text"], evidence=cited_texts(kb, pred),
-                        items=[item_name(kb, p) for p in pred["ranked_poi_ids"][:CITABLE_TOP]])
+        turns[i] = Turn(
+            role="assistant",
+            text=pred["text"],
+            evidence=cited_texts(kb, pred),
+            items=[item_name(kb, p) for p in pred["ranked_poi_ids"][:CITABLE_TOP]],
+        )
     return ref.model_copy(update={"turns": turns, "dialogue_id": f"{system}/{d['dialogue_id']}"})
 
 
@@ -101,8 +125,12 @@ def opening_turns(d: Mapping[str, Any]) -> int:
     return next((i for i, t in enumerate(d["turns"]) if t["role"] != "user"), len(d["turns"]))
 
 
-def from_live(d: Mapping[str, Any], kb: KB | None = None, system: str | None = None,
-              predictions: Mapping[Key, Mapping[str, Any]] | None = None) -> Transcript:
+def from_live(
+    d: Mapping[str, Any],
+    kb: KB | None = None,
+    system: str | None = None,
+    predictions: Mapping[Key, Mapping[str, Any]] | None = None,
+) -> Transcript:
     """A live transcript (``trace-crs converse``, :mod:`trace_crs.live.loop`) as a judge
     transcript: every turn is the system's or the simulated user's live turn (no reference
     turn); the shared opening request is ``<history>`` (context, not rated), the rest is the
@@ -116,9 +144,16 @@ def from_live(d: Mapping[str, Any], kb: KB | None = None, system: str | None = N
     for i, turn in enumerate(d["turns"]):
         pred = (predictions or {}).get((d["dialogue_id"], turn["turn_id"])) if turn["role"] == "system" else None
         if pred is not None:
-            turns[i] = turns[i].model_copy(update={"items": [item_name(kb, p) for p in pred["ranked_poi_ids"][:CITABLE_TOP]]})
-    return t.model_copy(update={"dialogue_id": f"{name}/{d['dialogue_id']}", "turns": turns,
-                                "history_turns": min(opening_turns(d), len(t.turns) - 1)})
+            turns[i] = turns[i].model_copy(
+                update={"items": [item_name(kb, p) for p in pred["ranked_poi_ids"][:CITABLE_TOP]]}
+            )
+    return t.model_copy(
+        update={
+            "dialogue_id": f"{name}/{d['dialogue_id']}",
+            "turns": turns,
+            "history_turns": min(opening_turns(d), len(t.turns) - 1),
+        }
+    )
 
 
 def _first(rec: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
@@ -134,8 +169,12 @@ def from_generic(rec: Any, file: str = "<memory>", line: int | None = None) -> T
     for i, t in enumerate(rec["turns"]):
         role = ROLE_SYNONYMS.get(str(t.get("role", t.get("speaker", ""))).lower()) if isinstance(t, dict) else None
         if role is None:
-            raise DataError(f"unknown role in {str(t)[:60]!r}; expected one of {sorted(ROLE_SYNONYMS)}",
-                            file=file, line=line, field=f"turns.{i}.role")
+            raise DataError(
+                f"unknown role in {str(t)[:60]!r}; expected one of {sorted(ROLE_SYNONYMS)}",
+                file=file,
+                line=line,
+                field=f"turns.{i}.role",
+            )
         text = _first(t, TEXT_KEYS)
         if not isinstance(text, str):
             raise DataError(f"no text (one of {TEXT_KEYS})", file=file, line=line, field=f"turns.{i}.text")

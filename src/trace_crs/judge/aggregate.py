@@ -8,6 +8,7 @@
   (:func:`load_mixture`; ``data/mixture_paper.yaml`` is CoRE's own choice, for reference).
 * The 4-role debate lives in :mod:`trace_crs.judge.debate`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -29,7 +30,9 @@ def core_avg(results: Mapping[str, FactorResult]) -> float | None:
     return sum(ratings) / len(ratings)
 
 
-def mixture(results_by_judge: Mapping[str, Mapping[str, FactorResult]], choice: Mapping[str, str]) -> dict[str, FactorResult]:
+def mixture(
+    results_by_judge: Mapping[str, Mapping[str, FactorResult]], choice: Mapping[str, str]
+) -> dict[str, FactorResult]:
     """Each factor's result from the judge ``choice[factor]`` names."""
     missing = [n for n in FACTORS if n not in choice]
     if missing:
@@ -55,12 +58,17 @@ def load_mixture(path: str | Path) -> tuple[dict[str, dict[str, Any]], dict[str,
         raise DataError("expected a mapping factor -> judge", file=str(path), field="factors")
     unknown = sorted(set(given) - set(FACTORS))
     if unknown:
-        raise DataError(f"unknown factor(s) {unknown}; expected some of {list(FACTORS)}", file=str(path), field="factors")
+        raise DataError(
+            f"unknown factor(s) {unknown}; expected some of {list(FACTORS)}", file=str(path), field="factors"
+        )
     default = data.get("default")
     choice = {n: str(given.get(n, default)) for n in FACTORS if given.get(n, default) is not None}
     if len(choice) < len(FACTORS):
-        raise DataError(f"no judge for {[n for n in FACTORS if n not in choice]} (and no 'default')",
-                        file=str(path), field="factors")
+        raise DataError(
+            f"no judge for {[n for n in FACTORS if n not in choice]} (and no 'default')",
+            file=str(path),
+            field="factors",
+        )
     bad = sorted({j for j in choice.values() if j not in judges})
     if bad:
         raise DataError(f"judge(s) {bad} not defined under 'judges'", file=str(path), field="factors")

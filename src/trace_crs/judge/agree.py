@@ -20,6 +20,7 @@ twelve factor columns, ``overall``), joined on ``dialogue_id``.
   (ddof=1) across repeated runs (App. B, Table 8).
 * :func:`cost` — calls, tokens, cost and model seconds per transcript (App. E, Tables 20–21).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -35,8 +36,11 @@ from trace_crs.judge.records import USAGE_KEYS
 from trace_crs.metrics.judge import cross_judge_agreement
 
 Z95 = float(stats.norm.ppf(0.975))
-_SE = {"pearson": lambda n: 1 / np.sqrt(n - 3), "spearman": lambda n: np.sqrt(1.06 / (n - 3)),
-       "kendall_tau_b": lambda n: np.sqrt(0.437 / (n - 4))}
+_SE = {
+    "pearson": lambda n: 1 / np.sqrt(n - 3),
+    "spearman": lambda n: np.sqrt(1.06 / (n - 3)),
+    "kendall_tau_b": lambda n: np.sqrt(0.437 / (n - 4)),
+}
 _MIN_N = {"pearson": 4, "spearman": 4, "kendall_tau_b": 5}
 
 
@@ -44,7 +48,7 @@ def qwk(a: Sequence[int], b: Sequence[int]) -> float:
     """Quadratic-weighted Cohen's kappa over the labels 0–4 (NaN when undefined)."""
     a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
     if len(a) == 0 or (len(set(a)) == 1 and len(set(b)) == 1 and a[0] == b[0]):
-        return float("nan")     # one label on both sides: expected disagreement 0
+        return float("nan")  # one label on both sides: expected disagreement 0
     return float(cohen_kappa_score(a, b, labels=list(SCORES), weights="quadratic"))
 
 
@@ -61,8 +65,11 @@ def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     out: dict[str, float] = {"n": len(x)}
     constant = len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0
-    fns = {"spearman": stats.spearmanr, "kendall_tau_b": lambda a, b: stats.kendalltau(a, b, variant="b"),
-           "pearson": stats.pearsonr}
+    fns = {
+        "spearman": stats.spearmanr,
+        "kendall_tau_b": lambda a, b: stats.kendalltau(a, b, variant="b"),
+        "pearson": stats.pearsonr,
+    }
     for name, fn in fns.items():
         r = float("nan") if constant else float(fn(x, y).statistic)
         out[name] = r
@@ -87,8 +94,9 @@ def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame,
-                      scores: Sequence[str] = ("overall", "debate", "recall")) -> pd.DataFrame:
+def overall_agreement(
+    judge: pd.DataFrame, human: pd.DataFrame, scores: Sequence[str] = ("overall", "debate", "recall")
+) -> pd.DataFrame:
     """Each overall judge score (``overall`` = CoRE-Avg, ``debate``, and ``recall``: the
     transcript's ground-truth recall, CoRE Table 7's traditional-metric row) against the human
     ``overall``; ``recall`` is left out when no record carries it."""
@@ -99,7 +107,7 @@ def overall_agreement(judge: pd.DataFrame, human: pd.DataFrame,
         if col not in both.columns:
             continue
         ok = both[[col, "human_overall"]].dropna()
-        if ok.empty and s == "recall":   # records written before the recall field
+        if ok.empty and s == "recall":  # records written before the recall field
             continue
         rows.append({"score": "core_avg" if s == "overall" else s, **correlations(ok[col], ok["human_overall"])})
     return pd.DataFrame(rows)
@@ -116,8 +124,11 @@ def _pair_tau(ratings: pd.DataFrame, a: str, b: str) -> float:
 def coupling(ratings: pd.DataFrame) -> dict[str, float]:
     """Mean |τ_b| over the 66 factor pairs (each pair on the dialogues rating both)."""
     taus = [abs(t) for a, b in combinations(FACTORS, 2) if np.isfinite(t := _pair_tau(ratings, a, b))]
-    return {"mean_abs_tau_b": float(np.mean(taus)) if taus else float("nan"), "n_pairs": len(taus),
-            "n_undefined": 66 - len(taus)}
+    return {
+        "mean_abs_tau_b": float(np.mean(taus)) if taus else float("nan"),
+        "n_pairs": len(taus),
+        "n_undefined": 66 - len(taus),
+    }
 
 
 def coupling_matrix(ratings: pd.DataFrame) -> pd.DataFrame:

@@ -23,6 +23,7 @@ Prompt layout (``core-v2``; ``core-v1`` put the guideline first and the rating l
 * a reply cut before it could be parsed is retried with twice the token budget (up to
   :data:`MAX_BUDGET_FACTOR` × the LM's ``max_tokens``) and a note asking for a shorter rationale.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -38,8 +39,8 @@ from trace_crs.judge.transcript import Transcript
 from trace_crs.lm.backend import recording_usage
 
 PROMPT_VERSION = "core-v2"
-RATIONALE_WORDS = 120          # "a brief explanation" (CoRE App. D steps; App. E Table 20 lengths)
-MAX_BUDGET_FACTOR = 4          # a truncated reply is retried with at most 4x the LM's max_tokens
+RATIONALE_WORDS = 120  # "a brief explanation" (CoRE App. D steps; App. E Table 20 lengths)
+MAX_BUDGET_FACTOR = 4  # a truncated reply is retried with at most 4x the LM's max_tokens
 
 
 class RateFactor(dspy.Signature):
@@ -75,7 +76,7 @@ class FactorResult:
     rationale: str | None
     attempts: int
     error: str | None = None
-    truncated: int = 0         # replies (over all attempts) cut at max_tokens; the rating may still be parsed
+    truncated: int = 0  # replies (over all attempts) cut at max_tokens; the rating may still be parsed
 
     @property
     def failed_attempts(self) -> int:
@@ -89,17 +90,21 @@ class FactorResult:
 def attempt_counts(results: Mapping[str, FactorResult]) -> dict[str, dict[str, int]]:
     """Per-factor counts for a judged record (the book's failure rates): attempts made, attempts
     whose reply was unusable, and replies cut at ``max_tokens``."""
-    return {"attempts": {n: r.attempts for n, r in results.items()},
-            "failed_attempts": {n: r.failed_attempts for n, r in results.items()},
-            "truncated": {n: r.truncated for n, r in results.items()}}
+    return {
+        "attempts": {n: r.attempts for n, r in results.items()},
+        "failed_attempts": {n: r.failed_attempts for n, r in results.items()},
+        "truncated": {n: r.truncated for n, r in results.items()},
+    }
 
 
 def _note(attempt: int, error: str, cut: bool = False) -> str:
     if attempt == 0:
         return ""
     why = "it was cut at the length limit" if cut else error[:200]
-    return (f"Attempt {attempt + 1}: your previous answer could not be used ({why}). "
-            f"Give the rating as one integer from 0 to 4 first, then a justification of at most {RATIONALE_WORDS} words.")
+    return (
+        f"Attempt {attempt + 1}: your previous answer could not be used ({why}). "
+        f"Give the rating as one integer from 0 to 4 first, then a justification of at most {RATIONALE_WORDS} words."
+    )
 
 
 def _check_rating(value: Any) -> int:
@@ -163,8 +168,9 @@ def strict_adapter() -> dspy.ChatAdapter:
     return dspy.ChatAdapter(use_json_adapter_fallback=False)
 
 
-def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2,
-                predict: dspy.Predict | None = None) -> FactorResult:
+def rate_factor(
+    t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2, predict: dspy.Predict | None = None
+) -> FactorResult:
     """One factor of one transcript, one DSPy call per attempt."""
     predict, log, rubric = predict or dspy.Predict(RateFactor), t.log(), guideline(factor)
 
@@ -179,13 +185,19 @@ def rate_factor(t: Transcript, factor: str, lm: dspy.BaseLM, retries: int = 2,
     return FactorResult(factor, got.result[0], got.result[1], got.attempts, truncated=got.truncated)
 
 
-def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FACTORS,
-                    retries: int = 2, predict: dspy.Predict | None = None) -> dict[str, FactorResult]:
+def rate_all_in_one(
+    t: Transcript,
+    lm: dspy.BaseLM,
+    names: tuple[str, ...] = FACTORS,
+    retries: int = 2,
+    predict: dspy.Predict | None = None,
+) -> dict[str, FactorResult]:
     """Every factor in one call (``one-call`` mode); a reply missing any factor is retried, and
     after the last attempt the factors it still lacks are failures."""
     predict, log = predict or dspy.Predict(RateAllFactors), t.log()
-    rubrics = "\n".join(guideline(n).replace("<evaluation_guideline ", f"<evaluation_guideline name=\"{n}\" ")
-                        for n in names)
+    rubrics = "\n".join(
+        guideline(n).replace("<evaluation_guideline ", f'<evaluation_guideline name="{n}" ') for n in names
+    )
     partial: dict[str, FactorResult] = {}
 
     def call(note: str, config: dict[str, Any]) -> dict[str, FactorResult]:
@@ -205,8 +217,14 @@ def rate_all_in_one(t: Transcript, lm: dspy.BaseLM, names: tuple[str, ...] = FAC
 
     got = with_budget_retries(call, retries, lm)
     results, attempts = got.result or partial, got.attempts
-    return {n: (FactorResult(n, results[n].rating, results[n].rationale, attempts, truncated=got.truncated)
-                if n in results else FactorResult(n, None, None, attempts, got.error, got.truncated)) for n in names}
+    return {
+        n: (
+            FactorResult(n, results[n].rating, results[n].rationale, attempts, truncated=got.truncated)
+            if n in results
+            else FactorResult(n, None, None, attempts, got.error, got.truncated)
+        )
+        for n in names
+    }
 
 
 class CoreJudge(dspy.Module):
@@ -228,14 +246,19 @@ class CoreJudge(dspy.Module):
             raise ValueError(f"no judge LM for factor(s) {missing}")
         if self.mode == "one-call":
             if len({id(lm) for lm in per_factor.values()}) != 1:
-                raise ValueError("one-call mode rates every factor with one LM; a per-factor mixture needs per-factor mode")
-            return dspy.Prediction(results=rate_all_in_one(transcript, per_factor[FACTORS[0]], retries=self.retries,
-                                                           predict=self.rate_all))
-        return dspy.Prediction(results={n: rate_factor(transcript, n, per_factor[n], self.retries, self.rate_one)
-                                        for n in FACTORS})
+                raise ValueError(
+                    "one-call mode rates every factor with one LM; a per-factor mixture needs per-factor mode"
+                )
+            return dspy.Prediction(
+                results=rate_all_in_one(transcript, per_factor[FACTORS[0]], retries=self.retries, predict=self.rate_all)
+            )
+        return dspy.Prediction(
+            results={n: rate_factor(transcript, n, per_factor[n], self.retries, self.rate_one) for n in FACTORS}
+        )
 
 
-def rate_transcript(t: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM], mode: str = "per-factor",
-                    retries: int = 2) -> dict[str, FactorResult]:
+def rate_transcript(
+    t: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM], mode: str = "per-factor", retries: int = 2
+) -> dict[str, FactorResult]:
     """All twelve factors of ``t`` (:class:`CoreJudge`)."""
     return CoreJudge(mode, retries)(transcript=t, lms=lms).results

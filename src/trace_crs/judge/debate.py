@@ -15,6 +15,7 @@ round's four scores.  A statement that cannot be parsed (or a score outside 0–
 a factor rating; if it still fails the debate has no score (``score=None`` with the error), and the
 chat so far is kept.
 """
+
 from __future__ import annotations
 
 import json
@@ -102,8 +103,10 @@ class Debate(dspy.Module):
 
     def forward(self, transcript: Transcript, results: Mapping[str, FactorResult], lm: dspy.BaseLM) -> dspy.Prediction:
         cfg, log = debate_config(), transcript.log()
-        domain = current()   # the rubric domain (trace_crs.judge.domain): travel as written, else localised
-        self.turn = dspy.Predict(DebateTurn.with_instructions(check_localised(localise(DebateTurn.instructions), domain)))
+        domain = current()  # the rubric domain (trace_crs.judge.domain): travel as written, else localised
+        self.turn = dspy.Predict(
+            DebateTurn.with_instructions(check_localised(localise(DebateTurn.instructions), domain))
+        )
         task = check_localised(localise(cfg["task"]), domain)
         chat: list[dict[str, Any]] = []
         for rnd in range(1, self.max_rounds + 1):
@@ -116,24 +119,33 @@ class Debate(dspy.Module):
 
                 def call(note: str, role: str = role, desc: dict = desc, seen: str = seen) -> tuple[int, str]:
                     with dspy.context(lm=lm, adapter=strict_adapter()):
-                        out = self.turn(role=desc["description"], task=task, conversation=log,
-                                        evaluation_result=factor_result_json(role, results), discussion=seen, note=note)
+                        out = self.turn(
+                            role=desc["description"],
+                            task=task,
+                            conversation=log,
+                            evaluation_result=factor_result_json(role, results),
+                            discussion=seen,
+                            note=note,
+                        )
                     return _check_score(out.score), str(out.statement)
 
                 got, _, error = with_retries(call, self.retries)
                 if got is None:
-                    return dspy.Prediction(result=DebateResult(None, rnd, chat + statements,
-                                                               error=f"{desc['name']}, round {rnd}: {error}"))
+                    return dspy.Prediction(
+                        result=DebateResult(None, rnd, chat + statements, error=f"{desc['name']}, round {rnd}: {error}")
+                    )
                 statements.append({"evaluator": desc["name"], "statement": got[1], "score": got[0], "round": rnd})
             chat += statements
             scores = [s["score"] for s in statements]
             if len(set(scores)) == 1 or rnd == self.max_rounds:
-                return dspy.Prediction(result=DebateResult(sum(scores) / len(scores), rnd, chat,
-                                                           unanimous=len(set(scores)) == 1))
+                return dspy.Prediction(
+                    result=DebateResult(sum(scores) / len(scores), rnd, chat, unanimous=len(set(scores)) == 1)
+                )
         raise AssertionError("unreachable")
 
 
-def debate(t: Transcript, results: Mapping[str, FactorResult], lm: dspy.BaseLM, max_rounds: int = MAX_ROUNDS,
-           retries: int = 2) -> DebateResult:
+def debate(
+    t: Transcript, results: Mapping[str, FactorResult], lm: dspy.BaseLM, max_rounds: int = MAX_ROUNDS, retries: int = 2
+) -> DebateResult:
     """Run the debate on one transcript's factor results (:class:`Debate`)."""
     return Debate(max_rounds, retries)(transcript=t, results=results, lm=lm).result

@@ -12,6 +12,7 @@ so a movie transcript's prompts never speak of travellers.  :func:`judging` sets
 the duration of one transcript's judging; :func:`trace_crs.judge.factors.guideline` and the
 debate read it (:func:`current`).
 """
+
 from __future__ import annotations
 
 import re
@@ -66,7 +67,9 @@ def check_localised(text: str, domain: str) -> str:
     for word in domain_file()["domains"][resolve(domain)]["forbid"]:
         hit = re.search(word, text, flags=re.IGNORECASE)
         if hit:
-            raise ValueError(f"domains.yaml: {domain!r} text still says {hit.group(0)!r}: …{text[max(0, hit.start() - 60):hit.end() + 20]}…")
+            raise ValueError(
+                f"domains.yaml: {domain!r} text still says {hit.group(0)!r}: …{text[max(0, hit.start() - 60):hit.end() + 20]}…"
+            )
     return text
 
 

@@ -17,6 +17,7 @@ and with the paper's gaps closed; every decision is recorded there beside the ga
 
 :func:`guideline` renders one factor as CoRE's ``<evaluation_guideline>`` block (Table 2).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -66,15 +67,34 @@ def factors() -> dict[str, Factor]:
             raise ValueError(f"rubrics.yaml: factor {name}: standard defines {sorted(standard)}, not 0-4")
         if f["dimension"] not in data["dimensions"] or f["role"] not in ROLES:
             raise ValueError(f"rubrics.yaml: factor {name}: unknown dimension or role")
-        out[name] = Factor(name=name, label=f["label"], dimension=f["dimension"], role=f["role"],
-                           definition=f["definition"], standard=standard, steps=tuple(f["steps"]),
-                           rule=dict(f["rule"]), gaps=tuple(f["gaps"]))
+        out[name] = Factor(
+            name=name,
+            label=f["label"],
+            dimension=f["dimension"],
+            role=f["role"],
+            definition=f["definition"],
+            standard=standard,
+            steps=tuple(f["steps"]),
+            rule=dict(f["rule"]),
+            gaps=tuple(f["gaps"]),
+        )
     return out
 
 
-FACTORS: tuple[str, ...] = ("coherence", "recoverability", "proactiveness", "grammatical_correctness",
-                            "naturalness", "appropriateness", "effectiveness", "novelty", "diversity",
-                            "semantic_relevance", "explainability", "groundness")
+FACTORS: tuple[str, ...] = (
+    "coherence",
+    "recoverability",
+    "proactiveness",
+    "grammatical_correctness",
+    "naturalness",
+    "appropriateness",
+    "effectiveness",
+    "novelty",
+    "diversity",
+    "semantic_relevance",
+    "explainability",
+    "groundness",
+)
 
 
 def role_factors(role: str) -> tuple[str, ...]:
@@ -114,7 +134,9 @@ def guideline(name: str) -> str:
     f = factors()[name]
     standard = "\n".join(f"      {s} points: {f.standard[s]}" for s in sorted(SCORES, reverse=True))
     steps = "\n".join(f"      {i}. {s}" for i, s in enumerate(f.steps, start=1))
-    text = (f"<evaluation_guideline factor=\"{f.label}\">\n    <definition>\n      {f.definition}\n    </definition>\n"
-            f"    <evaluation_standard>\n{standard}\n    </evaluation_standard>\n"
-            f"    <evaluation_step>\n{steps}\n    </evaluation_step>\n</evaluation_guideline>")
+    text = (
+        f'<evaluation_guideline factor="{f.label}">\n    <definition>\n      {f.definition}\n    </definition>\n'
+        f"    <evaluation_standard>\n{standard}\n    </evaluation_standard>\n"
+        f"    <evaluation_step>\n{steps}\n    </evaluation_step>\n</evaluation_guideline>"
+    )
     return check_localised(localise(text), current())

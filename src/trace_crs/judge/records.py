@@ -14,6 +14,7 @@ Human labels (any file keyed by ``dialogue_id``)::
 
 Both readers raise :class:`~trace_crs.errors.DataError` naming file, line and field.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -32,15 +33,27 @@ from trace_crs.kb.store import iter_jsonl
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "model_s")
 
 
-def judged_record(dialogue_id: str, system: str | None, results: Mapping[str, FactorResult],
-                  debate: DebateResult | None, meta: Mapping[str, Any], usage: Mapping[str, float]) -> dict[str, Any]:
+def judged_record(
+    dialogue_id: str,
+    system: str | None,
+    results: Mapping[str, FactorResult],
+    debate: DebateResult | None,
+    meta: Mapping[str, Any],
+    usage: Mapping[str, float],
+) -> dict[str, Any]:
     """The output line of one transcript (module docstring); ``meta`` adds judge / mode / key."""
-    return {"dialogue_id": dialogue_id, "system": system, **meta,
-            "factors": {n: results[n].rating for n in FACTORS},
-            "rationales": {n: results[n].rationale for n in FACTORS},
-            "failures": {n: results[n].error for n in FACTORS if results[n].rating is None},
-            "core_avg": core_avg(results), "debate": debate.as_dict() if debate is not None else None,
-            "usage": {k: usage.get(k, 0) for k in USAGE_KEYS}, "attempts": attempt_counts(results)}
+    return {
+        "dialogue_id": dialogue_id,
+        "system": system,
+        **meta,
+        "factors": {n: results[n].rating for n in FACTORS},
+        "rationales": {n: results[n].rationale for n in FACTORS},
+        "failures": {n: results[n].error for n in FACTORS if results[n].rating is None},
+        "core_avg": core_avg(results),
+        "debate": debate.as_dict() if debate is not None else None,
+        "usage": {k: usage.get(k, 0) for k in USAGE_KEYS},
+        "attempts": attempt_counts(results),
+    }
 
 
 def _factor_ratings(rec: Mapping[str, Any], where: tuple[str, int], required: bool) -> dict[str, float]:
@@ -52,11 +65,19 @@ def _factor_ratings(rec: Mapping[str, Any], where: tuple[str, int], required: bo
     out = {}
     for name, value in got.items():
         if name not in FACTORS:
-            raise DataError(f"unknown factor; expected one of {list(FACTORS)}", file=where[0], line=where[1],
-                            field=f"factors.{name}")
+            raise DataError(
+                f"unknown factor; expected one of {list(FACTORS)}",
+                file=where[0],
+                line=where[1],
+                field=f"factors.{name}",
+            )
         if value is not None and (isinstance(value, bool) or value not in SCORES):
-            raise DataError(f"rating {value!r} is not an integer 0-4 (or null)", file=where[0], line=where[1],
-                            field=f"factors.{name}")
+            raise DataError(
+                f"rating {value!r} is not an integer 0-4 (or null)",
+                file=where[0],
+                line=where[1],
+                field=f"factors.{name}",
+            )
         out[name] = float("nan") if value is None else float(value)
     return out
 
@@ -69,7 +90,9 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     for line, rec in iter_jsonl(path):
         where = (str(path), line)
         if not isinstance(rec, dict) or not isinstance(rec.get("dialogue_id"), str):
-            raise DataError("expected an object with a string dialogue_id", file=where[0], line=line, field="dialogue_id")
+            raise DataError(
+                "expected an object with a string dialogue_id", file=where[0], line=line, field="dialogue_id"
+            )
         if rec["dialogue_id"] in seen:
             raise DataError(f"duplicate {rec['dialogue_id']!r}", file=where[0], line=line, field="dialogue_id")
         seen.add(rec["dialogue_id"])
@@ -85,8 +108,10 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
             score = (rec.get("debate") or {}).get("score")
             row["debate"] = float("nan") if score is None else float(score)
             row["mode"] = rec.get("mode")
-            recall = rec.get("recall")   # Table 7's Recall row (judge/run.py); absent in older records
-            row["recall"] = float(recall) if isinstance(recall, (int, float)) and not isinstance(recall, bool) else float("nan")
+            recall = rec.get("recall")  # Table 7's Recall row (judge/run.py); absent in older records
+            row["recall"] = (
+                float(recall) if isinstance(recall, (int, float)) and not isinstance(recall, bool) else float("nan")
+            )
             row.update({k: float((rec.get("usage") or {}).get(k, 0) or 0) for k in USAGE_KEYS})
         rows.append(row)
     if not rows:

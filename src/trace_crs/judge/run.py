@@ -10,6 +10,7 @@ output; its ``key`` hashes the transcript and everything that decides the answer
 mode, aggregator, prompt and rubric versions, retries, rounds).  A rerun reuses every cached line
 whose key matches and judges the rest; the LM request cache makes a repeated call free as well.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,8 @@ from typing import Any
 import dspy
 
 from trace_crs.judge.core import PROMPT_VERSION, CoreJudge, RateAllFactors, RateFactor
-from trace_crs.judge.domain import check_localised, current, domain_file, judging, localise
 from trace_crs.judge.debate import debate, debate_config
+from trace_crs.judge.domain import check_localised, current, domain_file, judging, localise
 from trace_crs.judge.factors import FACTORS, rubric_file
 from trace_crs.judge.records import judged_record
 from trace_crs.judge.transcript import Transcript, transcript_record
@@ -31,14 +32,23 @@ from trace_crs.kb.store import iter_jsonl
 from trace_crs.lm.backend import recording_usage
 
 
-def settings_of(judges: Mapping[str, str], mode: str, aggregator: str, retries: int, max_rounds: int,
-                domain: str | None = None) -> dict[str, Any]:
+def settings_of(
+    judges: Mapping[str, str], mode: str, aggregator: str, retries: int, max_rounds: int, domain: str | None = None
+) -> dict[str, Any]:
     """What decides a record besides the transcript (``judges``: factor → judge model id, plus
     ``debate`` → the debate model; ``domain``: a ``--domain`` override of the transcripts' own)."""
-    return {"judges": dict(sorted(judges.items())), "mode": mode, "aggregator": aggregator, "retries": retries,
-            "max_rounds": max_rounds if aggregator == "debate" else None, "prompt_version": PROMPT_VERSION,
-            "rubrics": rubric_file()["version"], "debate_version": debate_config()["version"],
-            "domains": domain_file()["version"], "domain": domain}
+    return {
+        "judges": dict(sorted(judges.items())),
+        "mode": mode,
+        "aggregator": aggregator,
+        "retries": retries,
+        "max_rounds": max_rounds if aggregator == "debate" else None,
+        "prompt_version": PROMPT_VERSION,
+        "rubrics": rubric_file()["version"],
+        "debate_version": debate_config()["version"],
+        "domains": domain_file()["version"],
+        "domain": domain,
+    }
 
 
 def core_judge(mode: str, retries: int) -> CoreJudge:
@@ -56,20 +66,33 @@ def record_key(t: Transcript, settings: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def judge_one(t: Transcript, lms: Mapping[str, dspy.BaseLM], settings: Mapping[str, Any],
-              debate_lm: dspy.BaseLM | None = None) -> dict[str, Any]:
+def judge_one(
+    t: Transcript, lms: Mapping[str, dspy.BaseLM], settings: Mapping[str, Any], debate_lm: dspy.BaseLM | None = None
+) -> dict[str, Any]:
     """The record of one transcript (factor ratings, aggregates, usage)."""
     with recording_usage() as tally, judging(settings.get("domain") or t.domain):
         results = core_judge(settings["mode"], settings["retries"])(transcript=t, lms=lms).results
-        argued = debate(t, results, debate_lm, settings["max_rounds"], settings["retries"]) \
-            if settings["aggregator"] == "debate" else None
+        argued = (
+            debate(t, results, debate_lm, settings["max_rounds"], settings["retries"])
+            if settings["aggregator"] == "debate"
+            else None
+        )
     judges = settings["judges"]
     single = len({judges[n] for n in FACTORS}) == 1
-    meta = {"judge": judges[FACTORS[0]] if single else "mixture", "mode": settings["mode"],
-            "aggregator": settings["aggregator"], "prompt_version": settings["prompt_version"],
-            "key": record_key(t, settings)}
-    usage = {"calls": tally.calls, "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
-             "cost_usd": round(tally.cost_usd, 8), "model_s": round(tally.model_s, 3)}
+    meta = {
+        "judge": judges[FACTORS[0]] if single else "mixture",
+        "mode": settings["mode"],
+        "aggregator": settings["aggregator"],
+        "prompt_version": settings["prompt_version"],
+        "key": record_key(t, settings),
+    }
+    usage = {
+        "calls": tally.calls,
+        "prompt_tokens": tally.prompt_tokens,
+        "completion_tokens": tally.completion_tokens,
+        "cost_usd": round(tally.cost_usd, 8),
+        "model_s": round(tally.model_s, 3),
+    }
     return {**judged_record(t.dialogue_id, t.system, results, argued, meta, usage), "recall": t.recall}
 
 
@@ -89,9 +112,15 @@ def cached_records(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def judge_all(transcripts: Sequence[Transcript], lms: Mapping[str, dspy.BaseLM], settings: Mapping[str, Any],
-              cache: Path, reuse_from: Sequence[Path] = (), debate_lm: dspy.BaseLM | None = None,
-              progress: Callable[[int, int, bool], None] | None = None) -> list[dict[str, Any]]:
+def judge_all(
+    transcripts: Sequence[Transcript],
+    lms: Mapping[str, dspy.BaseLM],
+    settings: Mapping[str, Any],
+    cache: Path,
+    reuse_from: Sequence[Path] = (),
+    debate_lm: dspy.BaseLM | None = None,
+    progress: Callable[[int, int, bool], None] | None = None,
+) -> list[dict[str, Any]]:
     """Every transcript's record, in input order; finished ones are appended to ``cache``."""
     done = cached_records([*reuse_from, cache])
     out = []

@@ -9,6 +9,7 @@ Ties keep the first candidate in the order given; a factor on which every candid
 undefined (too few labels, one label everywhere) keeps the first candidate and is marked
 ``defined = False`` — never a silent pick presented as measured.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -30,10 +31,20 @@ def select_judges(candidates: Mapping[str, pd.DataFrame], human: pd.DataFrame) -
     rows = []
     for factor in FACTORS:
         scores = {name: float(t.loc[factor, "qwk"]) for name, t in tables.items()}
-        ranked = sorted(scores, key=lambda n: -scores[n] if np.isfinite(scores[n]) else np.inf)   # stable: ties keep order
+        ranked = sorted(
+            scores, key=lambda n: -scores[n] if np.isfinite(scores[n]) else np.inf
+        )  # stable: ties keep order
         best = ranked[0]
-        rows.append({"factor": factor, "judge": best, "qwk": scores[best], "n": int(tables[best].loc[factor, "n"]),
-                     "defined": bool(np.isfinite(scores[best])), **{f"qwk_{n}": s for n, s in scores.items()}})
+        rows.append(
+            {
+                "factor": factor,
+                "judge": best,
+                "qwk": scores[best],
+                "n": int(tables[best].loc[factor, "n"]),
+                "defined": bool(np.isfinite(scores[best])),
+                **{f"qwk_{n}": s for n, s in scores.items()},
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -41,7 +52,12 @@ def mixture_table(selection: pd.DataFrame, models: Mapping[str, str], source: st
     """The mixture YAML content: ``judges`` (name → ``{"model": …}``, from the records' judge
     ids), ``factors`` (factor → judge) and how they were chosen."""
     used = list(dict.fromkeys(selection["judge"]))
-    return {"judges": {name: {"model": models[name]} for name in used},
-            "factors": dict(zip(selection["factor"], selection["judge"])),
-            "selected_by": f"highest QWK against the human labels of {source} (trace-crs judge agree --select)",
-            "qwk": {f: (None if not np.isfinite(q) else round(float(q), 4)) for f, q in zip(selection["factor"], selection["qwk"])}}
+    return {
+        "judges": {name: {"model": models[name]} for name in used},
+        "factors": dict(zip(selection["factor"], selection["judge"], strict=False)),
+        "selected_by": f"highest QWK against the human labels of {source} (trace-crs judge agree --select)",
+        "qwk": {
+            f: (None if not np.isfinite(q) else round(float(q), 4))
+            for f, q in zip(selection["factor"], selection["qwk"], strict=False)
+        },
+    }

@@ -22,6 +22,7 @@ JSON lines, one transcript per line (CoRE §4.1 and Fig. 13 "conversation log"):
 
 :func:`load_transcripts` raises :class:`~trace_crs.errors.DataError` naming file, line and field.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -67,7 +68,7 @@ class Transcript(BaseModel):
         """Session-level recommendation list: every turn's items in order, first mention kept
         (CoRE §6.5 concatenates the per-round lists)."""
         seen: dict[str, None] = {}
-        for t in self.turns[self.history_turns:]:
+        for t in self.turns[self.history_turns :]:
             for item in t.items:
                 seen.setdefault(item, None)
         return list(seen)
@@ -84,20 +85,36 @@ class Transcript(BaseModel):
     @property
     def evidence(self) -> dict[str, str]:
         """Every cited text of the rated turns, by ``turn<i>:<label>`` (labels repeat across turns)."""
-        return {f"turn{i + 1}:{k}": v for i, t in enumerate(self.turns)
-                if i >= self.history_turns for k, v in sorted(t.evidence.items())}
+        return {
+            f"turn{i + 1}:{k}": v
+            for i, t in enumerate(self.turns)
+            if i >= self.history_turns
+            for k, v in sorted(t.evidence.items())
+        }
 
     def log(self) -> str:
         """The conversation log shown to a judge, in CoRE's Fig. 13 layout (system = ``<system>``)."""
+
         def block(turns: Iterable[Turn]) -> str:
             tag = {"user": "user", "assistant": "system"}
             return "\n".join(f"    <{tag[t.role]}>{escape(t.text, quote=False)}</{tag[t.role]}>" for t in turns)
-        parts = ["<conversation>", "  <history>", block(self.turns[:self.history_turns]), "  </history>",
-                 "  <interaction>", block(self.turns[self.history_turns:]), "  </interaction>", "</conversation>",
-                 f"<system_recommend_list>{escape(', '.join(self.recommended) or '(none)')}</system_recommend_list>",
-                 f"<groundtruth_list>{escape(', '.join(self.ground_truth) or '(not given)')}</groundtruth_list>"]
+
+        parts = [
+            "<conversation>",
+            "  <history>",
+            block(self.turns[: self.history_turns]),
+            "  </history>",
+            "  <interaction>",
+            block(self.turns[self.history_turns :]),
+            "  </interaction>",
+            "</conversation>",
+            f"<system_recommend_list>{escape(', '.join(self.recommended) or '(none)')}</system_recommend_list>",
+            f"<groundtruth_list>{escape(', '.join(self.ground_truth) or '(not given)')}</groundtruth_list>",
+        ]
         if self.evidence:
-            parts += ["<cited_reviews>"] + [f"  [{k}] {escape(v)}" for k, v in self.evidence.items()] + ["</cited_reviews>"]
+            parts += (
+                ["<cited_reviews>"] + [f"  [{k}] {escape(v)}" for k, v in self.evidence.items()] + ["</cited_reviews>"]
+            )
         return "\n".join(p for p in parts if p)
 
 
@@ -121,8 +138,12 @@ def load_transcripts(path: str | Path) -> list[Transcript]:
     for lineno, rec in iter_jsonl(path):
         t = parse_transcript(rec, str(path), lineno)
         if t.dialogue_id in seen:
-            raise DataError(f"duplicate {t.dialogue_id!r} (first on line {seen[t.dialogue_id]})",
-                            file=str(path), line=lineno, field="dialogue_id")
+            raise DataError(
+                f"duplicate {t.dialogue_id!r} (first on line {seen[t.dialogue_id]})",
+                file=str(path),
+                line=lineno,
+                field="dialogue_id",
+            )
         seen[t.dialogue_id] = lineno
         out.append(t)
     if not out:

@@ -9,6 +9,7 @@ the public lexicon (``kb.lexicon.find_facets``).  Real reviews rarely name ameni
 percent of reviews): the synthetic writer uses these rates, so a POI's facet may not show in
 any of its reviews, as in real data.  Only counts and rates are produced — never review text.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -51,8 +52,10 @@ def yelp_mention_rates(yelp_dir: str | Path, min_reviews: int = 20) -> dict[str,
             reviews[value] += 1
             mentions[value] += value in said
     kept = {v: n for v, n in reviews.items() if n >= min_reviews}
-    out: dict[str, Any] = {f"{f}:{v}": {"reviews": n, "mentions": mentions[(f, v)], "rate": mentions[(f, v)] / n}
-                           for (f, v), n in sorted(kept.items())}
+    out: dict[str, Any] = {
+        f"{f}:{v}": {"reviews": n, "mentions": mentions[(f, v)], "rate": mentions[(f, v)] / n}
+        for (f, v), n in sorted(kept.items())
+    }
     n_all, m_all = sum(kept.values()), sum(mentions[v] for v in kept)
     out["pooled"] = {"reviews": n_all, "mentions": m_all, "rate": m_all / n_all if n_all else float("nan")}
     return out
@@ -63,9 +66,16 @@ def yelp_length_quantiles(yelp_dir: str | Path, n_quantiles: int = 101, max_char
     truncation at ``max_chars`` (paper App. D), with ``n`` and the mean: the length profile the
     synthetic writer draws from (``data/review_lengths.yaml``).  Aggregates only, never text."""
     import numpy as np
-    lengths = np.array([len((rec.get("text") or "")[:max_chars]) for _, rec in iter_jsonl(Path(yelp_dir) / REVIEW_FILE)])
+
+    lengths = np.array(
+        [len((rec.get("text") or "")[:max_chars]) for _, rec in iter_jsonl(Path(yelp_dir) / REVIEW_FILE)]
+    )
     if lengths.size == 0:
         raise ValueError(f"{Path(yelp_dir) / REVIEW_FILE}: no reviews")
     qs = np.quantile(lengths, np.linspace(0.0, 1.0, n_quantiles))
-    return {"n": int(lengths.size), "mean": round(float(lengths.mean()), 2), "max_chars": max_chars,
-            "quantiles": [round(float(q), 1) for q in qs]}
+    return {
+        "n": int(lengths.size),
+        "mean": round(float(lengths.mean()), 2),
+        "max_chars": max_chars,
+        "quantiles": [round(float(q), 1) for q in qs],
+    }

@@ -5,6 +5,7 @@ Coherence: "fraction of recommended POI pairs within 2 km").
 City centres and real neighbourhood centres live in ``data/cities.yaml``.  Every other
 layer that needs a distance imports :func:`haversine_km` from here.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,8 @@ import numpy as np
 import yaml
 
 EARTH_RADIUS_KM = 6371.0088  # IUGG mean Earth radius
-HOTSPOT_SIGMA_KM = 1.0       # std. dev. (per axis) of a POI around its hot spot centre
-SPREAD_FRACTION = 0.25       # share of POIs placed anywhere within SPREAD_RADIUS_KM of the centre
+HOTSPOT_SIGMA_KM = 1.0  # std. dev. (per axis) of a POI around its hot spot centre
+SPREAD_FRACTION = 0.25  # share of POIs placed anywhere within SPREAD_RADIUS_KM of the centre
 SPREAD_RADIUS_KM = 8.0
 
 

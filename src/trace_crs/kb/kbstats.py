@@ -5,10 +5,12 @@ mean review stars, unique categories, cities, price range per type, the share of
 same-city POI pairs within 2 km (the spatial scale of §3 Spatial Coherence), and the share
 of POI facet values that at least one of the POI's reviews mentions (lexicon keywords).
 """
+
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +50,9 @@ def facet_coverage(kb: KB) -> float:
     hit = total = 0
     for poi in kb.pois.values():
         wanted = set(poi_mentions(poi.attributes, poi.price))
-        found = {(f, v) for r in kb.reviews_of(poi.business_id) for f, _ in wanted for v, _, _ in find_facets(r.text, f)}
+        found = {
+            (f, v) for r in kb.reviews_of(poi.business_id) for f, _ in wanted for v, _, _ in find_facets(r.text, f)
+        }
         hit += len(wanted & found)
         total += len(wanted)
     return hit / total if total else float("nan")
@@ -58,7 +62,9 @@ def summarize(kb: KB) -> dict[str, Any]:
     """The Table-3 statistics of ``kb`` as a JSON-ready dict."""
     pois = list(kb.pois.values())
     per_poi = [len(kb.reviews_of(p.business_id)) for p in pois]
-    prices: dict[str, list[int]] = {t: sorted({p.price for p in pois if p.poi_type == t and p.price}) for t in POI_TYPES}
+    prices: dict[str, list[int]] = {
+        t: sorted({p.price for p in pois if p.poi_type == t and p.price}) for t in POI_TYPES
+    }
     return {
         "pois": len(pois),
         "pois_per_type": {t: sum(p.poi_type == t for p in pois) for t in POI_TYPES},
@@ -81,7 +87,10 @@ def format_summary(stats: dict[str, Any]) -> str:
     per_type = " / ".join(f"{stats['pois_per_type'][t]} {t}" for t in POI_TYPES)
     rows = [
         ("POIs", f"{stats['pois']:,} ({per_type})"),
-        ("Reviews", f"{stats['reviews']:,} (avg. {stats['reviews_per_poi_mean']:.1f}/POI, min {stats['reviews_per_poi_min']})"),
+        (
+            "Reviews",
+            f"{stats['reviews']:,} (avg. {stats['reviews_per_poi_mean']:.1f}/POI, min {stats['reviews_per_poi_min']})",
+        ),
         ("Avg. stars (POI / review)", f"{stats['stars_mean_poi']:.2f} / {stats['stars_mean_review']:.2f}"),
         ("Unique categories", f"{stats['unique_categories']}"),
         ("Cities", f"{len(stats['cities'])} ({', '.join(stats['cities'])})"),

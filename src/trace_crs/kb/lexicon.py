@@ -3,10 +3,11 @@
 One place for the words; the review writer, the dialogue simulator and the attribute-aware
 baselines all read it through :func:`facet_lexicon` and match with :func:`find_facets`.
 """
+
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import yaml
@@ -21,7 +22,7 @@ def facet_lexicon() -> dict[str, dict[str, tuple[str, ...]]]:
     return {facet: {str(value): tuple(words) for value, words in values.items()} for facet, values in raw.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pattern(facet: str) -> re.Pattern[str]:
     words = sorted({w for ws in facet_lexicon()[facet].values() for w in ws}, key=len, reverse=True)
     return re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in words) + r")(?![\w-])", re.IGNORECASE)
@@ -36,6 +37,6 @@ def find_facets(text: str, facet: str) -> list[tuple[str, int, int]]:
     return [(by_word[m.group(1).lower()], m.start(), m.end()) for m in _pattern(facet).finditer(text)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _by_word(facet: str) -> dict[str, str]:
     return {w.lower(): value for value, ws in facet_lexicon()[facet].items() for w in ws}

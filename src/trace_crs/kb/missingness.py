@@ -22,6 +22,7 @@ Deviations page test that cause.
   Baselines treat an unknown facet as unmet (``kb.satisfaction``), as they would on Yelp.
   Staleness (a present but wrong value) is not modelled: the sample has no ground truth for it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -41,20 +42,31 @@ from trace_crs.kb.yelp import FLAG_FEATURES, _literal, facets_of, parse_price, p
 COVERAGE_FILE = Path(__file__).with_name("data") / "attribute_coverage.yaml"
 SCALAR_FACETS: tuple[str, ...] = ("style", "price", "noise", "ambience")
 # feature → the Yelp attribute it is read from (kb/yelp.py); the rest have none.
-FEATURE_SOURCES: dict[str, str] = {**{f: k for k, f in FLAG_FEATURES.items()}, "parking": "BusinessParking",
-                                   "wifi": "WiFi", "late_hours": "GoodForMeal"}
+FEATURE_SOURCES: dict[str, str] = {
+    **{f: k for k, f in FLAG_FEATURES.items()},
+    "parking": "BusinessParking",
+    "wifi": "WiFi",
+    "late_hours": "GoodForMeal",
+}
 FEATURES_WITHOUT_SOURCE: tuple[str, ...] = tuple(f for f in FEATURES if f not in FEATURE_SOURCES)
 
 
 def _known(poi_type: str, categories: list[str], raw: dict[str, Any]) -> dict[str, bool]:
     """Which facets a Yelp record makes known (see the module docstring)."""
     facets = facets_of(poi_type, categories, raw)
-    known = {"style": facets["style"] is not None, "price": parse_price(raw) is not None,
-             "noise": facets["noise"] is not None, "ambience": isinstance(_literal(raw.get("Ambience")), dict)}
+    known = {
+        "style": facets["style"] is not None,
+        "price": parse_price(raw) is not None,
+        "noise": facets["noise"] is not None,
+        "ambience": isinstance(_literal(raw.get("Ambience")), dict),
+    }
     for feature, key in FEATURE_SOURCES.items():
         value = _literal(raw.get(key))
-        known[feature] = isinstance(value, dict) if key in ("BusinessParking", "GoodForMeal") else (
-            isinstance(value, bool) if key in FLAG_FEATURES else value is not None and str(value) != "None")
+        known[feature] = (
+            isinstance(value, dict)
+            if key in ("BusinessParking", "GoodForMeal")
+            else (isinstance(value, bool) if key in FLAG_FEATURES else value is not None and str(value) != "None")
+        )
     return known
 
 
@@ -114,8 +126,10 @@ def degrade(pois: list[POI], rates: dict[str, dict[str, float]] | None = None, s
 def write_coverage(business_path: str | Path, out: str | Path = COVERAGE_FILE) -> Path:
     """Measure ``business_path`` and write the counts file (atomically), naming its source."""
     counts = measure_coverage(business_path)
-    header = ("# Attribute coverage of a Yelp business file (trace_crs.kb.missingness.measure_coverage): per POI\n"
-              "# type, the businesses of that type (n) and how many carry each facet under kb/yelp.py's rules.\n"
-              "# Aggregate counts only, no Yelp text. Regenerate with kb.missingness.write_coverage(<business.json>).\n")
+    header = (
+        "# Attribute coverage of a Yelp business file (trace_crs.kb.missingness.measure_coverage): per POI\n"
+        "# type, the businesses of that type (n) and how many carry each facet under kb/yelp.py's rules.\n"
+        "# Aggregate counts only, no Yelp text. Regenerate with kb.missingness.write_coverage(<business.json>).\n"
+    )
     body = yaml.safe_dump({"source": Path(business_path).name, "counts": counts}, sort_keys=True)
     return write_text(out, header + body)

@@ -33,12 +33,14 @@ implication: they set the ceiling only when the texts hold no other price phrase
 … the atmosphere should be upscale" keeps ceiling 2.  Relative wishes ("cheaper than that")
 have no ceiling in words and are not read.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -72,8 +74,10 @@ def price_words() -> dict[str, int]:
 
 
 def _alt(words: Iterable[str]) -> str:
-    return "|".join(re.escape(_norm(w)).replace(r"\ ", r"\s+").replace("'", "['’]")
-                    for w in sorted(set(words), key=len, reverse=True))
+    return "|".join(
+        re.escape(_norm(w)).replace(r"\ ", r"\s+").replace("'", "['’]")
+        for w in sorted(set(words), key=len, reverse=True)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -88,10 +92,12 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
             body += rf"(?!\s+(?:{_alt(after[p])})\b)"
         parts.append(body)
     words = re.compile(r"(?<![\w$-])(" + "|".join(parts) + r")(?![\w-])", re.IGNORECASE)
-    symbols = re.compile(r"(?<![\w$])((?:(?:" + _alt(data["amount_qualifiers"]) + r")\s+)?)(\${1,4})(?![\w$])(?!\s?\d)",
-                         re.IGNORECASE)
-    amounts = re.compile(r"(?<![\w$])(" + _alt(data["amount_qualifiers"]) + r")\s+\$\s?(\d+(?:\.\d+)?)(?![\d])",
-                         re.IGNORECASE)
+    symbols = re.compile(
+        r"(?<![\w$])((?:(?:" + _alt(data["amount_qualifiers"]) + r")\s+)?)(\${1,4})(?![\w$])(?!\s?\d)", re.IGNORECASE
+    )
+    amounts = re.compile(
+        r"(?<![\w$])(" + _alt(data["amount_qualifiers"]) + r")\s+\$\s?(\d+(?:\.\d+)?)(?![\d])", re.IGNORECASE
+    )
     return words, symbols, amounts
 
 
@@ -106,30 +112,34 @@ def _clause_words(text: str, start: int) -> list[str]:
     words = [w.lower().replace("’", "'") for w in _WORD.findall(head)]
     breaks = set(_data()["clause_breaks"])
     cut = max((i for i, w in enumerate(words) if w in breaks), default=-1)
-    return words[cut + 1:]
+    return words[cut + 1 :]
 
 
 def _skipped(text: str, start: int) -> bool:
     """Negated, or part of a description of the traveller (module docstring)."""
     data, words = _data(), _clause_words(text, start)
-    window = words[-int(data["negation_window"]):]
+    window = words[-int(data["negation_window"]) :]
     if any(w in data["negators"] or w.endswith("n't") for w in window):
         return True
     persons = [i for i, w in enumerate(words) if w in data["person_nouns"]]
-    return bool(persons) and not set(words[persons[-1] + 1:]) & set(data["request_words"])
+    return bool(persons) and not set(words[persons[-1] + 1 :]) & set(data["request_words"])
 
 
 def price_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
     """Every price phrase of ``text`` that names a ceiling, in order (skipped ones left out)."""
     words, symbols, amounts = _patterns()
     descriptive = {_norm(w) for w in _data()["descriptive"]}
-    found = [Mention(m.group(1), m.start(1), m.end(1), price_words()[_norm(m.group(1))],
-                     _norm(m.group(1)) in descriptive) for m in words.finditer(text)]
+    found = [
+        Mention(m.group(1), m.start(1), m.end(1), price_words()[_norm(m.group(1))], _norm(m.group(1)) in descriptive)
+        for m in words.finditer(text)
+    ]
     for m in symbols.finditer(text):
         n = len(m.group(2))
         found.append(Mention(m.group(0).strip(), m.start(), m.end(), max(1, n - 1) if m.group(1) else n))
-    found += [Mention(m.group(0), m.start(), m.end(), _amount_level(float(m.group(2)), poi_type))
-              for m in amounts.finditer(text)]
+    found += [
+        Mention(m.group(0), m.start(), m.end(), _amount_level(float(m.group(2)), poi_type))
+        for m in amounts.finditer(text)
+    ]
     return sorted((m for m in found if not _skipped(text, m.start)), key=lambda m: m.start)
 
 
@@ -162,5 +172,9 @@ def price_ceiling_recall(dialogues: Iterable[dict[str, Any]]) -> dict[str, float
             priced += 1
             hits += read == stated
     nan = float("nan")
-    return {"price_dialogues": priced, "price_ceiling_recall": hits / priced if priced else nan,
-            "no_price_dialogues": unpriced, "false_ceiling_rate": false / unpriced if unpriced else nan}
+    return {
+        "price_dialogues": priced,
+        "price_ceiling_recall": hits / priced if priced else nan,
+        "no_price_dialogues": unpriced,
+        "false_ceiling_rate": false / unpriced if unpriced else nan,
+    }

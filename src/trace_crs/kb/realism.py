@@ -12,11 +12,13 @@ Kolmogorov–Smirnov statistic of the lengths (scipy) and a *discriminator*: TF-
 its 5-fold cross-validated ROC AUC (scikit-learn; 0.5 = indistinguishable).  Only aggregate
 statistics leave this module — never a review text.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence, TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -25,8 +27,8 @@ from trace_crs.kb.schema import REVIEW_MAX_CHARS
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.segment import sentence_spans, terms
 
-WINDOW = 10_000          # tokens per window of the type-token and bigram rates
-N_PER_CLASS = 2_000      # reviews per class for the discriminator
+WINDOW = 10_000  # tokens per window of the type-token and bigram rates
+N_PER_CLASS = 2_000  # reviews per class for the discriminator
 FOLDS = 5
 
 
@@ -49,6 +51,7 @@ def kb_corpus(kb_dir: str | Path) -> Corpus:
 def yelp_corpus(yelp_dir: str | Path, max_chars: int = REVIEW_MAX_CHARS) -> Corpus:
     """The reviews of a Yelp bundle, truncated at ``max_chars`` as the Yelp KB loader does."""
     from trace_crs.kb.yelp import REVIEW_FILE
+
     path = Path(yelp_dir) / REVIEW_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{path}: Yelp review file not found")
@@ -65,13 +68,16 @@ def window_rates(tokens: Sequence[str], window: int = WINDOW) -> dict[str, float
     starts = list(range(0, max(len(tokens) - window + 1, 1), window)) if len(tokens) >= window else [0]
     ttr, big = [], []
     for s in starts:
-        chunk = tokens[s:s + window]
+        chunk = tokens[s : s + window]
         if len(chunk) < 2:
             continue
         ttr.append(len(set(chunk)) / len(chunk))
-        big.append(len(set(zip(chunk, chunk[1:]))) / (len(chunk) - 1))
-    return {"type_token_ratio": float(np.mean(ttr)) if ttr else float("nan"),
-            "distinct_bigram_rate": float(np.mean(big)) if big else float("nan"), "windows": len(ttr)}
+        big.append(len(set(zip(chunk, chunk[1:], strict=False))) / (len(chunk) - 1))
+    return {
+        "type_token_ratio": float(np.mean(ttr)) if ttr else float("nan"),
+        "distinct_bigram_rate": float(np.mean(big)) if big else float("nan"),
+        "windows": len(ttr),
+    }
 
 
 def text_stats(corpus: Corpus, seed: int = 42) -> dict[str, Any]:
@@ -88,11 +94,12 @@ def text_stats(corpus: Corpus, seed: int = 42) -> dict[str, Any]:
     order = np.random.default_rng(seed).permutation(len(texts))
     tokens = [tok for i in order for tok in terms(texts[i])]
     owners: dict[str, set[str]] = defaultdict(set)
-    for t, b in zip(texts, ids):
+    for t, b in zip(texts, ids, strict=False):
         owners[t].add(b)
     return {
         "n_reviews": len(texts),
-        "length_mean": float(lengths.mean()), "length_median": float(np.median(lengths)),
+        "length_mean": float(lengths.mean()),
+        "length_median": float(np.median(lengths)),
         "length_quartiles": [float(q) for q in np.percentile(lengths, [25, 50, 75])],
         "share_at_cap": float((lengths >= REVIEW_MAX_CHARS).mean()),
         "sentences_per_review": float(np.mean(n_sent)),
@@ -104,8 +111,9 @@ def text_stats(corpus: Corpus, seed: int = 42) -> dict[str, Any]:
     }
 
 
-def discriminator_auc(synthetic: Sequence[str], real: Sequence[str], seed: int = 42,
-                      n_per_class: int = N_PER_CLASS, folds: int = FOLDS) -> dict[str, Any]:
+def discriminator_auc(
+    synthetic: Sequence[str], real: Sequence[str], seed: int = 42, n_per_class: int = N_PER_CLASS, folds: int = FOLDS
+) -> dict[str, Any]:
     """Cross-validated ROC AUC of TF-IDF (word 1–2-grams, sublinear tf) + logistic regression
     telling ``synthetic`` (label 1) from ``real`` (label 0), on a seeded balanced sample of at
     most ``n_per_class`` texts per class; the vectoriser is fitted inside each fold."""
@@ -113,27 +121,39 @@ def discriminator_auc(synthetic: Sequence[str], real: Sequence[str], seed: int =
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.pipeline import make_pipeline
+
     rng = np.random.default_rng(seed)
     n = min(n_per_class, len(synthetic), len(real))
     if n < folds:
         raise ValueError(f"discriminator needs >= {folds} texts per class, got {n}")
     syn = [synthetic[i] for i in sorted(rng.choice(len(synthetic), n, replace=False))]
     ref = [real[i] for i in sorted(rng.choice(len(real), n, replace=False))]
-    model = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True),
-                          LogisticRegression(max_iter=1000, C=1.0))
+    model = make_pipeline(
+        TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True), LogisticRegression(max_iter=1000, C=1.0)
+    )
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     scores = cross_val_score(model, syn + ref, [1] * n + [0] * n, cv=cv, scoring="roc_auc")
-    return {"auc": float(scores.mean()), "auc_sd": float(scores.std(ddof=1)), "auc_folds": [float(s) for s in scores],
-            "n_per_class": n, "folds": folds, "features": "tfidf word 1-2-grams", "model": "logistic regression"}
+    return {
+        "auc": float(scores.mean()),
+        "auc_sd": float(scores.std(ddof=1)),
+        "auc_folds": [float(s) for s in scores],
+        "n_per_class": n,
+        "folds": folds,
+        "features": "tfidf word 1-2-grams",
+        "model": "logistic regression",
+    }
 
 
-def compare(synthetic: Corpus, reference: Corpus | None, seed: int = 42, n_per_class: int = N_PER_CLASS) -> dict[str, Any]:
+def compare(
+    synthetic: Corpus, reference: Corpus | None, seed: int = 42, n_per_class: int = N_PER_CLASS
+) -> dict[str, Any]:
     """Synthetic and reference statistics side by side, the length KS statistic and the
     discriminator; only the synthetic side when ``reference`` is ``None``."""
     out: dict[str, Any] = {"seed": seed, "synthetic": text_stats(synthetic, seed)}
     if reference is None:
         return out
     from scipy.stats import ks_2samp
+
     out["reference"] = text_stats(reference, seed)
     ks = ks_2samp([len(t) for t in synthetic["texts"]], [len(t) for t in reference["texts"]])
     out["length_ks"] = float(ks.statistic)
@@ -150,10 +170,15 @@ def flatten(report: dict[str, Any], sides: Iterable[str] = ("synthetic", "refere
 
 
 LABELS = {
-    "n_reviews": "reviews (n)", "length_mean": "mean length (chars)", "length_median": "median length (chars)",
-    "share_at_cap": "share at the 500-char cap", "sentences_per_review": "sentences per review",
-    "type_token_ratio": "type-token ratio per 10k tokens", "distinct_bigram_rate": "distinct bigrams per 10k tokens",
-    "facet_sentence_share": "share of sentences naming a facet", "distinct_text_rate": "distinct texts",
+    "n_reviews": "reviews (n)",
+    "length_mean": "mean length (chars)",
+    "length_median": "median length (chars)",
+    "share_at_cap": "share at the 500-char cap",
+    "sentences_per_review": "sentences per review",
+    "type_token_ratio": "type-token ratio per 10k tokens",
+    "distinct_bigram_rate": "distinct bigrams per 10k tokens",
+    "facet_sentence_share": "share of sentences naming a facet",
+    "distinct_text_rate": "distinct texts",
     "texts_shared_by_pois": "texts shared by 2+ POIs",
 }
 
@@ -175,4 +200,5 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"mean length ratio (synthetic / real) {report['mean_length_ratio']:.3f}. "
         f"Discriminator ({d['features']} + {d['model']}, {d['folds']}-fold cross-validated, "
         f"{d['n_per_class']:,} reviews per class, seed {report['seed']}): ROC AUC {d['auc']:.3f} "
-        f"(SD over folds {d['auc_sd']:.3f}; 0.5 = indistinguishable, 1.0 = always told apart).\n")
+        f"(SD over folds {d['auc_sd']:.3f}; 0.5 = indistinguishable, 1.0 = always told apart).\n"
+    )

@@ -8,13 +8,15 @@ composed sentence is checked with :func:`facet_hits` and re-drawn if it names an
 or price (a slot combination or a POI name such as "Quiet Oak Grill" can): facet mentions come
 only from the facet sentences of :mod:`trace_crs.kb.review_writer`, at the calibrated rates.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Collection, Sequence
+from typing import Any
 
 import numpy as np
 import yaml
@@ -24,8 +26,8 @@ from trace_crs.kb.price import price_words
 
 SECTIONS = ("narrative", "item", "staff", "timing", "comparison", "advice")
 SECTION_WEIGHTS = (0.26, 0.26, 0.14, 0.12, 0.1, 0.12)
-MAX_TRIES = 12                         # re-draws of a sentence that names a facet or repeats
-PREFER_NEW_TRIES = 3                   # draws of a body sentence spent looking for one new to the KB
+MAX_TRIES = 12  # re-draws of a sentence that names a facet or repeats
+PREFER_NEW_TRIES = 3  # draws of a body sentence spent looking for one new to the KB
 
 
 @lru_cache(maxsize=1)
@@ -68,8 +70,9 @@ def facet_hits(text: str) -> frozenset[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     if "$" in text or not first.isdisjoint(tokens):
         out |= {("price", v) for v, _, _ in find_facets(text, "price")}
-    if "&" in text or any(" ".join(tokens[i:i + k]) in grams for k in range(1, longest + 1)
-                          for i in range(len(tokens) - k + 1)):
+    if "&" in text or any(
+        " ".join(tokens[i : i + k]) in grams for k in range(1, longest + 1) for i in range(len(tokens) - k + 1)
+    ):
         out |= {(f, v) for f in facet_lexicon() for v, _, _ in find_facets(text, f)}
     return frozenset(out)
 
@@ -90,11 +93,18 @@ class Voice:
     poi_type: str
     items: tuple[str, ...]
     modifier: str
-    staff: tuple[tuple[str, str], ...]   # (role, first name)
+    staff: tuple[tuple[str, str], ...]  # (role, first name)
 
 
-def draw_voice(rng: np.random.Generator, name: str, hood: str, city: str, poi_type: str, style: str | None,
-               first_names: Sequence[str]) -> Voice:
+def draw_voice(
+    rng: np.random.Generator,
+    name: str,
+    hood: str,
+    city: str,
+    poi_type: str,
+    style: str | None,
+    first_names: Sequence[str],
+) -> Voice:
     """The :class:`Voice` of one POI: 3 signature items, a modifier and 2 staff members."""
     bank = grammar()["items"]
     pool = bank[poi_type][style] if poi_type == "restaurant" and style in bank["restaurant"] else bank[poi_type]
@@ -103,8 +113,15 @@ def draw_voice(rng: np.random.Generator, name: str, hood: str, city: str, poi_ty
     items = tuple(pool[i] for i in rng.choice(len(pool), size=min(3, len(pool)), replace=False))
     roles = grammar()["slots"]["role"][poi_type]
     staff = tuple((roles[i], pick(rng, first_names)) for i in rng.choice(len(roles), size=2, replace=False))
-    return Voice(name=name, hood=hood, city=city, poi_type=poi_type, items=items,
-                 modifier=pick(rng, grammar()["items"]["modifier"]), staff=staff)
+    return Voice(
+        name=name,
+        hood=hood,
+        city=city,
+        poi_type=poi_type,
+        items=items,
+        modifier=pick(rng, grammar()["items"]["modifier"]),
+        staff=staff,
+    )
 
 
 class _Slots(dict):
@@ -117,7 +134,7 @@ class _Slots(dict):
     def __missing__(self, slot: str) -> str:
         bank = grammar()["slots"][slot]
         value = draw(self.rng, bank[self.poi_type] if isinstance(bank, dict) else bank)
-        value = value.format_map(self) if "{" in value else value   # "most places in {hood}"
+        value = value.format_map(self) if "{" in value else value  # "most places in {hood}"
         self[slot] = value
         return value
 
@@ -128,9 +145,18 @@ def fill(rng: np.random.Generator, template: str, voice: Voice, **given: str) ->
     n = len(voice.items)
     i = int(rng.random() * n)
     role, staff = voice.staff[int(rng.random() * len(voice.staff))]
-    values = {"name": voice.name, "hood": voice.hood, "city": voice.city, "item": voice.items[i],
-              "item2": voice.items[(i + 1 + int(rng.random() * (n - 1))) % n] if n > 1 else voice.items[0],
-              "staff": staff, "role": role, "role_cap": role[0].upper() + role[1:], "modifier": voice.modifier, **given}
+    values = {
+        "name": voice.name,
+        "hood": voice.hood,
+        "city": voice.city,
+        "item": voice.items[i],
+        "item2": voice.items[(i + 1 + int(rng.random() * (n - 1))) % n] if n > 1 else voice.items[0],
+        "staff": staff,
+        "role": role,
+        "role_cap": role[0].upper() + role[1:],
+        "modifier": voice.modifier,
+        **given,
+    }
     text = template.format_map(_Slots(rng, voice.poi_type, values))
     return text[0].upper() + text[1:]
 
@@ -142,8 +168,15 @@ def templates(section: str, poi_type: str, mood: str) -> list[str]:
     return list(by_mood.get(mood, by_mood.get("any", [])))
 
 
-def body_sentence(rng: np.random.Generator, voice: Voice, section: str, mood: str, used: Collection[str],
-                  local: Collection[str] = (), strict: bool = False) -> str | None:
+def body_sentence(
+    rng: np.random.Generator,
+    voice: Voice,
+    section: str,
+    mood: str,
+    used: Collection[str],
+    local: Collection[str] = (),
+    strict: bool = False,
+) -> str | None:
     """A facet-free sentence of ``section``, not in ``local`` and preferably not in ``used``
     (re-drawn up to ``MAX_TRIES`` times; with ``strict`` a sentence in ``used`` is refused;
     ``None`` if no draw qualifies)."""

@@ -20,22 +20,32 @@ names a feature the POI *lacks*, always as an explicit negation ("There is no po
 or contradicts its noise level ("Others call it quiet, but it was noisy ...").
 Texts never exceed ``REVIEW_MAX_CHARS``; facet sentences always lie before the cut.
 """
+
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Collection, Sequence
+from typing import Any
 
 import numpy as np
 import yaml
 
 from trace_crs.kb.review_grammar import (
-    MAX_TRIES, SECTION_WEIGHTS, SECTIONS, Voice, body_sentence, facet_hits, fill, pick, reserved,
+    MAX_TRIES,
+    SECTION_WEIGHTS,
+    SECTIONS,
+    Voice,
+    body_sentence,
+    facet_hits,
+    fill,
+    pick,
+    reserved,
 )
 from trace_crs.kb.review_grammar import templates as grammar_templates
 from trace_crs.kb.schema import REVIEW_MAX_CHARS
 
-NEGATION_RATE = 0.06       # share of reviews that add a complaint about a missing feature
+NEGATION_RATE = 0.06  # share of reviews that add a complaint about a missing feature
 CONTRADICTION_RATE = 0.05  # share of 1–3-star reviews that contradict the POI's noise level
 
 QUOTABLE_MAX_CHARS = 120  # a facet sentence fits a quote whole (dialogues.quotes)
@@ -103,8 +113,14 @@ def assign_mentions(rng: np.random.Generator, mentions: list[Mention], n_reviews
     return per_review
 
 
-def facet_sentence(rng: np.random.Generator, mention: Mention, mood: str, voice: Voice | None = None,
-                   used: Collection[str] = (), local: Collection[str] = ()) -> str:
+def facet_sentence(
+    rng: np.random.Generator,
+    mention: Mention,
+    mood: str,
+    voice: Voice | None = None,
+    used: Collection[str] = (),
+    local: Collection[str] = (),
+) -> str:
     """A wrapper of the given sentiment around a noun phrase expressing ``mention``, anchored to
     the POI's ``voice``; it names exactly that facet value, is at most ``QUOTABLE_MAX_CHARS``
     long and in neither ``used`` nor ``local`` (re-drawn; ``ValueError`` if no draw qualifies)."""
@@ -124,16 +140,27 @@ def facet_sentence(rng: np.random.Generator, mention: Mention, mood: str, voice:
 
 def _facet_wrappers(mood: str) -> list[str]:
     from trace_crs.kb.review_grammar import grammar
+
     return list(grammar()["facet_wrappers"][mood])
 
 
 # one sentence (no inner sentence end), so the quote around the feature word keeps the POI's name
-_GRIPES = ("One gripe about {name}: {s}", "A heads-up about {name}: {s}", "About {name} in {hood}: {s}",
-           "Worth knowing about {name}: {s}")
+_GRIPES = (
+    "One gripe about {name}: {s}",
+    "A heads-up about {name}: {s}",
+    "About {name} in {hood}: {s}",
+    "Worth knowing about {name}: {s}",
+)
 
 
-def _anchored(rng: np.random.Generator, sentence: str, voice: Voice, want: set[tuple[str, str]],
-              used: Collection[str], local: Collection[str]) -> str | None:
+def _anchored(
+    rng: np.random.Generator,
+    sentence: str,
+    voice: Voice,
+    want: set[tuple[str, str]],
+    used: Collection[str],
+    local: Collection[str],
+) -> str | None:
     """``sentence`` (a negation or contradiction) tied to the POI, unique and naming only ``want``."""
     for _ in range(MAX_TRIES):
         text = fill(rng, pick(rng, _GRIPES), voice, s=sentence)
@@ -142,9 +169,31 @@ def _anchored(rng: np.random.Generator, sentence: str, voice: Voice, want: set[t
     return None
 
 
-JOIN_RATE = 0.3   # share of body sentences joined to the previous one ("…, and …"): real sentences run longer
-_JOINABLE = {"the", "we", "it", "our", "everything", "things", "from", "nothing", "parts", "after", "even", "better",
-             "not", "about", "my", "one", "if", "go", "tip:", "when", "honestly", "i"}
+JOIN_RATE = 0.3  # share of body sentences joined to the previous one ("…, and …"): real sentences run longer
+_JOINABLE = {
+    "the",
+    "we",
+    "it",
+    "our",
+    "everything",
+    "things",
+    "from",
+    "nothing",
+    "parts",
+    "after",
+    "even",
+    "better",
+    "not",
+    "about",
+    "my",
+    "one",
+    "if",
+    "go",
+    "tip:",
+    "when",
+    "honestly",
+    "i",
+}
 
 
 def _join(first: str, second: str) -> str | None:
@@ -157,7 +206,9 @@ def _join(first: str, second: str) -> str | None:
     return None if facet_hits(joined) else joined
 
 
-def _body(rng: np.random.Generator, voice: Voice, mood: str, used: Collection[str], local: list[str], n: int) -> list[str]:
+def _body(
+    rng: np.random.Generator, voice: Voice, mood: str, used: Collection[str], local: list[str], n: int
+) -> list[str]:
     out: list[str] = []
     for section in rng.choice(len(SECTIONS), size=n, p=SECTION_WEIGHTS):
         text = body_sentence(rng, voice, SECTIONS[int(section)], mood, used, local + out)
@@ -171,14 +222,20 @@ def _body(rng: np.random.Generator, voice: Voice, mood: str, used: Collection[st
     return out
 
 
-def _opening(rng: np.random.Generator, voice: Voice, section: str, mood: str, used: Collection[str],
-             local: list[str]) -> list[str]:
-    text = body_sentence(rng, voice, section, mood, used, local, strict=True) if grammar_templates(section, voice.poi_type, mood) else None
+def _opening(
+    rng: np.random.Generator, voice: Voice, section: str, mood: str, used: Collection[str], local: list[str]
+) -> list[str]:
+    text = (
+        body_sentence(rng, voice, section, mood, used, local, strict=True)
+        if grammar_templates(section, voice.poi_type, mood)
+        else None
+    )
     return [text] if text is not None else []
 
 
-def _layout(rng: np.random.Generator, first: list[str], core: list[str], body: list[str], last: list[str],
-            target: int) -> list[str]:
+def _layout(
+    rng: np.random.Generator, first: list[str], core: list[str], body: list[str], last: list[str], target: int
+) -> list[str]:
     """Order the sentences and cut to the target: body sentences are kept while the text is
     short of ``target``; at the cap the text is over-filled and cut at ``REVIEW_MAX_CHARS``,
     with every core (facet) sentence moved before the cut."""
@@ -209,8 +266,15 @@ def _layout(rng: np.random.Generator, first: list[str], core: list[str], body: l
     raise ValueError(f"cannot lay out a review with facet sentences {core}")
 
 
-def write_review(rng: np.random.Generator, voice: Voice, stars: int, mentions: list[Mention],
-                 absent_features: Sequence[str], noise: str | None, used: set[str] | None = None) -> str:
+def write_review(
+    rng: np.random.Generator,
+    voice: Voice,
+    stars: int,
+    mentions: list[Mention],
+    absent_features: Sequence[str],
+    noise: str | None,
+    used: set[str] | None = None,
+) -> str:
     """Compose one review text (≤ ``REVIEW_MAX_CHARS``) expressing ``mentions`` about the POI
     of ``voice``; quotable sentences are added to ``used`` (a KB-wide set) and never repeat."""
     bank, mood, used = review_bank(), sentiment(stars), set() if used is None else used
@@ -237,7 +301,7 @@ def write_review(rng: np.random.Generator, voice: Voice, stars: int, mentions: l
     if not first and core:
         first, core = core[:1], core[1:]
     last = _opening(rng, voice, "closer", mood, used, core + first) if rng.random() < CLOSER_RATE else []
-    for _ in range(MAX_TRIES):   # a text already in the KB (a short one-sentence review) is re-drawn
+    for _ in range(MAX_TRIES):  # a text already in the KB (a short one-sentence review) is re-drawn
         target = draw_target_length(rng)
         body = _body(rng, voice, mood, used, core + first + last, 14 if target >= REVIEW_MAX_CHARS else 10)
         sentences = _layout(rng, first, core, body, last, target)

@@ -18,6 +18,7 @@ the generator labels gold; ``unknown_passes=True`` lets it pass instead, the len
 DST applies to incomplete KB records (Appendix F).  List facets and anchors are always known
 (an empty list means "none"; every POI has coordinates).
 """
+
 from __future__ import annotations
 
 from typing import Any

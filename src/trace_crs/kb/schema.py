@@ -4,6 +4,7 @@ Both sources (the embedded synthetic KB and a user's Yelp bundle) produce exactl
 records.  Parsing is strict: a wrong type or a missing field raises :class:`KBFormatError`
 naming the file, the line and the field, so that nothing is silently dropped.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -64,8 +65,9 @@ class Review:
         return asdict(self)
 
 
-def _typed(rec: dict, name: str, types: type | tuple[type, ...], path: str, line: int | None,
-           nullable: bool = False) -> Any:
+def _typed(
+    rec: dict, name: str, types: type | tuple[type, ...], path: str, line: int | None, nullable: bool = False
+) -> Any:
     if name not in rec:
         raise KBFormatError(path, line, name, "missing")
     value = rec[name]
@@ -96,21 +98,25 @@ def poi_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) ->
     city = _typed(rec, "city", str, path, line)
     if city not in CITIES:
         raise KBFormatError(path, line, "city", f"unknown city {city!r}; expected one of {CITIES}")
-    return check_poi_values(POI(
-        business_id=_typed(rec, "business_id", str, path, line),
-        name=_typed(rec, "name", str, path, line),
-        address=_typed(rec, "address", str, path, line),
-        city=city,
-        state=_typed(rec, "state", str, path, line),
-        latitude=lat,
-        longitude=lon,
-        poi_type=poi_type,
-        categories=list(categories),
-        stars=float(_typed(rec, "stars", (int, float), path, line)),
-        review_count=_typed(rec, "review_count", int, path, line),
-        price=price,
-        attributes=dict(_typed(rec, "attributes", dict, path, line)),
-    ), path, line)
+    return check_poi_values(
+        POI(
+            business_id=_typed(rec, "business_id", str, path, line),
+            name=_typed(rec, "name", str, path, line),
+            address=_typed(rec, "address", str, path, line),
+            city=city,
+            state=_typed(rec, "state", str, path, line),
+            latitude=lat,
+            longitude=lon,
+            poi_type=poi_type,
+            categories=list(categories),
+            stars=float(_typed(rec, "stars", (int, float), path, line)),
+            review_count=_typed(rec, "review_count", int, path, line),
+            price=price,
+            attributes=dict(_typed(rec, "attributes", dict, path, line)),
+        ),
+        path,
+        line,
+    )
 
 
 def check_poi_values(poi: POI, path: str, line: int | None) -> POI:

@@ -3,14 +3,16 @@
 Files are written with sorted keys, one record per line, ``\\n`` line ends and no trailing
 spaces, so that the same records always give the same bytes (and SHA256).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from trace_crs.atomic import publish_dir, write_atomic
 from trace_crs.errors import DataError, UsageError
@@ -29,10 +31,12 @@ def sha256_file(path: str | Path) -> str:
 
 def dump_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
     """Write records atomically (temp file + rename) as canonical JSON lines."""
+
     def write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
             for rec in records:
                 fh.write(json.dumps(rec, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+
     write_atomic(path, write)
 
 
@@ -48,7 +52,9 @@ def iter_jsonl(path: str | Path) -> Iterable[tuple[int, dict]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise KBFormatError(str(path), lineno, "<bytes>", f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+                raise KBFormatError(
+                    str(path), lineno, "<bytes>", f"not UTF-8 ({exc.reason} at byte {exc.start})"
+                ) from None
             if not text.strip():
                 continue
             try:
@@ -133,9 +139,13 @@ def verified_manifest(directory: Path) -> dict[str, Any]:
     for name, entry in (manifest.get("files") or {}).items():
         actual = sha256_file(directory / name) if (directory / name).exists() else "missing"
         if actual != entry.get("sha256"):
-            raise KBFormatError(str(directory / name), None, "sha256",
-                                f"does not match {MANIFEST_FILE} ({actual[:12]} vs recorded "
-                                f"{str(entry.get('sha256'))[:12]}): the KB was modified or only partly written; rebuild it")
+            raise KBFormatError(
+                str(directory / name),
+                None,
+                "sha256",
+                f"does not match {MANIFEST_FILE} ({actual[:12]} vs recorded "
+                f"{str(entry.get('sha256'))[:12]}): the KB was modified or only partly written; rebuild it",
+            )
     return manifest
 
 
@@ -152,11 +162,17 @@ def write_kb(pois: list[POI], reviews: list[Review], directory: str | Path, mani
     directory = Path(directory)
     if not pois:
         raise DataError("refusing to write a KB without POIs", file=str(directory))
-    if directory.exists() and (not directory.is_dir() or any(
+    if directory.exists() and (
+        not directory.is_dir()
+        or any(
             p.name not in KB_FILES and not p.name.startswith(".") and not p.name.endswith(".tmp")
-            for p in directory.iterdir())):
-        raise UsageError(f"--out {directory} exists and is not a KB directory (it holds other files); "
-                         "choose a new or empty directory")
+            for p in directory.iterdir()
+        )
+    ):
+        raise UsageError(
+            f"--out {directory} exists and is not a KB directory (it holds other files); "
+            "choose a new or empty directory"
+        )
     manifest = dict(manifest)
 
     def write(tmp: Path) -> None:  # into a staging sibling, published by one rename (trace_crs.atomic)

@@ -16,12 +16,13 @@ Determinism: every POI has its own generator seeded from ``sha256(seed|city|type
 and its ``business_id`` is derived from the same key, so a POI does not change when
 ``per_cell`` changes, and the same seed gives byte-identical files.
 """
+
 from __future__ import annotations
 
 import base64
 import hashlib
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import UTC, datetime
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -38,10 +39,10 @@ GENERATOR_VERSION = "synthetic-v2"
 MEAN_REVIEWS, MIN_REVIEWS, MAX_REVIEWS = 14.3, 3, 60
 REVIEW_DISPERSION = 1.5
 QUALITY_MEAN, QUALITY_SD, REVIEW_STAR_SD = 3.95, 0.6, 0.95
-DATE_RANGE = (datetime(2012, 1, 1, tzinfo=timezone.utc), datetime(2021, 12, 31, tzinfo=timezone.utc))
+DATE_RANGE = (datetime(2012, 1, 1, tzinfo=UTC), datetime(2021, 12, 31, tzinfo=UTC))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _data(name: str) -> dict[str, Any]:
     data = yaml.safe_load(resources.files("trace_crs.kb").joinpath(f"data/{name}").read_text())
     if name == "poi_profiles.yaml":
@@ -88,12 +89,16 @@ def draw_facets(rng: np.random.Generator, poi_type: str) -> tuple[dict[str, Any]
     lo, hi = prof["styles"][style]["price"]
     price = None
     if rng.random() >= prof["null_share"]:
-        w = np.array(prof["price"][lo - 1:hi], dtype=float)
+        w = np.array(prof["price"][lo - 1 : hi], dtype=float)
         w = w if w.sum() > 0 else np.ones_like(w)
         price = lo + int(rng.choice(len(w), p=w / w.sum()))
     noise = ("quiet", "average", "loud")[int(rng.choice(3, p=prof["noise"]))]
-    ambience = _weighted_subset(rng, prof["ambience"], int(rng.integers(prof["n_ambience"][0], prof["n_ambience"][1] + 1)))
-    features = _weighted_subset(rng, prof["features"], int(rng.integers(prof["n_features"][0], prof["n_features"][1] + 1)))
+    ambience = _weighted_subset(
+        rng, prof["ambience"], int(rng.integers(prof["n_ambience"][0], prof["n_ambience"][1] + 1))
+    )
+    features = _weighted_subset(
+        rng, prof["features"], int(rng.integers(prof["n_features"][0], prof["n_features"][1] + 1))
+    )
     if style == "vegetarian" and "vegan_options" not in features:
         features = sorted(features + ["vegan_options"])
     return {"style": style, "noise": noise, "ambience": ambience, "features": features}, price
@@ -114,9 +119,13 @@ def draw_name(rng: np.random.Generator, poi_type: str, style: str, city: str, ho
     names, words = _data("names.yaml"), _data("poi_profiles.yaml")[poi_type]["styles"][style]["names"]
     for _ in range(20):
         name = pick(rng, names["patterns"][poi_type]).format(
-            surname=pick(rng, names["surnames"]), first=pick(rng, names["first_names"]),
-            adjective=pick(rng, names["adjectives"]), word=pick(rng, words), hood=hood.replace("Outer ", ""),
-            city=city)
+            surname=pick(rng, names["surnames"]),
+            first=pick(rng, names["first_names"]),
+            adjective=pick(rng, names["adjectives"]),
+            word=pick(rng, words),
+            hood=hood.replace("Outer ", ""),
+            city=city,
+        )
         if name not in taken:
             return name
     suffix = 2
@@ -140,12 +149,13 @@ def draw_review_count(rng: np.random.Generator) -> int:
 
 def _date(rng: np.random.Generator) -> str:
     lo, hi = (d.timestamp() for d in DATE_RANGE)
-    stamp = datetime.fromtimestamp(int(lo + rng.random() * (hi - lo)), tz=timezone.utc)
+    stamp = datetime.fromtimestamp(int(lo + rng.random() * (hi - lo)), tz=UTC)
     return stamp.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def make_poi(seed: int, city: str, poi_type: str, index: int, taken: set[str],
-             used: set[str] | None = None) -> tuple[POI, list[Review]]:
+def make_poi(
+    seed: int, city: str, poi_type: str, index: int, taken: set[str], used: set[str] | None = None
+) -> tuple[POI, list[Review]]:
     """One POI and its reviews, determined by ``(seed, city, poi_type, index)`` and the sentences
     ``used`` so far in the KB (review text only: it never repeats a used sentence or text)."""
     rng = _rng(seed, city, poi_type, index)
@@ -163,18 +173,33 @@ def make_poi(seed: int, city: str, poi_type: str, index: int, taken: set[str],
     text_rng = _rng(seed, city, poi_type, index, "text")
     voice = draw_voice(text_rng, name, hood, city, poi_type, attributes["style"], _data("names.yaml")["first_names"])
     used = set() if used is None else used
-    texts = [write_review(text_rng, voice, int(stars[j]), slots[j], absent, attributes["noise"], used)
-             for j in range(n)]
+    texts = [
+        write_review(text_rng, voice, int(stars[j]), slots[j], absent, attributes["noise"], used) for j in range(n)
+    ]
     reviews = [
-        Review(review_id=stable_id(business_id, j), business_id=business_id, stars=int(stars[j]),
-               text=texts[j], date=_date(rng))
+        Review(
+            review_id=stable_id(business_id, j),
+            business_id=business_id,
+            stars=int(stars[j]),
+            text=texts[j],
+            date=_date(rng),
+        )
         for j in range(n)
     ]
     street = pick(rng, city_table()[city]["streets"])
     poi = POI(
-        business_id=business_id, name=name, address=f"{int(rng.integers(100, 5000))} {street}", city=city,
-        state=city_table()[city]["state"], latitude=lat, longitude=lon, poi_type=poi_type, categories=categories,
-        stars=float(np.round(stars.mean() * 2) / 2), review_count=n, price=price,
+        business_id=business_id,
+        name=name,
+        address=f"{int(rng.integers(100, 5000))} {street}",
+        city=city,
+        state=city_table()[city]["state"],
+        latitude=lat,
+        longitude=lon,
+        poi_type=poi_type,
+        categories=categories,
+        stars=float(np.round(stars.mean() * 2) / 2),
+        review_count=n,
+        price=price,
         attributes={**attributes, "neighbourhood": hood},
     )
     return poi, reviews
@@ -187,13 +212,16 @@ def build_synthetic(per_cell: int = 100, seed: int = 42) -> tuple[list[POI], lis
     pois: list[POI] = []
     reviews: list[Review] = []
     taken: set[str] = set()
-    used: set[str] = set()   # every sentence and review text so far: none repeats in the KB
+    used: set[str] = set()  # every sentence and review text so far: none repeats in the KB
     for city in CITIES:
         for poi_type in POI_TYPES:
             for index in range(per_cell):
                 poi, rs = make_poi(seed, city, poi_type, index, taken, used)
                 pois.append(poi)
                 reviews.extend(rs)
-    manifest = {"source": "synthetic", "seed": seed,
-                "parameters": {"per_cell": per_cell, "generator": GENERATOR_VERSION}}
+    manifest = {
+        "source": "synthetic",
+        "seed": seed,
+        "parameters": {"per_cell": per_cell, "generator": GENERATOR_VERSION},
+    }
     return pois, reviews, manifest

@@ -27,37 +27,65 @@ Rules
 
 Malformed JSON or a field of the wrong type raises :class:`KBFormatError` (file, line, field).
 """
+
 from __future__ import annotations
 
 import ast
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from trace_crs.kb.geo import CITIES, canonical_city
-from trace_crs.kb.schema import POI, POI_TYPES, REVIEW_MAX_CHARS, KBFormatError, Review
-from trace_crs.kb.schema import check_poi_values
+from trace_crs.kb.schema import POI, POI_TYPES, REVIEW_MAX_CHARS, KBFormatError, Review, check_poi_values
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.kb.synthetic import poi_profiles
 
 BUSINESS_FILE, REVIEW_FILE = "yelp_academic_dataset_business.json", "yelp_academic_dataset_review.json"
 MIN_REVIEWS = 3
 HOTEL_CATEGORIES = frozenset({"Hotels", "Bed & Breakfast", "Resorts", "Hostels", "Guest Houses", "Motels"})
-ATTRACTION_CATEGORIES = frozenset({
-    "Museums", "Art Museums", "Art Galleries", "Parks", "Landmarks & Historical Buildings", "Tours",
-    "Walking Tours", "Boat Tours", "Zoos", "Aquariums", "Botanical Gardens", "Performing Arts",
-    "Music Venues", "Stadiums & Arenas", "Amusement Parks", "Arts & Entertainment", "Public Art",
-})
+ATTRACTION_CATEGORIES = frozenset(
+    {
+        "Museums",
+        "Art Museums",
+        "Art Galleries",
+        "Parks",
+        "Landmarks & Historical Buildings",
+        "Tours",
+        "Walking Tours",
+        "Boat Tours",
+        "Zoos",
+        "Aquariums",
+        "Botanical Gardens",
+        "Performing Arts",
+        "Music Venues",
+        "Stadiums & Arenas",
+        "Amusement Parks",
+        "Arts & Entertainment",
+        "Public Art",
+    }
+)
 STAR_BIN_EDGES = (2.5, 3.5, 4.5)
 NOISE = {"quiet": "quiet", "average": "average", "loud": "loud", "very_loud": "loud"}
-AMBIENCE = {"romantic": "romantic", "intimate": "romantic", "classy": "classy", "upscale": "classy",
-            "casual": "casual", "trendy": "trendy", "hipster": "trendy", "touristy": "touristy"}
-FLAG_FEATURES = {"OutdoorSeating": "outdoor_seating", "WheelchairAccessible": "wheelchair_accessible",
-                 "DogsAllowed": "pet_friendly", "GoodForKids": "family_friendly",
-                 "RestaurantsReservations": "reservations"}
+AMBIENCE = {
+    "romantic": "romantic",
+    "intimate": "romantic",
+    "classy": "classy",
+    "upscale": "classy",
+    "casual": "casual",
+    "trendy": "trendy",
+    "hipster": "trendy",
+    "touristy": "touristy",
+}
+FLAG_FEATURES = {
+    "OutdoorSeating": "outdoor_seating",
+    "WheelchairAccessible": "wheelchair_accessible",
+    "DogsAllowed": "pet_friendly",
+    "GoodForKids": "family_friendly",
+    "RestaurantsReservations": "reservations",
+}
 
 
 def _literal(value: Any) -> Any:
@@ -82,12 +110,13 @@ def poi_type_of(categories: list[str]) -> str | None:
 
 def facets_of(poi_type: str, categories: list[str], raw: dict[str, Any]) -> dict[str, Any]:
     """Canonical facets (``kb/facets.py``) from Yelp categories and attributes."""
-    style_of = {c: s for s, prof in sorted(poi_profiles()[poi_type]["styles"].items())
-                for c in prof["categories"]}
+    style_of = {c: s for s, prof in sorted(poi_profiles()[poi_type]["styles"].items()) for c in prof["categories"]}
     style = next((style_of[c] for c in categories if c in style_of), None)
     noise = NOISE.get(str(_literal(raw.get("NoiseLevel"))))
     amb = _literal(raw.get("Ambience"))
-    ambience = sorted({AMBIENCE[k] for k, v in amb.items() if v is True and k in AMBIENCE}) if isinstance(amb, dict) else []
+    ambience = (
+        sorted({AMBIENCE[k] for k, v in amb.items() if v is True and k in AMBIENCE}) if isinstance(amb, dict) else []
+    )
     features = {f for key, f in FLAG_FEATURES.items() if _literal(raw.get(key)) is True}
     parking = _literal(raw.get("BusinessParking"))
     if isinstance(parking, dict) and any(v is True for v in parking.values()):
@@ -111,7 +140,7 @@ def parse_price(raw: dict[str, Any]) -> int | None:
 def parse_date(value: Any, path: str, line: int) -> str:
     """Yelp date (``"YYYY-MM-DD HH:MM:SS"`` or epoch ms) → ISO-8601 ``YYYY-MM-DDTHH:MM:SS`` (UTC)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        return datetime.fromtimestamp(value / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
     if isinstance(value, str):
         try:
             return datetime.strptime(value.strip(), "%Y-%m-%d %H:%M:%S").strftime("%Y-%m-%dT%H:%M:%S")
@@ -152,14 +181,18 @@ def _candidates(path: Path, skipped: Counter) -> dict[str, POI]:
         if bid in out:
             raise KBFormatError(str(path), line, "business_id", f"duplicate {bid!r} (first seen earlier in the file)")
         out[bid] = POI(
-            business_id=bid, name=_field(rec, "name", (str,), str(path), line),
-            address=_field(rec, "address", (str,), str(path), line, nullable=True) or "", city=city,
+            business_id=bid,
+            name=_field(rec, "name", (str,), str(path), line),
+            address=_field(rec, "address", (str,), str(path), line, nullable=True) or "",
+            city=city,
             state=_field(rec, "state", (str,), str(path), line),
             latitude=float(_field(rec, "latitude", (int, float), str(path), line)),
             longitude=float(_field(rec, "longitude", (int, float), str(path), line)),
-            poi_type=poi_type, categories=categories,
+            poi_type=poi_type,
+            categories=categories,
             stars=float(_field(rec, "stars", (int, float), str(path), line)),
-            review_count=_field(rec, "review_count", (int,), str(path), line), price=parse_price(raw),
+            review_count=_field(rec, "review_count", (int,), str(path), line),
+            price=parse_price(raw),
             attributes={**facets_of(poi_type, categories, raw), "yelp": raw},
         )
         check_poi_values(out[bid], str(path), line)
@@ -171,22 +204,26 @@ def stratified_sample(ids: list[str], stars: list[float], k: int, rng: np.random
     if len(ids) <= k:
         return sorted(ids)
     bins = np.digitize(stars, STAR_BIN_EDGES)
-    groups = [sorted(i for i, b in zip(ids, bins) if b == g) for g in range(len(STAR_BIN_EDGES) + 1)]
+    groups = [sorted(i for i, b in zip(ids, bins, strict=False) if b == g) for g in range(len(STAR_BIN_EDGES) + 1)]
     exact = np.array([len(g) for g in groups], dtype=float) * k / len(ids)
     quota = np.floor(exact).astype(int)
     for g in np.argsort(-(exact - quota), kind="stable")[: k - quota.sum()]:
         quota[g] += 1
-    picked = [g[i] for g, q in zip(groups, quota) for i in rng.choice(len(g), size=q, replace=False)]
+    picked = [g[i] for g, q in zip(groups, quota, strict=False) for i in rng.choice(len(g), size=q, replace=False)]
     return sorted(picked)
 
 
-def build_yelp(yelp_dir: str | Path, per_cell: int = 100, seed: int = 42) -> tuple[list[POI], list[Review], dict[str, Any]]:
+def build_yelp(
+    yelp_dir: str | Path, per_cell: int = 100, seed: int = 42
+) -> tuple[list[POI], list[Review], dict[str, Any]]:
     """POIs, reviews and manifest fields of a Yelp-derived KB (see module docstring)."""
     yelp_dir = Path(yelp_dir)
     bpath, rpath = yelp_dir / BUSINESS_FILE, yelp_dir / REVIEW_FILE
     for p in (bpath, rpath):
         if not p.is_file():
-            raise FileNotFoundError(f"{p}: Yelp file not found (expected {BUSINESS_FILE} and {REVIEW_FILE} in --yelp-dir)")
+            raise FileNotFoundError(
+                f"{p}: Yelp file not found (expected {BUSINESS_FILE} and {REVIEW_FILE} in --yelp-dir)"
+            )
     skipped_b: Counter = Counter()
     candidates = _candidates(bpath, skipped_b)
     present: Counter = Counter()
@@ -226,16 +263,32 @@ def build_yelp(yelp_dir: str | Path, per_cell: int = 100, seed: int = 42) -> tup
         if not rid.strip() or rid in seen_reviews:
             raise KBFormatError(str(rpath), line, "review_id", "empty" if not rid.strip() else f"duplicate {rid!r}")
         seen_reviews.add(rid)
-        reviews.append(Review(review_id=rid, business_id=bid,
-                              stars=int(stars), text=text[:REVIEW_MAX_CHARS], date=parse_date(rec.get("date"), str(rpath), line)))
+        reviews.append(
+            Review(
+                review_id=rid,
+                business_id=bid,
+                stars=int(stars),
+                text=text[:REVIEW_MAX_CHARS],
+                date=parse_date(rec.get("date"), str(rpath), line),
+            )
+        )
     if not kept:
-        raise KBFormatError(str(bpath), None, "<file>", f"no business of the 8 cities with a tourism type and at least "
-                            f"{MIN_REVIEWS} reviews ({sum(skipped_b.values())} lines skipped: {dict(skipped_b)})")
+        raise KBFormatError(
+            str(bpath),
+            None,
+            "<file>",
+            f"no business of the 8 cities with a tourism type and at least "
+            f"{MIN_REVIEWS} reviews ({sum(skipped_b.values())} lines skipped: {dict(skipped_b)})",
+        )
     pois = [candidates[b] for b in sorted(kept)]
     manifest = {
-        "source": "yelp", "seed": seed,
-        "parameters": {"per_cell": per_cell, "min_reviews": MIN_REVIEWS,
-                       "inputs": {p.name: p.stat().st_size for p in (bpath, rpath)}},
+        "source": "yelp",
+        "seed": seed,
+        "parameters": {
+            "per_cell": per_cell,
+            "min_reviews": MIN_REVIEWS,
+            "inputs": {p.name: p.stat().st_size for p in (bpath, rpath)},
+        },
         "skipped": {"business_lines": dict(sorted(skipped_b.items())), "review_lines": dict(sorted(skipped_r.items()))},
         "shortfalls": shortfalls,
     }

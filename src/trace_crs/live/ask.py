@@ -15,6 +15,7 @@
   facets not asked yet, at most ``max_questions`` times, then recommend as the wrapped system.
   It reads only the candidates' public attributes and its own past questions, never the profile.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,8 +48,9 @@ CUES: dict[str, tuple[str, ...]] = {
     "ambience": ("atmosphere", "ambience", "ambiance", "vibe", "mood", "setting"),
     "features": ("amenities", "amenity", "features", "feature", "facilities", "parking", "wifi", "outdoor"),
 }
-_CUE_RES = {f: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ws) + r")\b", re.IGNORECASE)
-            for f, ws in CUES.items()}
+_CUE_RES = {
+    f: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ws) + r")\b", re.IGNORECASE) for f, ws in CUES.items()
+}
 
 
 def asks(text: str | None) -> bool:

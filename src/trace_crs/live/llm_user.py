@@ -12,10 +12,12 @@ to add none, but nothing checks it, so the "states only its profile" guarantee i
 template's alone.  A rewrite that comes back empty or drops the rejected POI's name (the system
 reads rejections by name, :attr:`TurnContext.rejected_poi_ids`) keeps the template sentence.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import dspy
 

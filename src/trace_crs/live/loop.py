@@ -19,9 +19,11 @@ prediction row keeps them all.  The outcome row counts turns: TSR, T2R and rejec
 over the system turns (an abstention or a question counts as a turn that did not succeed), with the
 :mod:`trace_crs.metrics.dialogue` definitions.
 """
+
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext, redact_turn
 from trace_crs.baselines.popularity import fallback_output
@@ -46,8 +48,15 @@ def output_action(out: BaselineOutput) -> str:
 def system_turn(out: BaselineOutput, ctx: TurnContext, user: TemplateUser) -> dict[str, Any]:
     """The transcript turn of one baseline answer (see the module docstring for gold)."""
     action = output_action(out)
-    turn: dict[str, Any] = {"turn_id": ctx.turn_id, "role": "system", "action": action, "text": out.text,
-                            "referenced_poi_ids": [], "referenced_review_ids": [], "citations": []}
+    turn: dict[str, Any] = {
+        "turn_id": ctx.turn_id,
+        "role": "system",
+        "action": action,
+        "text": out.text,
+        "referenced_poi_ids": [],
+        "referenced_review_ids": [],
+        "citations": [],
+    }
     if action in (ABSTAIN_ACTION, ASK_ACTION):
         return turn
     shown = recommended(out.ranked_poi_ids, 1)
@@ -56,34 +65,47 @@ def system_turn(out: BaselineOutput, ctx: TurnContext, user: TemplateUser) -> di
         review = ctx.kb.reviews.get(str(c.get("review_id")))
         start = review.text.find(c.get("quote") or "\0") if review is not None and c.get("quote") else -1
         if start >= 0:
-            verbatim.append({"label": c["label"], "review_id": c["review_id"], "quote": c["quote"],
-                             "start": start, "end": start + len(c["quote"])})
+            verbatim.append(
+                {
+                    "label": c["label"],
+                    "review_id": c["review_id"],
+                    "quote": c["quote"],
+                    "start": start,
+                    "end": start + len(c["quote"]),
+                }
+            )
     order = dedup([*out.ranked_poi_ids, *ctx.candidates])
     acceptable = [p for p in order if p in set(ctx.candidates) and user.satisfied_by(p)]
-    turn.update(referenced_poi_ids=shown, citations=verbatim,
-                referenced_review_ids=list(dict.fromkeys(c["review_id"] for c in verbatim)),
-                gold_poi_ids=acceptable[:1], acceptable_alternative_poi_ids=acceptable[1:])
+    turn.update(
+        referenced_poi_ids=shown,
+        citations=verbatim,
+        referenced_review_ids=list(dict.fromkeys(c["review_id"] for c in verbatim)),
+        gold_poi_ids=acceptable[:1],
+        acceptable_alternative_poi_ids=acceptable[1:],
+    )
     return turn
 
 
 def _predict(baseline: Any, ctx: TurnContext) -> BaselineOutput:
     try:
         return baseline.predict(ctx)
-    except Exception as exc:  # noqa: BLE001 — the paper's fallback rule, counted in the outcome row
+    except Exception as exc:
         return fallback_output(ctx, f"{type(exc).__name__}: {exc}")
 
 
 class Conversation:
     """One live conversation in progress: the user, the turns so far and what they scored."""
 
-    def __init__(self, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int, cfg: SimConfig, pool: str,
-                 user_lm: Any = None) -> None:
+    def __init__(
+        self, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int, cfg: SimConfig, pool: str, user_lm: Any = None
+    ) -> None:
         self.name, self.dialogue, self.kb, self.seed, self.cfg, self.pool = name, dialogue, kb, seed, cfg, pool
         self.candidates = shuffled_pool(dict(dialogue), pool, seed)
         if user_lm is None:
             self.user = TemplateUser(dialogue, kb, seed, cfg)
         else:
             from trace_crs.live.llm_user import LLMUser
+
             self.user = LLMUser(dialogue, kb, seed, cfg, lm=user_lm)
         self.turns: list[dict[str, Any]] = [{"turn_id": 1, **self.user.open()}]
         self.preds: list[dict[str, Any]] = []
@@ -93,11 +115,19 @@ class Conversation:
     def context(self) -> TurnContext:
         """What the system sees at its next turn: the live history, redacted as in replay."""
         scen = self.dialogue["scenario"]
-        return TurnContext(dialogue_id=str(self.dialogue["dialogue_id"]), turn_id=len(self.turns) + 1,
-                           turn_index=len(self.turns), action="recommend",
-                           history=tuple(redact_turn(t) for t in self.turns), city=str(scen["city"]),
-                           poi_type=str(scen["poi_type"]), persona_type=str(scen.get("persona_type") or ""),
-                           candidates=self.candidates, kb=self.kb, pool=self.pool)
+        return TurnContext(
+            dialogue_id=str(self.dialogue["dialogue_id"]),
+            turn_id=len(self.turns) + 1,
+            turn_index=len(self.turns),
+            action="recommend",
+            history=tuple(redact_turn(t) for t in self.turns),
+            city=str(scen["city"]),
+            poi_type=str(scen["poi_type"]),
+            persona_type=str(scen.get("persona_type") or ""),
+            candidates=self.candidates,
+            kb=self.kb,
+            pool=self.pool,
+        )
 
     def step(self, ctx: TurnContext, out: BaselineOutput) -> None:
         """Append the system's answer and the user's reply."""
@@ -105,9 +135,15 @@ class Conversation:
         sys_turn = system_turn(out, ctx, self.user)
         self.turns.append(sys_turn)
         if sys_turn["action"] not in (ABSTAIN_ACTION, ASK_ACTION):
-            self.preds.append({"dialogue_id": ctx.dialogue_id, "turn_id": ctx.turn_id,
-                               "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids], "text": out.text,
-                               "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in out.citations]})
+            self.preds.append(
+                {
+                    "dialogue_id": ctx.dialogue_id,
+                    "turn_id": ctx.turn_id,
+                    "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids],
+                    "text": out.text,
+                    "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in out.citations],
+                }
+            )
         reply = self.user.respond(sys_turn, len(self.turns))
         self.turns.append({"turn_id": len(self.turns) + 1, **reply})
         self.hits.append(float(reply["action"] == "accept"))
@@ -115,17 +151,45 @@ class Conversation:
     def result(self) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
         """``(transcript, outcome row, prediction rows)`` of the finished conversation."""
         d = self.dialogue
-        transcript = {**{k: d[k] for k in ("dialogue_id", "scenario", "candidate_poi_ids", "expanded_pool_poi_ids",
-                                           "open_set_poi_ids", "split")},
-                      "turns": self.turns, "metadata": {**d["metadata"], "generator": "simulated", "live": {
-                          "baseline": self.name, "pool": self.pool, "seed": self.seed, "max_turns": self.cfg.max_turns,
-                          "opening_prefs": self.cfg.opening_prefs, "simulator": type(self.user).__name__}}}
+        transcript = {
+            **{
+                k: d[k]
+                for k in (
+                    "dialogue_id",
+                    "scenario",
+                    "candidate_poi_ids",
+                    "expanded_pool_poi_ids",
+                    "open_set_poi_ids",
+                    "split",
+                )
+            },
+            "turns": self.turns,
+            "metadata": {
+                **d["metadata"],
+                "generator": "simulated",
+                "live": {
+                    "baseline": self.name,
+                    "pool": self.pool,
+                    "seed": self.seed,
+                    "max_turns": self.cfg.max_turns,
+                    "opening_prefs": self.cfg.opening_prefs,
+                    "simulator": type(self.user).__name__,
+                },
+            },
+        }
         return transcript, outcome(self.name, transcript, self.hits, self.user, self.fallbacks), self.preds
 
 
-def converse_many(baseline: Any, name: str, dialogues: Sequence[Mapping[str, Any]], kb: KB, seed: int = 42,
-                  cfg: SimConfig = SimConfig(), pool: str = "closed",
-                  user_lm: Any = None) -> list[tuple[dict, dict, list[dict]]]:
+def converse_many(
+    baseline: Any,
+    name: str,
+    dialogues: Sequence[Mapping[str, Any]],
+    kb: KB,
+    seed: int = 42,
+    cfg: SimConfig = SimConfig(),
+    pool: str = "closed",
+    user_lm: Any = None,
+) -> list[tuple[dict, dict, list[dict]]]:
     """Run the conversations in lockstep — round k asks the system for the k-th turn of every
     conversation still open — so a baseline's ``warm`` hook (Dense: one batch of query
     embeddings) serves a whole round, as it serves a chunk in replay.  With ``user_lm`` the
@@ -136,34 +200,50 @@ def converse_many(baseline: Any, name: str, dialogues: Sequence[Mapping[str, Any
         contexts = [c.context() for c in open_]
         if warm is not None:
             warm(contexts)
-        for conv, ctx in zip(open_, contexts):
+        for conv, ctx in zip(open_, contexts, strict=False):
             conv.step(ctx, _predict(baseline, ctx))
     return [c.result() for c in live]
 
 
-def converse(baseline: Any, name: str, dialogue: Mapping[str, Any], kb: KB, seed: int = 42,
-             cfg: SimConfig = SimConfig(), pool: str = "closed",
-             user_lm: Any = None) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+def converse(
+    baseline: Any,
+    name: str,
+    dialogue: Mapping[str, Any],
+    kb: KB,
+    seed: int = 42,
+    cfg: SimConfig = SimConfig(),
+    pool: str = "closed",
+    user_lm: Any = None,
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """Run one live conversation: ``(transcript, outcome row, prediction rows)``."""
     return converse_many(baseline, name, [dialogue], kb, seed, cfg, pool, user_lm)[0]
 
 
-def outcome(name: str, transcript: Mapping[str, Any], hits: list[float], user: TemplateUser,
-            fallbacks: int) -> dict[str, Any]:
+def outcome(
+    name: str, transcript: Mapping[str, Any], hits: list[float], user: TemplateUser, fallbacks: int
+) -> dict[str, Any]:
     """One row per live conversation: TSR, T2R, recovery (metrics.dialogue) and counts."""
     turns = transcript["turns"]
     system = [t for t in turns if t["role"] == "system"]
-    hit_by_turn = {t["turn_id"]: h for t, h in zip(system, hits)}
+    hit_by_turn = {t["turn_id"]: h for t, h in zip(system, hits, strict=False)}
     recovery = dlg.recovery_turns(turns)
     success = dlg.task_success(hits)
-    return {"dialogue_id": transcript["dialogue_id"], "baseline": name,
-            "difficulty": transcript["scenario"].get("difficulty"), "poi_type": transcript["scenario"]["poi_type"],
-            "n_profile": len(user.profile), "n_system_turns": len(system),
-            "n_abstentions": sum(t["action"] == ABSTAIN_ACTION for t in system),
-            "n_questions": sum(t["action"] == ASK_ACTION for t in system),
-            "n_rejections": sum(t["action"] == "reject_and_refine" for t in turns),
-            "accepted_poi_id": user.accepted or "", "tsr": success, "t2r": dlg.turns_to_first_hit(hits),
-            "turns_to_success": dlg.turns_to_first_hit(hits) if success else float("nan"),
-            "rejection_recovery": dlg.rejection_recovery(hit_by_turn, recovery),
-            "recovery_hits": int(sum(hit_by_turn[t] for t in recovery)), "recovery_episodes": len(recovery),
-            "n_fallbacks": fallbacks}
+    return {
+        "dialogue_id": transcript["dialogue_id"],
+        "baseline": name,
+        "difficulty": transcript["scenario"].get("difficulty"),
+        "poi_type": transcript["scenario"]["poi_type"],
+        "n_profile": len(user.profile),
+        "n_system_turns": len(system),
+        "n_abstentions": sum(t["action"] == ABSTAIN_ACTION for t in system),
+        "n_questions": sum(t["action"] == ASK_ACTION for t in system),
+        "n_rejections": sum(t["action"] == "reject_and_refine" for t in turns),
+        "accepted_poi_id": user.accepted or "",
+        "tsr": success,
+        "t2r": dlg.turns_to_first_hit(hits),
+        "turns_to_success": dlg.turns_to_first_hit(hits) if success else float("nan"),
+        "rejection_recovery": dlg.rejection_recovery(hit_by_turn, recovery),
+        "recovery_hits": int(sum(hit_by_turn[t] for t in recovery)),
+        "recovery_episodes": len(recovery),
+        "n_fallbacks": fallbacks,
+    }

@@ -10,21 +10,23 @@ written last, so its presence marks a finished baseline and a re-run skips it), 
 ``live_scores.json`` / ``live_scores.parquet`` (:mod:`trace_crs.live.scores`) over every
 baseline.  Every file is written atomically; the same inputs give byte-identical outputs.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from trace_crs.baselines.registry import GROUPS
 from trace_crs.errors import DataError, UsageError
-from trace_crs.kb import KB, load_kb
 from trace_crs.judge.adapters import from_live
 from trace_crs.judge.transcript import transcript_record
+from trace_crs.kb import KB, load_kb
 from trace_crs.kb.store import dump_jsonl, iter_jsonl
 from trace_crs.live.ask import Asking
 from trace_crs.live.loop import converse_many
@@ -48,16 +50,20 @@ class LiveConfig(Selection):
     baselines: str = "non-llm"
     max_turns: int = SimConfig.max_turns
     opening_prefs: int = SimConfig.opening_prefs
-    simulator: str = "template"        # "template" | "llm" (live.llm_user: the template user, rewritten by the LM)
-    ask: int = 0                       # questions each system may ask first (live.ask.Asking); 0: recommend only
+    simulator: str = "template"  # "template" | "llm" (live.llm_user: the template user, rewritten by the LM)
+    ask: int = 0  # questions each system may ask first (live.ask.Asking); 0: recommend only
 
     def __post_init__(self) -> None:
         self.check("converse config")
 
     def rules(self) -> Rules:
-        return {**super().rules(), "max_turns": (self.max_turns >= 1, ">= 1"),
-                "opening_prefs": (self.opening_prefs >= 0, ">= 0"), "ask": (self.ask >= 0, ">= 0"),
-                "simulator": (self.simulator in SIMULATORS, f"one of {', '.join(SIMULATORS)}")}
+        return {
+            **super().rules(),
+            "max_turns": (self.max_turns >= 1, ">= 1"),
+            "opening_prefs": (self.opening_prefs >= 0, ">= 0"),
+            "ask": (self.ask >= 0, ">= 0"),
+            "simulator": (self.simulator in SIMULATORS, f"one of {', '.join(SIMULATORS)}"),
+        }
 
     @property
     def sim(self) -> SimConfig:
@@ -86,19 +92,32 @@ def check_out(out: Path, inputs: list[str]) -> None:
 def paths(out: Path, name: str) -> dict[str, Path]:
     """The files of one baseline (``judge``: its conversations in the CoRE judge's transcript
     format, :func:`trace_crs.judge.adapters.from_live`)."""
-    return {"transcripts": out / "transcripts" / f"{name}.jsonl", "predictions": out / "predictions" / f"{name}.jsonl",
-            "judge": out / "judge" / f"{name}.jsonl", "outcomes": out / "outcomes" / f"{name}.parquet"}
+    return {
+        "transcripts": out / "transcripts" / f"{name}.jsonl",
+        "predictions": out / "predictions" / f"{name}.jsonl",
+        "judge": out / "judge" / f"{name}.jsonl",
+        "outcomes": out / "outcomes" / f"{name}.parquet",
+    }
 
 
-def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any]], cfg: LiveConfig, out: Path,
-                 progress: Progress | None = None, user_lm: Any = None) -> None:
+def run_baseline(
+    baseline: Any,
+    name: str,
+    kb: KB,
+    dialogues: list[dict[str, Any]],
+    cfg: LiveConfig,
+    out: Path,
+    progress: Progress | None = None,
+    user_lm: Any = None,
+) -> None:
     """Converse with every dialogue and write the baseline's three files (outcomes last)."""
     transcripts, rows, preds = [], [], []
     if cfg.ask:
         baseline = Asking(baseline, cfg.ask)
     for start in range(0, len(dialogues), ROUND_SIZE):
-        for transcript, row, pred in converse_many(baseline, name, dialogues[start:start + ROUND_SIZE], kb, cfg.seed,
-                                                   cfg.sim, cfg.pool, user_lm):
+        for transcript, row, pred in converse_many(
+            baseline, name, dialogues[start : start + ROUND_SIZE], kb, cfg.seed, cfg.sim, cfg.pool, user_lm
+        ):
             transcripts.append(transcript)
             rows.append(row)
             preds += pred
@@ -117,8 +136,11 @@ def run_baseline(baseline: Any, name: str, kb: KB, dialogues: list[dict[str, Any
 def load_baseline(out: Path, name: str) -> tuple[list[dict], list[dict], pd.DataFrame]:
     """A finished baseline's transcripts, prediction rows and outcome frame."""
     p = paths(out, name)
-    return ([r for _, r in iter_jsonl(p["transcripts"])], [r for _, r in iter_jsonl(p["predictions"])],
-            pd.read_parquet(p["outcomes"]))
+    return (
+        [r for _, r in iter_jsonl(p["transcripts"])],
+        [r for _, r in iter_jsonl(p["predictions"])],
+        pd.read_parquet(p["outcomes"]),
+    )
 
 
 def check_profiles(dialogues: list[dict[str, Any]], path: str) -> None:
@@ -130,8 +152,12 @@ def check_profiles(dialogues: list[dict[str, Any]], path: str) -> None:
             try:
                 state(constraint, rng)
             except (ValueError, KeyError, TypeError) as exc:
-                raise DataError(f"dialogue {d['dialogue_id']}: the simulated user cannot state {constraint[0]}="
-                                f"{constraint[1]!r} ({exc})", file=path, field="scenario.hidden_preferences") from None
+                raise DataError(
+                    f"dialogue {d['dialogue_id']}: the simulated user cannot state {constraint[0]}="
+                    f"{constraint[1]!r} ({exc})",
+                    file=path,
+                    field="scenario.hidden_preferences",
+                ) from None
 
 
 def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None) -> dict[str, Any]:
@@ -150,14 +176,17 @@ def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None)
         if todo and cfg.simulator == "llm":
             from trace_crs.lm.backend import open_lm
             from trace_crs.lm.config import resolve_lm_config
+
             user_lm = stack.enter_context(open_lm(resolve_lm_config(resolved["lm"], source="converse config lm")))
         for group in ("non-LLM", "LLM"):
             members = [n for n in todo if GROUPS[n] == group]
             if not members:
                 continue
-            kwargs = {"lm_config": resolved["lm"], "seed": cfg.seed, "prefilter": cfg.prefilter} if group == "LLM" else {}
+            kwargs = (
+                {"lm_config": resolved["lm"], "seed": cfg.seed, "prefilter": cfg.prefilter} if group == "LLM" else {}
+            )
             baselines = build_baselines(members, kb, **kwargs)
-            if group == "non-LLM":   # Persona-Grounded's prior, learned from the reference conversations
+            if group == "non-LLM":  # Persona-Grounded's prior, learned from the reference conversations
                 show_corpus(baselines, dialogues, kb, cfg.pool, cfg.seed)
             try:
                 for name in members:

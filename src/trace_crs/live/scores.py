@@ -17,6 +17,7 @@ the live transcripts.
 * the turn and practical metrics of ``score_predictions`` on the transcripts, except BLEU-4 and
   ROUGE-L: a live turn has no reference text but its own, so they would be 1 by construction.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,14 @@ from trace_crs.runner.records import write_table
 
 SELF_REFERENTIAL: tuple[str, ...] = ("bleu4", "rouge_l")
 GROUNDING: tuple[str, ...] = ("gs", "cd", "pc", "cgs")
-LIVE_KEYS: tuple[str, ...] = ("tsr", "t2r", "turns_to_success", "rejection_recovery", "abstention_rate",
-                              "questions_per_dialogue")
+LIVE_KEYS: tuple[str, ...] = (
+    "tsr",
+    "t2r",
+    "turns_to_success",
+    "rejection_recovery",
+    "abstention_rate",
+    "questions_per_dialogue",
+)
 
 
 def _clean(value: Any) -> Any:
@@ -51,36 +58,53 @@ def write_frame(df: pd.DataFrame, path: Path) -> None:
     write_table(pa.Table.from_pandas(df, preserve_index=False), path)
 
 
-def live_summary(kb: KB, transcripts: list[dict], preds: list[dict], outcomes: pd.DataFrame,
-                 cfg: ScoreConfig) -> tuple[dict[str, Any], pd.DataFrame]:
+def live_summary(
+    kb: KB, transcripts: list[dict], preds: list[dict], outcomes: pd.DataFrame, cfg: ScoreConfig
+) -> tuple[dict[str, Any], pd.DataFrame]:
     """One baseline's live aggregate and its per-dialogue frame (outcomes + mean grounding)."""
     scores = score_predictions(kb, transcripts, preds, cfg)
     episodes = int(outcomes["recovery_episodes"].sum())
     n_sys = int(outcomes["n_system_turns"].sum())
-    live = {"tsr": outcomes["tsr"].mean(), "t2r": outcomes["t2r"].mean(),
-            "turns_to_success": outcomes["turns_to_success"].mean(),
-            "rejection_recovery": outcomes["recovery_hits"].sum() / episodes if episodes else float("nan"),
-            "abstention_rate": outcomes["n_abstentions"].sum() / n_sys if n_sys else float("nan"),
-            "questions_per_dialogue": outcomes["n_questions"].mean() if "n_questions" in outcomes else float("nan")}
+    live = {
+        "tsr": outcomes["tsr"].mean(),
+        "t2r": outcomes["t2r"].mean(),
+        "turns_to_success": outcomes["turns_to_success"].mean(),
+        "rejection_recovery": outcomes["recovery_hits"].sum() / episodes if episodes else float("nan"),
+        "abstention_rate": outcomes["n_abstentions"].sum() / n_sys if n_sys else float("nan"),
+        "questions_per_dialogue": outcomes["n_questions"].mean() if "n_questions" in outcomes else float("nan"),
+    }
     replay = {k: v for k, v in scores.aggregate["metrics"].items() if k not in SELF_REFERENTIAL and k not in live}
-    agg = {"n_dialogues": int(len(outcomes)), "n_system_turns": n_sys, "n_scored_turns": scores.aggregate["n_turns"],
-           "n_fallbacks": int(outcomes["n_fallbacks"].sum()), "signature": scores.aggregate["signature"],
-           "metrics": {k: _clean(v) for k, v in {**live, **replay}.items()}}
-    grounding = scores.per_turn.groupby("dialogue_id")[list(GROUNDING)].mean().reset_index() \
-        if len(scores.per_turn) else pd.DataFrame(columns=["dialogue_id", *GROUNDING])
+    agg = {
+        "n_dialogues": int(len(outcomes)),
+        "n_system_turns": n_sys,
+        "n_scored_turns": scores.aggregate["n_turns"],
+        "n_fallbacks": int(outcomes["n_fallbacks"].sum()),
+        "signature": scores.aggregate["signature"],
+        "metrics": {k: _clean(v) for k, v in {**live, **replay}.items()},
+    }
+    grounding = (
+        scores.per_turn.groupby("dialogue_id")[list(GROUNDING)].mean().reset_index()
+        if len(scores.per_turn)
+        else pd.DataFrame(columns=["dialogue_id", *GROUNDING])
+    )
     per_dialogue = outcomes.merge(grounding, on="dialogue_id", how="left")
     return agg, per_dialogue
 
 
-def write_scores(kb: KB, runs: dict[str, tuple[list[dict], list[dict], pd.DataFrame]], out: Path,
-                 resolved: dict[str, Any]) -> dict[str, Any]:
+def write_scores(
+    kb: KB, runs: dict[str, tuple[list[dict], list[dict], pd.DataFrame]], out: Path, resolved: dict[str, Any]
+) -> dict[str, Any]:
     """``live_scores.json`` (config + per-baseline aggregates) and ``live_scores.parquet``
     (per-dialogue rows of every baseline), atomically; returns the JSON's content."""
     cfg = ScoreConfig(pool=resolved["pool"], seed=resolved["seed"])
-    summary: dict[str, Any] = {"config": {k: resolved[k] for k in ("pool", "seed", "subset", "max_turns",
-                                                                   "opening_prefs", "kb_sha256", "dialogues_sha256")}
-                               | {"ask": resolved.get("ask", 0)},
-                               "baselines": {}}
+    summary: dict[str, Any] = {
+        "config": {
+            k: resolved[k]
+            for k in ("pool", "seed", "subset", "max_turns", "opening_prefs", "kb_sha256", "dialogues_sha256")
+        }
+        | {"ask": resolved.get("ask", 0)},
+        "baselines": {},
+    }
     frames = []
     for name, (transcripts, preds, outcomes) in runs.items():
         agg, per_dialogue = live_summary(kb, transcripts, preds, outcomes, cfg)

@@ -30,11 +30,13 @@ which other dialogues run or in which order, and the same system answers give th
 conversation byte for byte.  The order in which preferences are revealed depends only on
 ``(seed, dialogue id)``.
 """
+
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -45,8 +47,13 @@ from trace_crs.live.ask import ASK_ACTION, asked_facets
 
 NO_PREFERENCE = "I have no particular preference."
 NO_PREFERENCE_ABOUT = "I have no preference about the {what}."
-FACET_WORDS: dict[str, str] = {"style": "kind of place", "price_max": "price", "noise": "noise level",
-                               "ambience": "atmosphere", "features": "amenities"}
+FACET_WORDS: dict[str, str] = {
+    "style": "kind of place",
+    "price_max": "price",
+    "noise": "noise level",
+    "ambience": "atmosphere",
+    "features": "amenities",
+}
 RESTATE = "As I said: {pref}"
 GOODBYE = "I'll keep looking elsewhere, thanks."
 SINGLE_FACETS: tuple[str, ...] = ("style", "price_max", "noise")
@@ -145,11 +152,15 @@ class TemplateUser:
     def open(self) -> dict[str, Any]:
         """The opening request (turn 1)."""
         rng = turn_rng(self.seed, self.id, 0)
-        said = self._reveal(self.order[:self.cfg.opening_prefs], rng)
+        said = self._reveal(self.order[: self.cfg.opening_prefs], rng)
         frames = [f for f in templates()["user"]["greet_and_seek"] if "{about}" not in f]
         noun = choose(templates()["nouns"][self.scenario["poi_type"]], rng)
-        text = choose(frames, rng).format(city=self.scenario["city"], context=self.scenario["context"], noun=noun,
-                                          pref=" ".join(said) if said else NO_PREFERENCE)
+        text = choose(frames, rng).format(
+            city=self.scenario["city"],
+            context=self.scenario["context"],
+            noun=noun,
+            pref=" ".join(said) if said else NO_PREFERENCE,
+        )
         return _turn("greet_and_seek", text)
 
     def respond(self, system_turn: Mapping[str, Any], turn_index: int) -> dict[str, Any]:
@@ -204,5 +215,11 @@ class TemplateUser:
 
 def _turn(action: str, text: str, refs: list[str] | None = None) -> dict[str, Any]:
     """A user turn in the dialogue schema (``turn_id`` is set by the loop)."""
-    return {"role": "user", "action": action, "text": " ".join(text.split()), "referenced_poi_ids": refs or [],
-            "referenced_review_ids": [], "citations": []}
+    return {
+        "role": "user",
+        "action": action,
+        "text": " ".join(text.split()),
+        "referenced_poi_ids": refs or [],
+        "referenced_review_ids": [],
+        "citations": [],
+    }

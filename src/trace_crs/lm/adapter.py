@@ -13,6 +13,7 @@ about a third of the CPU a request costs at paper scale (issue 17, measured with
 ``format_system_message`` therefore keeps the message of each signature class, checked
 against the signature's instructions and field objects, so the text sent is unchanged.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,7 @@ from dspy.utils.exceptions import AdapterParseError
 
 _MARKER = re.compile(r"\[\[ ## \w+ ## \]\]")
 # (adapter class, signature class) -> (instructions, field objects, system message)
-_SYSTEM: "weakref.WeakKeyDictionary[type, dict[type, tuple[str, tuple[Any, ...], str]]]" = weakref.WeakKeyDictionary()
+_SYSTEM: weakref.WeakKeyDictionary[type, dict[type, tuple[str, tuple[Any, ...], str]]] = weakref.WeakKeyDictionary()
 _SYSTEM_LOCK = threading.Lock()
 
 
@@ -37,8 +38,12 @@ class LenientChatAdapter(dspy.ChatAdapter):
         instructions, fields = signature.instructions, tuple(signature.fields.values())
         with _SYSTEM_LOCK:
             cached = _SYSTEM.get(signature, {}).get(type(self))
-        if cached is not None and cached[0] == instructions and len(cached[1]) == len(fields) \
-                and all(a is b for a, b in zip(cached[1], fields)):
+        if (
+            cached is not None
+            and cached[0] == instructions
+            and len(cached[1]) == len(fields)
+            and all(a is b for a, b in zip(cached[1], fields, strict=False))
+        ):
             return cached[2]
         message = super().format_system_message(signature)
         with _SYSTEM_LOCK:
@@ -51,7 +56,7 @@ class LenientChatAdapter(dspy.ChatAdapter):
         except AdapterParseError:
             fields = signature.output_fields
             if len(fields) == 1:
-                (name, info), = fields.items()
+                ((name, info),) = fields.items()
                 text = _MARKER.sub("", completion or "").strip()
                 if info.annotation is str and text:
                     return {name: text}

@@ -25,17 +25,19 @@ existed) is sent to the model once more with the cache bypassed, to measure it; 
 answer is still the one returned.  All of this happens only inside a ``recording_usage()``
 block (the baselines); other callers (the judge) replay without touching the model.
 """
+
 from __future__ import annotations
 
 import contextvars
 import dataclasses
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import diskcache
 import dspy
@@ -57,9 +59,9 @@ class UsageTally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
-    model_s: float = 0.0       # seconds the model took, as measured when each call was made
-    replayed_s: float = 0.0    # the part of model_s that this block replayed from the cache
-    truncated: int = 0         # replies cut at max_tokens (finish_reason "length")
+    model_s: float = 0.0  # seconds the model took, as measured when each call was made
+    replayed_s: float = 0.0  # the part of model_s that this block replayed from the cache
+    truncated: int = 0  # replies cut at max_tokens (finish_reason "length")
 
     def add(self, usage: dict[str, float], cache_hit: bool, replayed: bool, truncated: bool = False) -> None:
         self.calls += 1
@@ -79,9 +81,12 @@ def measured_usage(response: Any, latency_s: float, cost_usd: float | None = Non
     get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
     hidden = getattr(response, "_hidden_params", None) or {}
     cost = cost_usd if cost_usd is not None else hidden.get("response_cost")
-    return {"prompt_tokens": int(get("prompt_tokens", 0) or 0),
-            "completion_tokens": int(get("completion_tokens", 0) or 0),
-            "cost_usd": float(cost or 0.0), "latency_s": float(latency_s)}
+    return {
+        "prompt_tokens": int(get("prompt_tokens", 0) or 0),
+        "completion_tokens": int(get("completion_tokens", 0) or 0),
+        "cost_usd": float(cost or 0.0),
+        "latency_s": float(latency_s),
+    }
 
 
 def was_truncated(response: Any) -> bool:
@@ -135,13 +140,13 @@ def recording_usage() -> Iterator[UsageTally]:
         _TALLY.reset(token)
 
 
-@lru_cache(maxsize=None)
+@cache
 def usage_store(cache_dir: str) -> diskcache.Cache:
     """The measured usage of every request sent to a model, beside DSPy's cache in ``cache_dir``."""
     return diskcache.Cache(str(Path(cache_dir).expanduser().resolve() / "usage"))
 
 
-END_MARKER = "[[ ## completed ## ]]"      # DSPy ChatAdapter's last line: nothing useful follows it
+END_MARKER = "[[ ## completed ## ]]"  # DSPy ChatAdapter's last line: nothing useful follows it
 
 
 def local_decoding(cfg: LMConfig, limit: Any, extra_body: dict[str, Any], stop: Any) -> dict[str, Any]:
@@ -169,8 +174,9 @@ class TraceLM(dspy.LM):
     """``dspy.LM`` that reports each call's usage to :func:`recording_usage` (see the module
     docstring for replays)."""
 
-    def __init__(self, model: str, *, trace_config: LMConfig | None = None, endpoints: ServerPool | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, model: str, *, trace_config: LMConfig | None = None, endpoints: ServerPool | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(model, **kwargs)
         self.trace_config, self.endpoints = trace_config, endpoints
 
@@ -191,19 +197,30 @@ class TraceLM(dspy.LM):
         reasons = [getattr(r, "finish_reason", None) for r in getattr(result, "responses", ()) or ()]
         choices = response.get("choices") if isinstance(response, dict) else None
         if choices and len(reasons) == len(choices):
-            for choice, reason in zip(choices, reasons):
+            for choice, reason in zip(choices, reasons, strict=False):
                 if isinstance(choice, dict) and reason:
                     choice["finish_reason"] = reason
         return response, result.cost
 
     def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
         if self.trace_config is not None and self.trace_config.is_local:
-            kwargs.update(local_decoding(self.trace_config, kwargs.get("max_tokens", self.kwargs.get("max_tokens")),
-                                         kwargs.get("extra_body", {}), kwargs.get("stop")))
-        if self.endpoints is not None:         # not part of the request (``_NOT_THE_REQUEST``)
+            kwargs.update(
+                local_decoding(
+                    self.trace_config,
+                    kwargs.get("max_tokens", self.kwargs.get("max_tokens")),
+                    kwargs.get("extra_body", {}),
+                    kwargs.get("stop"),
+                )
+            )
+        if self.endpoints is not None:  # not part of the request (``_NOT_THE_REQUEST``)
             kwargs["api_base"] = self.endpoints.api_base()
-        request = {"model": self.model, "prompt": prompt, "messages": messages,
-                   **self.kwargs, **{k: v for k, v in kwargs.items() if k != "cache"}}
+        request = {
+            "model": self.model,
+            "prompt": prompt,
+            "messages": messages,
+            **self.kwargs,
+            **{k: v for k, v in kwargs.items() if k != "cache"},
+        }
         key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
         with single_flight(key):
             return self._forward(prompt, messages, kwargs, key)
@@ -211,12 +228,15 @@ class TraceLM(dspy.LM):
     def _forward(self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str) -> Any:
         start = time.perf_counter()
         response, cost = self._send(prompt, messages, kwargs)
-        usage, hit = measured_usage(response, time.perf_counter() - start, cost), bool(getattr(response, "cache_hit", False))
+        usage, hit = (
+            measured_usage(response, time.perf_counter() - start, cost),
+            bool(getattr(response, "cache_hit", False)),
+        )
         recorded, tallies, cut = None, _TALLY.get(), was_truncated(response)
-        if self.trace_config is not None and tallies:   # only recorded usage is needed
+        if self.trace_config is not None and tallies:  # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
             recorded = store.get(key) if hit else None
-            if hit and recorded is None:      # cached before usage was recorded: measure it now
+            if hit and recorded is None:  # cached before usage was recorded: measure it now
                 start = time.perf_counter()
                 fresh, cost = self._send(prompt, messages, {**kwargs, "cache": False})
                 usage = measured_usage(fresh, time.perf_counter() - start, cost)
@@ -233,7 +253,7 @@ class TraceLM(dspy.LM):
         return response
 
 
-_FLIGHTS: dict[str, list] = {}      # request key -> [lock, number of callers holding or waiting]
+_FLIGHTS: dict[str, list] = {}  # request key -> [lock, number of callers holding or waiting]
 _FLIGHTS_LOCK = threading.Lock()
 
 
@@ -274,8 +294,16 @@ def build_lm(cfg: LMConfig, api_base: str | None = None, endpoints: ServerPool |
     base = api_base or cfg.api_base or (endpoints.servers[0].api_base if endpoints else None)
     if base:
         extra["api_base"] = base
-    return TraceLM(model_id(cfg), trace_config=cfg, endpoints=endpoints, temperature=cfg.temperature,
-                   max_tokens=cfg.max_tokens, num_retries=0, cache=True, **extra)
+    return TraceLM(
+        model_id(cfg),
+        trace_config=cfg,
+        endpoints=endpoints,
+        temperature=cfg.temperature,
+        max_tokens=cfg.max_tokens,
+        num_retries=0,
+        cache=True,
+        **extra,
+    )
 
 
 def configure_disk_cache(cache_dir: str | Path) -> None:

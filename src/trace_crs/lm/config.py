@@ -14,6 +14,7 @@ Ranking ``mode``: ``generative`` (the paper's: the LLM writes the ranked id list
 request?", see ``lm.ranking``) — small local models rank generatively at chance, so
 ``local`` defaults to ``logprob``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,13 +36,13 @@ class LMConfig:
     """One LM backend; every field can be set from YAML or ``--set lm.<field>=...``."""
 
     preset: str = "local"
-    model: str = LOCAL                 # litellm model string, or "local" for the llama.cpp server
+    model: str = LOCAL  # litellm model string, or "local" for the llama.cpp server
     api_base: str | None = None
     temperature: float = 0.0
     max_tokens: int = 600
-    num_threads: int = 1               # unused, kept for old configs: the run config's ``concurrency`` sets it
-    mode: str = "logprob"              # "generative" | "logprob"
-    weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"   # lm.weights key (local only)
+    num_threads: int = 1  # unused, kept for old configs: the run config's ``concurrency`` sets it
+    mode: str = "logprob"  # "generative" | "logprob"
+    weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"  # lm.weights key (local only)
     models_dir: str = "models"
     n_ctx: int = 4096
     # llama.cpp CPU threads in all, 0 = auto (``default_threads()``: the cores free when the
@@ -58,13 +59,13 @@ class LMConfig:
     # reply once its last ``repeat_ngram`` tokens have occurred 3 times (0 = off).
     repeat_ngram: int = 24
     timeout_s: float = 300.0
-    retries: int = 3                   # attempts after the first, with exponential backoff
+    retries: int = 3  # attempts after the first, with exponential backoff
     backoff_s: float = 1.0
     # transient endpoint faults (429 / 5xx / timeout / reset / garbage body): retries of the same
     # request with jittered exponential backoff capped at backoff_max_s (lm.faults)
     http_retries: int = 8
     backoff_max_s: float = 30.0
-    cache_dir: str = "~/.cache/trace-crs/lm"   # outside the work tree: survives a fresh clone
+    cache_dir: str = "~/.cache/trace-crs/lm"  # outside the work tree: survives a fresh clone
     seed: int = 42
     # What an LLM baseline's POI card shows: "public" = name, categories, stars, price and review
     # text (what a deployed system sees); "labelled" adds the generator's facet labels (ablation).
@@ -135,18 +136,17 @@ PRESETS: dict[str, dict[str, Any]] = {
     # Offline default: llama.cpp server, greedy decoding, logprob ranking.
     "local": {"model": LOCAL, "temperature": 0.0, "max_tokens": 600, "mode": "logprob"},
     # Paper §5: gpt-5.4-mini via DSPy, temperature 1.0, max_tokens 16,000.
-    "gpt-5.4-mini": {"model": "openai/gpt-5.4-mini", "temperature": 1.0, "max_tokens": 16000,
-                     "mode": "generative"},
+    "gpt-5.4-mini": {"model": "openai/gpt-5.4-mini", "temperature": 1.0, "max_tokens": 16000, "mode": "generative"},
     # Paper §5: any non-reasoning API model (e.g. the cross-family backbones), max_tokens 600.
-    "api": {"model": "openai/gpt-4o-mini", "temperature": 1.0, "max_tokens": 600,
-            "mode": "generative"},
+    "api": {"model": "openai/gpt-4o-mini", "temperature": 1.0, "max_tokens": 600, "mode": "generative"},
 }
 # Which preset a bare ``model`` value implies when the user sets only the model.
 MODEL_PRESETS: dict[str, str] = {LOCAL: "local", "openai/gpt-5.4-mini": "gpt-5.4-mini"}
 
 
-def resolve_lm_config(data: dict[str, Any] | None = None, overrides: list[str] | None = None,
-                      source: str = "<lm config>") -> LMConfig:
+def resolve_lm_config(
+    data: dict[str, Any] | None = None, overrides: list[str] | None = None, source: str = "<lm config>"
+) -> LMConfig:
     """Merge preset ← mapping ← ``key=value`` overrides into an :class:`LMConfig`.
 
     The preset is ``data["preset"]`` if given, else implied by ``model`` (``local`` →

@@ -26,6 +26,7 @@ that ran into ``max_tokens``).
 
 prints its base URL, serves until SIGTERM / SIGINT, then prints the JSON counts of what it served.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,22 +40,23 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from statistics import NormalDist
-from typing import Any, Callable, Iterator
+from typing import Any
 
 HOST = "127.0.0.1"
 _NORMAL = NormalDist()
 FAULTS: tuple[str, ...] = ("429", "429-retry-after", "500", "503", "timeout", "reset", "truncated", "non-json")
-REPLY_FAULTS: tuple[str, ...] = ("length",)    # a well-formed response with a bad reply (not retried by lm.faults)
+REPLY_FAULTS: tuple[str, ...] = ("length",)  # a well-formed response with a bad reply (not retried by lm.faults)
 ALL_FAULTS = FAULTS + REPLY_FAULTS
 _OUTPUTS = re.compile(r"Your output fields are:\n(.*?)\nAll interactions", re.S)
 _FIELD = re.compile(r"^\d+\. `(\w+)` \((.+?)\)(?::|$)", re.M)
 _ID_LINE = re.compile(r"^\s*\[([^\]\s]+)\]", re.M)
 _EXCERPT = re.compile(r"\[(R\d+)\][^\"\n]*\"([^\"\n]+)\"")
-Reply = Callable[[list[dict[str, Any]]], str]   # the request's messages -> the reply text
+Reply = Callable[[list[dict[str, Any]]], str]  # the request's messages -> the reply text
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,8 @@ class FakeConfig:
     seed: int = 42
     latency_median_s: float = 0.0
     latency_sigma: float = 0.5
-    rates: dict[str, float] = field(default_factory=dict)   # fault name -> probability per request
-    schedule: tuple[str, ...] = ()       # faults of the first requests, in arrival order ("ok" = none)
+    rates: dict[str, float] = field(default_factory=dict)  # fault name -> probability per request
+    schedule: tuple[str, ...] = ()  # faults of the first requests, in arrival order ("ok" = none)
     retry_after_s: float = 1.0
     timeout_sleep_s: float = 30.0
 
@@ -80,7 +82,7 @@ class FakeConfig:
 def _unit(*parts: object) -> float:
     """A uniform number in [0, 1) determined by ``parts``."""
     digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2 ** 64
+    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 def request_hash(body: dict[str, Any]) -> str:
@@ -131,7 +133,7 @@ class FakeLMServer(ThreadingHTTPServer):
     """The HTTP server; :meth:`stats` counts requests and the faults served."""
 
     daemon_threads = True
-    request_queue_size = 1024          # the paper's 256-512 concurrent requests connect at once
+    request_queue_size = 1024  # the paper's 256-512 concurrent requests connect at once
 
     def __init__(self, config: FakeConfig, port: int = 0, reply: Reply | None = None) -> None:
         super().__init__((HOST, port), _Handler)
@@ -181,14 +183,20 @@ class FakeLMServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True     # headers and body are two writes: no 40 ms delayed-ACK stall
+    disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
     server: FakeLMServer
 
     def log_message(self, *args: Any) -> None:  # quiet
         pass
 
-    def _send(self, status: int, data: bytes, ctype: str = "application/json",
-              headers: dict[str, str] | None = None, length: int | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        data: bytes,
+        ctype: str = "application/json",
+        headers: dict[str, str] | None = None,
+        length: int | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data) if length is None else length))
@@ -197,7 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/stats"):
             self._send(200, json.dumps(self.server.stats(), sort_keys=True).encode())
         elif self.path.rstrip("/").endswith("/models"):
@@ -205,14 +213,14 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, b'{"error": {"message": "not found"}}')
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, b'{"error": {"message": "only /v1/chat/completions"}}')
             return
         try:
             body = json.loads(raw)
-        except ValueError:                 # e.g. a client killed half-way through its request
+        except ValueError:  # e.g. a client killed half-way through its request
             self._send(400, b'{"error": {"message": "request body is not JSON"}}')
             return
         fault, latency = self.server.plan(request_hash(body))
@@ -238,10 +246,22 @@ class _Handler(BaseHTTPRequestHandler):
         prompt_chars = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
         usage = {"prompt_tokens": math.ceil(prompt_chars / 4), "completion_tokens": math.ceil(len(content) / 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        choice = {"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content},
-                  "logprobs": logprobs}
-        data = json.dumps({"id": f"fake-{request_hash(body)[:12]}", "object": "chat.completion", "created": 0,
-                           "model": body.get("model", "fake"), "choices": [choice], "usage": usage}).encode()
+        choice = {
+            "index": 0,
+            "finish_reason": finish,
+            "message": {"role": "assistant", "content": content},
+            "logprobs": logprobs,
+        }
+        data = json.dumps(
+            {
+                "id": f"fake-{request_hash(body)[:12]}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "fake"),
+                "choices": [choice],
+                "usage": usage,
+            }
+        ).encode()
         if fault == "truncated":
             self._send(200, data[: len(data) // 2], length=len(data))
             self.close_connection = True
@@ -289,8 +309,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retry-after", type=float, default=1.0, help="Retry-After seconds of 429-retry-after")
     p.add_argument("--timeout-sleep", type=float, default=30.0, help="seconds a 'timeout' answer is held")
     args = p.parse_args(argv)
-    cfg = FakeConfig(args.seed, args.latency_median, args.latency_sigma, parse_rates(args.rate),
-                     retry_after_s=args.retry_after, timeout_sleep_s=args.timeout_sleep)
+    cfg = FakeConfig(
+        args.seed,
+        args.latency_median,
+        args.latency_sigma,
+        parse_rates(args.rate),
+        retry_after_s=args.retry_after,
+        timeout_sleep_s=args.timeout_sleep,
+    )
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -298,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         print(server.api_base, flush=True)
         while not stop.wait(3600):
             pass
-        print(json.dumps(server.stats(), sort_keys=True), flush=True)   # the last line: what was served
+        print(json.dumps(server.stats(), sort_keys=True), flush=True)  # the last line: what was served
     return 0
 
 

@@ -17,6 +17,7 @@ Every fault is added to the innermost :func:`counting_faults` block of the curre
 (the runner opens one per dialogue and writes the counts beside the chunk it belongs to) and
 to the process-wide :func:`process_faults`.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -24,8 +25,9 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 FAULT_CLASSES: tuple[str, ...] = ("429", "429-retry-after", "5xx", "timeout", "connection", "garbage")
 EXHAUSTED = "exhausted"
@@ -34,14 +36,13 @@ T = TypeVar("T")
 _CURRENT: contextvars.ContextVar[Counter | None] = contextvars.ContextVar("trace_lm_faults", default=None)
 _TOTAL: Counter = Counter()
 _LOCK = threading.Lock()
-_JITTER = random.Random()   # timing only: never affects an answer
+_JITTER = random.Random()  # timing only: never affects an answer
 
 
 def classify(exc: BaseException) -> str | None:
     """The fault class of ``exc``, or None when it is not a transient endpoint fault
     (a bad request, a missing key, a parse error of the adapter: retrying cannot help)."""
-    from dspy.utils.exceptions import (LMProviderError, LMRateLimitError, LMServerError, LMTimeoutError,
-                                       LMTransportError)
+    from dspy.utils.exceptions import LMProviderError, LMRateLimitError, LMServerError, LMTimeoutError, LMTransportError
 
     text = str(exc).lower()
     status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
@@ -75,7 +76,7 @@ def backoff_delay(exc: BaseException, attempt: int, base_s: float, cap_s: float)
     hint = retry_after(exc)
     if hint is not None:
         return min(hint, cap_s)
-    return _JITTER.uniform(0.0, min(cap_s, base_s * 2 ** attempt))
+    return _JITTER.uniform(0.0, min(cap_s, base_s * 2**attempt))
 
 
 def count(name: str, n: int = 1) -> None:
@@ -104,13 +105,14 @@ def process_faults() -> dict[str, int]:
         return dict(_TOTAL)
 
 
-def call_with_retries(call: Callable[[], T], retries: int, base_s: float, cap_s: float,
-                      sleep: Callable[[float], None] = time.sleep) -> T:
+def call_with_retries(
+    call: Callable[[], T], retries: int, base_s: float, cap_s: float, sleep: Callable[[float], None] = time.sleep
+) -> T:
     """``call()``, retried on transient faults (module docstring); other errors propagate at once."""
     for attempt in range(retries + 1):
         try:
             return call()
-        except Exception as exc:  # noqa: BLE001 — classified below, re-raised unless transient
+        except Exception as exc:
             fault = classify(exc)
             if fault is None:
                 raise

@@ -34,6 +34,7 @@ llama.cpp's own server), read by ``bench/bench_lm_profile.py``.  One request at 
 process (a lock); the pool of processes is
 :class:`trace_crs.lm.server.ServerPool`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,9 +48,9 @@ from typing import Any
 import numpy as np
 
 HOST = "127.0.0.1"
-_EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}   # as llama_cpp.server.app drops them
-REPEAT_KEY = "trace_repeat_ngram"    # request field of the repetition guard (not llama.cpp's)
-REPEATS = 3                          # occurrences of the trailing n-gram that stop a reply
+_EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
+REPEAT_KEY = "trace_repeat_ngram"  # request field of the repetition guard (not llama.cpp's)
+REPEATS = 3  # occurrences of the trailing n-gram that stop a reply
 
 
 class RepeatStop:
@@ -62,16 +63,16 @@ class RepeatStop:
             raise ValueError(f"RepeatStop: n must be >= 1 and repeats >= 2, got n={n}, repeats={repeats}")
         self.prompt_len, self.n, self.repeats = prompt_len, n, repeats
         self.seen: dict[tuple[int, ...], int] = {}
-        self.done = prompt_len + n - 1          # the last end position already counted
-        self.stopped = False                    # llama.cpp asks again after the generator stops
+        self.done = prompt_len + n - 1  # the last end position already counted
+        self.stopped = False  # llama.cpp asks again after the generator stops
 
     def __call__(self, input_ids: Any, logits: Any = None) -> bool:
         if self.stopped:
             return True
-        first = self.done + 1 - self.n                      # only the tokens not yet counted
+        first = self.done + 1 - self.n  # only the tokens not yet counted
         ids, total = [int(t) for t in input_ids[first:]], len(input_ids)
         for end in range(self.done + 1, total + 1):
-            gram = tuple(ids[end - self.n - first:end - first])
+            gram = tuple(ids[end - self.n - first : end - first])
             self.seen[gram] = self.seen.get(gram, 0) + 1
             self.done = end
             if self.seen[gram] >= self.repeats:
@@ -92,16 +93,25 @@ class FastLogprobs:
 
     def create_completion(self, prompt: list[int], **kw: Any) -> Any:
         if kw.get("logprobs") is None:
-            if self._repeat_ngram > 0:     # beside the chat template's own criteria (its end token)
+            if self._repeat_ngram > 0:  # beside the chat template's own criteria (its end token)
                 from llama_cpp import StoppingCriteriaList
 
-                kw["stopping_criteria"] = StoppingCriteriaList([*(kw.get("stopping_criteria") or []),
-                                                                RepeatStop(len(prompt), self._repeat_ngram)])
+                kw["stopping_criteria"] = StoppingCriteriaList(
+                    [*(kw.get("stopping_criteria") or []), RepeatStop(len(prompt), self._repeat_ngram)]
+                )
             return self._llama.create_completion(prompt=prompt, **kw)
-        if kw.get("max_tokens") != 1 or kw.get("temperature") != 0.0 or kw.get("stream") \
-                or kw.get("grammar") is not None or kw.get("logit_bias") or kw.get("logits_processor"):
-            raise ValueError("this server returns logprobs only for 1-token greedy answers "
-                             "(max_tokens=1, temperature=0, no grammar, bias or stream)")
+        if (
+            kw.get("max_tokens") != 1
+            or kw.get("temperature") != 0.0
+            or kw.get("stream")
+            or kw.get("grammar") is not None
+            or kw.get("logit_bias")
+            or kw.get("logits_processor")
+        ):
+            raise ValueError(
+                "this server returns logprobs only for 1-token greedy answers "
+                "(max_tokens=1, temperature=0, no grammar, bias or stream)"
+            )
         return one_token_logprobs(self._llama, list(prompt), int(kw["logprobs"]), kw.get("stop"), kw.get("model"))
 
 
@@ -114,11 +124,11 @@ def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
         raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
     prefix = 0
     if llama.n_tokens > 0:
-        for a, b in zip(llama._input_ids, tokens):
+        for a, b in zip(llama._input_ids, tokens, strict=False):
             if a != b:
                 break
             prefix += 1
-    prefix = min(prefix, len(tokens) - 1)          # always evaluate ≥ 1 token: fresh logits
+    prefix = min(prefix, len(tokens) - 1)  # always evaluate ≥ 1 token: fresh logits
     if prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
         llama.n_tokens = prefix
     else:
@@ -136,9 +146,9 @@ def one_token_logprobs(llama: Any, prompt: list[int], top_k: int, stop: Any, mod
     from llama_cpp import llama_cpp as C
 
     logprobs = Llama.logits_to_logprobs(last_logits(llama, prompt))
-    token = int(np.argmax(logprobs))                 # greedy: the first maximum
+    token = int(np.argmax(logprobs))  # greedy: the first maximum
     finish, completion = "length", [token]
-    if C.llama_vocab_is_eog(llama._model.vocab, token):        # as Llama._create_completion
+    if C.llama_vocab_is_eog(llama._model.vocab, token):  # as Llama._create_completion
         finish, completion = "stop", []
     text = llama.detokenize(completion).decode("utf-8", errors="ignore")
     for s in [stop] if isinstance(stop, str) else (stop or []):
@@ -156,11 +166,18 @@ def one_token_logprobs(llama: Any, prompt: list[int], top_k: int, stop: Any, mod
         token_lps.append(float(logprobs[tok]))
         tops.append(top)
     lp = {"tokens": tokens, "text_offset": offsets, "token_logprobs": token_lps, "top_logprobs": tops}
-    return {"id": f"cmpl-{uuid.uuid4()}", "object": "text_completion", "created": int(time.time()),
-            "model": model if model is not None else llama.model_path,
-            "choices": [{"text": text, "index": 0, "logprobs": lp, "finish_reason": finish}],
-            "usage": {"prompt_tokens": len(prompt), "completion_tokens": len(completion),
-                      "total_tokens": len(prompt) + len(completion)}}
+    return {
+        "id": f"cmpl-{uuid.uuid4()}",
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": model if model is not None else llama.model_path,
+        "choices": [{"text": text, "index": 0, "logprobs": lp, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": len(prompt),
+            "completion_tokens": len(completion),
+            "total_tokens": len(prompt) + len(completion),
+        },
+    }
 
 
 class Worker:
@@ -188,21 +205,28 @@ class Worker:
             C.llama_perf_context_reset(llama._ctx.ctx)
             if not req.logprobs and not repeat_ngram:
                 out = llama.create_chat_completion(**kwargs)
-            else:   # the handler create_chat_completion would use, on the wrapped model
-                handler = (llama.chat_handler or llama._chat_handlers.get(llama.chat_format)
-                           or llama_chat_format.get_chat_completion_handler(llama.chat_format))
+            else:  # the handler create_chat_completion would use, on the wrapped model
+                handler = (
+                    llama.chat_handler
+                    or llama._chat_handlers.get(llama.chat_format)
+                    or llama_chat_format.get_chat_completion_handler(llama.chat_format)
+                )
                 out = handler(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
             perf = C.llama_perf_context(llama._ctx.ctx)
         # llama.cpp server's names: prompt tokens evaluated (after the reused KV prefix) and decoded
-        out["timings"] = {"prompt_n": int(perf.n_p_eval), "prompt_ms": round(float(perf.t_p_eval_ms), 3),
-                          "predicted_n": int(perf.n_eval), "predicted_ms": round(float(perf.t_eval_ms), 3)}
+        out["timings"] = {
+            "prompt_n": int(perf.n_p_eval),
+            "prompt_ms": round(float(perf.t_p_eval_ms), 3),
+            "predicted_n": int(perf.n_eval),
+            "predicted_ms": round(float(perf.t_eval_ms), 3),
+        }
         return out
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    server: "WorkerServer"
+    server: WorkerServer
 
     def log_message(self, *args: Any) -> None:  # quiet
         pass
@@ -215,23 +239,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": self.server.worker.alias, "object": "model",
-                                                         "owned_by": "me", "permissions": []}]})
+            self._send(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": self.server.worker.alias, "object": "model", "owned_by": "me", "permissions": []}],
+                },
+            )
         else:
             self._send(404, {"error": {"message": "not found"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, {"error": {"message": "only /v1/chat/completions"}})
             return
         try:
             self._send(200, self.server.worker.chat(json.loads(raw)))
-        except ValueError as exc:           # bad request, context overflow, pydantic validation
+        except ValueError as exc:  # bad request, context overflow, pydantic validation
             self._send(400, {"error": {"message": str(exc), "type": "invalid_request_error", "code": 400}})
-        except Exception as exc:  # noqa: BLE001 - the client sees a 500, the server keeps serving
+        except Exception as exc:
             self._send(500, {"error": {"message": f"{type(exc).__name__}: {exc}", "type": "internal_error"}})
 
 
@@ -248,9 +277,16 @@ def load(args: argparse.Namespace) -> Any:
     from llama_cpp.server.model import LlamaProxy
     from llama_cpp.server.settings import ModelSettings
 
-    settings = ModelSettings(model=args.model, model_alias=args.model_alias, n_ctx=args.n_ctx,
-                             n_threads=args.n_threads, n_threads_batch=args.n_threads_batch,
-                             n_gpu_layers=args.n_gpu_layers, logits_all=False, verbose=args.verbose)
+    settings = ModelSettings(
+        model=args.model,
+        model_alias=args.model_alias,
+        n_ctx=args.n_ctx,
+        n_threads=args.n_threads,
+        n_threads_batch=args.n_threads_batch,
+        n_gpu_layers=args.n_gpu_layers,
+        logits_all=False,
+        verbose=args.verbose,
+    )
     return LlamaProxy.load_llama_from_model_settings(settings)
 
 

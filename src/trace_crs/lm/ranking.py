@@ -12,12 +12,14 @@ conversation comes first and the card last, so the llama.cpp server reuses the s
 prompt prefix across candidates.  Candidates are visited in an order shuffled with the seed
 and ties keep that shuffled order, so no pool position is favoured.
 """
+
 from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import dspy
 import numpy as np
@@ -36,9 +38,14 @@ class FitsRequest(dspy.Signature):
 
 def fits_messages(conversation: str, card: str) -> list[dict[str, str]]:
     """Chat messages for one yes/no judgement (instructions = ``FitsRequest`` docstring)."""
-    return [{"role": "system", "content": f"{FitsRequest.instructions} Answer with one word: yes or no."},
-            {"role": "user", "content": f"Conversation:\n{conversation}\n\nPlace:\n{card}\n\n"
-                                        "Does this place fit the request? Answer yes or no."}]
+    return [
+        {"role": "system", "content": f"{FitsRequest.instructions} Answer with one word: yes or no."},
+        {
+            "role": "user",
+            "content": f"Conversation:\n{conversation}\n\nPlace:\n{card}\n\n"
+            "Does this place fit the request? Answer yes or no.",
+        },
+    ]
 
 
 def _entries(logprobs: Any) -> list[tuple[str, float]]:
@@ -83,17 +90,23 @@ def _quiet_truncation() -> Any:
 def score_fit(lm: Callable[..., Any], conversation: str, card: str) -> float:
     """``log P(yes)`` for one card, via one cached 1-token call with ``top_logprobs``."""
     with _quiet_truncation():
-        outputs = lm(messages=fits_messages(conversation, card), logprobs=True, top_logprobs=TOP_K,
-                     max_tokens=1, temperature=0.0)
+        outputs = lm(
+            messages=fits_messages(conversation, card), logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0
+        )
     first = outputs[0]
     if not isinstance(first, dict) or "logprobs" not in first:
         raise ValueError("LM returned no logprobs for the fit judgement")
     return yes_logprob(_entries(first["logprobs"]))
 
 
-def logprob_rank(candidates: Sequence[str], cards: dict[str, str], conversation: str,
-                 scorer: Callable[[str, str], float], seed: int,
-                 rejected: set[str] | frozenset[str] = frozenset()) -> tuple[list[str], dict[str, float]]:
+def logprob_rank(
+    candidates: Sequence[str],
+    cards: dict[str, str],
+    conversation: str,
+    scorer: Callable[[str, str], float],
+    seed: int,
+    rejected: set[str] | frozenset[str] = frozenset(),
+) -> tuple[list[str], dict[str, float]]:
     """Rank ``candidates`` by ``scorer(conversation, card)``, descending.
 
     Candidates are scored in a ``seed``-shuffled order; equal scores keep that order;

@@ -18,6 +18,7 @@ one server (:meth:`ServerPool.api_base`): the calls of one dialogue — the per-
 log-prob calls of a turn and the next turn, which extends the same conversation — run back to
 back on the server that still holds their common prompt prefix in its KV cache.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -31,13 +32,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 HOST = "127.0.0.1"
-_LIVE: set["LlamaServer"] = set()
-_SHARED: dict[tuple, list] = {}          # key -> [server, refcount]
+_LIVE: set[LlamaServer] = set()
+_SHARED: dict[tuple, list] = {}  # key -> [server, refcount]
 _LOCK = threading.Lock()
 
 
@@ -63,9 +64,16 @@ def free_port() -> int:
 class LlamaServer:
     """One llama.cpp server process serving ``model_path`` under the name ``alias``."""
 
-    def __init__(self, model_path: str | Path, alias: str, n_ctx: int = 4096, n_threads: int = 2,
-                 startup_timeout_s: float = 180.0, program: str = "trace",
-                 log_path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        alias: str,
+        n_ctx: int = 4096,
+        n_threads: int = 2,
+        startup_timeout_s: float = 180.0,
+        program: str = "trace",
+        log_path: str | Path | None = None,
+    ) -> None:
         self.model_path = Path(model_path)
         if not self.model_path.exists():
             raise FileNotFoundError(f"{self.model_path}: GGUF weights not found (run `make models`)")
@@ -85,18 +93,41 @@ class LlamaServer:
     def command(self, port: int) -> list[str]:
         """The exact command line that starts the server: ``program`` ``trace`` (the worker) or
         ``llama_cpp`` (llama-cpp-python's server with ``logits_all``, the reference)."""
-        module, extra = (("llama_cpp.server", ["--logits_all", "true"]) if self.program == "llama_cpp"
-                         else ("trace_crs.lm.llama_worker", []))
-        return [sys.executable, "-m", module, "--model", str(self.model_path),
-                "--model_alias", self.alias, "--host", HOST, "--port", str(port),
-                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
-                "--n_threads_batch", str(self.n_threads), "--n_gpu_layers", "0", *extra, "--verbose", "false"]
+        module, extra = (
+            ("llama_cpp.server", ["--logits_all", "true"])
+            if self.program == "llama_cpp"
+            else ("trace_crs.lm.llama_worker", [])
+        )
+        return [
+            sys.executable,
+            "-m",
+            module,
+            "--model",
+            str(self.model_path),
+            "--model_alias",
+            self.alias,
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.n_threads),
+            "--n_threads_batch",
+            str(self.n_threads),
+            "--n_gpu_layers",
+            "0",
+            *extra,
+            "--verbose",
+            "false",
+        ]
 
-    def start(self) -> "LlamaServer":
+    def start(self) -> LlamaServer:
         """Start the process and block until it answers, or raise RuntimeError with its log."""
         return self.launch().wait_ready()
 
-    def launch(self) -> "LlamaServer":
+    def launch(self) -> LlamaServer:
         """Start the process without waiting for it.  Call from a thread that outlives the server:
         PR_SET_PDEATHSIG fires when the *thread* that forked the child exits."""
         try:
@@ -108,13 +139,18 @@ class LlamaServer:
             fd, name = tempfile.mkstemp(prefix="llama_server_", suffix=".log")
             os.close(fd)
             self.log_path = Path(name)
-        with open(self.log_path, "ab") as log:   # the child keeps its own handle
-            self.proc = subprocess.Popen(self.command(self.port), stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=die_with_parent)
+        with open(self.log_path, "ab") as log:  # the child keeps its own handle
+            self.proc = subprocess.Popen(
+                self.command(self.port),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
         _LIVE.add(self)
         return self
 
-    def wait_ready(self) -> "LlamaServer":
+    def wait_ready(self) -> LlamaServer:
         """Block until the launched process answers, or stop it and raise RuntimeError with its log."""
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
@@ -151,7 +187,7 @@ class LlamaServer:
             proc.kill()
             proc.wait()
 
-    def __enter__(self) -> "LlamaServer":
+    def __enter__(self) -> LlamaServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -180,10 +216,10 @@ class ServerPool:
             self._local.index = index
         return self.servers[index].api_base
 
-    def __deepcopy__(self, memo: dict) -> "ServerPool":
-        return self            # shared processes, never copied with an LM
+    def __deepcopy__(self, memo: dict) -> ServerPool:
+        return self  # shared processes, never copied with an LM
 
-    def start(self) -> "ServerPool":
+    def start(self) -> ServerPool:
         """Launch every server, then wait for each (they load concurrently); on a failure stop all."""
         try:
             for server in self.servers:
@@ -201,8 +237,9 @@ class ServerPool:
 
 
 @contextmanager
-def shared_pool(model_path: str | Path, alias: str, n_ctx: int, plan: tuple[int, int],
-                key: tuple = (), program: str = "trace") -> Iterator[ServerPool]:
+def shared_pool(
+    model_path: str | Path, alias: str, n_ctx: int, plan: tuple[int, int], key: tuple = (), program: str = "trace"
+) -> Iterator[ServerPool]:
     """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
     ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
     joins the running pool instead of starting a second one); stopped by the last user."""

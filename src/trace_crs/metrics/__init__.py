@@ -15,11 +15,14 @@ __all__ = ["METRICS", "PredictionError", "ScoreConfig", "Scores", "read_predicti
 def __getattr__(name: str) -> Any:  # the public names, imported on first use (the registry loads MiniLM lazily)
     if name in ("ScoreConfig", "Scores", "score_predictions"):
         from trace_crs.metrics import score
+
         return getattr(score, name)
     if name in ("PredictionError", "read_predictions"):
         from trace_crs.metrics import predictions
+
         return getattr(predictions, name)
     if name == "METRICS":
         from trace_crs.metrics.registry import METRICS
+
         return METRICS
     raise AttributeError(f"module 'trace_crs.metrics' has no attribute {name!r}")

@@ -12,9 +12,10 @@ with TP = abstentions on unsolvable items, FP = abstentions on solvable turns, F
 items answered.  Undefined ratios (no abstention at all, no unsolvable item) are NaN.
 ``tau_sweep`` traces the four numbers over thresholds for a ranker.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,9 +38,17 @@ def abstention_scores(abstained: Sequence[bool], unsolvable: Sequence[bool]) -> 
     recall = tp / (tp + fn) if tp + fn else float("nan")
     f1 = 2 * precision * recall / (precision + recall) if tp else (0.0 if tp + fp and tp + fn else float("nan"))
     n_solvable = int((~u).sum())
-    return {"precision": precision, "recall": recall, "f1": f1,
-            "false_abstention_rate": fp / n_solvable if n_solvable else float("nan"),
-            "tp": tp, "fp": fp, "fn": fn, "n_unsolvable": int(u.sum()), "n_solvable": n_solvable}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "false_abstention_rate": fp / n_solvable if n_solvable else float("nan"),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "n_unsolvable": int(u.sum()),
+        "n_solvable": n_solvable,
+    }
 
 
 def tau_sweep(best_scores: Sequence[float], unsolvable: Sequence[bool], taus: Sequence[float]) -> pd.DataFrame:
@@ -57,7 +66,12 @@ def decline_scores(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for name, part in table.groupby("baseline", sort=True):
         by_reason = part[part["unsolvable"]].groupby("reason", sort=True)["declined"].mean()
-        rows.append({"baseline": name, **abstention_scores(part["declined"].tolist(), part["unsolvable"].tolist()),
-                     "n_fallbacks": int(part["fallback"].sum()),
-                     **{f"recall_{r}": float(v) for r, v in by_reason.items()}})
+        rows.append(
+            {
+                "baseline": name,
+                **abstention_scores(part["declined"].tolist(), part["unsolvable"].tolist()),
+                "n_fallbacks": int(part["fallback"].sum()),
+                **{f"recall_{r}": float(v) for r, v in by_reason.items()},
+            }
+        )
     return pd.DataFrame(rows)

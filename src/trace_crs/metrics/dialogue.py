@@ -26,9 +26,10 @@ index of its recovery turn.
   frame), not the mean of per-dialogue rates, which would weight an episode of a
   one-rejection dialogue twice as much as one of a two-rejection dialogue.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -48,8 +49,9 @@ def task_success(hits: Sequence[float]) -> float:
 T2R_COUNTS: tuple[str, ...] = ("recommend", "system", "all")  # ScoreConfig.t2r_count values
 
 
-def turns_to_first_hit(hits: Sequence[float], positions: Sequence[int] | None = None,
-                       n_counted: int | None = None) -> float:
+def turns_to_first_hit(
+    hits: Sequence[float], positions: Sequence[int] | None = None, n_counted: int | None = None
+) -> float:
     """Position (1-based) of the first hitting turn; ``n_counted + 1`` when none hits.
 
     ``positions[i]`` is scored turn i's position in the counted sequence and ``n_counted``
@@ -68,8 +70,11 @@ def counted_positions(turns: Sequence[dict], count: str) -> tuple[list[int], int
     how many turns it counts in the dialogue."""
     if count not in T2R_COUNTS:
         raise ValueError(f"t2r_count {count!r}: expected one of {', '.join(T2R_COUNTS)}")
-    keep = {"recommend": lambda t: t["role"] == "system" and t["action"] in REC_ACTIONS,
-            "system": lambda t: t["role"] == "system", "all": lambda t: True}[count]
+    keep = {
+        "recommend": lambda t: t["role"] == "system" and t["action"] in REC_ACTIONS,
+        "system": lambda t: t["role"] == "system",
+        "all": lambda t: True,
+    }[count]
     counted = [t for t in turns if keep(t)]
     ids = {t["turn_id"]: i for i, t in enumerate(counted, 1)}
     return [ids[t["turn_id"]] for t in turns if t["role"] == "system" and t["action"] in REC_ACTIONS], len(counted)
@@ -80,8 +85,9 @@ def recovery_turns(turns: Sequence[dict]) -> list[int]:
     out = []
     for i, turn in enumerate(turns):
         if turn["role"] == "user" and turn["action"] == REJECT_ACTION:
-            nxt = next((t["turn_id"] for t in turns[i + 1:]
-                        if t["role"] == "system" and t["action"] in REC_ACTIONS), None)
+            nxt = next(
+                (t["turn_id"] for t in turns[i + 1 :] if t["role"] == "system" and t["action"] in REC_ACTIONS), None
+            )
             if nxt is not None:
                 out.append(nxt)
     return out

@@ -23,12 +23,14 @@ run cites largely the same reviews (scoring the first baseline of the paper-scal
 embeds ~50k review sentences, the next ones mostly reuse them), and re-scoring a baseline
 after a metric change re-embeds none of its ~18k claim sentences.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 import dspy
 import numpy as np
@@ -61,7 +63,7 @@ class Backend:
         """p(premise ⊨ hypothesis) for each ``(premise, hypothesis)`` pair."""
         todo = sorted({p for p in pairs if p not in self._cache})
         if todo:
-            self._cache.update(zip(todo, (float(x) for x in self._compute(todo))))
+            self._cache.update(zip(todo, (float(x) for x in self._compute(todo)), strict=False))
         return np.array([self._cache[p] for p in pairs], dtype=float)
 
 
@@ -80,7 +82,9 @@ class HFBackend(Backend):
         labels = {i: str(n).lower() for i, n in self.model.config.id2label.items()}
         hits = [i for i, n in labels.items() if "entail" in n and not n.startswith("not")]
         if len(hits) != 1:
-            raise ValueError(f"entailment hf: {directory}: need exactly one 'entailment' label in id2label, got {labels}")
+            raise ValueError(
+                f"entailment hf: {directory}: need exactly one 'entailment' label in id2label, got {labels}"
+            )
         self.entail_index, self.batch_size = int(hits[0]), batch_size
         self.name = f"hf:{directory.name}"
 
@@ -90,9 +94,15 @@ class HFBackend(Backend):
         out = []
         with torch.no_grad():
             for i in range(0, len(pairs), self.batch_size):
-                chunk = pairs[i:i + self.batch_size]
-                enc = self.tokenizer([p for p, _ in chunk], [h for _, h in chunk], padding=True,
-                                     truncation=True, max_length=512, return_tensors="pt")
+                chunk = pairs[i : i + self.batch_size]
+                enc = self.tokenizer(
+                    [p for p, _ in chunk],
+                    [h for _, h in chunk],
+                    padding=True,
+                    truncation=True,
+                    max_length=512,
+                    return_tensors="pt",
+                )
                 logits = self.model(**enc).logits
                 out.append(torch.softmax(logits, dim=-1)[:, self.entail_index].numpy())
         return np.concatenate(out)
@@ -150,18 +160,18 @@ def sentence_vectors(texts: list[str]) -> dict[str, np.ndarray]:
     wanted = set(keys)
     for shard in sorted(folder.glob("*.npz")):
         with np.load(shard) as npz:
-            found.update((k, v) for k, v in zip(npz["keys"].tolist(), npz["vecs"]) if k in wanted)
-    missing = sorted({(k, t) for k, t in zip(keys, texts) if k not in found})
+            found.update((k, v) for k, v in zip(npz["keys"].tolist(), npz["vecs"], strict=False) if k in wanted)
+    missing = sorted({(k, t) for k, t in zip(keys, texts, strict=False) if k not in found})
     if missing:
         new_keys = np.array([k for k, _ in missing], dtype="U40")
         new = embed([t for _, t in missing])
-        found.update(zip(new_keys.tolist(), new))
+        found.update(zip(new_keys.tolist(), new, strict=False))
         name = hashlib.sha1("".join(new_keys.tolist()).encode()).hexdigest()
-        tmp = folder / f"{name}.{os.getpid()}.tmp"   # not *.npz: readers never see a half-written shard
+        tmp = folder / f"{name}.{os.getpid()}.tmp"  # not *.npz: readers never see a half-written shard
         with open(tmp, "wb") as fh:
             np.savez(fh, keys=new_keys, vecs=new)
         tmp.replace(folder / f"{name}.npz")
-    return {t: found[k] for k, t in zip(keys, texts)}
+    return {t: found[k] for k, t in zip(keys, texts, strict=False)}
 
 
 BACKENDS: dict[str, Callable[..., Backend]] = {
@@ -183,14 +193,15 @@ def make_backend(spec: str, lm: dspy.BaseLM | None = None) -> Backend | None:
     return BACKENDS[name](arg, lm=lm)
 
 
-def entailment_scores(texts: Sequence[str], cited: Sequence[Sequence[str]], backend: Backend,
-                      threshold: float = THRESHOLD) -> np.ndarray:
+def entailment_scores(
+    texts: Sequence[str], cited: Sequence[Sequence[str]], backend: Backend, threshold: float = THRESHOLD
+) -> np.ndarray:
     """Per turn: fraction of claim sentences entailed (p ≥ threshold) by some cited review."""
     claims = [claim_sentences(t) for t in texts]
-    pairs = sorted({(r, c) for cs, rs in zip(claims, cited) for c in cs for r in rs})
-    prob = dict(zip(pairs, backend.probabilities(pairs))) if pairs else {}
+    pairs = sorted({(r, c) for cs, rs in zip(claims, cited, strict=False) for c in cs for r in rs})
+    prob = dict(zip(pairs, backend.probabilities(pairs), strict=False)) if pairs else {}
     out = np.zeros(len(texts))
-    for i, (cs, rs) in enumerate(zip(claims, cited)):
+    for i, (cs, rs) in enumerate(zip(claims, cited, strict=False)):
         if cs and rs:
             out[i] = np.mean([max(prob[(r, c)] for r in rs) >= threshold for c in cs])
     return out

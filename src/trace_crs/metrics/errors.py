@@ -11,9 +11,11 @@
 Rates are means of the flags over turns; :func:`error_table` builds them for one system's
 predictions (opt-in: not part of ``score_predictions``, which stays fast).
 """
+
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,14 +30,16 @@ from trace_crs.metrics.predictions import Key, cited_texts
 FACETS = ("style", "noise", "ambience", "features")
 
 
-def grounding_errors(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = ScoreConfig.fuzzy_threshold) -> np.ndarray:
+def grounding_errors(
+    texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = ScoreConfig.fuzzy_threshold
+) -> np.ndarray:
     """1 where some quote fails the fuzzy match."""
-    return np.array([float(not all(quote_passes(t, c, threshold))) for t, c in zip(texts, cited)])
+    return np.array([float(not all(quote_passes(t, c, threshold))) for t, c in zip(texts, cited, strict=False)])
 
 
 def recommendation_errors(gold: Sequence[Sequence[str]], ranked: Sequence[Sequence[str]]) -> np.ndarray:
     """1 where the top-1 POI is missing or not gold."""
-    return np.array([float(not r or r[0] not in set(g)) for g, r in zip(gold, ranked)])
+    return np.array([float(not r or r[0] not in set(g)) for g, r in zip(gold, ranked, strict=False)])
 
 
 def stated_preferences(user_texts: Sequence[str]) -> set[tuple[str, str]]:
@@ -46,15 +50,19 @@ def stated_preferences(user_texts: Sequence[str]) -> set[tuple[str, str]]:
 def relevance_errors(texts: Sequence[str], user_histories: Sequence[Sequence[str]]) -> np.ndarray:
     """1 where a stated preference value is not expressed in the response."""
     out = np.zeros(len(texts))
-    for i, (text, history) in enumerate(zip(texts, user_histories)):
+    for i, (text, history) in enumerate(zip(texts, user_histories, strict=False)):
         wanted = stated_preferences(history)
         said = {(f, v) for f, v in wanted if any(val == v for val, _, _ in find_facets(text, f))}
         out[i] = float(bool(wanted - said))
     return out
 
 
-def error_table(kb: KB, dialogues: Sequence[Mapping[str, Any]], predictions: Mapping[Key, dict],
-                threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
+def error_table(
+    kb: KB,
+    dialogues: Sequence[Mapping[str, Any]],
+    predictions: Mapping[Key, dict],
+    threshold: float = ScoreConfig.fuzzy_threshold,
+) -> pd.DataFrame:
     """One row per reference recommend/compare turn: ``dialogue_id, turn_id`` and the three
     0/1 flags ``grounding_error, recommendation_error, relevance_error`` (missing prediction =
     empty ranking and text)."""

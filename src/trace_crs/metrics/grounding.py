@@ -41,11 +41,12 @@ labels that resolve (:mod:`trace_crs.metrics.quotes`).
   (``tests/metrics/test_grounding.py`` re-derives these rows).
 * **CGSent** = entailment × 1[CD ≥ 0.05] × max(PC, 0.5) (Appendix L), same gate and floor.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Mapping, Sequence
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -57,19 +58,64 @@ from trace_crs.segment import sentence_spans, words
 MIN_QUOTE_WORDS = 4  # condition 1 of the GS rule (module docstring)
 
 ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
-    "food_menu": ("seafood", "vegan", "vegetarian", "breakfast", "brunch", "dessert", "cocktails",
-                  "coffee", "pizza", "sushi", "cafe"),
-    "ambience_style": ("quiet", "cozy", "romantic", "lively", "casual", "elegant", "trendy",
-                       "rustic", "modern", "view"),
-    "logistics": ("parking", "wifi", "outdoor seating", "reservations", "delivery", "takeout",
-                  "wheelchair accessible", "pet-friendly", "pool", "location"),
-    "value_price": ("cheap", "affordable", "budget", "upscale", "luxury", "expensive", "value",
-                    "family-friendly", "deal", "moderate"),
+    "food_menu": (
+        "seafood",
+        "vegan",
+        "vegetarian",
+        "breakfast",
+        "brunch",
+        "dessert",
+        "cocktails",
+        "coffee",
+        "pizza",
+        "sushi",
+        "cafe",
+    ),
+    "ambience_style": (
+        "quiet",
+        "cozy",
+        "romantic",
+        "lively",
+        "casual",
+        "elegant",
+        "trendy",
+        "rustic",
+        "modern",
+        "view",
+    ),
+    "logistics": (
+        "parking",
+        "wifi",
+        "outdoor seating",
+        "reservations",
+        "delivery",
+        "takeout",
+        "wheelchair accessible",
+        "pet-friendly",
+        "pool",
+        "location",
+    ),
+    "value_price": (
+        "cheap",
+        "affordable",
+        "budget",
+        "upscale",
+        "luxury",
+        "expensive",
+        "value",
+        "family-friendly",
+        "deal",
+        "moderate",
+    ),
 }
 # One alternation (longest first) scanned once; no seed term contains another seed term as a
 # whole word (checked in the tests), so non-overlapping matching finds every mention.
-_TERMS_RE = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(
-    (t for ts in ASPECT_SEEDS.values() for t in ts), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_TERMS_RE = re.compile(
+    r"\b("
+    + "|".join(re.escape(t) for t in sorted((t for ts in ASPECT_SEEDS.values() for t in ts), key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
 _SPACE = re.compile(r"\s+")
 
 
@@ -109,10 +155,12 @@ def quote_passes(text: str, cited: Mapping[str, str], threshold: float) -> list[
     return [q.label in cited and quote_grounded(q.text, cited[q.label], threshold) for q in parse_quotes(text)]
 
 
-def grounding_score(texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = ScoreConfig.fuzzy_threshold) -> np.ndarray:
+def grounding_score(
+    texts: Sequence[str], cited: Sequence[Mapping[str, str]], threshold: float = ScoreConfig.fuzzy_threshold
+) -> np.ndarray:
     """GS per turn (1.0 when a turn has no quotes)."""
     out = np.ones(len(texts))
-    for i, (t, c) in enumerate(zip(texts, cited)):
+    for i, (t, c) in enumerate(zip(texts, cited, strict=False)):
         passes = quote_passes(t, c, threshold)
         if passes:
             out[i] = sum(passes) / len(passes)
@@ -122,11 +170,12 @@ def grounding_score(texts: Sequence[str], cited: Sequence[Mapping[str, str]], th
 def citation_density(texts: Sequence[str], cited: Sequence[Mapping[str, str]]) -> np.ndarray:
     """CD per turn: verbatim-quote word tokens / response word tokens."""
     out = np.zeros(len(texts))
-    for i, (t, c) in enumerate(zip(texts, cited)):
+    for i, (t, c) in enumerate(zip(texts, cited, strict=False)):
         n = len(words(LABEL_RE.sub(" ", t)))
         if n:
-            verbatim = sum(len(words(q.text)) for q in parse_quotes(t)
-                           if q.label in c and is_verbatim(q.text, c[q.label]))
+            verbatim = sum(
+                len(words(q.text)) for q in parse_quotes(t) if q.label in c and is_verbatim(q.text, c[q.label])
+            )
             out[i] = verbatim / n
     return out
 
@@ -147,13 +196,15 @@ def provenance_coverage(texts: Sequence[str], window: int = ScoreConfig.pc_windo
         if not mentions:
             continue
         labels = np.array(label_offsets(t))
-        covered = sum(bool(labels.size) and any(np.abs(labels - o).min() <= window for o in offs)
-                      for offs in mentions.values())
+        covered = sum(
+            bool(labels.size) and any(np.abs(labels - o).min() <= window for o in offs) for offs in mentions.values()
+        )
         out[i] = covered / len(mentions)
     return out
 
 
-def composite(score: np.ndarray, cd: np.ndarray, pc: np.ndarray, cd_gate: float = 0.05,
-              pc_floor: float = 0.5) -> np.ndarray:
+def composite(
+    score: np.ndarray, cd: np.ndarray, pc: np.ndarray, cd_gate: float = 0.05, pc_floor: float = 0.5
+) -> np.ndarray:
     """CGS (score = GS) or CGSent (score = entailment): score × 1[CD ≥ gate] × max(PC, floor)."""
     return np.asarray(score, float) * (np.asarray(cd) >= cd_gate) * np.maximum(np.asarray(pc, float), pc_floor)

@@ -28,9 +28,11 @@ string, or ``key=value,key=value`` LM settings (``model=openai/gpt-4o-mini,api_b
 Cross-judge agreement (Appendix T): Kendall τ and Spearman ρ between two judges' per-system
 mean scores (the baseline ranking), via scipy.
 """
+
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import dspy
 import numpy as np
@@ -47,8 +49,7 @@ from trace_crs.metrics.predictions import Key, cited_texts
 
 SCALES = ("relevance", "informativeness", "grounding_quality", "natural_flow", "justification")
 COLUMNS = [f"judge_{s}" for s in SCALES] + ["judge_overall"]
-USAGE_KEYS = ("model", "n", "n_turns", "n_failed", "calls", "prompt_tokens", "completion_tokens", "cost_usd",
-              "seconds")
+USAGE_KEYS = ("model", "n", "n_turns", "n_failed", "calls", "prompt_tokens", "completion_tokens", "cost_usd", "seconds")
 
 
 class JudgeResponse(dspy.Signature):
@@ -110,16 +111,22 @@ def judged_turns(corpus: Sequence[Mapping[str, Any]], n: int, seed: int = 42) ->
     return out
 
 
-def judge_columns(kb: KB, corpus: Sequence[Mapping[str, Any]], predictions: Mapping[Key, dict],
-                  per_turn: pd.DataFrame, lm: dspy.BaseLM, n: int = 200, seed: int = 42,
-                  ) -> tuple[pd.DataFrame, dict[str, Any]]:
+def judge_columns(
+    kb: KB,
+    corpus: Sequence[Mapping[str, Any]],
+    predictions: Mapping[Key, dict],
+    per_turn: pd.DataFrame,
+    lm: dspy.BaseLM,
+    n: int = 200,
+    seed: int = 42,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """``judge_<scale>`` and ``judge_overall`` columns aligned with ``per_turn`` (NaN outside the
     judged subset :func:`judged_turns` of ``corpus``, and for failed turns) and the judge usage
     (:data:`USAGE_KEYS`).  Judged turns that ``per_turn`` does not hold (dialogues this run did
     not score) are skipped; ``n_turns`` counts the turns judged."""
     out = pd.DataFrame(np.nan, index=per_turn.index, columns=COLUMNS)
     usage: dict[str, Any] = {k: 0 for k in USAGE_KEYS} | {"model": getattr(lm, "model", type(lm).__name__), "n": n}
-    rows = {(r.dialogue_id, int(r.turn_id)): i for i, r in zip(per_turn.index, per_turn.itertuples())}
+    rows = {(r.dialogue_id, int(r.turn_id)): i for i, r in zip(per_turn.index, per_turn.itertuples(), strict=False)}
     pick = [rows[k] for k in judged_turns(corpus, n, seed) if k in rows]
     if not pick:
         return out, usage
@@ -132,16 +139,22 @@ def judge_columns(kb: KB, corpus: Sequence[Mapping[str, Any]], predictions: Mapp
             pred = predictions.get((did, tid), empty)
             cited = "\n".join(f"[{k}] {v}" for k, v in sorted(cited_texts(kb, pred).items()))
             try:
-                r = judge(dialogue=dialogue_context(turns[did], tid), response=pred["text"],
-                          cited_reviews=cited or "(none)")
-            except (AdapterParseError, ValueError):   # unparseable or out of range: recorded, not scored
+                r = judge(
+                    dialogue=dialogue_context(turns[did], tid), response=pred["text"], cited_reviews=cited or "(none)"
+                )
+            except (AdapterParseError, ValueError):  # unparseable or out of range: recorded, not scored
                 usage["n_failed"] += 1
                 continue
             ratings = [float(getattr(r, s)) for s in SCALES]
             out.loc[i, COLUMNS] = [*ratings, float(np.mean(ratings))]
-    usage.update(n_turns=len(pick), calls=tally.calls, prompt_tokens=tally.prompt_tokens,
-                 completion_tokens=tally.completion_tokens, cost_usd=round(tally.cost_usd, 8),
-                 seconds=round(tally.model_s, 3))
+    usage.update(
+        n_turns=len(pick),
+        calls=tally.calls,
+        prompt_tokens=tally.prompt_tokens,
+        completion_tokens=tally.completion_tokens,
+        cost_usd=round(tally.cost_usd, 8),
+        seconds=round(tally.model_s, 3),
+    )
     return out, usage
 
 
@@ -155,5 +168,8 @@ def cross_judge_agreement(judge_a: Mapping[str, float], judge_b: Mapping[str, fl
     a, b = [judge_a[k] for k in common], [judge_b[k] for k in common]
     if len(common) < 2 or len(set(a)) < 2 or len(set(b)) < 2:
         return {"kendall_tau": float("nan"), "spearman_rho": float("nan"), "n_systems": len(common)}
-    return {"kendall_tau": float(stats.kendalltau(a, b).statistic),
-            "spearman_rho": float(stats.spearmanr(a, b).statistic), "n_systems": len(common)}
+    return {
+        "kendall_tau": float(stats.kendalltau(a, b).statistic),
+        "spearman_rho": float(stats.spearmanr(a, b).statistic),
+        "n_systems": len(common),
+    }

@@ -28,9 +28,10 @@ The *recommended POIs* of a dialogue are the distinct POIs its scored turns reco
   undefined, not a floor.  The paper's Table 9 reports 1/3 for every baseline but Itinerary
   (0.525), whose plans span types by construction; a reproduction needs mixed-type pools.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -85,4 +86,3 @@ def itinerary_diversity(poi_types: Sequence[str], pool_types: Sequence[str] | No
     if pool_types is not None and len(set(pool_types)) < 2:
         return float("nan")
     return len(set(poi_types)) / 3.0 if poi_types else float("nan")
-

@@ -16,18 +16,20 @@ only to a review of one of the top :data:`CITABLE_TOP` ranked POIs (the POIs a r
 present; the Recall@3 window); a label citing any other review is *off target* — counted,
 and scored as an unresolved (ungrounded) quote.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from rapidfuzz import fuzz
 
 from trace_crs.config import POOLS
+from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.errors import DataError
 from trace_crs.kb import KB, KBFormatError
 from trace_crs.kb.store import iter_jsonl
-from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
 
 Key = tuple[str, int]
@@ -64,12 +66,22 @@ def pool_of(dialogue: Mapping[str, Any], pool: str) -> set[str]:
 
 def scored_turns(dialogues: Iterable[Mapping[str, Any]]) -> dict[Key, Mapping[str, Any]]:
     """{(dialogue_id, turn_id): turn} for every reference system recommend/compare turn."""
-    return {(d["dialogue_id"], t["turn_id"]): t for d in dialogues for t in d["turns"]
-            if t["role"] == "system" and t["action"] in REC_ACTIONS}
+    return {
+        (d["dialogue_id"], t["turn_id"]): t
+        for d in dialogues
+        for t in d["turns"]
+        if t["role"] == "system" and t["action"] in REC_ACTIONS
+    }
 
 
-def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_ids: set[str], kb: KB,
-                     pools: Mapping[str, set[str]] | None = None) -> dict:
+def check_prediction(
+    rec: Any,
+    where: str,
+    turns: Mapping[Key, Any],
+    dialogue_ids: set[str],
+    kb: KB,
+    pools: Mapping[str, set[str]] | None = None,
+) -> dict:
     """Validate one prediction; returns it with ``citations`` defaulted to ``[]``.  With
     ``pools`` (dialogue id → candidate ids), a ranked id outside the dialogue's pool is an error."""
     if not isinstance(rec, dict):
@@ -82,8 +94,9 @@ def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_id
     if rec["dialogue_id"] not in dialogue_ids:
         raise PredictionError(where, "dialogue_id", f"unknown dialogue {rec['dialogue_id']!r}")
     if (rec["dialogue_id"], rec["turn_id"]) not in turns:
-        raise PredictionError(where, "turn_id", f"{rec['turn_id']} is not a system recommend/compare turn "
-                                                f"of {rec['dialogue_id']}")
+        raise PredictionError(
+            where, "turn_id", f"{rec['turn_id']} is not a system recommend/compare turn " f"of {rec['dialogue_id']}"
+        )
     for key in rec:  # a misspelt optional field would silently fall back to the default rule
         if key != "citations" and fuzz.ratio(key.lower(), "citations") >= 80:
             raise PredictionError(where, key, "unknown field; did you mean 'citations'?")
@@ -108,8 +121,13 @@ def check_prediction(rec: Any, where: str, turns: Mapping[Key, Any], dialogue_id
     return {**rec, "citations": citations}
 
 
-def index_predictions(records: Iterable[tuple[str, Any]], dialogues: list[Mapping[str, Any]], kb: KB,
-                      pool: str | None = None, outside: set[str] | frozenset[str] = frozenset()) -> PredictionSet:
+def index_predictions(
+    records: Iterable[tuple[str, Any]],
+    dialogues: list[Mapping[str, Any]],
+    kb: KB,
+    pool: str | None = None,
+    outside: set[str] | frozenset[str] = frozenset(),
+) -> PredictionSet:
     """Validate ``(where, record)`` pairs and index them by ``(dialogue_id, turn_id)``.
     ``pool`` checks ranked ids against each dialogue's candidates; records of dialogues in
     ``outside`` (corpus dialogues not being scored) are skipped and counted."""
@@ -129,8 +147,13 @@ def index_predictions(records: Iterable[tuple[str, Any]], dialogues: list[Mappin
     return out
 
 
-def read_predictions(path: str | Path, dialogues: list[Mapping[str, Any]], kb: KB, pool: str | None = None,
-                     outside: set[str] | frozenset[str] = frozenset()) -> PredictionSet:
+def read_predictions(
+    path: str | Path,
+    dialogues: list[Mapping[str, Any]],
+    kb: KB,
+    pool: str | None = None,
+    outside: set[str] | frozenset[str] = frozenset(),
+) -> PredictionSet:
     """Read and validate a predictions JSON-lines file (an empty file is an error)."""
     try:
         pairs = [(f"{path}:{lineno}", rec) for lineno, rec in iter_jsonl(path)]

@@ -13,13 +13,14 @@ Label resolution (:func:`resolve_labels`, used by every grounding metric):
   reviews sorted by ``review_id``, i.e. ``KB.reviews_of``) of the top-ranked POI; an ``n``
   beyond that POI's review count is unresolved.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, Quote, parse_quotes
 
-__all__ = ["LABEL_RE", "QUOTE_RE", "Quote", "parse_quotes", "label_offsets", "resolve_labels"]
+__all__ = ["LABEL_RE", "QUOTE_RE", "Quote", "label_offsets", "parse_quotes", "resolve_labels"]
 
 
 def label_offsets(text: str) -> list[int]:
@@ -27,8 +28,9 @@ def label_offsets(text: str) -> list[int]:
     return [m.start() for m in LABEL_RE.finditer(text)]
 
 
-def resolve_labels(labels: Sequence[str], citations: Sequence[dict] | None,
-                   top_reviews: Sequence[str]) -> dict[str, str]:
+def resolve_labels(
+    labels: Sequence[str], citations: Sequence[dict] | None, top_reviews: Sequence[str]
+) -> dict[str, str]:
     """Map each label to a review id (unresolved labels are left out); see module docstring.
 
     ``top_reviews`` are the review ids of the top-ranked POI sorted by review id.

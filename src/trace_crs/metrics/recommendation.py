@@ -20,11 +20,11 @@ always holds every gold POI, so MRR is never 0 there); ``response`` reads it as 
 response *names*, in order of first mention (:func:`response_list`), a list that can miss the
 gold — the reading the "defaults to 0" clause and the paper's below-chance Popularity R@3 allow.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
-
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -66,41 +66,52 @@ def response_list(text: str, names: dict[str, str]) -> list[str]:
 
 def recall_at_k(gold: Sequence[Ids], ranked: Sequence[Ids], k: int) -> np.ndarray:
     """Recall@k per turn: fraction of the turn's gold POIs in the top-k."""
-    return np.array([len(set(g) & set(dedup(r)[:k])) / len(set(g)) if g else np.nan
-                     for g, r in zip(gold, ranked)], dtype=float)
+    return np.array(
+        [len(set(g) & set(dedup(r)[:k])) / len(set(g)) if g else np.nan for g, r in zip(gold, ranked, strict=False)],
+        dtype=float,
+    )
 
 
 def hit_at_k(gold: Sequence[Ids], ranked: Sequence[Ids], k: int) -> np.ndarray:
     """Hit@k per turn: 1 if any gold POI is in the top-k."""
-    return np.array([float(bool(set(g) & set(dedup(r)[:k]))) if g else np.nan
-                     for g, r in zip(gold, ranked)], dtype=float)
+    return np.array(
+        [float(bool(set(g) & set(dedup(r)[:k]))) if g else np.nan for g, r in zip(gold, ranked, strict=False)],
+        dtype=float,
+    )
 
 
 def reciprocal_rank(gold: Sequence[Ids], ranked: Sequence[Ids]) -> np.ndarray:
     """1 / (1-based rank of the first gold POI), 0 if no gold POI is ranked."""
     out = np.full(len(gold), np.nan)
-    for i, (g, r) in enumerate(zip(gold, ranked)):
+    for i, (g, r) in enumerate(zip(gold, ranked, strict=False)):
         if g:
             gs = set(g)
             out[i] = next((1.0 / pos for pos, pid in enumerate(dedup(r), 1) if pid in gs), 0.0)
     return out
 
 
-def multi_reference_recall_at_k(gold: Sequence[Ids], alternatives: Sequence[Ids],
-                                ranked: Sequence[Ids], k: int) -> np.ndarray:
+def multi_reference_recall_at_k(
+    gold: Sequence[Ids], alternatives: Sequence[Ids], ranked: Sequence[Ids], k: int
+) -> np.ndarray:
     """1 if the top-k holds a gold POI or an acceptable alternative, else 0, per turn (Appendix S:
     "counts a hit if the predicted top-k contains gold or any alternative; the denominator is
     unchanged" — a compare turn with two gold POIs is a hit at k = 1, not half of one)."""
-    return np.array([float(bool((set(g) | set(a)) & set(dedup(r)[:k]))) if g else np.nan
-                     for g, a, r in zip(gold, alternatives, ranked)], dtype=float)
+    return np.array(
+        [
+            float(bool((set(g) | set(a)) & set(dedup(r)[:k]))) if g else np.nan
+            for g, a, r in zip(gold, alternatives, ranked, strict=False)
+        ],
+        dtype=float,
+    )
 
 
 def recommended(ranked: Ids, n_gold: int) -> list[str]:
     """The POIs a predicted turn recommends: its top-max(1, n_gold) distinct ids."""
-    return dedup(ranked)[:max(1, n_gold)]
+    return dedup(ranked)[: max(1, n_gold)]
 
 
 def turn_hits(gold: Sequence[Ids], ranked: Sequence[Ids]) -> np.ndarray:
     """1 if the turn's recommended POIs (see :func:`recommended`) include a gold POI."""
-    return np.array([float(bool(set(g) & set(recommended(r, len(g))))) for g, r in zip(gold, ranked)],
-                    dtype=float)
+    return np.array(
+        [float(bool(set(g) & set(recommended(r, len(g))))) for g, r in zip(gold, ranked, strict=False)], dtype=float
+    )

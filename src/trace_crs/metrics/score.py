@@ -16,12 +16,14 @@ each metric are in its family module; citation labels resolve as in
 :mod:`trace_crs.metrics.quotes`.  :class:`ScoreConfig` rejects out-of-range values
 (:class:`~trace_crs.errors.UsageError`, naming the field).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -77,8 +79,13 @@ def _mean(x: pd.Series) -> float | None:
     return float(v.mean()) if len(v) else None
 
 
-def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: Mapping[Key, dict] | Iterable[dict],
-                      cfg: ScoreConfig = ScoreConfig(), entailment: Backend | None = None) -> Scores:
+def score_predictions(
+    kb: KB,
+    dialogues: list[Mapping[str, Any]],
+    predictions: Mapping[Key, dict] | Iterable[dict],
+    cfg: ScoreConfig = ScoreConfig(),
+    entailment: Backend | None = None,
+) -> Scores:
     """Score one system's predictions on ``dialogues`` (see module docstring).
 
     ``predictions`` is either the mapping returned by :func:`~trace_crs.metrics.predictions.
@@ -86,8 +93,9 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
     here, errors name ``predictions[i]``).
     """
     if not isinstance(predictions, Mapping):
-        predictions = index_predictions(((f"predictions[{i}]", p) for i, p in enumerate(predictions)), dialogues, kb,
-                                        pool=cfg.pool)
+        predictions = index_predictions(
+            ((f"predictions[{i}]", p) for i, p in enumerate(predictions)), dialogues, kb, pool=cfg.pool
+        )
     n_missing = len(scored_turns(dialogues)) - len(predictions)
     if cfg.strict and n_missing:
         missing = sorted(set(scored_turns(dialogues)) - set(predictions))[:5]
@@ -101,8 +109,11 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         hits: list[float] = []
         hit_by_turn: dict[int, float] = {}
         recommended: list[str] = []
-        names = ({p: kb.pois[p].name for p in sorted(pool_of(d, cfg.pool)) if p in kb.pois}
-                 if cfg.ranked_list == "response" else {})
+        names = (
+            {p: kb.pois[p].name for p in sorted(pool_of(d, cfg.pool)) if p in kb.pois}
+            if cfg.ranked_list == "response"
+            else {}
+        )
         for turn in d["turns"]:
             if turn["role"] != "system" or turn["action"] not in REC_ACTIONS:
                 continue
@@ -124,10 +135,19 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
             hits.append(hit)
             hit_by_turn[turn["turn_id"]] = hit
             recommended += [p for p in rec.recommended(pred["ranked_poi_ids"], len(gold)) if p not in recommended]
-            rows.append({"dialogue_id": d["dialogue_id"], "turn_id": turn["turn_id"], "action": turn["action"],
-                         "difficulty": sc.get("difficulty"), "city": sc.get("city"), "poi_type": sc.get("poi_type"),
-                         "has_alternative": bool(tb.alternatives[-1]), "after_rejection": turn["turn_id"] in recov,
-                         "persona_dependent": persona_dependent(sc)})
+            rows.append(
+                {
+                    "dialogue_id": d["dialogue_id"],
+                    "turn_id": turn["turn_id"],
+                    "action": turn["action"],
+                    "difficulty": sc.get("difficulty"),
+                    "city": sc.get("city"),
+                    "poi_type": sc.get("poi_type"),
+                    "has_alternative": bool(tb.alternatives[-1]),
+                    "after_rejection": turn["turn_id"] in recov,
+                    "persona_dependent": persona_dependent(sc),
+                }
+            )
         pois = [kb.pois[p] for p in recommended]
         db.hits.append(hits)
         db.hit_by_turn.append(hit_by_turn)
@@ -139,8 +159,9 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         db.user_texts.append([t["text"] for t in d["turns"] if t["role"] == "user"])
         db.t2r_counted.append(counted_positions(d["turns"], cfg.t2r_count))
     if entailment is not None:
-        tb.entailment = entailment_scores(tb.text, [list(c.values()) for c in tb.cited], entailment,
-                                          cfg.entail_threshold)
+        tb.entailment = entailment_scores(
+            tb.text, [list(c.values()) for c in tb.cited], entailment, cfg.entail_threshold
+        )
     cols: dict[str, np.ndarray] = {}
     for name in TURN_METRICS:
         if METRICS[name].needs == "entailment" and entailment is None:
@@ -148,15 +169,34 @@ def score_predictions(kb: KB, dialogues: list[Mapping[str, Any]], predictions: M
         cols[name] = METRICS[name].fn(tb, cols, cfg) if rows else np.zeros(0)
     for name in cols:  # a missing prediction earns nothing, not a vacuous 1
         cols[name] = np.where(np.array(missing, dtype=bool), 0.0, cols[name]) if rows else cols[name]
-    per_turn = pd.concat([pd.DataFrame(rows, columns=["dialogue_id", "turn_id", "action", "difficulty", "city",
-                                                      "poi_type", "has_alternative", "after_rejection",
-                                                      "persona_dependent"]),
-                          pd.DataFrame(cols)], axis=1)
-    per_dialogue = pd.DataFrame({"dialogue_id": [d["dialogue_id"] for d in dialogues],
-                                 **{n: METRICS[n].fn(db, cfg) if dialogues else np.zeros(0)
-                                    for n in DIALOGUE_METRICS},
-                                 "recovery_hits": [sum(h[t] for t in r) for h, r in zip(db.hit_by_turn, db.recovery)],
-                                 "recovery_episodes": [len(r) for r in db.recovery]})
+    per_turn = pd.concat(
+        [
+            pd.DataFrame(
+                rows,
+                columns=[
+                    "dialogue_id",
+                    "turn_id",
+                    "action",
+                    "difficulty",
+                    "city",
+                    "poi_type",
+                    "has_alternative",
+                    "after_rejection",
+                    "persona_dependent",
+                ],
+            ),
+            pd.DataFrame(cols),
+        ],
+        axis=1,
+    )
+    per_dialogue = pd.DataFrame(
+        {
+            "dialogue_id": [d["dialogue_id"] for d in dialogues],
+            **{n: METRICS[n].fn(db, cfg) if dialogues else np.zeros(0) for n in DIALOGUE_METRICS},
+            "recovery_hits": [sum(h[t] for t in r) for h, r in zip(db.hit_by_turn, db.recovery, strict=False)],
+            "recovery_episodes": [len(r) for r in db.recovery],
+        }
+    )
     per_turn.insert(9, "missing", np.array(missing, dtype=bool))
     agg = aggregate(per_turn, per_dialogue, kb, cfg, n_missing, entailment)
     agg["n_off_target_citations"] = int(n_off_target)
@@ -168,12 +208,21 @@ def _variant_marks(cfg: ScoreConfig) -> dict[str, str]:
     """Signature parts of the scoring variants, only where they differ from the headline
     definitions (so headline signatures are unchanged)."""
     default = ScoreConfig()
-    return {k: str(getattr(cfg, k)) for k in ("ranked_list", "t2r_count", "text_reference")
-            if getattr(cfg, k) != getattr(default, k)}
+    return {
+        k: str(getattr(cfg, k))
+        for k in ("ranked_list", "t2r_count", "text_reference")
+        if getattr(cfg, k) != getattr(default, k)
+    }
 
 
-def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: ScoreConfig, n_missing: int,
-              entailment: Backend | None = None) -> dict[str, Any]:
+def aggregate(
+    per_turn: pd.DataFrame,
+    per_dialogue: pd.DataFrame,
+    kb: KB,
+    cfg: ScoreConfig,
+    n_missing: int,
+    entailment: Backend | None = None,
+) -> dict[str, Any]:
     """The score-file dictionary (NaN → None so that it is valid JSON)."""
     metrics: dict[str, float | None] = {}
     for name in METRICS:
@@ -191,11 +240,22 @@ def aggregate(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, kb: KB, cfg: S
         metrics[col] = _mean(per_turn[col])
     nli = entailment.name if entailment is not None else "none"
     return {
-        "n_dialogues": int(len(per_dialogue)), "n_turns": int(len(per_turn)), "n_missing": int(n_missing),
-        "signature": signature(kb.sha256, cfg.pool, cfg.fuzzy_threshold, nli, cfg.seed, cd=f"{cfg.cd_gate:.2f}",
-                               pc=cfg.pc_window, km=f"{cfg.spatial_km:g}",
-                               **_variant_marks(cfg)),
-        "config": dataclasses.asdict(cfg), "entailment_backend": nli,
+        "n_dialogues": int(len(per_dialogue)),
+        "n_turns": int(len(per_turn)),
+        "n_missing": int(n_missing),
+        "signature": signature(
+            kb.sha256,
+            cfg.pool,
+            cfg.fuzzy_threshold,
+            nli,
+            cfg.seed,
+            cd=f"{cfg.cd_gate:.2f}",
+            pc=cfg.pc_window,
+            km=f"{cfg.spatial_km:g}",
+            **_variant_marks(cfg),
+        ),
+        "config": dataclasses.asdict(cfg),
+        "entailment_backend": nli,
         "n_undefined": {n: int(per_dialogue[n].isna().sum()) for n in DIALOGUE_METRICS if n in per_dialogue},
         "metrics": {k: (None if v is None or math.isnan(v) else v) for k, v in metrics.items()},
     }

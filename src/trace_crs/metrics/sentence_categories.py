@@ -13,11 +13,12 @@ Sentences are split at ``.``, ``!`` or ``?`` followed by white space, never insi
 span (a quote may hold several review sentences), with ``[Rn]`` labels kept with their quote.
 The paper's TF-IDF composition (57.1 / 16.7 / 16.0 / 10.1 %) is in the book beside ours.
 """
+
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from trace_crs.segment import split_sentences
 
@@ -27,7 +28,9 @@ _RATING = re.compile(r"\b\d(?:\.\d)?\s*(?:stars?|★)|\b\d+\s+reviews?\b|\$+|\bp
 _FRAMING = re.compile(
     r"^(?:i'?d (?:suggest|recommend)|i (?:recommend|suggest|would (?:lean|go)|could not find)|here (?:are|is)|"
     r"another option|you (?:might|could) (?:try|like|consider)|consider|try|let me|comparing|how about|"
-    r"my (?:top )?pick)\b", re.IGNORECASE)
+    r"my (?:top )?pick)\b",
+    re.IGNORECASE,
+)
 
 
 def categorize(sentence: str) -> str:

@@ -17,11 +17,12 @@ headline); ``unquoted`` removes the quoted review spans ``"…" [Rn]`` from both
 the system's own wording is compared; ``quotes`` keeps only the quoted spans of both sides
 (joined by spaces), so only the chosen evidence is compared (:func:`text_view`).
 """
+
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from rapidfuzz.distance import LCSseq
@@ -49,7 +50,10 @@ def _sentence_bleu(hyp: str, ref: str) -> float:
     h, r = _BLEU_TOKEN.findall(hyp), _BLEU_TOKEN.findall(ref)
     correct = []
     for n in range(1, 5):
-        hc, rc = Counter(zip(*(h[i:] for i in range(n)))), Counter(zip(*(r[i:] for i in range(n))))
+        hc, rc = (
+            Counter(zip(*(h[i:] for i in range(n)), strict=False)),
+            Counter(zip(*(r[i:] for i in range(n)), strict=False)),
+        )
         correct.append(sum(min(c, rc[g]) for g, c in hc.items() if g in rc))
     total = [max(0, len(h) - n) for n in range(4)]
     return BLEU.compute_bleu(correct, total, len(h), len(r), smooth_method="exp").score / 100.0
@@ -60,13 +64,13 @@ _ROUGE_TOKENIZER = DefaultTokenizer(use_stemmer=False)
 
 def bleu4(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
     """Sentence BLEU-4 (0–1) of each hypothesis against its single reference."""
-    return np.array([_sentence_bleu(h, r) for h, r in zip(hypotheses, references)], dtype=float)
+    return np.array([_sentence_bleu(h, r) for h, r in zip(hypotheses, references, strict=False)], dtype=float)
 
 
 def rouge_l_f1(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
     """ROUGE-L F1 of each hypothesis against its single reference."""
     out = np.zeros(len(hypotheses), dtype=float)
-    for i, (h, r) in enumerate(zip(hypotheses, references)):
+    for i, (h, r) in enumerate(zip(hypotheses, references, strict=False)):
         ht, rt = _ROUGE_TOKENIZER.tokenize(h), _ROUGE_TOKENIZER.tokenize(r)
         if not ht or not rt:
             continue

@@ -12,6 +12,7 @@ Bands: the curve is recomputed on dialogue-level bootstrap resamples (the indice
 :func:`trace_crs.stats.bootstrap.bootstrap_indices`) at the same total budgets; the band is the
 percentile interval of mean quality over the resamples that are feasible.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -33,8 +34,9 @@ def default_budgets(inst: OracleInstance, n_points: int = 20) -> np.ndarray:
     return np.linspace(low, high, n_points)
 
 
-def budget_curve(inst: OracleInstance, budgets: Sequence[float] | None = None, n_points: int = 20
-                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def budget_curve(
+    inst: OracleInstance, budgets: Sequence[float] | None = None, n_points: int = 20
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Solve the budget oracle at every budget.
 
     Returns ``(curve, shares)``: ``curve`` has ``budget, feasible, mean_quality, total_cost,
@@ -47,10 +49,17 @@ def budget_curve(inst: OracleInstance, budgets: Sequence[float] | None = None, n
     curve, shares = [], []
     for b in grid:
         res = budget_oracle(inst, float(b), prep)
-        curve.append({"budget": float(b), "feasible": res.feasible, "mean_quality": res.mean_quality,
-                      "total_cost": res.total_cost, "solver": res.solver, "label": LABEL})
-        shares.extend({"budget": float(b), "baseline": name, "share": float(v)}
-                      for name, v in res.shares(inst).items())
+        curve.append(
+            {
+                "budget": float(b),
+                "feasible": res.feasible,
+                "mean_quality": res.mean_quality,
+                "total_cost": res.total_cost,
+                "solver": res.solver,
+                "label": LABEL,
+            }
+        )
+        shares.extend({"budget": float(b), "baseline": name, "share": float(v)} for name, v in res.shares(inst).items())
     return pd.DataFrame(curve), pd.DataFrame(shares)
 
 
@@ -65,8 +74,9 @@ def elbow(budgets: Sequence[float], quality: Sequence[float]) -> float:
     return float(x[int(np.argmax(diff))])
 
 
-def curve_bands(inst: OracleInstance, budgets: Sequence[float], n_boot: int = 200, seed: int = 42,
-                level: float = 0.95) -> pd.DataFrame:
+def curve_bands(
+    inst: OracleInstance, budgets: Sequence[float], n_boot: int = 200, seed: int = 42, level: float = 0.95
+) -> pd.DataFrame:
     """Percentile bands of the budget-oracle mean quality over dialogue bootstrap resamples.
 
     Returns ``budget, ci_low, ci_high, share_feasible, n_boot, seed``.  Costs one knapsack per
@@ -84,6 +94,14 @@ def curve_bands(inst: OracleInstance, budgets: Sequence[float], n_boot: int = 20
     for j, b in enumerate(grid):
         col = values[:, j][~np.isnan(values[:, j])]
         lo, hi = np.quantile(col, [(1 - level) / 2, (1 + level) / 2]) if col.size else (np.nan, np.nan)
-        out.append({"budget": float(b), "ci_low": float(lo), "ci_high": float(hi),
-                    "share_feasible": col.size / n_boot, "n_boot": n_boot, "seed": seed})
+        out.append(
+            {
+                "budget": float(b),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "share_feasible": col.size / n_boot,
+                "n_boot": n_boot,
+                "seed": seed,
+            }
+        )
     return pd.DataFrame(out)

@@ -17,6 +17,7 @@ Budgets below Σ_i min_j c_ij are infeasible (``feasible=False``, NaN quality); 
 above the quality oracle's total return the quality oracle.  Label every output with
 :data:`LABEL`: these are in-sample upper bounds with perfect foresight.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,10 +48,14 @@ class OracleResult:
         if not self.feasible:
             return pd.DataFrame(columns=["dialogue_id", "baseline", "quality", "cost"])
         rows = np.arange(len(self.choice))
-        return pd.DataFrame({"dialogue_id": inst.dialogue_ids,
-                             "baseline": np.array(inst.baselines)[self.choice],
-                             "quality": inst.quality[rows, self.choice],
-                             "cost": inst.cost[rows, self.choice]})
+        return pd.DataFrame(
+            {
+                "dialogue_id": inst.dialogue_ids,
+                "baseline": np.array(inst.baselines)[self.choice],
+                "quality": inst.quality[rows, self.choice],
+                "cost": inst.cost[rows, self.choice],
+            }
+        )
 
     def shares(self, inst: OracleInstance) -> pd.Series:
         """Share of dialogues routed to each baseline (all baselines listed, NaN when infeasible)."""
@@ -64,8 +69,15 @@ def _result(kind: str, inst: OracleInstance, budget: float, choice: np.ndarray |
     if choice is None:
         return OracleResult(kind, float(budget), False, np.full(len(inst.dialogue_ids), -1), np.nan, np.nan, solver)
     rows = np.arange(len(choice))
-    return OracleResult(kind, float(budget), True, choice, float(inst.quality[rows, choice].mean()),
-                        float(inst.cost[rows, choice].sum()), solver)
+    return OracleResult(
+        kind,
+        float(budget),
+        True,
+        choice,
+        float(inst.quality[rows, choice].mean()),
+        float(inst.cost[rows, choice].sum()),
+        solver,
+    )
 
 
 def quality_choice(quality: np.ndarray, cost: np.ndarray) -> np.ndarray:

@@ -45,6 +45,7 @@ Method — exact: every step below only discards choices that provably cannot be
    subject to ``Q ≥ Q* − τ`` — optimal up to HiGHS's feasibility tolerances (~1e-6), never over
    budget, and level (3) is not guaranteed on this path; the solver string says so.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -63,14 +64,14 @@ TIE_RTOL = 1e-9
 class Prepared:
     """Budget-independent structure of an instance (steps 1–2)."""
 
-    pareto: np.ndarray        # bool (n × k): Pareto option
-    base: np.ndarray          # cheapest Pareto option per row
-    up_row: np.ndarray        # hull upgrades in greedy order: row, target column, Δc, Δq
+    pareto: np.ndarray  # bool (n × k): Pareto option
+    base: np.ndarray  # cheapest Pareto option per row
+    up_row: np.ndarray  # hull upgrades in greedy order: row, target column, Δc, Δq
     up_col: np.ndarray
     up_dc: np.ndarray
     up_dq: np.ndarray
-    tau: float                # quality tie tolerance τ
-    quantum: float            # δ = 1/D (D ≤ 720) when every quality is a multiple of δ, else 0
+    tau: float  # quality tie tolerance τ
+    quantum: float  # δ = 1/D (D ≤ 720) when every quality is a multiple of δ, else 0
 
 
 def _quantum(q: np.ndarray) -> float:
@@ -116,8 +117,7 @@ def prepare(q: np.ndarray, c: np.ndarray) -> Prepared:
     ups.sort(key=lambda u: u[:3])
     arr = np.array([u[1:] for u in ups], float).reshape(-1, 5)
     tau = TIE_RTOL * max(1.0, float(np.abs(q).max(axis=1).sum()))
-    return Prepared(pareto, base, arr[:, 0].astype(int), arr[:, 2].astype(int), arr[:, 3], arr[:, 4], tau,
-                    _quantum(q))
+    return Prepared(pareto, base, arr[:, 0].astype(int), arr[:, 2].astype(int), arr[:, 3], arr[:, 4], tau, _quantum(q))
 
 
 @dataclass
@@ -126,16 +126,16 @@ class _Core:
 
     q: np.ndarray
     c: np.ndarray
-    b: np.ndarray             # break solution
+    b: np.ndarray  # break solution
     lam: float
-    room: float               # B − C(b)
-    slack: float              # λ·(B − C(b)) = U − Q(b)
-    eps_b: float              # budget rounding ε_B
+    room: float  # B − C(b)
+    slack: float  # λ·(B − C(b)) = U − Q(b)
+    eps_b: float  # budget rounding ε_B
     tau: float
-    tol: float                # float slack on the bound (widens the core only)
-    ceiling: float            # upper bound on Q* − Q(b): the LP bound, or the grid value below it
-    r: np.ndarray             # reduced costs, −inf off the Pareto set and at b
-    best: np.ndarray          # best alternative reduced cost per row
+    tol: float  # float slack on the bound (widens the core only)
+    ceiling: float  # upper bound on Q* − Q(b): the LP bound, or the grid value below it
+    r: np.ndarray  # reduced costs, −inf off the Pareto set and at b
+    best: np.ndarray  # best alternative reduced cost per row
 
     def threshold(self, dq_best: float) -> float:
         """Least Σ r a candidate answer can have, given a feasible state with ΔQ = ``dq_best``."""
@@ -153,8 +153,9 @@ def _pareto_states(dc: np.ndarray, dq: np.ndarray, col: np.ndarray, rank: np.nda
     return order[keep], tie
 
 
-def _dp(core: _Core, rows: np.ndarray, dq_best: float, thr: float, stop_early: bool
-        ) -> tuple[np.ndarray | None, float, float, bool, int]:
+def _dp(
+    core: _Core, rows: np.ndarray, dq_best: float, thr: float, stop_early: bool
+) -> tuple[np.ndarray | None, float, float, bool, int]:
     """Step 4 over ``rows`` in the given order, from incumbent ``dq_best`` and bound ``thr``.
 
     Returns ``(choice, or None when the state cap was hit; best feasible ΔQ seen; final bound;
@@ -266,8 +267,7 @@ def solve(q: np.ndarray, c: np.ndarray, prep: Prepared, budget: float) -> tuple[
     if prep.quantum:
         qb = q[rows, b].sum()
         ceiling = prep.quantum * np.floor((qb + lam * room) / prep.quantum + 1e-6) - qb
-    core = _Core(q, c, b, lam, room, lam * room, eps_b, prep.tau, 1e-9 * max(1.0, scale), ceiling, r,
-                 r.max(axis=1))
+    core = _Core(q, c, b, lam, room, lam * room, eps_b, prep.tau, 1e-9 * max(1.0, scale), ceiling, r, r.max(axis=1))
     # Cheap incumbent: the single upgrade that fits into the left-over budget and gains most.
     gain = np.where((c - c[rows, b][:, None] <= room + eps_b) & prep.pareto, q - q[rows, b][:, None], 0.0)
     dq0 = float(gain.max())

@@ -9,6 +9,7 @@
 
 Only the dialogues on which every baseline has both a quality and a cost are kept.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -26,8 +27,13 @@ def joint_quality(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame) -> pd.Data
     return parts.mean(axis=1, skipna=True).rename("quality").reset_index()
 
 
-def oracle_table(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, records: pd.DataFrame,
-                 cost: str = "latency_s", source: str = "records") -> pd.DataFrame:
+def oracle_table(
+    per_turn: pd.DataFrame,
+    per_dialogue: pd.DataFrame,
+    records: pd.DataFrame,
+    cost: str = "latency_s",
+    source: str = "records",
+) -> pd.DataFrame:
     """``dialogue_id, baseline, quality, cost`` over the dialogues every baseline covers."""
     if cost not in COSTS:
         raise ValueError(f"cost must be one of {tuple(COSTS)}, got {cost!r}")

@@ -8,9 +8,11 @@ baseline on its own.  Rows have ``kind`` ∈ {baseline, budget, quality_oracle, 
 ``budget, feasible, mean_quality, total_cost, mean_cost, ci_low, ci_high, solver, label`` and
 ``share:<baseline>`` (share of dialogues routed to each baseline).
 """
+
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,8 +24,9 @@ from trace_crs.oracle.table import OracleInstance
 FIRST = ["kind", "baseline", "budget", "feasible", "mean_quality", "total_cost", "mean_cost"]
 
 
-def oracle_summary(inst: OracleInstance, n_points: int = 20, n_boot: int = 200, seed: int = 42,
-                   meta: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def oracle_summary(
+    inst: OracleInstance, n_points: int = 20, n_boot: int = 200, seed: int = 42, meta: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
     """Single baselines, budget curve (with bands when ``n_boot``), quality oracle and elbow;
     ``meta`` (e.g. the cost column and runs) is carried as constant columns after ``n_dialogues``."""
     n = len(inst.dialogue_ids)
@@ -31,17 +34,32 @@ def oracle_summary(inst: OracleInstance, n_points: int = 20, n_boot: int = 200, 
     wide = shares.pivot(index="budget", columns="baseline", values="share").add_prefix("share:")
     curve = curve.merge(wide, left_on="budget", right_index=True, how="left").assign(kind="budget")
     if n_boot:
-        curve = curve.merge(curve_bands(inst, curve["budget"], n_boot, seed)[["budget", "ci_low", "ci_high"]],
-                            on="budget", how="left")
+        curve = curve.merge(
+            curve_bands(inst, curve["budget"], n_boot, seed)[["budget", "ci_low", "ci_high"]], on="budget", how="left"
+        )
     knee = elbow(curve["budget"], curve["mean_quality"])
     at_knee = curve[curve["budget"] == knee].assign(kind="elbow")
     qo = quality_oracle(inst)
-    oracle_row = {"kind": "quality_oracle", "budget": qo.total_cost, "feasible": True, "mean_quality": qo.mean_quality,
-                  "total_cost": qo.total_cost, "solver": qo.solver, "label": LABEL,
-                  **qo.shares(inst).add_prefix("share:").to_dict()}
-    single = [{"kind": "baseline", "baseline": b, "mean_quality": float(inst.quality[:, j].mean()),
-               "total_cost": float(inst.cost[:, j].sum()), "feasible": True}
-              for j, b in enumerate(inst.baselines)]
+    oracle_row = {
+        "kind": "quality_oracle",
+        "budget": qo.total_cost,
+        "feasible": True,
+        "mean_quality": qo.mean_quality,
+        "total_cost": qo.total_cost,
+        "solver": qo.solver,
+        "label": LABEL,
+        **qo.shares(inst).add_prefix("share:").to_dict(),
+    }
+    single = [
+        {
+            "kind": "baseline",
+            "baseline": b,
+            "mean_quality": float(inst.quality[:, j].mean()),
+            "total_cost": float(inst.cost[:, j].sum()),
+            "feasible": True,
+        }
+        for j, b in enumerate(inst.baselines)
+    ]
     out = pd.concat([pd.DataFrame(single), curve, pd.DataFrame([oracle_row]), at_knee], ignore_index=True)
     out["mean_cost"] = out["total_cost"] / n
     out = out.assign(n_dialogues=n, **dict(meta or {}), n_boot=n_boot, seed=seed)

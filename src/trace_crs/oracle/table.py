@@ -5,6 +5,7 @@
 per baseline — with no NaN quality and no negative or NaN cost; anything else is a
 ``ValueError`` naming the row and field.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,13 +25,14 @@ class OracleInstance:
     quality: np.ndarray
     cost: np.ndarray
 
-    def take(self, rows: np.ndarray) -> "OracleInstance":
+    def take(self, rows: np.ndarray) -> OracleInstance:
         """The instance restricted to (possibly repeated) dialogue rows, e.g. a bootstrap resample."""
         return OracleInstance(self.dialogue_ids[rows], self.baselines, self.quality[rows], self.cost[rows])
 
 
-def oracle_instance(table: pd.DataFrame, quality: str = "quality", cost: str = "cost",
-                    source: str = "oracle table") -> OracleInstance:
+def oracle_instance(
+    table: pd.DataFrame, quality: str = "quality", cost: str = "cost", source: str = "oracle table"
+) -> OracleInstance:
     """Validate ``table`` and pivot it into an :class:`OracleInstance`."""
     require_columns(table, ["dialogue_id", "baseline", quality, cost], source)
     if table.empty:
@@ -40,14 +42,16 @@ def oracle_instance(table: pd.DataFrame, quality: str = "quality", cost: str = "
     dup = table.duplicated(["dialogue_id", "baseline"], keep=False)
     if dup.any():
         row = table[dup].iloc[0]
-        raise ValueError(f"{source}: duplicate rows for dialogue_id={row['dialogue_id']!r}, "
-                         f"baseline={row['baseline']!r}")
+        raise ValueError(
+            f"{source}: duplicate rows for dialogue_id={row['dialogue_id']!r}, " f"baseline={row['baseline']!r}"
+        )
     q = table.pivot(index="dialogue_id", columns="baseline", values=quality).sort_index().sort_index(axis=1)
     c = table.pivot(index="dialogue_id", columns="baseline", values=cost).reindex_like(q)
     holes = q.isna().to_numpy()
     if holes.any():
         i, j = np.argwhere(holes)[0]
-        raise ValueError(f"{source}: dialogue_id={q.index[i]!r} has no row for baseline {q.columns[j]!r} "
-                         f"({int(holes.sum())} missing (dialogue, baseline) cells); the oracle needs a full grid")
-    return OracleInstance(q.index.to_numpy(), tuple(map(str, q.columns)),
-                          q.to_numpy(float), c.to_numpy(float))
+        raise ValueError(
+            f"{source}: dialogue_id={q.index[i]!r} has no row for baseline {q.columns[j]!r} "
+            f"({int(holes.sum())} missing (dialogue, baseline) cells); the oracle needs a full grid"
+        )
+    return OracleInstance(q.index.to_numpy(), tuple(map(str, q.columns)), q.to_numpy(float), c.to_numpy(float))

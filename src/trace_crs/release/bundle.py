@@ -8,6 +8,7 @@ re-inferred from categories.  :func:`write_bundle` writes a *synthetic* KB in th
 so that export -> import can be exercised without Yelp data; it refuses a Yelp-built KB (Yelp
 text is not ours to redistribute, §2.1).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,12 @@ def _get(rec: Any, name: str, types: tuple[type, ...], path: Path, line: int, nu
     value = rec.get(name)
     if (value is None and nullable) or (isinstance(value, types) and not isinstance(value, bool)):
         return value
-    raise KBFormatError(str(path), line, name, "missing" if name not in rec else f"expected {types[0].__name__}, "
-                        f"got {type(value).__name__}")
+    raise KBFormatError(
+        str(path),
+        line,
+        name,
+        "missing" if name not in rec else f"expected {types[0].__name__}, " f"got {type(value).__name__}",
+    )
 
 
 def bundle_paths(yelp_dir: str | Path) -> tuple[Path, Path]:
@@ -36,7 +41,9 @@ def bundle_paths(yelp_dir: str | Path) -> tuple[Path, Path]:
     paths = Path(yelp_dir) / BUSINESS_FILE, Path(yelp_dir) / REVIEW_FILE
     for p in paths:
         if not p.is_file():
-            raise FileNotFoundError(f"{p}: Yelp file not found (expected {BUSINESS_FILE} and {REVIEW_FILE} in --yelp-dir)")
+            raise FileNotFoundError(
+                f"{p}: Yelp file not found (expected {BUSINESS_FILE} and {REVIEW_FILE} in --yelp-dir)"
+            )
     return paths
 
 
@@ -53,17 +60,29 @@ def read_pois(path: Path, types: dict[str, str]) -> dict[str, POI]:
         city = canonical_city(raw_city)
         if city is None:
             raise KBFormatError(str(path), line, "city", f"{raw_city!r} is not one of the 8 paper cities")
-        categories = [c.strip() for c in (_get(rec, "categories", (str,), path, line, True) or "").split(",") if c.strip()]
+        categories = [
+            c.strip() for c in (_get(rec, "categories", (str,), path, line, True) or "").split(",") if c.strip()
+        ]
         raw = _get(rec, "attributes", (dict,), path, line, True) or {}
-        out[bid] = check_poi_values(POI(
-            business_id=bid, name=_get(rec, "name", (str,), path, line),
-            address=_get(rec, "address", (str,), path, line, True) or "", city=city,
-            state=_get(rec, "state", (str,), path, line),
-            latitude=float(_get(rec, "latitude", (int, float), path, line)),
-            longitude=float(_get(rec, "longitude", (int, float), path, line)),
-            poi_type=types[bid], categories=categories, stars=float(_get(rec, "stars", (int, float), path, line)),
-            review_count=_get(rec, "review_count", (int,), path, line), price=parse_price(raw),
-            attributes={**facets_of(types[bid], categories, raw), "yelp": raw}), str(path), line)
+        out[bid] = check_poi_values(
+            POI(
+                business_id=bid,
+                name=_get(rec, "name", (str,), path, line),
+                address=_get(rec, "address", (str,), path, line, True) or "",
+                city=city,
+                state=_get(rec, "state", (str,), path, line),
+                latitude=float(_get(rec, "latitude", (int, float), path, line)),
+                longitude=float(_get(rec, "longitude", (int, float), path, line)),
+                poi_type=types[bid],
+                categories=categories,
+                stars=float(_get(rec, "stars", (int, float), path, line)),
+                review_count=_get(rec, "review_count", (int,), path, line),
+                price=parse_price(raw),
+                attributes={**facets_of(types[bid], categories, raw), "yelp": raw},
+            ),
+            str(path),
+            line,
+        )
     return out
 
 
@@ -80,9 +99,13 @@ def read_reviews(path: Path, business_ids: set[str]) -> dict[str, Review]:
         stars = _get(rec, "stars", (int, float), path, line)
         if stars != int(stars) or not 1 <= stars <= 5:
             raise KBFormatError(str(path), line, "stars", f"expected an integer 1..5, got {stars!r}")
-        out[rid] = Review(review_id=rid, business_id=bid, stars=int(stars),
-                          text=_get(rec, "text", (str,), path, line)[:REVIEW_MAX_CHARS],
-                          date=parse_date(rec.get("date"), str(path), line))
+        out[rid] = Review(
+            review_id=rid,
+            business_id=bid,
+            stars=int(stars),
+            text=_get(rec, "text", (str,), path, line)[:REVIEW_MAX_CHARS],
+            date=parse_date(rec.get("date"), str(path), line),
+        )
     return out
 
 
@@ -92,15 +115,39 @@ def write_bundle(kb: KB, directory: str | Path) -> list[Path]:
     if kb.manifest.get("source") == "yelp":
         raise UsageError("refusing to write a Yelp-built KB as a bundle: Yelp text is not redistributable (§2.1)")
     directory = Path(directory)
-    business = [{"business_id": p.business_id, "name": p.name, "address": p.address, "city": p.city,
-                 "state": p.state, "postal_code": "", "latitude": p.latitude,
-                 "longitude": p.longitude, "stars": p.stars, "review_count": p.review_count, "is_open": 1,
-                 "attributes": {"RestaurantsPriceRange2": str(p.price)} if p.price else None,
-                 "categories": ", ".join(p.categories), "hours": None}
-                for p in sorted(kb.pois.values(), key=lambda p: p.business_id)]
-    reviews = [{"review_id": r.review_id, "user_id": "synthetic", "business_id": r.business_id, "stars": float(r.stars),
-                "useful": 0, "funny": 0, "cool": 0, "text": r.text, "date": r.date.replace("T", " ")}
-               for r in sorted(kb.reviews.values(), key=lambda r: r.review_id)]
+    business = [
+        {
+            "business_id": p.business_id,
+            "name": p.name,
+            "address": p.address,
+            "city": p.city,
+            "state": p.state,
+            "postal_code": "",
+            "latitude": p.latitude,
+            "longitude": p.longitude,
+            "stars": p.stars,
+            "review_count": p.review_count,
+            "is_open": 1,
+            "attributes": {"RestaurantsPriceRange2": str(p.price)} if p.price else None,
+            "categories": ", ".join(p.categories),
+            "hours": None,
+        }
+        for p in sorted(kb.pois.values(), key=lambda p: p.business_id)
+    ]
+    reviews = [
+        {
+            "review_id": r.review_id,
+            "user_id": "synthetic",
+            "business_id": r.business_id,
+            "stars": float(r.stars),
+            "useful": 0,
+            "funny": 0,
+            "cool": 0,
+            "text": r.text,
+            "date": r.date.replace("T", " "),
+        }
+        for r in sorted(kb.reviews.values(), key=lambda r: r.review_id)
+    ]
     dump_jsonl(business, directory / BUSINESS_FILE)
     dump_jsonl(reviews, directory / REVIEW_FILE)
     return [directory / BUSINESS_FILE, directory / REVIEW_FILE]

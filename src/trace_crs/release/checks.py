@@ -3,14 +3,19 @@
 Every problem is a :class:`ReleaseFormatError` (exit 3) naming the file, the dialogue and the
 field (``turns[3].quotes[0].start``), so a bad release is fixed at its source.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from trace_crs.errors import DataError
 
-REQUIRED: dict[str, type | tuple[type, ...]] = {"dialogue_id": str, "scenario": dict, "candidate_poi_ids": list,
-                                               "turns": list}
+REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "dialogue_id": str,
+    "scenario": dict,
+    "candidate_poi_ids": list,
+    "turns": list,
+}
 SCENARIO: tuple[str, ...] = ("persona_type", "city", "poi_type")
 TURN: dict[str, type | tuple[type, ...]] = {"role": str, "action": str, "text": str}
 QUOTE: dict[str, type | tuple[type, ...]] = {"q": int, "label": str, "review_id": str, "start": int, "end": int}
@@ -21,8 +26,9 @@ class ReleaseFormatError(DataError):
     """A release record breaks the layout; names file, dialogue and field (exit 3)."""
 
     def __init__(self, path: str, dialogue_id: str | None, field_name: str, problem: str):
-        DataError.__init__(self, f"dialogue {dialogue_id}: {problem}" if dialogue_id else problem, file=path,
-                           field=field_name)
+        DataError.__init__(
+            self, f"dialogue {dialogue_id}: {problem}" if dialogue_id else problem, file=path, field=field_name
+        )
         self.dialogue_id = dialogue_id
 
 
@@ -32,8 +38,12 @@ def _typed(rec: dict[str, Any], spec: dict[str, Any], path: str, did: str | None
         if name not in rec:
             raise ReleaseFormatError(path, did, prefix + name, "missing")
         if isinstance(value, bool) or not isinstance(value, types):
-            raise ReleaseFormatError(path, did, prefix + name, f"expected {getattr(types, '__name__', types)}, "
-                                     f"got {type(value).__name__}")
+            raise ReleaseFormatError(
+                path,
+                did,
+                prefix + name,
+                f"expected {getattr(types, '__name__', types)}, " f"got {type(value).__name__}",
+            )
 
 
 def dialogue_records(data: Any, path: str) -> list[dict[str, Any]]:

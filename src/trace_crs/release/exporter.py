@@ -8,6 +8,7 @@ text; every KB POI has a card, cited or not), ``splits/<split>_dialogue_ids.json
 layout does not carry.  ``bundle`` (optional) also writes a synthetic KB as a Yelp-format bundle
 for the import side.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,12 @@ from trace_crs.release.bundle import write_bundle
 from trace_crs.release.official import FIELDS, to_official
 from trace_crs.release.staging import check_out, staged
 
-DATASET_FILE, CARDS_FILE, SPLITS_DIR, EXPORT_REPORT = ("crs_dataset.json", "poi_knowledge_base.json", "splits",
-                                                      "export_report.json")
+DATASET_FILE, CARDS_FILE, SPLITS_DIR, EXPORT_REPORT = (
+    "crs_dataset.json",
+    "poi_knowledge_base.json",
+    "splits",
+    "export_report.json",
+)
 
 
 def poi_cards(records: list[dict[str, Any]], kb: KB) -> list[dict[str, Any]]:
@@ -38,24 +43,41 @@ def poi_cards(records: list[dict[str, Any]], kb: KB) -> list[dict[str, Any]]:
                 cited.setdefault(bid, set())
             for q in t["quotes"]:
                 cited.setdefault(q["business_id"], set()).add(
-                    (q["label"], q["review_id"], q["start"], q["end"], q["span_sha256"]))
+                    (q["label"], q["review_id"], q["start"], q["end"], q["span_sha256"])
+                )
     cards = []
     for bid in sorted(cited):
         p = kb.pois[bid]
-        cards.append({"business_id": bid, "name": p.name, "address": p.address, "city": p.city,
-                      "latitude": p.latitude, "longitude": p.longitude, "categories": p.categories,
-                      "stars": p.stars, "price": p.price, "poi_type": p.poi_type,
-                      "citations": [{"label": lab, "review_id": rid, "start": s, "end": e, "span_sha256": h}
-                                    for lab, rid, s, e, h in sorted(cited[bid])]})
+        cards.append(
+            {
+                "business_id": bid,
+                "name": p.name,
+                "address": p.address,
+                "city": p.city,
+                "latitude": p.latitude,
+                "longitude": p.longitude,
+                "categories": p.categories,
+                "stars": p.stars,
+                "price": p.price,
+                "poi_type": p.poi_type,
+                "citations": [
+                    {"label": lab, "review_id": rid, "start": s, "end": e, "span_sha256": h}
+                    for lab, rid, s, e, h in sorted(cited[bid])
+                ],
+            }
+        )
     return cards
 
 
-def export_release(kb_dir: str | Path, dialogues: str | Path, out: str | Path,
-                   bundle: str | Path | None = None) -> dict[str, Any]:
+def export_release(
+    kb_dir: str | Path, dialogues: str | Path, out: str | Path, bundle: str | Path | None = None
+) -> dict[str, Any]:
     """Write the release layout of ``dialogues`` (see module docstring); returns the report."""
     kb_dir, dialogues, out = Path(kb_dir), Path(dialogues), Path(out)
     check_out(out, [kb_dir, dialogues], EXPORT_REPORT)
-    if bundle is not None and (out.resolve() == Path(bundle).resolve() or out.resolve() in Path(bundle).resolve().parents):
+    if bundle is not None and (
+        out.resolve() == Path(bundle).resolve() or out.resolve() in Path(bundle).resolve().parents
+    ):
         raise UsageError(f"--yelp-bundle {bundle} is inside --out {out}, which the export replaces as a whole")
     kb = load_kb(kb_dir)
     corpus = list(iter_dialogues(dialogues))
@@ -68,9 +90,11 @@ def export_release(kb_dir: str | Path, dialogues: str | Path, out: str | Path,
         for split in SPLITS:
             ids = sorted(d["dialogue_id"] for d in corpus if d["split"] == split)
             write_json(ids, staging / SPLITS_DIR / f"{split}_dialogue_ids.json", indent=0)
-        report = {"counts": {"dialogues": len(records), "quotes": sum(len(t["quotes"]) for r in records for t in r["turns"])},
-                  "inputs": {"kb": kb.sha256, "dialogues": sha256_file(dialogues)},
-                  "not_exported": [f for f in FIELDS if f["status"] in ("absent", "kb")],
-                  "dialogues_with_unsolvable": sum("unsolvable" in d for d in corpus)}
+        report = {
+            "counts": {"dialogues": len(records), "quotes": sum(len(t["quotes"]) for r in records for t in r["turns"])},
+            "inputs": {"kb": kb.sha256, "dialogues": sha256_file(dialogues)},
+            "not_exported": [f for f in FIELDS if f["status"] in ("absent", "kb")],
+            "dialogues_with_unsolvable": sum("unsolvable" in d for d in corpus),
+        }
         write_json(report, staging / EXPORT_REPORT, indent=2)
     return report

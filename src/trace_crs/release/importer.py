@@ -9,6 +9,7 @@ error leaves nothing behind.  A placeholder whose review is absent, whose review
 differs or whose offsets do not give the recorded span checksum is an error naming the file,
 the dialogue and the field.
 """
+
 from __future__ import annotations
 
 import re
@@ -54,19 +55,25 @@ def read_splits(directory: Path, ids: set[str]) -> dict[str, str]:
     return out
 
 
-def _poi_types(records: list[dict[str, Any]], cards: list[dict[str, Any]], path: str,
-               cards_path: str) -> dict[str, str]:
+def _poi_types(
+    records: list[dict[str, Any]], cards: list[dict[str, Any]], path: str, cards_path: str
+) -> dict[str, str]:
     types: dict[str, str] = {}
     for rec in records:
         ids = list(rec["candidate_poi_ids"]) + [b for t in rec["turns"] for b in t.get("referenced_poi_ids") or []]
         for bid in ids:
             if types.setdefault(bid, rec["scenario"]["poi_type"]) != rec["scenario"]["poi_type"]:
-                raise ReleaseFormatError(path, rec["dialogue_id"], "scenario.poi_type",
-                                         f"POI {bid} is a {types[bid]} in another dialogue")
+                raise ReleaseFormatError(
+                    path, rec["dialogue_id"], "scenario.poi_type", f"POI {bid} is a {types[bid]} in another dialogue"
+                )
     for i, card in enumerate(cards):
         if not types.setdefault(card["business_id"], str(card.get("poi_type") or "")):
-            raise ReleaseFormatError(cards_path, None, f"[{i}].poi_type", f"POI {card['business_id']} has no type "
-                                     "(not in any dialogue's pool and the card names none)")
+            raise ReleaseFormatError(
+                cards_path,
+                None,
+                f"[{i}].poi_type",
+                f"POI {card['business_id']} has no type " "(not in any dialogue's pool and the card names none)",
+            )
     return types
 
 
@@ -79,26 +86,47 @@ def _verify_quotes(rec: dict[str, Any], i: int, kb: KB, path: str) -> int:
         quotes = turn.get("quotes") or []
         placeholders = PLACEHOLDER_RE.findall(turn["text"])
         if sorted(placeholders) != sorted((str(q["q"]), q["label"]) for q in quotes):
-            raise ReleaseFormatError(path, rec["dialogue_id"], f"[{i}].turns[{t}].text",
-                                     f"placeholders {placeholders} do not match the turn's quotes "
-                                     f"{[(q['q'], q['label']) for q in quotes]}")
+            raise ReleaseFormatError(
+                path,
+                rec["dialogue_id"],
+                f"[{i}].turns[{t}].text",
+                f"placeholders {placeholders} do not match the turn's quotes "
+                f"{[(q['q'], q['label']) for q in quotes]}",
+            )
         for k, q in enumerate(quotes):
             where = f"[{i}].turns[{t}].quotes[{k}]"
             review = kb.reviews.get(q["review_id"])
             if review is None:
-                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.review_id",
-                                         f"[Q:{q['q']}]: review {q['review_id']} is not in the Yelp bundle")
+                raise ReleaseFormatError(
+                    path,
+                    rec["dialogue_id"],
+                    f"{where}.review_id",
+                    f"[Q:{q['q']}]: review {q['review_id']} is not in the Yelp bundle",
+                )
             if q.get("business_id", review.business_id) != review.business_id:
-                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.business_id",
-                                         f"[Q:{q['q']}]: review {q['review_id']} belongs to {review.business_id}")
+                raise ReleaseFormatError(
+                    path,
+                    rec["dialogue_id"],
+                    f"{where}.business_id",
+                    f"[Q:{q['q']}]: review {q['review_id']} belongs to {review.business_id}",
+                )
             if "sha256" in q and text_sha256(review.text) != q["sha256"]:
-                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.sha256",
-                                         f"[Q:{q['q']}]: review {q['review_id']} text differs from the release's checksum")
-            if not 0 <= q["start"] < q["end"] <= len(review.text) or ("span_sha256" in q and
-                                                                     span_sha256(review.text[q["start"]:q["end"]]) != q["span_sha256"]):
-                raise ReleaseFormatError(path, rec["dialogue_id"], f"{where}.start",
-                                         f"[Q:{q['q']}]: offsets {q['start']}:{q['end']} of review {q['review_id']} "
-                                         "do not give the released span (out of range or span checksum differs)")
+                raise ReleaseFormatError(
+                    path,
+                    rec["dialogue_id"],
+                    f"{where}.sha256",
+                    f"[Q:{q['q']}]: review {q['review_id']} text differs from the release's checksum",
+                )
+            if not 0 <= q["start"] < q["end"] <= len(review.text) or (
+                "span_sha256" in q and span_sha256(review.text[q["start"] : q["end"]]) != q["span_sha256"]
+            ):
+                raise ReleaseFormatError(
+                    path,
+                    rec["dialogue_id"],
+                    f"{where}.start",
+                    f"[Q:{q['q']}]: offsets {q['start']}:{q['end']} of review {q['review_id']} "
+                    "do not give the released span (out of range or span checksum differs)",
+                )
             unverified += not ("sha256" in q and "span_sha256" in q)
     return unverified
 
@@ -110,18 +138,27 @@ def _verify_cards(cards: list[dict[str, Any]], kb: KB, path: str) -> int:
             review = kb.reviews.get(p["review_id"])
             where = f"[{i}].citations[{k}]"
             if review is None or review.business_id != card["business_id"]:
-                raise ReleaseFormatError(path, None, f"{where}.review_id",
-                                         f"review {p['review_id']} of POI {card['business_id']} is not in the Yelp bundle")
-            span = review.text[p["start"]:p["end"]]
+                raise ReleaseFormatError(
+                    path,
+                    None,
+                    f"{where}.review_id",
+                    f"review {p['review_id']} of POI {card['business_id']} is not in the Yelp bundle",
+                )
+            span = review.text[p["start"] : p["end"]]
             if ("span_sha256" in p and span_sha256(span) != p["span_sha256"]) or ("span" in p and span != p["span"]):
-                raise ReleaseFormatError(path, None, f"{where}.start",
-                                         f"offsets {p['start']}:{p['end']} of review {p['review_id']} do not give the cited span")
+                raise ReleaseFormatError(
+                    path,
+                    None,
+                    f"{where}.start",
+                    f"offsets {p['start']}:{p['end']} of review {p['review_id']} do not give the cited span",
+                )
             n += 1
     return n
 
 
-def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, yelp_dir: str | Path,
-                   out: str | Path, seed: int = 42) -> dict[str, Any]:
+def import_release(
+    dataset: str | Path, pois: str | Path, splits: str | Path, yelp_dir: str | Path, out: str | Path, seed: int = 42
+) -> dict[str, Any]:
     """Map, hydrate, verify and publish (see module docstring); returns the mapping report."""
     dataset, pois, splits, out = Path(dataset), Path(pois), Path(splits), Path(out)
     inputs = [dataset, pois, splits, *bundle_paths(yelp_dir)]
@@ -137,12 +174,20 @@ def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, ye
             for bid in turn.get("referenced_poi_ids") or []:
                 if bid not in kb_pois:
                     field = f"[{i}].turns[{t - 1}].referenced_poi_ids" if t else f"[{i}].candidate_poi_ids"
-                    raise ReleaseFormatError(str(dataset), rec["dialogue_id"], field,
-                                             f"POI {bid} is not in the Yelp bundle ({business_path.name})")
+                    raise ReleaseFormatError(
+                        str(dataset),
+                        rec["dialogue_id"],
+                        field,
+                        f"POI {bid} is not in the Yelp bundle ({business_path.name})",
+                    )
     for i, card in enumerate(cards):
         if card["business_id"] not in kb_pois:
-            raise ReleaseFormatError(str(pois), None, f"[{i}].business_id",
-                                     f"POI {card['business_id']} is not in the Yelp bundle ({business_path.name})")
+            raise ReleaseFormatError(
+                str(pois),
+                None,
+                f"[{i}].business_id",
+                f"POI {card['business_id']} is not in the Yelp bundle ({business_path.name})",
+            )
     kb = KB(pois=kb_pois, reviews=read_reviews(review_path, set(kb_pois)))
     dialogues, unverified = [], 0
     for i, rec in enumerate(records):
@@ -157,28 +202,49 @@ def import_release(dataset: str | Path, pois: str | Path, splits: str | Path, ye
             raise ReleaseFormatError(str(dataset), rec["dialogue_id"], f"[{i}].turns", str(exc)) from None
     n_pointers = _verify_cards(cards, kb, str(pois))
     with staged(out) as staging:
-        manifest = write_kb(list(kb.pois.values()), list(kb.reviews.values()), staging / KB_SUBDIR,
-                            {"source": "release", "seed": seed,
-                             "inputs": {p.name: sha256_file(p) for p in [*inputs, *sorted(splits.glob("*_dialogue_ids.json"))]
-                                        if p.is_file()}})
+        manifest = write_kb(
+            list(kb.pois.values()),
+            list(kb.reviews.values()),
+            staging / KB_SUBDIR,
+            {
+                "source": "release",
+                "seed": seed,
+                "inputs": {
+                    p.name: sha256_file(p)
+                    for p in [*inputs, *sorted(splits.glob("*_dialogue_ids.json"))]
+                    if p.is_file()
+                },
+            },
+        )
         kb_sha = manifest["files"]["pois.jsonl"]["sha256"]
-        for k, (d, rec) in enumerate(zip(dialogues, records)):
+        for k, (d, _rec) in enumerate(zip(dialogues, records, strict=False)):
             sc = d["scenario"]
             open_ids = kb.pois_in(sc["city"], sc["poi_type"])
             d["open_set_poi_ids"] = list(open_ids)
-            d["expanded_pool_poi_ids"] = expanded_pools(open_ids, d["candidate_poi_ids"], np.random.default_rng([seed, k]))
+            d["expanded_pool_poi_ids"] = expanded_pools(
+                open_ids, d["candidate_poi_ids"], np.random.default_rng([seed, k])
+            )
             d["metadata"]["kb_sha256"] = kb_sha
             check_dialogue(d, str(dataset))
         write_corpus(dialogues, staging / DIALOGUES_FILE)
-        report = {"counts": {"dialogues": len(records), "turns": sum(len(r["turns"]) for r in records),
-                             "quotes": sum(len(t["citations"]) for d in dialogues for t in d["turns"]),
-                             "quotes_without_checksums": unverified,
-                             "cards": len(cards), "card_pointers": n_pointers, "pois": len(kb.pois),
-                             "reviews": len(kb.reviews),
-                             "splits": {s: sum(d["split"] == s for d in dialogues) for s in SPLITS}},
-                  "split_files": sorted(f"{s}_dialogue_ids.json" for s in SPLITS
-                                        if (splits / f"{s}_dialogue_ids.json").is_file()),
-                  "fields": coverage(records, len(split_of)), "unconsumed_release_keys": unconsumed(records),
-                  "kb_sha256": kb_sha}
+        report = {
+            "counts": {
+                "dialogues": len(records),
+                "turns": sum(len(r["turns"]) for r in records),
+                "quotes": sum(len(t["citations"]) for d in dialogues for t in d["turns"]),
+                "quotes_without_checksums": unverified,
+                "cards": len(cards),
+                "card_pointers": n_pointers,
+                "pois": len(kb.pois),
+                "reviews": len(kb.reviews),
+                "splits": {s: sum(d["split"] == s for d in dialogues) for s in SPLITS},
+            },
+            "split_files": sorted(
+                f"{s}_dialogue_ids.json" for s in SPLITS if (splits / f"{s}_dialogue_ids.json").is_file()
+            ),
+            "fields": coverage(records, len(split_of)),
+            "unconsumed_release_keys": unconsumed(records),
+            "kb_sha256": kb_sha,
+        }
         write_json(report, staging / REPORT_FILE, indent=2)
     return report

@@ -1,6 +1,7 @@
 """The import's mapping report: every field of :data:`official.FIELDS` with how many release
 records carried it, and every release key the mapping did not consume (nothing is dropped
 silently)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -57,6 +58,7 @@ def unconsumed(records: list[dict[str, Any]]) -> dict[str, int]:
     def note(level: str, obj: Any) -> None:
         if isinstance(obj, dict):
             seen.update(f"{level}.{k}" for k in obj if k not in CONSUMED[level])
+
     for r in records:
         note("dialogue", r)
         note("scenario", r.get("scenario"))

@@ -15,6 +15,7 @@ the release, and its status — ``mapped`` (copied), ``derived`` (computed from 
 ``kb`` (computed from the imported KB) or ``absent`` (the release does not carry it; the import
 fills an empty value, never an invented one).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -47,8 +48,12 @@ FIELDS: tuple[FieldMap, ...] = (
     _f("scenario.poi_type", "scenario.poi_type", "mapped"),
     _f("scenario.difficulty", "metadata.difficulty", "mapped", "tier name lower-cased (Hard -> hard)"),
     _f("candidate_poi_ids", "candidate_poi_ids", "mapped", "the closed pool"),
-    _f("split", "splits/<split>_dialogue_ids.json", "mapped",
-       "ids absent from every split file are 'train' when the release lists the test split only"),
+    _f(
+        "split",
+        "splits/<split>_dialogue_ids.json",
+        "mapped",
+        "ids absent from every split file are 'train' when the release lists the test split only",
+    ),
     _f("turns.turn_id", "turns.turn_id", "mapped", "1-based position when absent"),
     _f("turns.role", "turns.role", "mapped"),
     _f("turns.action", "turns.action", "mapped"),
@@ -64,15 +69,26 @@ FIELDS: tuple[FieldMap, ...] = (
     _f("metadata.generation_time", "metadata.generation_time", "mapped", "kept when present"),
     _f("turns.acceptable_alternative_poi_ids", "-", "absent", "empty list: alternatives are not released"),
     _f("scenario.hidden_preferences", "-", "absent", "all null / empty: hidden preferences are not released"),
-    _f("expanded_pool_poi_ids", "-", "kb", "seeded re-draw from the imported KB's city x type slice; not the paper's pools"),
+    _f(
+        "expanded_pool_poi_ids",
+        "-",
+        "kb",
+        "seeded re-draw from the imported KB's city x type slice; not the paper's pools",
+    ),
     _f("open_set_poi_ids", "-", "kb", "the imported KB's city x type slice"),
     _f("metadata.kb_sha256", "-", "kb", "the imported KB's identity"),
     _f("unsolvable", "-", "absent", "not part of the release; not exported"),
 )
 # Fields an export -> import round trip must reproduce byte for byte.
 ROUND_TRIP: tuple[str, ...] = tuple(f["field"] for f in FIELDS if f["status"] in ("mapped", "derived"))
-EMPTY_PREFERENCES: dict[str, Any] = {"style": None, "price_max": None, "noise": None, "ambience": [], "features": [],
-                                     "anchor": None}
+EMPTY_PREFERENCES: dict[str, Any] = {
+    "style": None,
+    "price_max": None,
+    "noise": None,
+    "ambience": [],
+    "features": [],
+    "anchor": None,
+}
 METADATA_DEFAULTS: dict[str, Any] = {"generator": "llm", "model": None, "seed": 42, "retries": 0}
 
 
@@ -85,17 +101,25 @@ def to_official(d: dict[str, Any], kb: KB) -> dict[str, Any]:
     """The release record of one of our dialogues (placeholders via ``release_dialogue``)."""
     released = release_dialogue(d, kb)
     turns = []
-    for turn, ours in zip(released["turns"], d["turns"]):
-        quotes = [{**p, "business_id": kb.reviews[p["review_id"]].business_id, "span_sha256": span_sha256(c["quote"])}
-                  for p, c in zip(turn["citations"], ours["citations"])]
-        turns.append({k: turn[k] for k in ("turn_id", "role", "text", "action", "referenced_poi_ids",
-                                            "referenced_review_ids")} | {"quotes": quotes})
+    for turn, ours in zip(released["turns"], d["turns"], strict=False):
+        quotes = [
+            {**p, "business_id": kb.reviews[p["review_id"]].business_id, "span_sha256": span_sha256(c["quote"])}
+            for p, c in zip(turn["citations"], ours["citations"], strict=False)
+        ]
+        turns.append(
+            {k: turn[k] for k in ("turn_id", "role", "text", "action", "referenced_poi_ids", "referenced_review_ids")}
+            | {"quotes": quotes}
+        )
     sc = d["scenario"]
     meta = {k: d["metadata"].get(k) for k in METADATA_DEFAULTS}
     meta |= {"difficulty": sc["difficulty"].capitalize(), "generation_time": d["metadata"].get("generation_time")}
-    return {"dialogue_id": d["dialogue_id"],
-            "scenario": {k: sc[k] for k in ("persona_type", "persona", "context", "city", "poi_type")},
-            "candidate_poi_ids": list(d["candidate_poi_ids"]), "turns": turns, "metadata": meta}
+    return {
+        "dialogue_id": d["dialogue_id"],
+        "scenario": {k: sc[k] for k in ("persona_type", "persona", "context", "city", "poi_type")},
+        "candidate_poi_ids": list(d["candidate_poi_ids"]),
+        "turns": turns,
+        "metadata": meta,
+    }
 
 
 def from_official(rec: dict[str, Any], split: str) -> dict[str, Any]:
@@ -104,22 +128,40 @@ def from_official(rec: dict[str, Any], split: str) -> dict[str, Any]:
     sc, meta = rec["scenario"], rec.get("metadata") or {}
     turns = []
     for i, t in enumerate(rec["turns"], start=1):
-        turn = {"turn_id": t.get("turn_id", i), "role": t["role"], "action": t["action"], "text": t["text"],
-                "referenced_poi_ids": list(t.get("referenced_poi_ids") or []),
-                "referenced_review_ids": list(t.get("referenced_review_ids") or []),
-                "citations": [{k: p.get(k) for k in ("label", "review_id", "q", "start", "end", "sha256")}
-                              for p in t.get("quotes") or []]}
+        turn = {
+            "turn_id": t.get("turn_id", i),
+            "role": t["role"],
+            "action": t["action"],
+            "text": t["text"],
+            "referenced_poi_ids": list(t.get("referenced_poi_ids") or []),
+            "referenced_review_ids": list(t.get("referenced_review_ids") or []),
+            "citations": [
+                {k: p.get(k) for k in ("label", "review_id", "q", "start", "end", "sha256")}
+                for p in t.get("quotes") or []
+            ],
+        }
         if t["action"] in REC_ACTIONS:
             turn |= {"gold_poi_ids": list(turn["referenced_poi_ids"]), "acceptable_alternative_poi_ids": []}
         turns.append(turn)
     metadata = {k: meta.get(k, v) for k, v in METADATA_DEFAULTS.items()}
     if meta.get("generation_time") is not None:
         metadata["generation_time"] = meta["generation_time"]
-    return {"dialogue_id": rec["dialogue_id"],
-            "scenario": {"persona_type": sc["persona_type"], "persona": sc.get("persona") or "",
-                         "context": sc.get("context") or "", "city": sc["city"], "poi_type": sc["poi_type"],
-                         "difficulty": str(meta["difficulty"]).lower(), "hidden_preferences": dict(EMPTY_PREFERENCES)},
-            "candidate_poi_ids": list(rec["candidate_poi_ids"]), "turns": turns, "split": split, "metadata": metadata}
+    return {
+        "dialogue_id": rec["dialogue_id"],
+        "scenario": {
+            "persona_type": sc["persona_type"],
+            "persona": sc.get("persona") or "",
+            "context": sc.get("context") or "",
+            "city": sc["city"],
+            "poi_type": sc["poi_type"],
+            "difficulty": str(meta["difficulty"]).lower(),
+            "hidden_preferences": dict(EMPTY_PREFERENCES),
+        },
+        "candidate_poi_ids": list(rec["candidate_poi_ids"]),
+        "turns": turns,
+        "split": split,
+        "metadata": metadata,
+    }
 
 
 def project(d: dict[str, Any], fields: tuple[str, ...] = ROUND_TRIP) -> dict[str, Any]:
@@ -133,7 +175,7 @@ def project(d: dict[str, Any], fields: tuple[str, ...] = ROUND_TRIP) -> dict[str
             out[head] = d[head]
         elif head == "turns":
             out.setdefault("turns", [{} for _ in d["turns"]])
-            for o, t in zip(out["turns"], d["turns"]):
+            for o, t in zip(out["turns"], d["turns"], strict=False):
                 if rest in t:
                     o[rest] = t[rest]
         elif rest in d[head]:

@@ -1,13 +1,14 @@
 """Output directories that appear whole or not at all (the contract of ``trace_crs.atomic``,
 for a directory): files are written into a hidden staging sibling, which then replaces the
 target; an error removes the staging directory and leaves the target as it was."""
+
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from trace_crs.errors import UsageError
 
@@ -19,8 +20,9 @@ def check_out(out: Path, inputs: list[Path], marker: str) -> None:
         if out.resolve() == p.resolve() or out.resolve() in p.resolve().parents:
             raise UsageError(f"--out {out} would overwrite the input {p}")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / marker).exists())):
-        raise UsageError(f"--out {out} exists and is not an earlier output of this command (no {marker}); "
-                         "choose a new directory")
+        raise UsageError(
+            f"--out {out} exists and is not an earlier output of this command (no {marker}); " "choose a new directory"
+        )
 
 
 @contextmanager

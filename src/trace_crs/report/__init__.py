@@ -8,6 +8,7 @@ notebook and table CSV, with ``load(results_dir, **params)`` (reads results, ret
 writes nothing), ``plot(df)`` and ``facts(df)``; the notebook writes the CSV
 (``results.write_table(df, results_dir, module.NAME)``).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -29,13 +30,37 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 # Helpers, then one module per book page / paper artifact, named like its notebook and its
 # table CSV (``report.t05_headline`` ↔ ``notebooks/t05_headline.py`` ↔ ``tables/t05_headline.csv``).
 HELPERS = ("results", "paper", "compare", "figures", "prose", "findings", "provenance", "build_time", "sensitivity")
-ARTIFACTS = ("t03_dataset", "t05_headline", "t06_per_axis", "f02_gap", "t09_practical",
-             "t16_fuzzy_threshold", "t17_entailment_vs_fuzzy", "t18_spatial_threshold", "t19_antigaming",
-             "t21_bootstrap", "t22_cgs_variants", "cgs_formula_variants", "grounding_independence",
-             "nli_threshold", "nli_bimodality", "t23_difficulty", "t24_pool_size", "t25_open_set",
-             "t26_test_split", "t27_multi_reference", "t29", "core_judge", "f06_error_analysis",
-             "oracle_knapsack", "live_vs_replayed", "travelbench_abstention", "t28_cross_judge", "deviations",
-             "diagnosis")
+ARTIFACTS = (
+    "t03_dataset",
+    "t05_headline",
+    "t06_per_axis",
+    "f02_gap",
+    "t09_practical",
+    "t16_fuzzy_threshold",
+    "t17_entailment_vs_fuzzy",
+    "t18_spatial_threshold",
+    "t19_antigaming",
+    "t21_bootstrap",
+    "t22_cgs_variants",
+    "cgs_formula_variants",
+    "grounding_independence",
+    "nli_threshold",
+    "nli_bimodality",
+    "t23_difficulty",
+    "t24_pool_size",
+    "t25_open_set",
+    "t26_test_split",
+    "t27_multi_reference",
+    "t29",
+    "core_judge",
+    "f06_error_analysis",
+    "oracle_knapsack",
+    "live_vs_replayed",
+    "travelbench_abstention",
+    "t28_cross_judge",
+    "deviations",
+    "diagnosis",
+)
 MODULES = HELPERS + ARTIFACTS
 
 

@@ -23,12 +23,14 @@ last run by different builds (an incremental rebuild keeps the older steps' file
 says so. A step that was killed or failed and then re-run keeps its earlier attempts' time
 (``earlier_attempts``, from the heartbeat of ``timed``), and all three measures include it.
 """
+
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from trace_crs.report.provenance import timings
 
@@ -45,8 +47,15 @@ def steps(results_dirs: Sequence[str | Path]) -> list[dict[str, Any]]:
             attempts = [{**a, "earlier": True} for a in rec["earlier_attempts"]] + [{**rec, "earlier": False}]
             for att in attempts:
                 end = datetime.fromisoformat(att["finished"])
-                out.append({**att, "step": rec["step"], "stage": rec["step"].split("/")[0], "end": end,
-                            "start": end - timedelta(seconds=float(att["seconds"]))})
+                out.append(
+                    {
+                        **att,
+                        "step": rec["step"],
+                        "stage": rec["step"].split("/")[0],
+                        "end": end,
+                        "start": end - timedelta(seconds=float(att["seconds"])),
+                    }
+                )
     return sorted(out, key=lambda r: (r["start"], r["step"]))
 
 
@@ -63,15 +72,22 @@ def summary(results_dirs: Sequence[str | Path]) -> dict[str, Any]:
     earlier = [r for r in recs if r["earlier"]]
     builds = {r.get("build") for r in recs}
     first, last = min(r["start"] for r in recs), max(r["end"] for r in recs)
-    return {"steps": len(recs) - len(earlier),
-            "failed": sum(1 for r in recs if not r["earlier"] and r.get("returncode", 0) != 0),
-            "per_stage": dict(sorted(per_stage.items(), key=lambda kv: (_order(kv[0]), kv[0]))),
-            "sum_s": sum(per_stage.values()), "earlier_s": sum(float(r["seconds"]) for r in earlier),
-            "earlier_attempts": len(earlier), "resumed_steps": len({r["step"] for r in earlier}),
-            "span_s": (last - first).total_seconds(), "busy_s": busy_seconds([(r["start"], r["end"]) for r in recs]),
-            "first": first, "last": last,
-            "builds": len(builds - {None}), "unnamed": None in builds,
-            "one_build": len(builds) == 1 and None not in builds}
+    return {
+        "steps": len(recs) - len(earlier),
+        "failed": sum(1 for r in recs if not r["earlier"] and r.get("returncode", 0) != 0),
+        "per_stage": dict(sorted(per_stage.items(), key=lambda kv: (_order(kv[0]), kv[0]))),
+        "sum_s": sum(per_stage.values()),
+        "earlier_s": sum(float(r["seconds"]) for r in earlier),
+        "earlier_attempts": len(earlier),
+        "resumed_steps": len({r["step"] for r in earlier}),
+        "span_s": (last - first).total_seconds(),
+        "busy_s": busy_seconds([(r["start"], r["end"]) for r in recs]),
+        "first": first,
+        "last": last,
+        "builds": len(builds - {None}),
+        "unnamed": None in builds,
+        "one_build": len(builds) == 1 and None not in builds,
+    }
 
 
 def busy_seconds(intervals: Sequence[tuple[datetime, datetime]]) -> float:
@@ -105,27 +121,35 @@ def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
         return f"No step of the `{profile}` build has recorded its time yet.\n"
     stages = ", ".join(f"{name} {duration(sec)}" for name, sec in s["per_stage"].items())
     when = f"{s['first']:%Y-%m-%d %H:%M} to {s['last']:%Y-%m-%d %H:%M} UTC"
-    lines = [f"**This build (`PROFILE={profile}`) took {duration(s['busy_s'])}** of wall time with at "
-             f"least one of its {s['steps']} recorded steps running, measured by the build itself "
-             f"(`results/setup/timings/`, `results/{profile}/timings/`). The steps' own times add up "
-             f"to {duration(s['sum_s'])} ({stages}); more than the wall time when `make -j2` runs "
-             "steps side by side, each slower than alone."]
+    lines = [
+        f"**This build (`PROFILE={profile}`) took {duration(s['busy_s'])}** of wall time with at "
+        f"least one of its {s['steps']} recorded steps running, measured by the build itself "
+        f"(`results/setup/timings/`, `results/{profile}/timings/`). The steps' own times add up "
+        f"to {duration(s['sum_s'])} ({stages}); more than the wall time when `make -j2` runs "
+        "steps side by side, each slower than alone."
+    ]
     if s["earlier_attempts"]:
-        lines.append(f"This includes {duration(s['earlier_s'])} of {s['earlier_attempts']} earlier "
-                     f"attempt(s) at {s['resumed_steps']} step(s) that were killed or failed and then "
-                     "re-run (a resumed LLM run takes the answers it already had from the LM cache).")
+        lines.append(
+            f"This includes {duration(s['earlier_s'])} of {s['earlier_attempts']} earlier "
+            f"attempt(s) at {s['resumed_steps']} step(s) that were killed or failed and then "
+            "re-run (a resumed LLM run takes the answers it already had from the LM cache)."
+        )
     if s["one_build"]:
-        lines.append(f"They ran in one build, from {when}: {duration(s['span_s'])} from the first "
-                     "step's start to the last step's end (more than the busy time when something else "
-                     "ran between steps, such as the tests of `make test`).")
+        lines.append(
+            f"They ran in one build, from {when}: {duration(s['span_s'])} from the first "
+            "step's start to the last step's end (more than the busy time when something else "
+            "ran between steps, such as the tests of `make test`)."
+        )
     else:
         if s["builds"] > 1:
             made_by = f"come from {s['builds']} builds" + (" and from records that name none" if s["unnamed"] else "")
         else:
             made_by = "cannot be shown to come from one build (some records name none)"
-        lines.append(f"The steps {made_by}; they were recorded from {when}. A step whose inputs did "
-                     "not change keeps the time of the build that last ran it, and the time between "
-                     "builds is not counted.")
+        lines.append(
+            f"The steps {made_by}; they were recorded from {when}. A step whose inputs did "
+            "not change keeps the time of the build that last ran it, and the time between "
+            "builds is not counted."
+        )
     if s["failed"]:
         lines.append(f"{s['failed']} recorded step(s) exited with an error in their last run.")
     return " ".join(lines) + "\n"

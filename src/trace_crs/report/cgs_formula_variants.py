@@ -5,10 +5,12 @@ CD and PC?
 value per baseline and the Spearman ρ of its baseline ranking against the default CGS.  Untabled
 in the paper (its prose gives the ρ range); the notebook writes ``tables/cgs_formula_variants.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -28,15 +30,20 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     """Spearman ρ of each variant's ranking vs the default; ``figures/cgs_formula_variants``."""
     printed = paper.claim("App. L", "Spearman rank correlation of alternative CGS formulas with current CGS")
     band = tuple(float(v) for v in printed.split("–")) if "–" in printed else None
-    fig = sensitivity.bars(df.drop_duplicates("variant"), "variant", "spearman_vs_default",
-                           "Spearman ρ vs default CGS ranking", band=band)
+    fig = sensitivity.bars(
+        df.drop_duplicates("variant"), "variant", "spearman_vs_default", "Spearman ρ vs default CGS ranking", band=band
+    )
     return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Number of alternative formulas, their ρ range and the paper's printed range."""
     alt = df[df["variant"] != "default"].drop_duplicates("variant")
-    return {"n_variants": int(len(alt)), "min_rho": float(alt["spearman_vs_default"].min()),
-            "max_rho": float(alt["spearman_vs_default"].max()),
-            "paper_range": paper.claim("App. L", "Spearman rank correlation of alternative CGS formulas "
-                                                 "with current CGS")}
+    return {
+        "n_variants": int(len(alt)),
+        "min_rho": float(alt["spearman_vs_default"].min()),
+        "max_rho": float(alt["spearman_vs_default"].max()),
+        "paper_range": paper.claim(
+            "App. L", "Spearman rank correlation of alternative CGS formulas " "with current CGS"
+        ),
+    }

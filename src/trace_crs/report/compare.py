@@ -6,10 +6,11 @@ metric table into a long frame ``Baseline, baseline, column, metric, paper, ours
 (``diff = ours - paper``), which is what every ``results/<profile>/tables/<name>.csv``
 holds; :func:`wide` pivots it for display.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -17,7 +18,7 @@ from matplotlib.figure import Figure
 
 from trace_crs.baselines import registry
 from trace_crs.report import paper, present, results
-from trace_crs.stats.intervals import MIN_CLUSTERS, Derived, cell_intervals, statistic_intervals
+from trace_crs.stats.intervals import Derived, cell_intervals, statistic_intervals
 
 # key: (paper label, family), from the one baseline catalogue (baselines.registry).
 BASELINES: dict[str, tuple[str, str]] = {k: (registry.LABELS[k], registry.FAMILY[k]) for k in registry.BASELINES}
@@ -44,8 +45,9 @@ def family(key: str) -> str:
     return BASELINES[key][1]
 
 
-def side_by_side(reported: pd.DataFrame, ours: pd.DataFrame, columns: Mapping[str, str],
-                 label_col: str = "Baseline") -> pd.DataFrame:
+def side_by_side(
+    reported: pd.DataFrame, ours: pd.DataFrame, columns: Mapping[str, str], label_col: str = "Baseline"
+) -> pd.DataFrame:
     """Long reported-vs-reproduced frame.
 
     ``reported``: a paper table (printed strings); ``ours``: metric table indexed by
@@ -57,9 +59,8 @@ def side_by_side(reported: pd.DataFrame, ours: pd.DataFrame, columns: Mapping[st
     extra = [k for k in ours.index if k not in keys]
     rows = []
     for col, metric in columns.items():
-        printed = paper.numeric(reported[col]) if col in reported else pd.Series(
-            float("nan"), index=reported.index)
-        for text, key, value in zip(reported[label_col], keys, printed):
+        printed = paper.numeric(reported[col]) if col in reported else pd.Series(float("nan"), index=reported.index)
+        for text, key, value in zip(reported[label_col], keys, printed, strict=False):
             rows.append((text, key, col, metric, value, _ours(ours, key, metric)))
         for key in extra:
             rows.append((label(key), key, col, metric, float("nan"), _ours(ours, key, metric)))
@@ -69,8 +70,7 @@ def side_by_side(reported: pd.DataFrame, ours: pd.DataFrame, columns: Mapping[st
     return frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
 
 
-def publish(results_dir: str | Path, name: str, ours: pd.DataFrame,
-            columns: Mapping[str, str]) -> pd.DataFrame:
+def publish(results_dir: str | Path, name: str, ours: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     """:func:`side_by_side` against paper table ``name``, written to ``tables/<name>.csv``.
 
     Kept for ``t29`` and ``core_judge`` only; every other page's ``load`` returns
@@ -93,15 +93,19 @@ def wide(long: pd.DataFrame) -> pd.DataFrame:
     cols = list(dict.fromkeys(long["column"]))
     table = long.pivot(index="Baseline", columns="column", values=["paper", "ours", "diff"])
     table = table.swaplevel(0, 1, axis=1)
-    table = table.reindex(index=order, columns=pd.MultiIndex.from_product(
-        [cols, ["paper", "ours", "diff"]]))
+    table = table.reindex(index=order, columns=pd.MultiIndex.from_product([cols, ["paper", "ours", "diff"]]))
     table.columns.names = [None, None]
     return table.astype(float).round(3)
 
 
-def intervals(long: pd.DataFrame, results_dir: str | Path, families: Sequence[str] = ("llm",),
-              n_boot: int = 1000, seed: int = 42,
-              elsewhere: Mapping[str, tuple[Sequence[str], str]] | None = None) -> pd.DataFrame:
+def intervals(
+    long: pd.DataFrame,
+    results_dir: str | Path,
+    families: Sequence[str] = ("llm",),
+    n_boot: int = 1000,
+    seed: int = 42,
+    elsewhere: Mapping[str, tuple[Sequence[str], str]] | None = None,
+) -> pd.DataFrame:
     """Display form with uncertainty for the rows of ``families`` (issue 17: every LLM number
     with its n and a dialogue-cluster bootstrap interval): one row per paper label, one column
     per paper column holding ``ours [ci_low, ci_high]`` (95 %, :func:`trace_crs.stats.intervals.cell_intervals`)
@@ -114,8 +118,13 @@ def intervals(long: pd.DataFrame, results_dir: str | Path, families: Sequence[st
     if part.empty:
         return pd.DataFrame()
     runs, names = sorted(set(part["run"].dropna())), sorted(set(part["baseline"]))
-    ci = cell_intervals(results.load_per_turn(results_dir, runs, names), results.load_per_dialogue(results_dir, runs, names),
-                        sorted(set(part["metric"])), n_boot=n_boot, seed=seed)
+    ci = cell_intervals(
+        results.load_per_turn(results_dir, runs, names),
+        results.load_per_dialogue(results_dir, runs, names),
+        sorted(set(part["metric"])),
+        n_boot=n_boot,
+        seed=seed,
+    )
     ci_cols = ["ci_low", "ci_high", "n_clusters", "sufficient"]
     part = part.merge(ci[["run", "baseline", "metric", *ci_cols]], on=["run", "baseline", "metric"], how="left")
     for metric, (other_runs, source) in (elsewhere or {}).items():
@@ -123,9 +132,17 @@ def intervals(long: pd.DataFrame, results_dir: str | Path, families: Sequence[st
         if not have.any():
             continue
         wanted = sorted(set(part.loc[have, "baseline"]))
-        there = cell_intervals(results.load_per_turn(results_dir, other_runs, wanted),
-                               results.load_per_dialogue(results_dir, other_runs, wanted),
-                               [source], n_boot=n_boot, seed=seed).drop_duplicates("baseline").set_index("baseline")
+        there = (
+            cell_intervals(
+                results.load_per_turn(results_dir, other_runs, wanted),
+                results.load_per_dialogue(results_dir, other_runs, wanted),
+                [source],
+                n_boot=n_boot,
+                seed=seed,
+            )
+            .drop_duplicates("baseline")
+            .set_index("baseline")
+        )
         for col in ci_cols:
             part.loc[have, col] = part.loc[have, "baseline"].map(there[col]).to_numpy()
     return ci_table(part)
@@ -143,11 +160,19 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
     baselines = list(dict.fromkeys(part["Baseline"]))
     columns = list(dict.fromkeys(part["column"]))
     row_n = part.groupby("Baseline", sort=False)["n_clusters"].agg(
-        lambda s: s.dropna().mode().iloc[0] if s.notna().any() else float("nan"))
+        lambda s: s.dropna().mode().iloc[0] if s.notna().any() else float("nan")
+    )
     cells, flags = [], []
-    for b, o, lo, hi, n, s, p in zip(part["Baseline"], part["ours"], part["ci_low"], part["ci_high"],
-                                     part["n_clusters"], part["sufficient"],
-                                     part["paper"] if "paper" in part else [float("nan")] * len(part)):
+    for b, o, lo, hi, n, s, p in zip(
+        part["Baseline"],
+        part["ours"],
+        part["ci_low"],
+        part["ci_high"],
+        part["n_clusters"],
+        part["sufficient"],
+        part["paper"] if "paper" in part else [float("nan")] * len(part),
+        strict=False,
+    ):
         ok = s is True
         shown_n = None if n != n or n == row_n[b] else n
         cells.append(present.interval(o, lo, hi, ok, shown_n) if n == n else f"{present.number(o)} (no interval)")
@@ -155,9 +180,10 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
     part = part.assign(cell=cells, flag=flags)
     table = part.pivot(index="Baseline", columns="column", values="cell").reindex(index=baselines, columns=columns)
     table.columns.name = None
-    table.insert(0, "n", [present.number(int(row_n[b])) if row_n[b] == row_n[b] else present.MISSING
-                          for b in baselines])
-    table.attrs["lift"] = ["n"]   # a constant result column stays in the table; only n may go to the caption
+    table.insert(
+        0, "n", [present.number(int(row_n[b])) if row_n[b] == row_n[b] else present.MISSING for b in baselines]
+    )
+    table.attrs["lift"] = ["n"]  # a constant result column stays in the table; only n may go to the caption
     if "paper" in part:
         mask = part.pivot(index="Baseline", columns="column", values="flag").reindex(index=baselines, columns=columns)
         mask.insert(0, "n", False)
@@ -165,8 +191,14 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def derived_intervals(results_dir: str | Path, runs: Sequence[str], columns: Mapping[str, Derived],
-                      n_boot: int = 1000, seed: int = 42, families: Sequence[str] = ("llm",)) -> pd.DataFrame:
+def derived_intervals(
+    results_dir: str | Path,
+    runs: Sequence[str],
+    columns: Mapping[str, Derived],
+    n_boot: int = 1000,
+    seed: int = 42,
+    families: Sequence[str] = ("llm",),
+) -> pd.DataFrame:
     """:func:`ci_table` of the derived ``columns`` (paper column -> :class:`~trace_crs.stats.intervals.Derived`,
     :func:`~trace_crs.stats.intervals.statistic_intervals`) for the baselines of ``families``
     scored in ``runs`` (registry order), read from their per-turn frames only (issue 17: the
@@ -182,7 +214,7 @@ def derived_intervals(results_dir: str | Path, runs: Sequence[str], columns: Map
     ci = ci.assign(order=ci["baseline"].map(names.index), at=ci["column"].map(list(columns).index))
     ci = ci.sort_values(["order", "at"]).rename(columns={"estimate": "ours"})
     table = ci_table(ci.assign(Baseline=ci["baseline"].map(label)))
-    kept = table[["n", *[c for c in columns if c in table.columns]]]   # paper order even if a first row lacks one
+    kept = table[["n", *[c for c in columns if c in table.columns]]]  # paper order even if a first row lacks one
     kept.attrs = table.attrs
     return kept
 

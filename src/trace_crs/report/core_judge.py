@@ -7,6 +7,7 @@ Reads only saved outputs: ``<results_dir>/judge/<run>/<judge>.jsonl``, the recor
 ``trace-crs judge core`` on ``trace-crs judge transcripts --run`` (``mk/judge.mk``).  A judge that
 was not run gives an empty frame; :func:`status` says so in words for the page.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from trace_crs.report import compare, figures, results
 
 NAME = "core_judge_factors"
 T28 = "table28_cross_judge"
-NAMES = {"factors": NAME, "table28": T28}   # every table CSV the chapter writes
+NAMES = {"factors": NAME, "table28": T28}  # every table CSV the chapter writes
 
 
 def judged_path(results_dir: str | Path, run: str, judge: str) -> Path:
@@ -39,8 +40,10 @@ def status(results_dir: str | Path, run: str, judges: Sequence[str]) -> str:
     """One sentence for the page: which judges' outputs exist."""
     have = [j for j in judges if judged_path(results_dir, run, j).exists()]
     if not have:
-        return (f"**Not run on this profile**: no CoRE judge outputs under `{Path(results_dir) / 'judge' / run}` "
-                "(`make judge` writes them; it needs an LLM). The tables below show CoRE's reported numbers only.")
+        return (
+            f"**Not run on this profile**: no CoRE judge outputs under `{Path(results_dir) / 'judge' / run}` "
+            "(`make judge` writes them; it needs an LLM). The tables below show CoRE's reported numbers only."
+        )
     return f"Judges run on `{run}`: {', '.join(f'`{j}`' for j in have)}."
 
 
@@ -107,8 +110,15 @@ def debate_example(results_dir: str | Path, run: str = "closed", judge: str = "c
     for _, rec in iter_jsonl(path):
         deb = rec.get("debate") or {}
         if deb.get("score") is not None:
-            return pd.DataFrame([{"dialogue_id": rec["dialogue_id"], **{k: c[k] for k in ("round", "evaluator", "score", "statement")}}
-                                 for c in deb["chat"]])
+            return pd.DataFrame(
+                [
+                    {
+                        "dialogue_id": rec["dialogue_id"],
+                        **{k: c[k] for k in ("round", "evaluator", "score", "statement")},
+                    }
+                    for c in deb["chat"]
+                ]
+            )
     return pd.DataFrame(columns=["dialogue_id", "round", "evaluator", "score", "statement"])
 
 
@@ -122,8 +132,14 @@ def facts(df: pd.DataFrame, t28: pd.DataFrame) -> dict[str, Any]:
     """Numbers cited in the chapter's prose (NaN when not run)."""
     agree = agreement(t28)
     best = df.iloc[0]["Baseline"] if not df.empty else "n/a"
-    return {"n_baselines": len(df), "best": str(best),
-            "tau_ours": agree["ours"]["kendall_tau"], "tau_paper": agree["paper"]["kendall_tau"],
-            "core_multi_agent_r": float(reported("table7_overall").set_index("metric").loc["CoRE (Multi-Agent)", "spearman"]),
-            "n_transcripts": int(df["n_transcripts"].sum()) if not df.empty else 0,
-            "debate_mean": float(np.nanmean(df["debate"])) if not df.empty and df["debate"].notna().any() else float("nan")}
+    return {
+        "n_baselines": len(df),
+        "best": str(best),
+        "tau_ours": agree["ours"]["kendall_tau"],
+        "tau_paper": agree["paper"]["kendall_tau"],
+        "core_multi_agent_r": float(
+            reported("table7_overall").set_index("metric").loc["CoRE (Multi-Agent)", "spearman"]
+        ),
+        "n_transcripts": int(df["n_transcripts"].sum()) if not df.empty else 0,
+        "debate_mean": float(np.nanmean(df["debate"])) if not df.empty and df["debate"].notna().any() else float("nan"),
+    }

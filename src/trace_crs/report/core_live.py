@@ -10,6 +10,7 @@ and ``live/<run>/live_scores.json``.  Each judged transcript is one conversation
 (:func:`trace_crs.stats.intervals.cluster_mean_ci`).  A transcript on which the judge failed a
 factor has no CoRE-Avg and is counted in ``n_failed``, not averaged.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,20 @@ TAU = "core_live_tau"
 REPLAYED_RUNS: tuple[str, ...] = ("closed", "closed_llm")
 LIVE_RUNS: tuple[str, ...] = ("live", "live_llm")
 REPLAYED_METRICS: tuple[str, ...] = ("recall@1", "mrr", "cgs")
-COLUMNS = ["Baseline", "baseline", "n", "core_avg", "ci_low", "ci_high", "sufficient", "n_failed", "debate",
-           "live_tsr", "questions_per_dialogue", *(f"replayed_{m}" for m in REPLAYED_METRICS)]
+COLUMNS = [
+    "Baseline",
+    "baseline",
+    "n",
+    "core_avg",
+    "ci_low",
+    "ci_high",
+    "sufficient",
+    "n_failed",
+    "debate",
+    "live_tsr",
+    "questions_per_dialogue",
+    *(f"replayed_{m}" for m in REPLAYED_METRICS),
+]
 
 
 def judged_path(results_dir: str | Path, judge: str = "core_a") -> Path:
@@ -73,15 +86,28 @@ def load(results_dir: str | Path, judge: str = "core_a", n_boot: int = 1000, see
     rep, live = replayed(results_dir), live_metrics(results_dir)
     rows = []
     for name, g in df.groupby("system", sort=True):
-        ci = cluster_mean_ci(g.rename(columns={"dialogue_id": "_id", "conversation": "dialogue_id"}), "core_avg",
-                             n_boot=n_boot, seed=seed)
-        rows.append({"Baseline": compare.label(str(name)), "baseline": name, "n": int(ci["n_clusters"]),
-                     "core_avg": ci["mean"], "ci_low": ci["ci_low"], "ci_high": ci["ci_high"],
-                     "sufficient": ci["sufficient"], "n_failed": int(g["core_avg"].isna().sum()),
-                     "debate": float(g["debate"].mean()) if g["debate"].notna().any() else float("nan"),
-                     "live_tsr": (live.get(name) or {}).get("tsr", float("nan")),
-                     "questions_per_dialogue": (live.get(name) or {}).get("questions_per_dialogue", float("nan")),
-                     **{f"replayed_{m}": (rep.get(name) or {}).get(m, float("nan")) for m in REPLAYED_METRICS}})
+        ci = cluster_mean_ci(
+            g.rename(columns={"dialogue_id": "_id", "conversation": "dialogue_id"}),
+            "core_avg",
+            n_boot=n_boot,
+            seed=seed,
+        )
+        rows.append(
+            {
+                "Baseline": compare.label(str(name)),
+                "baseline": name,
+                "n": int(ci["n_clusters"]),
+                "core_avg": ci["mean"],
+                "ci_low": ci["ci_low"],
+                "ci_high": ci["ci_high"],
+                "sufficient": ci["sufficient"],
+                "n_failed": int(g["core_avg"].isna().sum()),
+                "debate": float(g["debate"].mean()) if g["debate"].notna().any() else float("nan"),
+                "live_tsr": (live.get(name) or {}).get("tsr", float("nan")),
+                "questions_per_dialogue": (live.get(name) or {}).get("questions_per_dialogue", float("nan")),
+                **{f"replayed_{m}": (rep.get(name) or {}).get(m, float("nan")) for m in REPLAYED_METRICS},
+            }
+        )
     out = pd.DataFrame(rows, columns=COLUMNS)
     out[["live_tsr", "questions_per_dialogue"]] = out[["live_tsr", "questions_per_dialogue"]].astype(float)
     return out.sort_values("core_avg", ascending=False, kind="stable", na_position="last").reset_index(drop=True)
@@ -90,10 +116,10 @@ def load(results_dir: str | Path, judge: str = "core_a", n_boot: int = 1000, see
 def tau(df: pd.DataFrame) -> pd.DataFrame:
     """Kendall τ and Spearman ρ of the baselines' CoRE-Avg with each replayed metric and live TSR
     (:func:`trace_crs.metrics.judge.cross_judge_agreement`; NaN with < 2 baselines or no spread)."""
-    core = {b: v for b, v in zip(df["baseline"], df["core_avg"]) if pd.notna(v)}
+    core = {b: v for b, v in zip(df["baseline"], df["core_avg"], strict=False) if pd.notna(v)}
     rows = []
     for col in ["live_tsr", *(f"replayed_{m}" for m in REPLAYED_METRICS)]:
-        other = {b: v for b, v in zip(df["baseline"], df[col]) if pd.notna(v)}
+        other = {b: v for b, v in zip(df["baseline"], df[col], strict=False) if pd.notna(v)}
         rows.append({"against": col, **cross_judge_agreement(core, other)})
     return pd.DataFrame(rows, columns=["against", "kendall_tau", "spearman_rho", "n_systems"])
 
@@ -107,15 +133,26 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     y = np.arange(len(shown))[::-1]
     err = np.vstack([shown["core_avg"] - shown["ci_low"], shown["ci_high"] - shown["core_avg"]])
     ax.errorbar(shown["core_avg"], y, xerr=np.nan_to_num(err), fmt="o", capsize=3)
-    ax.set_yticks(y, [f"{b} (n = {n})" for b, n in zip(shown["Baseline"], shown["n"])], fontsize=9)
+    ax.set_yticks(y, [f"{b} (n = {n})" for b, n in zip(shown["Baseline"], shown["n"], strict=False)], fontsize=9)
     ax.set_xlim(0, 4)
     ax.set_xlabel("CoRE-Avg on live conversations (0-4), 95% dialogue-bootstrap interval", fontsize=9)
     fig.tight_layout()
     return figures.save(fig, NAME, figures_dir)
 
 
-ASK_COLUMNS = ["Baseline", "baseline", "metric", "without_ask", "with_ask", "delta", "ci_low", "ci_high",
-               "verdict", "n_dialogues", "questions_per_dialogue"]
+ASK_COLUMNS = [
+    "Baseline",
+    "baseline",
+    "metric",
+    "without_ask",
+    "with_ask",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "verdict",
+    "n_dialogues",
+    "questions_per_dialogue",
+]
 
 
 def asking_effect(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
@@ -138,8 +175,8 @@ def asking_effect(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -
     asked = with_ask.groupby("baseline")["n_questions"].mean() if "n_questions" in with_ask else pd.Series(dtype=float)
     out["baseline"] = out["b"]
     out["Baseline"] = out["b"].map(compare.label)
-    out["without_ask"] = [means.loc[b, m] for b, m in zip(out["b"], out["metric"])]
-    out["with_ask"] = [means.loc[a, m] for a, m in zip(out["a"], out["metric"])]
+    out["without_ask"] = [means.loc[b, m] for b, m in zip(out["b"], out["metric"], strict=False)]
+    out["with_ask"] = [means.loc[a, m] for a, m in zip(out["a"], out["metric"], strict=False)]
     out["questions_per_dialogue"] = out["b"].map(asked)
     return out[ASK_COLUMNS].reset_index(drop=True)
 
@@ -148,8 +185,11 @@ def facts(df: pd.DataFrame, taus: pd.DataFrame) -> dict[str, Any]:
     """Numbers cited in the chapter's prose (NaN / "n/a" when not run)."""
     by = taus.set_index("against") if not taus.empty else pd.DataFrame()
     get = lambda col: float(by.loc[col, "kendall_tau"]) if col in by.index else float("nan")  # noqa: E731
-    return {"live_n_baselines": int(df["core_avg"].notna().sum()),
-            "live_best": str(df.iloc[0]["Baseline"]) if df["core_avg"].notna().any() else "n/a",
-            "live_n_conversations": int(df["n"].sum()) if not df.empty else 0,
-            "live_tau_recall1": get("replayed_recall@1"), "live_tau_cgs": get("replayed_cgs"),
-            "live_tau_tsr": get("live_tsr")}
+    return {
+        "live_n_baselines": int(df["core_avg"].notna().sum()),
+        "live_best": str(df.iloc[0]["Baseline"]) if df["core_avg"].notna().any() else "n/a",
+        "live_n_conversations": int(df["n"].sum()) if not df.empty else 0,
+        "live_tau_recall1": get("replayed_recall@1"),
+        "live_tau_cgs": get("replayed_cgs"),
+        "live_tau_tsr": get("live_tsr"),
+    }

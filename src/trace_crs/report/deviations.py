@@ -12,12 +12,14 @@ partly explain the cell's pattern, else "unexplained (tested: …)"), for an LLM
 actual model (:func:`llm_cause`, read from the run's ``config.yaml``; untested), then from the
 definitional rules of ``deviation_causes.yaml`` (first match wins), else "unexplained".
 """
+
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -47,23 +49,33 @@ def llm_cause(results_dir: str | Path, run: str) -> str:
     except FileNotFoundError:
         return "unexplained (the run's config is missing)"
     lm = config.get("lm") or {}
-    model = f"the local model {lm.get('weights')} (llama.cpp, CPU)" if lm.get("model") == "local" else \
-        f"the model {lm.get('model')}"
+    model = (
+        f"the local model {lm.get('weights')} (llama.cpp, CPU)"
+        if lm.get("model") == "local"
+        else f"the model {lm.get('model')}"
+    )
     size = f"a seeded subset of {config['subset']} dialogues" if config.get("subset") else "the whole corpus"
-    return (f"LLM rows use {model} on {size} instead of the paper's {PAPER_LLM} on 10,000 dialogues; "
-            "not tested by a variant")
+    return (
+        f"LLM rows use {model} on {size} instead of the paper's {PAPER_LLM} on 10,000 dialogues; "
+        "not tested by a variant"
+    )
 
 
-def cause_of(table: str, column: str, baseline: str, tested: Mapping[tuple[str, str], str] | None = None,
-             llm: str | None = None) -> str:
+def cause_of(
+    table: str, column: str, baseline: str, tested: Mapping[tuple[str, str], str] | None = None, llm: str | None = None
+) -> str:
     """The cell's cause: its tested diagnosis (``tested[(column, baseline)]``, Table 5 cells), the
     LLM model text ``llm`` for an LLM row, else the first matching rule, else ``"unexplained"``."""
     if tested and table == "table5_headline" and (column, baseline) in tested:
         return tested[(column, baseline)]
     if llm and baseline in compare.BASELINES and compare.family(baseline) == "llm":
         return llm
-    cell = {"table": table, "column": column, "baseline": baseline,
-            "family": compare.family(baseline) if baseline in compare.BASELINES else ""}
+    cell = {
+        "table": table,
+        "column": column,
+        "baseline": baseline,
+        "family": compare.family(baseline) if baseline in compare.BASELINES else "",
+    }
     for rule in causes():
         if all(cell.get(k) == v for k, v in rule.items() if k != "cause"):
             return str(rule["cause"])
@@ -79,30 +91,62 @@ def verdict(paper: float, low: float, high: float, sufficient: bool) -> str:
     return "within CI" if low <= paper <= high else "deviates"
 
 
-def load(results_dir: str | Path, tables: Sequence[str] = TABLES, n_boot: int = 1000,
-         seed: int = 42, table_params: Mapping[str, Mapping[str, Any]] | None = None,
-         tested: Mapping[tuple[str, str], str] | None = None) -> pd.DataFrame:
+def load(
+    results_dir: str | Path,
+    tables: Sequence[str] = TABLES,
+    n_boot: int = 1000,
+    seed: int = 42,
+    table_params: Mapping[str, Mapping[str, Any]] | None = None,
+    tested: Mapping[tuple[str, str], str] | None = None,
+) -> pd.DataFrame:
     """Every cell with a printed and a reproduced value, its interval and verdict (``table``: the
     printed table's name).  ``table_params[key]`` is passed to that table's ``load``; ``tested``
     holds the diagnosis's causes per (column, baseline) (:func:`trace_crs.report.diagnosis.causes`)."""
     cells = []
     for key in tables:
         module = importlib.import_module(f"trace_crs.report.{key}")
-        frame = module.load(results_dir, **(table_params or {}).get(key, {})).dropna(subset=["paper", "ours", "baseline"])
+        frame = module.load(results_dir, **(table_params or {}).get(key, {})).dropna(
+            subset=["paper", "ours", "baseline"]
+        )
         cells.append(frame.assign(table=module.PAPER))
     long = pd.concat(cells, ignore_index=True)
     runs = sorted(set(long["run"].dropna()))
-    intervals = cell_intervals(results.load_per_turn(results_dir, runs), results.load_per_dialogue(results_dir, runs),
-                               sorted(set(long["metric"])), n_boot=n_boot, seed=seed)
+    intervals = cell_intervals(
+        results.load_per_turn(results_dir, runs),
+        results.load_per_dialogue(results_dir, runs),
+        sorted(set(long["metric"])),
+        n_boot=n_boot,
+        seed=seed,
+    )
     long = long.merge(intervals.drop(columns="mean"), on=["run", "baseline", "metric"], how="left")
     long["sufficient"] = long["sufficient"].astype("boolean").fillna(False).astype(bool)
-    long["verdict"] = [verdict(p, lo, hi, s) for p, lo, hi, s in
-                       zip(long["paper"], long["ci_low"], long["ci_high"], long["sufficient"])]
+    long["verdict"] = [
+        verdict(p, lo, hi, s)
+        for p, lo, hi, s in zip(long["paper"], long["ci_low"], long["ci_high"], long["sufficient"], strict=False)
+    ]
     llm = {run: llm_cause(results_dir, run) for run in runs}
-    long["cause"] = [cause_of(t, c, b, tested, llm.get(r)) if v == "deviates" else "" for t, c, b, v, r in
-                     zip(long["table"], long["column"], long["baseline"], long["verdict"], long["run"])]
-    columns = ["table", "Baseline", "baseline", "column", "metric", "run", "paper", "ours", "diff",
-               "ci_low", "ci_high", "n_clusters", "verdict", "cause"]
+    long["cause"] = [
+        cause_of(t, c, b, tested, llm.get(r)) if v == "deviates" else ""
+        for t, c, b, v, r in zip(
+            long["table"], long["column"], long["baseline"], long["verdict"], long["run"], strict=False
+        )
+    ]
+    columns = [
+        "table",
+        "Baseline",
+        "baseline",
+        "column",
+        "metric",
+        "run",
+        "paper",
+        "ours",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "n_clusters",
+        "verdict",
+        "cause",
+    ]
     out = long[columns].reset_index(drop=True)
     return out
 
@@ -117,7 +161,8 @@ def deviating(df: pd.DataFrame) -> pd.DataFrame:
     """The cells whose printed value lies outside our interval, largest |diff| first."""
     rows = df[df["verdict"] == "deviates"]
     return rows.reindex(rows["diff"].abs().sort_values(ascending=False).index)[
-        ["table", "Baseline", "column", "paper", "ours", "ci_low", "ci_high", "n_clusters", "cause"]]
+        ["table", "Baseline", "column", "paper", "ours", "ci_low", "ci_high", "n_clusters", "cause"]
+    ]
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
@@ -125,5 +170,9 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     counts = df["verdict"].value_counts()
     tested_cause = df["cause"].str.contains(r"\b(?:explains|partly)\b", regex=True)
     unexplained = int(((df["verdict"] == "deviates") & df["cause"].str.contains("unexplained") & ~tested_cause).sum())
-    return {"n_cells": int(len(df)), "min_clusters": MIN_CLUSTERS, "unexplained": unexplained,
-            **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS}}
+    return {
+        "n_cells": int(len(df)),
+        "min_clusters": MIN_CLUSTERS,
+        "unexplained": unexplained,
+        **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS},
+    }

@@ -18,6 +18,7 @@ the same resampled dialogues for every variant and baseline, ``stats.bootstrap``
 ``level`` patterns, τ closure for ``ordering`` ones) into: **explains** if lo ≥ 0.75; **partly** if
 lo > 0; **does not** if hi < 0.25; otherwise **not resolved**.  The headline itself is the reference.
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -146,8 +147,16 @@ class Diagnosis:
                 cp = 1 - vp / hp if name == "gap" else (vp - hp) / (1 - hp)
             lo, hi = _interval(v)
             clo, chi = _interval(closure)
-            out.update({name: float(vp), f"{name}_low": lo, f"{name}_high": hi, f"{name}_closure": float(cp),
-                        f"{name}_closure_low": clo, f"{name}_closure_high": chi})
+            out.update(
+                {
+                    name: float(vp),
+                    f"{name}_low": lo,
+                    f"{name}_high": hi,
+                    f"{name}_closure": float(cp),
+                    f"{name}_closure_low": clo,
+                    f"{name}_closure_high": chi,
+                }
+            )
         return out
 
 
@@ -170,8 +179,10 @@ def load(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.Data
         stat = "gap_closure" if pat["kind"] == "level" else "tau_closure"
         for column in pat["columns"]:
             metric = COLUMNS[column]
-            for hyp in [{"variant": HEADLINE, "cause": "the README's definitions (reference)", "quote": ""},
-                        *pat["hypotheses"]]:
+            for hyp in [
+                {"variant": HEADLINE, "cause": "the README's definitions (reference)", "quote": ""},
+                *pat["hypotheses"],
+            ]:
                 if hyp["variant"] not in set(frame["variant"]):
                     continue
                 s = diag.statistic(hyp["variant"], metric, baselines)
@@ -179,16 +190,28 @@ def load(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.Data
                 point = everyone[[diag.baselines.index(b) for b in baselines]]
                 # for a one-baseline pattern: its rank among the non-LLM rows (1 = highest value)
                 rank = (int((everyone > point[0]).sum()) + 1) if len(baselines) == 1 else None
-                rows.append({"pattern": pat["title"], "kind": pat["kind"], "column": column,
-                             "variant": hyp["variant"], "hypothesis": hyp["cause"], "paper_text": hyp["quote"],
-                             "ours_min": float(np.nanmin(point)), "ours_max": float(np.nanmax(point)),
-                             "paper_min": float(diag.printed.loc[baselines, metric].min()),
-                             "paper_max": float(diag.printed.loc[baselines, metric].max()), **s,
-                             "verdict": "reference" if hyp["variant"] == HEADLINE else
-                             verdict(s[f"{stat}_low"], s[f"{stat}_high"]),
-                             "rank_among_non_llm": rank,
-                             "n_dialogues": len(diag.dialogues), "n_baselines": len(baselines),
-                             "n_boot": n_boot})
+                rows.append(
+                    {
+                        "pattern": pat["title"],
+                        "kind": pat["kind"],
+                        "column": column,
+                        "variant": hyp["variant"],
+                        "hypothesis": hyp["cause"],
+                        "paper_text": hyp["quote"],
+                        "ours_min": float(np.nanmin(point)),
+                        "ours_max": float(np.nanmax(point)),
+                        "paper_min": float(diag.printed.loc[baselines, metric].min()),
+                        "paper_max": float(diag.printed.loc[baselines, metric].max()),
+                        **s,
+                        "verdict": "reference"
+                        if hyp["variant"] == HEADLINE
+                        else verdict(s[f"{stat}_low"], s[f"{stat}_high"]),
+                        "rank_among_non_llm": rank,
+                        "n_dialogues": len(diag.dialogues),
+                        "n_baselines": len(baselines),
+                        "n_boot": n_boot,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -202,32 +225,88 @@ def values(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.Da
             point, reps = diag.means(variant, metric)
             for i, b in enumerate(diag.baselines):
                 lo, hi = _interval(reps[:, i])
-                rows.append({"variant": variant, "Baseline": compare.label(b), "baseline": b, "column": column,
-                             "paper": float(diag.printed.loc[b, metric]), "ours": float(point[i]),
-                             "ci_low": lo, "ci_high": hi, "n_dialogues": len(diag.dialogues)})
+                rows.append(
+                    {
+                        "variant": variant,
+                        "Baseline": compare.label(b),
+                        "baseline": b,
+                        "column": column,
+                        "paper": float(diag.printed.loc[b, metric]),
+                        "ours": float(point[i]),
+                        "ci_low": lo,
+                        "ci_high": hi,
+                        "n_dialogues": len(diag.dialogues),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
     """The page's table: one row per pattern × column × variant, labelled columns."""
-    out = df[["pattern", "column", "variant", "hypothesis", "ours_min", "ours_max", "paper_min", "paper_max",
-              "gap", "gap_closure", "gap_closure_low", "gap_closure_high", "tau", "tau_low", "tau_high",
-              "tau_closure", "rank_among_non_llm", "verdict", "n_dialogues", "n_baselines"]]
-    return out.rename(columns={"pattern": "Pattern", "column": "Metric", "variant": "Variant",
-                               "hypothesis": "Hypothesis", "ours_min": "Ours (min)", "ours_max": "Ours (max)",
-                               "paper_min": "Paper (min)", "paper_max": "Paper (max)", "gap": "Median |ours − paper|",
-                               "gap_closure": "Gap closure", "gap_closure_low": "Gap closure low",
-                               "gap_closure_high": "Gap closure high", "tau": "Kendall τ", "tau_low": "τ low",
-                               "tau_high": "τ high", "tau_closure": "τ closure",
-                               "rank_among_non_llm": "Rank among non-LLM", "verdict": "Verdict",
-                               "n_dialogues": "n dialogues", "n_baselines": "n baselines"})
+    out = df[
+        [
+            "pattern",
+            "column",
+            "variant",
+            "hypothesis",
+            "ours_min",
+            "ours_max",
+            "paper_min",
+            "paper_max",
+            "gap",
+            "gap_closure",
+            "gap_closure_low",
+            "gap_closure_high",
+            "tau",
+            "tau_low",
+            "tau_high",
+            "tau_closure",
+            "rank_among_non_llm",
+            "verdict",
+            "n_dialogues",
+            "n_baselines",
+        ]
+    ]
+    return out.rename(
+        columns={
+            "pattern": "Pattern",
+            "column": "Metric",
+            "variant": "Variant",
+            "hypothesis": "Hypothesis",
+            "ours_min": "Ours (min)",
+            "ours_max": "Ours (max)",
+            "paper_min": "Paper (min)",
+            "paper_max": "Paper (max)",
+            "gap": "Median |ours − paper|",
+            "gap_closure": "Gap closure",
+            "gap_closure_low": "Gap closure low",
+            "gap_closure_high": "Gap closure high",
+            "tau": "Kendall τ",
+            "tau_low": "τ low",
+            "tau_high": "τ high",
+            "tau_closure": "τ closure",
+            "rank_among_non_llm": "Rank among non-LLM",
+            "verdict": "Verdict",
+            "n_dialogues": "n dialogues",
+            "n_baselines": "n baselines",
+        }
+    )
 
 
 def hypotheses_table() -> pd.DataFrame:
     """Every hypothesis with the paper's sentence it rests on."""
-    return pd.DataFrame([{"Pattern": p["title"], "Variant": h["variant"], "Hypothesis": h["cause"],
-                          "Paper's text": " ".join(str(h["quote"]).split())}
-                         for p in hypotheses() for h in p["hypotheses"]])
+    return pd.DataFrame(
+        [
+            {
+                "Pattern": p["title"],
+                "Variant": h["variant"],
+                "Hypothesis": h["cause"],
+                "Paper's text": " ".join(str(h["quote"]).split()),
+            }
+            for p in hypotheses()
+            for h in p["hypotheses"]
+        ]
+    )
 
 
 def causes(df: pd.DataFrame) -> dict[tuple[str, str], str]:
@@ -242,12 +321,15 @@ def causes(df: pd.DataFrame) -> dict[tuple[str, str], str]:
         stat = "gap_closure" if pat["kind"] == "level" else "tau_closure"
         for column in pat["columns"]:
             rows = part[part["column"] == column]
-            found = [f"{r.variant} {r.verdict} ({stat.replace('_', ' ')} {getattr(r, stat):.2f} "
-                     f"[{getattr(r, stat + '_low'):.2f}, {getattr(r, stat + '_high'):.2f}], n = {r.n_dialogues})"
-                     for r in rows.itertuples() if r.verdict in ("explains", "partly")]
+            found = [
+                f"{r.variant} {r.verdict} ({stat.replace('_', ' ')} {getattr(r, stat):.2f} "
+                f"[{getattr(r, stat + '_low'):.2f}, {getattr(r, stat + '_high'):.2f}], n = {r.n_dialogues})"
+                for r in rows.itertuples()
+                if r.verdict in ("explains", "partly")
+            ]
             text = "; ".join(found) if found else "unexplained (tested: " + ", ".join(rows["variant"]) + ")"
             text = f"{pat['title']}: {text}"
-            for b in (pat.get("baselines") or list(printed.index)):
+            for b in pat.get("baselines") or list(printed.index):
                 key = (column, b)
                 out[key] = f"{out[key]} | {text}" if key in out else text
     return out
@@ -257,12 +339,17 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the page's prose (glued): the rule's thresholds, sizes and verdict counts."""
     tested = df[df["verdict"] != "reference"]
     counts = tested["verdict"].value_counts()
-    return {"explains_at": EXPLAINS, "partly_above": PARTLY, "does_not_below": DOES_NOT,
-            "n_patterns": int(df["pattern"].nunique()), "n_tests": int(len(tested)),
-            "n_variants": int(tested["variant"].nunique()),
-            "n_dialogues": int(df["n_dialogues"].max()) if len(df) else 0,
-            "n_boot": int(df["n_boot"].max()) if len(df) else 0,
-            **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS}}
+    return {
+        "explains_at": EXPLAINS,
+        "partly_above": PARTLY,
+        "does_not_below": DOES_NOT,
+        "n_patterns": int(df["pattern"].nunique()),
+        "n_tests": int(len(tested)),
+        "n_variants": int(tested["variant"].nunique()),
+        "n_dialogues": int(df["n_dialogues"].max()) if len(df) else 0,
+        "n_boot": int(df["n_boot"].max()) if len(df) else 0,
+        **{v.replace(" ", "_"): int(counts.get(v, 0)) for v in VERDICTS},
+    }
 
 
 def rec_turns_per_dialogue(results_dir: str | Path) -> float:
@@ -277,8 +364,9 @@ def values_wide(v: pd.DataFrame) -> pd.DataFrame:
     """:func:`values` as one row per variant × baseline, one column per Table 5 column (ours),
     the printed values as the ``paper`` rows."""
     ours = v.pivot_table(index=["variant", "Baseline"], columns="column", values="ours", sort=False)
-    printed = v[v["variant"] == v["variant"].iloc[0]].pivot_table(index="Baseline", columns="column", values="paper",
-                                                                  sort=False)
+    printed = v[v["variant"] == v["variant"].iloc[0]].pivot_table(
+        index="Baseline", columns="column", values="paper", sort=False
+    )
     printed.index = pd.MultiIndex.from_product([["paper (printed)"], printed.index], names=["variant", "Baseline"])
     out = pd.concat([printed, ours])[list(COLUMNS)].reset_index()
     return out.rename(columns={"variant": "Variant"}).assign(n_dialogues=int(v["n_dialogues"].max()))

@@ -4,10 +4,12 @@ One point per baseline from the open-set runs, coloured by family; the paper's p
 open-set R@1 (Table 6) and the two open-set CGS values its prose gives (Finding 2b) sit
 beside ours.  The notebook writes it to ``tables/f02_gap.csv`` and ``figures/f02_gap.png|svg``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -16,25 +18,33 @@ from matplotlib.figure import Figure
 from trace_crs.report import compare, figures, paper, results
 
 NAME = "f02_gap"  # notebook, module, table CSV and figure stem
-PRINTED_CGS = {"dense": ("§6.2 Finding 2b", "Dense open-set CGS"),
-               "mrs": ("§6.2 Finding 2b", "Multi-Review Synthesis open-set CGS (closed 0.008)")}
+PRINTED_CGS = {
+    "dense": ("§6.2 Finding 2b", "Dense open-set CGS"),
+    "mrs": ("§6.2 Finding 2b", "Multi-Review Synthesis open-set CGS (closed 0.008)"),
+}
 
 
 def load(results_dir: str | Path, open_runs: Sequence[str] = ("open", "open_llm")) -> pd.DataFrame:
     """Per baseline: open-set R@1 and CGS (ours and printed)."""
     ours = results.metric_table(results.load_aggregates(results_dir, open_runs))
     t6 = paper.table("table6_per_axis")
-    printed_r1 = dict(zip((compare.key_of(t) for t in t6["Baseline"]), paper.numeric(t6["R@1_open"])))
+    printed_r1 = dict(zip((compare.key_of(t) for t in t6["Baseline"]), paper.numeric(t6["R@1_open"]), strict=False))
     known = [k for k in ours.index if k in compare.BASELINES]
-    frame = pd.DataFrame({
-        "Baseline": [compare.label(k) for k in known], "baseline": known,
-        "family": [compare.family(k) for k in known],
-        "r1_open": ours.loc[known, "recall@1"].astype(float).to_numpy(),
-        "cgs_open": ours.loc[known, "cgs"].astype(float).to_numpy(),
-        "paper_r1_open": [printed_r1.get(k, float("nan")) for k in known],
-        "paper_cgs_open": [float(paper.claim(*PRINTED_CGS[k])) if k in PRINTED_CGS else float("nan")
-                           for k in known],
-        "run": ours.loc[known, "run"].to_numpy(), "n_turns": ours.loc[known, "n_turns"].to_numpy()})
+    frame = pd.DataFrame(
+        {
+            "Baseline": [compare.label(k) for k in known],
+            "baseline": known,
+            "family": [compare.family(k) for k in known],
+            "r1_open": ours.loc[known, "recall@1"].astype(float).to_numpy(),
+            "cgs_open": ours.loc[known, "cgs"].astype(float).to_numpy(),
+            "paper_r1_open": [printed_r1.get(k, float("nan")) for k in known],
+            "paper_cgs_open": [
+                float(paper.claim(*PRINTED_CGS[k])) if k in PRINTED_CGS else float("nan") for k in known
+            ],
+            "run": ours.loc[known, "run"].to_numpy(),
+            "n_turns": ours.loc[known, "n_turns"].to_numpy(),
+        }
+    )
     return frame
 
 
@@ -43,9 +53,12 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for fam, part in df.groupby("family", sort=True):
         ax.scatter(part["r1_open"], part["cgs_open"], label=fam.replace("_", "-").upper(), s=30)
-    ax.set(xlabel="open-set Recall@1 (accuracy)", ylabel="open-set CGS (grounding)",
-           title="Figure 2: open-set projection, this run")
-    ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)   # off the points
+    ax.set(
+        xlabel="open-set Recall@1 (accuracy)",
+        ylabel="open-set CGS (grounding)",
+        title="Figure 2: open-set projection, this run",
+    )
+    ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)  # off the points
     figures.label_points(ax, df["r1_open"], df["cgs_open"], df["Baseline"])
     return figures.save(fig, NAME, figures_dir)
 
@@ -53,5 +66,9 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """The most accurate and the best-grounded baseline on the open set."""
     acc, grd = df.loc[df["r1_open"].idxmax()], df.loc[df["cgs_open"].idxmax()]
-    return {"top_r1_label": str(acc["Baseline"]), "top_r1": float(acc["r1_open"]),
-            "top_cgs_label": str(grd["Baseline"]), "top_cgs": float(grd["cgs_open"])}
+    return {
+        "top_r1_label": str(acc["Baseline"]),
+        "top_r1": float(acc["r1_open"]),
+        "top_cgs_label": str(grd["Baseline"]),
+        "top_cgs": float(grd["cgs_open"]),
+    }

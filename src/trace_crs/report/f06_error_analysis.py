@@ -11,10 +11,12 @@ prints only some rates in the Appendix O prose (``headline_claims``, section "Ap
 ``tables/f06_error_analysis.csv`` in the long
 reported-vs-reproduced format.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -28,12 +30,14 @@ NAME = "f06_error_analysis"  # notebook, module, table CSV and figure stem
 KINDS = {kind: f"{kind} error" for kind in ERROR_KINDS}  # column -> legend label
 SECTION = "App. O (Figure 6)"
 # (baseline key, kind) -> claim text in headline_claims (the rates the prose prints).
-CLAIMS = {("mrs", "grounding"): "Multi-Review Synthesis grounding error rate",
-          ("llm_zero_shot", "grounding"): "LLM Zero-Shot grounding error rate",
-          ("dst", "grounding"): "DST grounding error rate",
-          ("popularity", "recommendation"): "Popularity recommendation error rate",
-          ("aspect", "recommendation"): "Aspect recommendation error rate",
-          ("rag_citation", "grounding"): "RAG-Citation grounding error rate (lowest among LLM baselines)"}
+CLAIMS = {
+    ("mrs", "grounding"): "Multi-Review Synthesis grounding error rate",
+    ("llm_zero_shot", "grounding"): "LLM Zero-Shot grounding error rate",
+    ("dst", "grounding"): "DST grounding error rate",
+    ("popularity", "recommendation"): "Popularity recommendation error rate",
+    ("aspect", "recommendation"): "Aspect recommendation error rate",
+    ("rag_citation", "grounding"): "RAG-Citation grounding error rate (lowest among LLM baselines)",
+}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
@@ -46,8 +50,16 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
         for kind in KINDS:
             claim = CLAIMS.get((key, kind))
             printed = float(paper.claim(SECTION, claim)) if claim else float("nan")
-            rows.append({"Baseline": compare.label(key), "baseline": key, "column": kind,
-                         "metric": f"{kind}_error_rate", "paper": printed, "ours": float(rates.at[key, kind])})
+            rows.append(
+                {
+                    "Baseline": compare.label(key),
+                    "baseline": key,
+                    "column": kind,
+                    "metric": f"{kind}_error_rate",
+                    "paper": printed,
+                    "ours": float(rates.at[key, kind]),
+                }
+            )
     long = pd.DataFrame(rows)
     long["diff"] = long["ours"] - long["paper"]
     long = long.merge(meta, left_on="baseline", right_index=True, how="left")
@@ -64,8 +76,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
         part = df[df["column"] == kind].set_index("Baseline").reindex(labels)
         pos = x - 0.4 + width * (i + 0.5)
         ax.bar(pos, part["ours"], width, label=f"{name} (this run)")
-        ax.scatter(pos, part["paper"], marker="x", color="black", zorder=3,
-                   label="paper (printed)" if i == 0 else None)
+        ax.scatter(pos, part["paper"], marker="x", color="black", zorder=3, label="paper (printed)" if i == 0 else None)
     ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
     ax.set(ylabel="error rate (share of turns)", ylim=(0, 1.05))
     ax.legend(fontsize=7)
@@ -74,7 +85,10 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the prose: worst baseline per error kind, and family means."""
-    out: dict[str, Any] = {"n_baselines": int(df["baseline"].nunique()), "n_turns": int(df["n_turns"].sum() / len(KINDS))}
+    out: dict[str, Any] = {
+        "n_baselines": int(df["baseline"].nunique()),
+        "n_turns": int(df["n_turns"].sum() / len(KINDS)),
+    }
     for kind in KINDS:
         part = df[df["column"] == kind].set_index("baseline")["ours"]
         worst = str(part.idxmax())

@@ -10,11 +10,13 @@ the SVG itself, carrying a caption and alt text in the output's metadata
 (``trace_figure``); ``book/tools/pipeline.py reader`` moves them into the cell's ``mystnb``
 metadata, so the book numbers the figure and gives its image real alt text.
 """
+
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -25,7 +27,7 @@ from matplotlib.text import Text
 FIGURES_DIR = "figures"
 DPI = 150
 WIDTH_IN = 7.5
-MAX_HEIGHT_IN = 11.0   # a stacked multi-panel figure may be tall; none taller than a laptop screen and a half
+MAX_HEIGHT_IN = 11.0  # a stacked multi-panel figure may be tall; none taller than a laptop screen and a half
 MIN_FONT_PT = 9.0
 META_KEY = "trace_figure"
 
@@ -46,8 +48,11 @@ def describe(fig: Figure, name: str) -> dict[str, str]:
         what = " against ".join(t for t in (ax.get_ylabel(), ax.get_xlabel()) if t)
         legend = ax.get_legend()
         entries = [t.get_text() for t in legend.get_texts()] if legend is not None else []
-        parts.append((f"{ax.get_title()}: " if ax.get_title() else "") + (what or "chart")
-                     + (f" (series: {', '.join(entries)})" if entries else ""))
+        parts.append(
+            (f"{ax.get_title()}: " if ax.get_title() else "")
+            + (what or "chart")
+            + (f" (series: {', '.join(entries)})" if entries else "")
+        )
     caption = _title(fig) or (parts[0] if parts else name)
     alt = f"Chart {name}: " + "; ".join(parts) if parts else f"Chart {name}"
     return {"caption": caption, "alt": alt, "name": f"fig-{name.replace('_', '-')}"}
@@ -64,13 +69,30 @@ def fit(fig: Figure) -> Figure:
 
 
 # Where a point's label may go, in points from the point (first free one wins).
-_OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (4, 13), (-4, 13), (4, -21), (-4, -21),
-            (14, 20), (-14, 20), (14, -28), (-14, -28), (24, 4), (-24, 4), (24, -14), (-24, -14))
-_LABELS = "_trace_point_labels"   # attribute of an Axes: its label_points calls, re-placed by save
+_OFFSETS = (
+    (4, 3),
+    (4, -11),
+    (-4, 3),
+    (-4, -11),
+    (4, 13),
+    (-4, 13),
+    (4, -21),
+    (-4, -21),
+    (14, 20),
+    (-14, 20),
+    (14, -28),
+    (-14, -28),
+    (24, 4),
+    (-24, 4),
+    (24, -14),
+    (-24, -14),
+)
+_LABELS = "_trace_point_labels"  # attribute of an Axes: its label_points calls, re-placed by save
 
 
-def label_points(ax: Axes, xs: Sequence[float], ys: Sequence[float], labels: Sequence[str],
-                 fontsize: float = MIN_FONT_PT) -> list[Text]:
+def label_points(
+    ax: Axes, xs: Sequence[float], ys: Sequence[float], labels: Sequence[str], fontsize: float = MIN_FONT_PT
+) -> list[Text]:
     """Label each point (x, y) so that no two labels overlap: each label takes the first offset
     of ``_OFFSETS`` where its box stays inside the axes and meets no label placed before (the
     last offset if none is free).
@@ -82,19 +104,26 @@ def label_points(ax: Axes, xs: Sequence[float], ys: Sequence[float], labels: Seq
 
 def _place(ax: Axes) -> list[Text]:
     renderer = ax.figure.canvas.get_renderer()
-    frame = ax.get_window_extent(renderer)   # labels stay inside the axes (off the legend beside it)
+    frame = ax.get_window_extent(renderer)  # labels stay inside the axes (off the legend beside it)
     placed: list[Any] = []
     out = []
     for (xs, ys, labels, fontsize), texts in getattr(ax, _LABELS, []):
         for text in texts:
             text.remove()
         texts.clear()
-        for x, y, label in sorted(zip(xs, ys, labels), key=lambda p: (-p[1], p[0])):
-            if x != x or y != y:   # a missing coordinate has no point to label
+        for x, y, label in sorted(zip(xs, ys, labels, strict=False), key=lambda p: (-p[1], p[0])):
+            if x != x or y != y:  # a missing coordinate has no point to label
                 continue
             for dx, dy in _OFFSETS:
-                text = ax.annotate(label, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
-                                   ha="left" if dx > 0 else "right", va="bottom")
+                text = ax.annotate(
+                    label,
+                    (x, y),
+                    xytext=(dx, dy),
+                    textcoords="offset points",
+                    fontsize=fontsize,
+                    ha="left" if dx > 0 else "right",
+                    va="bottom",
+                )
                 box = text.get_window_extent(renderer).expanded(1.05, 1.15)
                 inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
                 if (inside and not any(box.overlaps(other) for other in placed)) or (dx, dy) == _OFFSETS[-1]:
@@ -119,12 +148,12 @@ def show(fig: Figure, svg: Path, info: dict[str, str]) -> None:
     """Display the saved SVG with ``info`` (caption, alt, name) as output metadata and close the
     figure, so the inline backend does not show it a second time as a PNG."""
     from IPython.display import SVG, display
+
     display(SVG(filename=str(svg)), metadata={META_KEY: info})
     plt.close(fig)
 
 
-def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR,
-         caption: str | None = None) -> Figure:
+def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR, caption: str | None = None) -> Figure:
     """Write ``<figures_dir>/<name>.png`` and ``.svg`` at the column width; return ``fig`` (a
     ``plot`` ends with ``return figures.save(fig, NAME, figures_dir)``).  In a notebook, show it
     with its caption (``caption``, else :func:`describe`'s) and alt text."""
@@ -134,7 +163,7 @@ def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR,
     with warnings.catch_warnings():  # a layout it cannot improve is kept as drawn, silently
         warnings.simplefilter("ignore")
         fig.tight_layout()
-    for ax in fig.axes:   # point labels measured again at the final size and layout
+    for ax in fig.axes:  # point labels measured again at the final size and layout
         if getattr(ax, _LABELS, None):
             _place(ax)
     paths = [out / f"{name}.png", out / f"{name}.svg"]

@@ -17,10 +17,11 @@ violating pair apart. Rejection recovery's interval is the pooled ratio of recov
 over the dialogue clusters (per-dialogue scores), the other metrics' the per-turn mean. 1c and
 2b compare every baseline with a threshold and keep the n check only.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -79,13 +80,11 @@ def f1a(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
     if llm is None or non is None:
         return None, "needs closed-set R@1 of both an LLM and a non-LLM baseline"
     COMPARED["1a"] = [((_key(llm[0]), "closed"), (_key(non[0]), "closed"), "recall@1")]
-    return llm[1] > non[1], (f"best LLM {llm[0]} R@1 {llm[1]:.3f} vs best non-LLM "
-                             f"{non[0]} {non[1]:.3f}")
+    return llm[1] > non[1], (f"best LLM {llm[0]} R@1 {llm[1]:.3f} vs best non-LLM " f"{non[0]} {non[1]:.3f}")
 
 
 def f1b(closed: pd.DataFrame, opened: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
-    both = pd.concat([_col(closed, "recall@1"), _col(opened, "recall@1")], axis=1,
-                     keys=["closed", "open"]).dropna()
+    both = pd.concat([_col(closed, "recall@1"), _col(opened, "recall@1")], axis=1, keys=["closed", "open"]).dropna()
     llm, non = _best(both["open"], "llm"), _best(both["open"], "non_llm")
     if llm is None or non is None:
         return None, "needs open-set R@1 of both an LLM and a non-LLM baseline"
@@ -95,22 +94,24 @@ def f1b(closed: pd.DataFrame, opened: pd.DataFrame, **_: object) -> tuple[bool |
     drop = {k: ((k, "closed"), (k, "open"), "recall@1") for k in both.index}
     if holds:
         COMPARED["1b"] = [lead, *drop.values()]
-    else:   # only the parts that fail: the lead, the baselines whose R@1 did not drop
+    else:  # only the parts that fail: the lead, the baselines whose R@1 did not drop
         COMPARED["1b"] = ([] if llm[1] > non[1] else [lead]) + [
-            drop[k] for k in both.index if not both.at[k, "open"] < both.at[k, "closed"]]
+            drop[k] for k in both.index if not both.at[k, "open"] < both.at[k, "closed"]
+        ]
     return holds, (
         f"open-set R@1 is below closed-set R@1 for {drops} of {len(both)} baselines; best "
-        f"open-set LLM {llm[0]} {llm[1]:.3f} vs best non-LLM {non[0]} {non[1]:.3f}")
+        f"open-set LLM {llm[0]} {llm[1]:.3f} vs best non-LLM {non[0]} {non[1]:.3f}"
+    )
 
 
 def f1c(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
-    both = pd.concat([_col(closed, "recall@1"), _col(closed, "mr_recall@1")], axis=1,
-                     keys=["single", "multi"]).dropna()
+    both = pd.concat([_col(closed, "recall@1"), _col(closed, "mr_recall@1")], axis=1, keys=["single", "multi"]).dropna()
     if both.empty:
         return None, "needs single- and multi-reference R@1"
     lift = 100 * (both["multi"] - both["single"])
-    return bool((lift > 0).all()), (f"the lift is {lift.min():+.1f} to {lift.max():+.1f} pp "
-                                    f"across {len(lift)} baselines")
+    return bool((lift > 0).all()), (
+        f"the lift is {lift.min():+.1f} to {lift.max():+.1f} pp " f"across {len(lift)} baselines"
+    )
 
 
 def f1d(closed: pd.DataFrame, tolerance: float = 0.01, **_: object) -> tuple[bool | None, str]:
@@ -119,8 +120,10 @@ def f1d(closed: pd.DataFrame, tolerance: float = 0.01, **_: object) -> tuple[boo
         return None, "Itinerary-LLM and LLM Zero-Shot were not both scored on the closed runs"
     gain = r1["itinerary_llm"] - r1["llm_zero_shot"]
     COMPARED["1d"] = [(("itinerary_llm", "closed"), ("llm_zero_shot", "closed"), "recall@1")]
-    return bool(gain <= tolerance), (f"Itinerary-LLM R@1 {r1['itinerary_llm']:.3f} vs LLM Zero-Shot "
-                                     f"{r1['llm_zero_shot']:.3f} (tolerance {tolerance:.3f})")
+    return bool(gain <= tolerance), (
+        f"Itinerary-LLM R@1 {r1['itinerary_llm']:.3f} vs LLM Zero-Shot "
+        f"{r1['llm_zero_shot']:.3f} (tolerance {tolerance:.3f})"
+    )
 
 
 def f2a(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
@@ -129,18 +132,17 @@ def f2a(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
     if llm is None or non is None:
         return None, "needs CGS of both an LLM and a non-LLM baseline"
     COMPARED["2a"] = [((_key(non[0]), "closed"), (_key(llm[0]), "closed"), "cgs")]
-    return non[1] > llm[1], (f"lowest non-LLM CGS {non[0]} {non[1]:.3f} vs highest LLM "
-                             f"{llm[0]} {llm[1]:.3f}")
+    return non[1] > llm[1], (f"lowest non-LLM CGS {non[0]} {non[1]:.3f} vs highest LLM " f"{llm[0]} {llm[1]:.3f}")
 
 
 def f2b(closed: pd.DataFrame, gap: float = 0.5, **_: object) -> tuple[bool | None, str]:
-    both = pd.concat([_col(closed, "gs"), _col(closed, "entailment")], axis=1,
-                     keys=["gs", "ent"]).dropna()
+    both = pd.concat([_col(closed, "gs"), _col(closed, "entailment")], axis=1, keys=["gs", "ent"]).dropna()
     if both.empty:
         return None, "entailment grounding was not scored on these runs"
     diff = both["gs"] - both["ent"]
-    return bool((diff >= gap).all()), (f"GS minus entailment is {diff.min():.3f} to {diff.max():.3f} "
-                                       f"over {len(diff)} baselines (gap {gap:.2f})")
+    return bool((diff >= gap).all()), (
+        f"GS minus entailment is {diff.min():.3f} to {diff.max():.3f} " f"over {len(diff)} baselines (gap {gap:.2f})"
+    )
 
 
 def f3a(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
@@ -150,15 +152,27 @@ def f3a(closed: pd.DataFrame, **_: object) -> tuple[bool | None, str]:
     top, bottom = rec.idxmax(), rec.idxmin()
     holds = top == "llm_zero_shot" and bottom == "mrs"
     rest = rec.drop(["llm_zero_shot", "mrs"])
-    pairs = [(("llm_zero_shot", "closed"), (rest.idxmax() if holds else top, "closed")),
-             (("mrs", "closed"), (rest.idxmin() if holds else bottom, "closed"))] if len(rest) else []
+    pairs = (
+        [
+            (("llm_zero_shot", "closed"), (rest.idxmax() if holds else top, "closed")),
+            (("mrs", "closed"), (rest.idxmin() if holds else bottom, "closed")),
+        ]
+        if len(rest)
+        else []
+    )
     COMPARED["3a"] = [(a, b, "rejection_recovery") for a, b in pairs if holds or a[0] != b[0]]
-    return holds, (
-        f"highest {compare.label(top)} {rec[top]:.3f}, lowest {compare.label(bottom)} {rec[bottom]:.3f}")
+    return holds, (f"highest {compare.label(top)} {rec[top]:.3f}, lowest {compare.label(bottom)} {rec[bottom]:.3f}")
 
 
 CHECKS: dict[str, Callable[..., tuple[bool | None, str]]] = {
-    "1a": f1a, "1b": f1b, "1c": f1c, "1d": f1d, "2a": f2a, "2b": f2b, "3a": f3a}
+    "1a": f1a,
+    "1b": f1b,
+    "1c": f1c,
+    "1d": f1d,
+    "2a": f2a,
+    "2b": f2b,
+    "3a": f3a,
+}
 
 
 def _interval(frames: dict[str, pd.DataFrame | None], side: Side, metric: str) -> dict | None:
@@ -176,15 +190,20 @@ def _apart(a: dict, b: dict) -> bool:
     return a["sufficient"] and b["sufficient"] and (a["ci_high"] < b["ci_low"] or b["ci_high"] < a["ci_low"])
 
 
-def resolution(fid: str, holds: bool, tables: dict[str, pd.DataFrame],
-               frames: dict[str, pd.DataFrame | None]) -> str | None:
+def resolution(
+    fid: str, holds: bool, tables: dict[str, pd.DataFrame], frames: dict[str, pd.DataFrame | None]
+) -> str | None:
     """None when the finding's data can decide it, else why not ("not resolved at n = …")."""
     pairs = COMPARED.get(fid)
     closed = tables["closed"]
-    sides = ({s for a, b, _ in pairs for s in (a, b)} if pairs else
-             {(k, "closed") for k in closed.index if k in compare.BASELINES and k not in EXCLUDED})
-    counts = [tables[run].at[k, "n_dialogues"] for k, run in sides
-              if "n_dialogues" in tables[run] and k in tables[run].index]
+    sides = (
+        {s for a, b, _ in pairs for s in (a, b)}
+        if pairs
+        else {(k, "closed") for k in closed.index if k in compare.BASELINES and k not in EXCLUDED}
+    )
+    counts = [
+        tables[run].at[k, "n_dialogues"] for k, run in sides if "n_dialogues" in tables[run] and k in tables[run].index
+    ]
     counts = [int(c) for c in counts if pd.notna(c)]
     n = min(counts) if counts else 0
     if n < MIN_CLUSTERS:
@@ -196,18 +215,26 @@ def resolution(fid: str, holds: bool, tables: dict[str, pd.DataFrame],
     if not cis:
         return None
     apart = [_apart(ca, cb) for _, _, ca, cb in cis]
-    if (all(apart) if holds else any(apart)):
+    if all(apart) if holds else any(apart):
         return None
-    a, b, ca, cb = next(c for c, ok in zip(cis, apart) if not ok)
+    a, b, ca, cb = next(c for c, ok in zip(cis, apart, strict=False) if not ok)
     where = lambda side: compare.label(side[0]) + (" (open set)" if side[1] == "open" else "")  # noqa: E731
-    return (f"not resolved at n = {n} dialogues: the 95 % intervals of {where(a)} "
-            f"[{ca['ci_low']:.3f}, {ca['ci_high']:.3f}] and {where(b)} "
-            f"[{cb['ci_low']:.3f}, {cb['ci_high']:.3f}] overlap")
+    return (
+        f"not resolved at n = {n} dialogues: the 95 % intervals of {where(a)} "
+        f"[{ca['ci_low']:.3f}, {ca['ci_high']:.3f}] and {where(b)} "
+        f"[{cb['ci_low']:.3f}, {cb['ci_high']:.3f}] overlap"
+    )
 
 
-def evaluate(closed: pd.DataFrame, opened: pd.DataFrame, tolerance: float = 0.01,
-             gap: float = 0.5, turns: pd.DataFrame | None = None, open_turns: pd.DataFrame | None = None,
-             closed_dialogues: pd.DataFrame | None = None) -> pd.DataFrame:
+def evaluate(
+    closed: pd.DataFrame,
+    opened: pd.DataFrame,
+    tolerance: float = 0.01,
+    gap: float = 0.5,
+    turns: pd.DataFrame | None = None,
+    open_turns: pd.DataFrame | None = None,
+    closed_dialogues: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """``finding, claim, holds, resolved, sentence`` for every finding, from metric tables by
     baseline and, for the interval check, the closed runs' per-turn (``turns``) and per-dialogue
     scores and the open runs' per-turn scores."""
@@ -219,19 +246,38 @@ def evaluate(closed: pd.DataFrame, opened: pd.DataFrame, tolerance: float = 0.01
         holds, detail = check(closed=closed, opened=opened, tolerance=tolerance, gap=gap)
         why = None if holds is None else resolution(fid, bool(holds), tables, frames)
         verdict = "cannot be checked" if holds is None else why or _verdict(bool(holds))
-        rows.append({"finding": fid, "claim": CLAIMS[fid], "holds": holds, "resolved": holds is not None and why is None,
-                     "sentence": f"Finding {fid} {verdict} on this run ({detail})." if why else
-                     f"Finding {fid} {verdict} on this run: {detail}."})
+        rows.append(
+            {
+                "finding": fid,
+                "claim": CLAIMS[fid],
+                "holds": holds,
+                "resolved": holds is not None and why is None,
+                "sentence": f"Finding {fid} {verdict} on this run ({detail})."
+                if why
+                else f"Finding {fid} {verdict} on this run: {detail}.",
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def load(results_dir: str | Path, closed_runs: Sequence[str] = ("closed", "closed_llm"),
-         open_runs: Sequence[str] = ("open", "open_llm"), nli_runs: Sequence[str] | None = None,
-         tolerance: float = 0.01, gap: float = 0.5) -> pd.DataFrame:
+def load(
+    results_dir: str | Path,
+    closed_runs: Sequence[str] = ("closed", "closed_llm"),
+    open_runs: Sequence[str] = ("open", "open_llm"),
+    nli_runs: Sequence[str] | None = None,
+    tolerance: float = 0.01,
+    gap: float = 0.5,
+) -> pd.DataFrame:
     """Evaluate every finding on a profile's results (the notebook writes ``tables/findings.csv``)."""
     closed = results.metric_table(results.load_aggregates(results_dir, closed_runs))
     closed = results.with_metric(closed, results_dir, nli_runs, "entailment")
     opened = results.metric_table(results.load_aggregates(results_dir, open_runs))
-    return evaluate(closed, opened, tolerance, gap, results.load_per_turn(results_dir, closed_runs),
-                    results.load_per_turn(results_dir, open_runs),
-                    results.load_per_dialogue(results_dir, closed_runs))
+    return evaluate(
+        closed,
+        opened,
+        tolerance,
+        gap,
+        results.load_per_turn(results_dir, closed_runs),
+        results.load_per_turn(results_dir, open_runs),
+        results.load_per_dialogue(results_dir, closed_runs),
+    )

@@ -13,11 +13,13 @@ Writes ``tables/live_vs_replayed.csv``.  Missing outputs give an empty table (or
 live runs that exist) and a message (:func:`facts` ``status``), not an error, so the book still
 builds: the LLM live run (``make live-llm``) is optional.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -34,8 +36,10 @@ MIN_BASELINES = 3
 
 
 def _live(results_dir: str | Path, live_run: str) -> dict[str, Any]:
-    path = results.require(Path(results_dir) / "live" / live_run / "live_scores.json",
-                           f"live scores of '{live_run}' (`make live`, `make live-llm` or `trace-crs converse`)")
+    path = results.require(
+        Path(results_dir) / "live" / live_run / "live_scores.json",
+        f"live scores of '{live_run}' (`make live`, `make live-llm` or `trace-crs converse`)",
+    )
     return json.loads(path.read_text())
 
 
@@ -48,17 +52,26 @@ def _replayed(results_dir: str | Path, run: str, name: str, ids: set[str]) -> tu
     if frame.empty:
         return "whole run", results.read_aggregate(results_dir, run, name)["metrics"]
     episodes = frame["recovery_episodes"].sum()
-    return "live dialogues", {"tsr": frame["tsr"].mean(), "t2r": frame["t2r"].mean(),
-                              "rejection_recovery": frame["recovery_hits"].sum() / episodes if episodes else np.nan}
+    return "live dialogues", {
+        "tsr": frame["tsr"].mean(),
+        "t2r": frame["t2r"].mean(),
+        "rejection_recovery": frame["recovery_hits"].sum() / episodes if episodes else np.nan,
+    }
 
 
-def load(results_dir: str | Path, live_runs: Sequence[str] = ("live", "live_llm"),
-         replay_runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
+def load(
+    results_dir: str | Path,
+    live_runs: Sequence[str] = ("live", "live_llm"),
+    replay_runs: Sequence[str] = ("closed", "closed_llm"),
+) -> pd.DataFrame:
     """One row per live baseline (the first of ``live_runs`` that ran it): replayed and live
     metrics; writes the table CSV.  Live runs not found are named in ``df.attrs["status"]``."""
-    columns = ["baseline", "label", "family", "live_run", "replay_run", "replay_scope"] + \
-        [f"{side}_{m}" for m in METRICS for side in ("replayed", "live")] + [f"live_{m}" for m in LIVE_EXTRA] + \
-        ["n_live_dialogues", "max_turns"]
+    columns = (
+        ["baseline", "label", "family", "live_run", "replay_run", "replay_scope"]
+        + [f"{side}_{m}" for m in METRICS for side in ("replayed", "live")]
+        + [f"live_{m}" for m in LIVE_EXTRA]
+        + ["n_live_dialogues", "max_turns"]
+    )
     rows, missing = [], []
     for live_run in live_runs:
         try:
@@ -73,9 +86,16 @@ def load(results_dir: str | Path, live_runs: Sequence[str] = ("live", "live_llm"
                 continue
             run = next((r for r in replay_runs if (Path(results_dir) / "scores" / r / f"{name}.json").is_file()), None)
             scope, replayed = _replayed(results_dir, run, name, ids) if run else ("", {})
-            row = {"baseline": name, "label": compare.label(name), "family": compare.family(name),
-                   "live_run": live_run, "replay_run": run or "", "replay_scope": scope,
-                   "n_live_dialogues": agg["n_dialogues"], "max_turns": live["config"]["max_turns"]}
+            row = {
+                "baseline": name,
+                "label": compare.label(name),
+                "family": compare.family(name),
+                "live_run": live_run,
+                "replay_run": run or "",
+                "replay_scope": scope,
+                "n_live_dialogues": agg["n_dialogues"],
+                "max_turns": live["config"]["max_turns"],
+            }
             for m in METRICS:
                 row[f"replayed_{m}"] = replayed.get(m, np.nan)
                 row[f"live_{m}"] = agg["metrics"].get(m)
@@ -106,10 +126,12 @@ def rank_agreement(df: pd.DataFrame) -> pd.DataFrame:
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """τ per metric, sizes, and the status message (empty when the comparison ran)."""
     agree = rank_agreement(df).set_index("metric")
-    out: dict[str, Any] = {"status": df.attrs.get("status") or "Replayed and live scores of the same baselines.",
-                           "n_baselines": int(len(df)),
-                           "n_live_dialogues": int(df["n_live_dialogues"].max()) if len(df) else 0,
-                           "max_turns": int(df["max_turns"].max()) if len(df) else 0}
+    out: dict[str, Any] = {
+        "status": df.attrs.get("status") or "Replayed and live scores of the same baselines.",
+        "n_baselines": int(len(df)),
+        "n_live_dialogues": int(df["n_live_dialogues"].max()) if len(df) else 0,
+        "max_turns": int(df["max_turns"].max()) if len(df) else 0,
+    }
     for m, label in METRICS.items():
         out[f"tau_{m}"], out[f"p_{m}"] = agree.loc[label, "kendall_tau"], agree.loc[label, "p_value"]
     return out
@@ -122,12 +144,16 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     ncols = min(2, len(METRICS))
     nrows = -(-len(METRICS) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(7.5, 3.6 * nrows), squeeze=False)
-    for ax in axes.flat[len(METRICS):]:
+    for ax in axes.flat[len(METRICS) :]:
         ax.set_visible(False)
-    for ax, (m, label) in zip(axes.flat, METRICS.items()):
+    for ax, (m, label) in zip(axes.flat, METRICS.items(), strict=False):
         ax.scatter(df[f"replayed_{m}"], df[f"live_{m}"])
         both = df[[f"replayed_{m}", f"live_{m}"]].astype(float)
-        lo, hi = (float(np.nanmin(both.to_numpy())), float(np.nanmax(both.to_numpy()))) if both.notna().any().any() else (0.0, 1.0)
+        lo, hi = (
+            (float(np.nanmin(both.to_numpy())), float(np.nanmax(both.to_numpy())))
+            if both.notna().any().any()
+            else (0.0, 1.0)
+        )
         pad = 0.05 * (hi - lo or 1.0)
         ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color="grey", lw=0.8, ls="--", label="y = x")
         ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad))

@@ -7,6 +7,7 @@ coefficient (``stats.sweeps.bimodality``) by ``trace-crs stats sensitivity bimod
 ``sensitivity/nli_bimodality.parquet``, read here.  Shown on the NLI threshold page; the
 notebook writes ``tables/nli_bimodality.csv``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,5 +42,8 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Claims scored, the largest borderline share and the mean Sarle coefficient."""
-    return {"n_claims": int(df["n_claims"].sum()), "max_borderline": float(df["share_borderline"].max()),
-            "mean_sarle_b": float(df["sarle_b"].mean())}
+    return {
+        "n_claims": int(df["n_claims"].sum()),
+        "max_borderline": float(df["share_borderline"].max()),
+        "mean_sarle_b": float(df["sarle_b"].mean()),
+    }

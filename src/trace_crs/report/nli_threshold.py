@@ -6,6 +6,7 @@ seed, baselines and backend in ``mk/sensitivity.mk``) into ``sensitivity/nli_thr
 read here.  Untabled in the paper (its prose gives the change); the notebook writes
 ``tables/nli_threshold.csv``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,7 +39,11 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Largest change across thresholds, sample size, backend and the paper's printed change."""
     spread = df.groupby("baseline")["value"].agg(lambda v: v.max() - v.min())
-    return {"max_change": float(spread.max()), "n_dialogues": int(df["n_dialogues"].iloc[0]),
-            "backend": str(df["backend"].iloc[0]),
-            "paper_change": paper.claim("App. L NLI threshold",
-                                        "entailment grounding change across thresholds (absolute, within)")}
+    return {
+        "max_change": float(spread.max()),
+        "n_dialogues": int(df["n_dialogues"].iloc[0]),
+        "backend": str(df["backend"].iloc[0]),
+        "paper_change": paper.claim(
+            "App. L NLI threshold", "entailment grounding change across thresholds (absolute, within)"
+        ),
+    }

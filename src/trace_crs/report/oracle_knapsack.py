@@ -11,10 +11,12 @@ with ``kind`` ∈ {baseline, budget, quality_oracle, elbow} (budget curve with b
 its elbow, the quality oracle, each baseline alone) plus ``cost_column`` and ``runs``.  The
 notebook writes it to ``tables/oracle_knapsack.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -28,8 +30,12 @@ from trace_crs.report import compare, figures, results
 NAME = "oracle_knapsack"
 
 
-def oracle_table(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
-                 baselines: Sequence[str] | None = None, cost: str = "latency_s") -> pd.DataFrame:
+def oracle_table(
+    results_dir: str | Path,
+    runs: Sequence[str] = ("closed", "closed_llm"),
+    baselines: Sequence[str] | None = None,
+    cost: str = "latency_s",
+) -> pd.DataFrame:
     """``dialogue_id, baseline, quality, cost`` of the saved runs (:func:`oracle.quality.oracle_table`)."""
     frames, paths = [], []
     for run in runs:
@@ -37,18 +43,29 @@ def oracle_table(results_dir: str | Path, runs: Sequence[str] = ("closed", "clos
         rec = pd.read_parquet(path)
         frames.append(rec if baselines is None else rec[rec["baseline"].isin(list(baselines))])
         paths.append(str(path))
-    return quality.oracle_table(results.load_per_turn(results_dir, runs, baselines),
-                                results.load_per_dialogue(results_dir, runs, baselines),
-                                pd.concat(frames, ignore_index=True), cost, source=" + ".join(paths))
+    return quality.oracle_table(
+        results.load_per_turn(results_dir, runs, baselines),
+        results.load_per_dialogue(results_dir, runs, baselines),
+        pd.concat(frames, ignore_index=True),
+        cost,
+        source=" + ".join(paths),
+    )
 
 
-def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
-         baselines: Sequence[str] | None = None, cost: str = "latency_s", n_points: int = 20,
-         n_boot: int = 200, seed: int = 42) -> pd.DataFrame:
+def load(
+    results_dir: str | Path,
+    runs: Sequence[str] = ("closed", "closed_llm"),
+    baselines: Sequence[str] | None = None,
+    cost: str = "latency_s",
+    n_points: int = 20,
+    n_boot: int = 200,
+    seed: int = 42,
+) -> pd.DataFrame:
     """Budget curve, elbow, quality oracle and single-baseline points
     (:func:`trace_crs.oracle.summary.oracle_summary` of the saved runs' oracle table)."""
-    inst = oracle_instance(oracle_table(results_dir, runs, baselines, cost),
-                           source=f"oracle table ({', '.join(runs)}; cost {cost})")
+    inst = oracle_instance(
+        oracle_table(results_dir, runs, baselines, cost), source=f"oracle table ({', '.join(runs)}; cost {cost})"
+    )
     return oracle_summary(inst, n_points, n_boot, seed, meta={"cost_column": cost, "runs": "+".join(runs)})
 
 
@@ -57,15 +74,16 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     curve, single = df[df["kind"] == "budget"], df[df["kind"] == "baseline"]
     qo, knee = df[df["kind"] == "quality_oracle"].iloc[0], df[df["kind"] == "elbow"]
     n = float(df["n_dialogues"].iloc[0])
-    fig, (a, b, c) = plt.subplots(3, 1, figsize=(7.5, 11))   # stacked: each panel the full column width
+    fig, (a, b, c) = plt.subplots(3, 1, figsize=(7.5, 11))  # stacked: each panel the full column width
     a.plot(curve["budget"] / n, curve["mean_quality"], marker=".", label="budget oracle")
     if "ci_low" in curve and curve["ci_low"].notna().any():
         a.fill_between(curve["budget"] / n, curve["ci_low"], curve["ci_high"], alpha=0.2, label="95% bootstrap band")
     a.axhline(qo["mean_quality"], color="grey", ls="--", lw=0.8, label="quality oracle")
     if len(knee):
         a.scatter(knee["budget"] / n, knee["mean_quality"], color="red", zorder=3, label="elbow")
-    a.set(xlabel=f"budget per dialogue ({df['cost_column'].iloc[0]})", ylabel="mean joint quality",
-          title="Budget curve")
+    a.set(
+        xlabel=f"budget per dialogue ({df['cost_column'].iloc[0]})", ylabel="mean joint quality", title="Budget curve"
+    )
     a.legend(fontsize=7)
     share_cols = [col for col in df.columns if col.startswith("share:")]
     picks = {"quality oracle": qo[share_cols]}
@@ -82,8 +100,11 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     feasible = curve[curve["feasible"].astype(bool)]
     c.plot(feasible["mean_cost"], feasible["mean_quality"], marker=".", label="budget oracle")
     c.scatter([qo["mean_cost"]], [qo["mean_quality"]], marker="*", s=120, color="red", label="quality oracle")
-    c.set(xlabel=f"mean cost per dialogue ({df['cost_column'].iloc[0]})", ylabel="mean joint quality",
-          title="Cost–quality")
+    c.set(
+        xlabel=f"mean cost per dialogue ({df['cost_column'].iloc[0]})",
+        ylabel="mean joint quality",
+        title="Cost–quality",
+    )
     c.legend(fontsize=7)
     fig.suptitle(f"Oracles: {LABEL}", fontsize=9)
     return figures.save(fig, NAME, figures_dir)
@@ -96,13 +117,19 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     best = str(single["mean_quality"].idxmax())
     share_cols = [c for c in df.columns if c.startswith("share:")]
     top = qo[share_cols].astype(float).idxmax()
-    return {"n_dialogues": int(df["n_dialogues"].iloc[0]), "n_baselines": int(len(single)),
-            "cost_column": str(df["cost_column"].iloc[0]),
-            "best_single_label": compare.label(best), "best_single_quality": float(single.at[best, "mean_quality"]),
-            "best_single_cost": float(single.at[best, "mean_cost"]),
-            "oracle_quality": float(qo["mean_quality"]), "oracle_cost": float(qo["mean_cost"]),
-            "oracle_gain": float(qo["mean_quality"] - single.at[best, "mean_quality"]),
-            "oracle_top_label": compare.label(top.split(":", 1)[1]), "oracle_top_share": float(qo[top]),
-            "elbow_cost": float(knee["mean_cost"].iloc[0]) if len(knee) else float("nan"),
-            "elbow_quality": float(knee["mean_quality"].iloc[0]) if len(knee) else float("nan"),
-            "label": LABEL}
+    return {
+        "n_dialogues": int(df["n_dialogues"].iloc[0]),
+        "n_baselines": int(len(single)),
+        "cost_column": str(df["cost_column"].iloc[0]),
+        "best_single_label": compare.label(best),
+        "best_single_quality": float(single.at[best, "mean_quality"]),
+        "best_single_cost": float(single.at[best, "mean_cost"]),
+        "oracle_quality": float(qo["mean_quality"]),
+        "oracle_cost": float(qo["mean_cost"]),
+        "oracle_gain": float(qo["mean_quality"] - single.at[best, "mean_quality"]),
+        "oracle_top_label": compare.label(top.split(":", 1)[1]),
+        "oracle_top_share": float(qo[top]),
+        "elbow_cost": float(knee["mean_cost"].iloc[0]) if len(knee) else float("nan"),
+        "elbow_quality": float(knee["mean_quality"].iloc[0]) if len(knee) else float("nan"),
+        "label": LABEL,
+    }

@@ -5,6 +5,7 @@ The CSVs are copies of the transcription in the project's ``paper-reported`` fol
 are read as printed strings so trailing zeros survive; :func:`numeric` converts a column
 to floats (empty cell -> NaN).  Nothing outside the installed package is read.
 """
+
 from __future__ import annotations
 
 from importlib import resources

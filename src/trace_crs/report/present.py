@@ -16,12 +16,14 @@ Every table a notebook shows goes through :func:`table` (any frame) or :func:`co
 The result is a :class:`Shown`: its HTML is the Styler's table inside a
 ``div.trace-table-wrap`` (scrolls sideways on a phone, first column sticky; book/_static).
 """
+
 from __future__ import annotations
 
 import html
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -64,8 +66,9 @@ def number(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def interval(estimate: float, low: float, high: float, sufficient: bool = True,
-             n: int | None = None, digits: int = 3) -> str:
+def interval(
+    estimate: float, low: float, high: float, sufficient: bool = True, n: int | None = None, digits: int = 3
+) -> str:
     """``0.250 [0.18, 0.31]`` (bounds with one digit fewer); "0.333 (insufficient n)" when the
     interval rests on too few dialogues (or collapses to a point); ``n`` is appended only when
     given — a cell whose n differs from its row's (the row's n is shown once, column ``n``)."""
@@ -74,8 +77,9 @@ def interval(estimate: float, low: float, high: float, sufficient: bool = True,
     suffix = f", n = {int(n)}" if n is not None and not _missing(n) else ""
     if not sufficient or _missing(low) or _missing(high):
         return f"{number(estimate, digits)} (insufficient n{suffix})"
-    return (f"{number(estimate, digits)} [{number(low, digits - 1)}, {number(high, digits - 1)}]"
-            + (f" (n = {int(n)})" if suffix else ""))
+    return f"{number(estimate, digits)} [{number(low, digits - 1)}, {number(high, digits - 1)}]" + (
+        f" (n = {int(n)})" if suffix else ""
+    )
 
 
 def header(name: Any) -> str:
@@ -93,7 +97,7 @@ class Shown:
     styler: Styler
     data: pd.DataFrame
     lifted: dict[str, str] = field(default_factory=dict)
-    fit: bool = False   # must fit the text column (class trace-fit; the browser test checks it)
+    fit: bool = False  # must fit the text column (class trace-fit; the browser test checks it)
 
     def _repr_html_(self) -> str:
         classes = "trace-table-wrap trace-fit" if self.fit else "trace-table-wrap"
@@ -113,7 +117,7 @@ def _flat(df: pd.DataFrame) -> pd.DataFrame:
     """Index levels become columns (unless it is a plain RangeIndex); keys become labels."""
     frame = df.copy()
     unnamed_positions = all(n is None for n in frame.index.names) and pd.api.types.is_integer_dtype(frame.index)
-    frame = frame.reset_index(drop=unnamed_positions)   # row numbers (a filtered frame's) are not shown
+    frame = frame.reset_index(drop=unnamed_positions)  # row numbers (a filtered frame's) are not shown
     if "index" in frame.columns and not unnamed_positions:
         frame = frame.rename(columns={"index": ""})
     for col in KEY_COLUMNS:
@@ -141,8 +145,9 @@ def _counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def table(df: pd.DataFrame, caption: str | None = None, *, lift: bool = True,
-          keep: Sequence[str] = (), digits: int = 3) -> Shown:
+def table(
+    df: pd.DataFrame, caption: str | None = None, *, lift: bool = True, keep: Sequence[str] = (), digits: int = 3
+) -> Shown:
     """Any frame for display: flat columns, no index, labels, constants in the caption,
     numbers via :func:`number`.  ``keep`` names columns never lifted; a frame whose
     ``attrs["lift"]`` lists columns (the interval tables: only ``n``) lifts only those."""
@@ -178,8 +183,7 @@ def _ours_text(paper: Any, ours: Any) -> str:
     return (NOT_RUN if not _missing(paper) else MISSING) if _missing(ours) else number(ours)
 
 
-def comparison(long: pd.DataFrame, caption: str | None = None,
-               columns: Sequence[str] | None = None) -> Shown:
+def comparison(long: pd.DataFrame, caption: str | None = None, columns: Sequence[str] | None = None) -> Shown:
     """A reported-vs-reproduced long frame (``Baseline, column, paper, ours, diff`` and
     optionally ``ci_low, ci_high``) as one row per baseline and ``paper | ours | Δ`` under
     each paper column (``columns``: which, in that order; default all, first-seen order)."""
@@ -210,8 +214,9 @@ def comparison(long: pd.DataFrame, caption: str | None = None,
     return Shown(styler, frame, fit=True)
 
 
-def split(df: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "",
-          first: Sequence[str] = ("n",)) -> "Stack":
+def split(
+    df: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "", first: Sequence[str] = ("n",)
+) -> Stack:
     """:func:`table` of ``df`` once per group of its columns (``groups``: title -> columns),
     each with the row labels (index) and the ``first`` columns, as :func:`axes` does for a
     comparison; highlights (``attrs["deviates"]``) and lifting rules carry over."""
@@ -226,23 +231,31 @@ def split(df: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = 
     return Stack(tables)
 
 
-def by(df: pd.DataFrame, column: str, caption: str = "") -> "Stack":
+def by(df: pd.DataFrame, column: str, caption: str = "") -> Stack:
     """One :func:`table` per value of ``column`` (first-seen order), captioned with that value
     and without the column: long text shared by many rows (a deviation's cause) is read once,
     in full, instead of being cut in every row."""
     if column not in df.columns:
         return Stack([table(df, caption or None)])
-    return Stack([table(part.drop(columns=column), f"{caption}{': ' if caption else ''}{value}")
-                  for value, part in df.groupby(column, sort=False, dropna=False)])
+    return Stack(
+        [
+            table(part.drop(columns=column), f"{caption}{': ' if caption else ''}{value}")
+            for value, part in df.groupby(column, sort=False, dropna=False)
+        ]
+    )
 
 
-def axes(long: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "") -> "Stack":
+def axes(long: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "") -> Stack:
     """:func:`comparison` once per axis (``groups``: axis title -> paper columns), so that a
     wide table reads as several that each fit the column; axes with no column are skipped."""
     present = set(long["column"])
-    return Stack([comparison(long, f"{caption}{': ' if caption else ''}{title}",
-                             [c for c in cols if c in present])
-                  for title, cols in groups.items() if any(c in present for c in cols)])
+    return Stack(
+        [
+            comparison(long, f"{caption}{': ' if caption else ''}{title}", [c for c in cols if c in present])
+            for title, cols in groups.items()
+            if any(c in present for c in cols)
+        ]
+    )
 
 
 @dataclass
@@ -266,8 +279,10 @@ class Folded:
     body: Any
 
     def _repr_html_(self) -> str:
-        return (f'<details class="trace-folded"><summary>{html.escape(self.summary, quote=False)}</summary>\n'
-                f"{self.body._repr_html_()}\n</details>")
+        return (
+            f'<details class="trace-folded"><summary>{html.escape(self.summary, quote=False)}</summary>\n'
+            f"{self.body._repr_html_()}\n</details>"
+        )
 
     def __repr__(self) -> str:
         return f"{self.summary}\n{self.body!r}"

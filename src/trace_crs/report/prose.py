@@ -6,9 +6,11 @@ also glued as ``<key>_md``, Markdown text via :func:`trace_crs.report.present.nu
 reads "not computed" for NaN: prose citing a number that can be missing on a profile
 (a judge not run, one baseline) cites ``{glue:md}`key_md``` and never prints "nan".
 """
+
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from IPython.display import Markdown
@@ -37,4 +39,4 @@ def as_text(value: float) -> str:
 
 def glue_sentences(prefix: str, frame: Any, key: str = "finding", text: str = "sentence") -> None:
     """Glue each row's ``text`` column as Markdown under ``<prefix>_<row key>``."""
-    glue_facts(prefix, dict(zip(frame[key], frame[text])))
+    glue_facts(prefix, dict(zip(frame[key], frame[text], strict=False)))

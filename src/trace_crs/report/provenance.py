@@ -8,13 +8,15 @@ holds the last invocation of its step, so a resumed run shows only its final par
 :func:`load` — the provenance page: KB and corpus SHA256, package versions, git commit,
 per-run rows.  Nothing here is typed by hand; absent sources say so.
 """
+
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -22,8 +24,21 @@ from trace_crs.kb.store import MANIFEST_FILE, POIS_FILE, REVIEWS_FILE, sha256_fi
 from trace_crs.lm.weights import WEIGHTS
 from trace_crs.report import present, results
 
-PACKAGES = ("trace-crs", "numpy", "pandas", "scikit-learn", "scipy", "sentence-transformers",
-            "rapidfuzz", "sacrebleu", "dspy", "litellm", "matplotlib", "papermill", "jupyter-book")
+PACKAGES = (
+    "trace-crs",
+    "numpy",
+    "pandas",
+    "scikit-learn",
+    "scipy",
+    "sentence-transformers",
+    "rapidfuzz",
+    "sacrebleu",
+    "dspy",
+    "litellm",
+    "matplotlib",
+    "papermill",
+    "jupyter-book",
+)
 ABSENT = "not recorded"
 
 
@@ -46,11 +61,14 @@ def _lm(results_dir: str | Path, run: str) -> dict[str, str]:
         latency = f"{float(records['latency_s'].sum()):.1f}"
     weights = config.get("weights")
     uses_local = config.get("model") == "local"
-    sha = WEIGHTS[weights].sha256 if uses_local and weights in WEIGHTS else (
-        "n/a (API model)" if config else ABSENT)
-    return {"lm_model": str(config.get("model", ABSENT)), "models_in_records": models,
-            "weights": str(weights) if uses_local else "n/a", "weights_sha256": sha,
-            "summed_latency_s": latency}
+    sha = WEIGHTS[weights].sha256 if uses_local and weights in WEIGHTS else ("n/a (API model)" if config else ABSENT)
+    return {
+        "lm_model": str(config.get("model", ABSENT)),
+        "models_in_records": models,
+        "weights": str(weights) if uses_local else "n/a",
+        "weights_sha256": sha,
+        "summed_latency_s": latency,
+    }
 
 
 def runs(results_dir: str | Path, names: Sequence[str]) -> pd.DataFrame:
@@ -59,18 +77,28 @@ def runs(results_dir: str | Path, names: Sequence[str]) -> pd.DataFrame:
     for run in names:
         agg = results.load_aggregates(results_dir, run)
         sig = signature_fields(str(agg["signature"].iloc[0]))
-        rows.append({"run": run, "baselines": ", ".join(agg["baseline"]),
-                     "n_dialogues": int(agg["n_dialogues"].max()),
-                     "n_turns": int(agg["n_turns"].max()),
-                     "kb": sig.get("kb", ABSENT), "pool": sig.get("pool", ABSENT),
-                     "fuzzy": sig.get("fuzzy", ABSENT), "nli": sig.get("nli", ABSENT),
-                     "seed": sig.get("seed", ABSENT), **_lm(results_dir, run)})
+        rows.append(
+            {
+                "run": run,
+                "baselines": ", ".join(agg["baseline"]),
+                "n_dialogues": int(agg["n_dialogues"].max()),
+                "n_turns": int(agg["n_turns"].max()),
+                "kb": sig.get("kb", ABSENT),
+                "pool": sig.get("pool", ABSENT),
+                "fuzzy": sig.get("fuzzy", ABSENT),
+                "nli": sig.get("nli", ABSENT),
+                "seed": sig.get("seed", ABSENT),
+                **_lm(results_dir, run),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-SECTION_CAPTION = ("Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, "
-                   "entailment backend, seed) and the LM model id with its weights SHA256, read from each "
-                   "run's score files, config.yaml and records.parquet.")
+SECTION_CAPTION = (
+    "Runs, dialogue and turn counts, signature fields (KB hash, pool, fuzzy threshold, "
+    "entailment backend, seed) and the LM model id with its weights SHA256, read from each "
+    "run's score files, config.yaml and records.parquet."
+)
 
 
 def section(results_dir: str | Path, names: Sequence[str]) -> present.Folded:
@@ -99,8 +127,15 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
     for f in sorted((Path(results_dir) / "timings").glob("*.json")):
         rec = json.loads(f.read_text())
         earlier = rec.get("earlier_attempts") or []
-        rows.append({**rec, "build": rec.get("build"), "earlier_attempts": earlier, "attempts": len(earlier) + 1,
-                     "earlier_s": float(sum(a.get("seconds") or 0 for a in earlier))})
+        rows.append(
+            {
+                **rec,
+                "build": rec.get("build"),
+                "earlier_attempts": earlier,
+                "attempts": len(earlier) + 1,
+                "earlier_s": float(sum(a.get("seconds") or 0 for a in earlier)),
+            }
+        )
     columns = ["step", "seconds", "earlier_s", "attempts", "finished", "returncode", "build", "earlier_attempts"]
     return pd.DataFrame(rows, columns=columns).sort_values("step", ignore_index=True)
 
@@ -108,10 +143,12 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
 def git_commit(repo: str | Path = ".") -> str:
     """``git rev-parse HEAD`` of ``repo`` (plus ``-dirty`` if tracked files changed)."""
     try:
-        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
-                              capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "-uno"],
-                               check=True, capture_output=True, text=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "-uno"], check=True, capture_output=True, text=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return ABSENT
     return head + ("-dirty" if dirty else "")
@@ -141,15 +178,25 @@ def inputs(kb_dir: str | Path, dialogues_path: str | Path) -> dict[str, str]:
     return out
 
 
-def load(results_dir: str | Path, kb_dir: str | Path, dialogues_path: str | Path,
-         run_names: Sequence[str], repo: str | Path = ".") -> pd.DataFrame:
+def load(
+    results_dir: str | Path,
+    kb_dir: str | Path,
+    dialogues_path: str | Path,
+    run_names: Sequence[str],
+    repo: str | Path = ".",
+) -> pd.DataFrame:
     """Key/value provenance table (``section, key, value``) for the provenance page."""
     done = Path(results_dir) / ".done"
     rows: list[tuple[str, str, Any]] = [("inputs", k, v) for k, v in inputs(kb_dir, dialogues_path).items()]
     rows += [("code", "git commit", git_commit(repo))]
     rows += [("packages", k, v) for k, v in versions().items()]
-    rows += [("results", "all runs scored (.done)",
-              pd.Timestamp(done.stat().st_mtime, unit="s").isoformat() if done.exists() else ABSENT)]
+    rows += [
+        (
+            "results",
+            "all runs scored (.done)",
+            pd.Timestamp(done.stat().st_mtime, unit="s").isoformat() if done.exists() else ABSENT,
+        )
+    ]
     for record in runs(results_dir, run_names).to_dict("records"):
         rows += [(f"run {record['run']}", k, v) for k, v in record.items() if k != "run"]
     return pd.DataFrame(rows, columns=["section", "key", "value"]).astype(str)

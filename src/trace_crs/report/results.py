@@ -6,11 +6,13 @@ run live in ``<results_dir>/scores/<run>/<baseline>.json|.per_turn.parquet|
 raises :class:`ResultsMissing`, naming the missing path, when a run was not produced.
 This module only reads and concatenates; metrics and statistics come from upstream.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -29,7 +31,8 @@ def require(path: str | Path, what: str) -> Path:
     if not path.exists():
         raise ResultsMissing(
             f"{what} not found: {path} (produce it with `make paper` or `trace-crs evaluate`/"
-            f"`trace-crs score` for this profile)")
+            f"`trace-crs score` for this profile)"
+        )
     return path
 
 
@@ -52,28 +55,30 @@ def run_baselines(results_dir: str | Path, run: str) -> list[str]:
 
 def read_aggregate(results_dir: str | Path, run: str, baseline: str) -> dict[str, Any]:
     """The aggregate score JSON of one baseline in one run (§5)."""
-    path = require(Path(results_dir) / "scores" / run / f"{baseline}.json",
-                   f"score file of '{baseline}' in run '{run}'")
+    path = require(
+        Path(results_dir) / "scores" / run / f"{baseline}.json", f"score file of '{baseline}' in run '{run}'"
+    )
     return json.loads(path.read_text())
 
 
-def load_aggregates(results_dir: str | Path, runs: str | Iterable[str],
-                    baselines: Sequence[str] | None = None) -> pd.DataFrame:
+def load_aggregates(
+    results_dir: str | Path, runs: str | Iterable[str], baselines: Sequence[str] | None = None
+) -> pd.DataFrame:
     """One row per (run, baseline): ``run, baseline, n_dialogues, n_turns, n_missing,
     signature`` + one column per aggregate metric key."""
     rows = []
     for run in _runs(runs):
         for baseline in run_baselines(results_dir, run):
             agg = read_aggregate(results_dir, run, baseline)
-            row = {"run": run, "baseline": baseline,
-                   **{k: agg.get(k) for k in META_COLUMNS[2:]}}
+            row = {"run": run, "baseline": baseline, **{k: agg.get(k) for k in META_COLUMNS[2:]}}
             row.update(agg.get("metrics", {}))
             rows.append(row)
     return _keep(pd.DataFrame(rows), baselines, runs, results_dir)
 
 
-def _keep(frame: pd.DataFrame, baselines: Sequence[str] | None, runs: str | Iterable[str],
-          results_dir: str | Path) -> pd.DataFrame:
+def _keep(
+    frame: pd.DataFrame, baselines: Sequence[str] | None, runs: str | Iterable[str], results_dir: str | Path
+) -> pd.DataFrame:
     """Restrict ``frame`` to ``baselines`` (all if None); a baseline scored nowhere is an error."""
     if baselines is None:
         return frame.reset_index(drop=True)
@@ -84,13 +89,16 @@ def _keep(frame: pd.DataFrame, baselines: Sequence[str] | None, runs: str | Iter
     return frame[frame["baseline"].isin(baselines)].reset_index(drop=True)
 
 
-def _load_frames(results_dir: str | Path, runs: str | Iterable[str], kind: str,
-                 baselines: Sequence[str] | None) -> pd.DataFrame:
+def _load_frames(
+    results_dir: str | Path, runs: str | Iterable[str], kind: str, baselines: Sequence[str] | None
+) -> pd.DataFrame:
     frames = []
     for run in _runs(runs):
         for baseline in run_baselines(results_dir, run):
-            path = require(Path(results_dir) / "scores" / run / f"{baseline}.{kind}.parquet",
-                           f"{kind} scores of '{baseline}' in run '{run}'")
+            path = require(
+                Path(results_dir) / "scores" / run / f"{baseline}.{kind}.parquet",
+                f"{kind} scores of '{baseline}' in run '{run}'",
+            )
             frame = pd.read_parquet(path)
             frame.insert(0, "baseline", baseline)
             frame.insert(0, "run", run)
@@ -98,14 +106,16 @@ def _load_frames(results_dir: str | Path, runs: str | Iterable[str], kind: str,
     return _keep(pd.concat(frames, ignore_index=True), baselines, runs, results_dir)
 
 
-def load_per_turn(results_dir: str | Path, runs: str | Iterable[str],
-                  baselines: Sequence[str] | None = None) -> pd.DataFrame:
+def load_per_turn(
+    results_dir: str | Path, runs: str | Iterable[str], baselines: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Per-turn score frames of ``runs`` concatenated, with ``run`` and ``baseline`` columns."""
     return _load_frames(results_dir, runs, "per_turn", baselines)
 
 
-def load_per_dialogue(results_dir: str | Path, runs: str | Iterable[str],
-                      baselines: Sequence[str] | None = None) -> pd.DataFrame:
+def load_per_dialogue(
+    results_dir: str | Path, runs: str | Iterable[str], baselines: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Per-dialogue score frames of ``runs`` concatenated, with ``run`` and ``baseline``."""
     return _load_frames(results_dir, runs, "per_dialogue", baselines)
 
@@ -126,13 +136,20 @@ def metric_table(aggregates: pd.DataFrame) -> pd.DataFrame:
     """Aggregates indexed by baseline key (one run per baseline required)."""
     dupes = aggregates["baseline"][aggregates["baseline"].duplicated()].tolist()
     if dupes:
-        raise ValueError(f"baseline(s) {sorted(set(dupes))} appear in more than one run; "
-                         "select the runs so each baseline comes from exactly one")
+        raise ValueError(
+            f"baseline(s) {sorted(set(dupes))} appear in more than one run; "
+            "select the runs so each baseline comes from exactly one"
+        )
     return aggregates.set_index("baseline")
 
 
-def with_metric(table: pd.DataFrame, results_dir: str | Path, runs: str | Iterable[str] | None,
-                metric: str, as_name: str | None = None) -> pd.DataFrame:
+def with_metric(
+    table: pd.DataFrame,
+    results_dir: str | Path,
+    runs: str | Iterable[str] | None,
+    metric: str,
+    as_name: str | None = None,
+) -> pd.DataFrame:
     """``table`` with ``metric`` taken from the aggregates of ``runs`` (joined by baseline,
     stored as ``as_name``); ``runs=None`` returns ``table`` unchanged."""
     if runs is None:

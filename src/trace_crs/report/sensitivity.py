@@ -10,10 +10,12 @@ re-score runs (Tables 16, 18, the NLI sweep and bimodality, Figure 6) are comput
 ``trace-crs stats sensitivity`` (``mk/sensitivity.mk``) into
 ``results/<profile>/sensitivity/<name>.parquet``; :func:`load_saved` reads them.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -28,13 +30,16 @@ SAVED_DIR = "sensitivity"  # results/<profile>/sensitivity/<name>.parquet (trace
 
 def load_saved(results_dir: str | Path, name: str, runs: Sequence[str]) -> pd.DataFrame:
     """The saved analysis ``name``; its ``run`` column must name exactly ``runs``."""
-    path = results.require(Path(results_dir) / SAVED_DIR / f"{name}.parquet",
-                           f"sensitivity analysis '{name}' (mk/sensitivity.mk)")
+    path = results.require(
+        Path(results_dir) / SAVED_DIR / f"{name}.parquet", f"sensitivity analysis '{name}' (mk/sensitivity.mk)"
+    )
     frame = pd.read_parquet(path)
     made = sorted(set(frame["run"]))
     if made != sorted(runs):
-        raise ValueError(f"{path} was computed on runs {made}, the notebook asks for {sorted(runs)}: "
-                         "re-run its make stage with those runs (mk/sensitivity.mk)")
+        raise ValueError(
+            f"{path} was computed on runs {made}, the notebook asks for {sorted(runs)}: "
+            "re-run its make stage with those runs (mk/sensitivity.mk)"
+        )
     return frame
 
 
@@ -44,7 +49,8 @@ def published_sweep(printed: str, sweep: pd.DataFrame, columns: Mapping[str, Any
     label = {str(s): col for col, s in columns.items()}  # settings may be saved as text ("exact")
     setting = sweep["setting"].astype(str)
     wide = sweep.assign(column=setting.map(lambda s: label.get(s, s))).pivot(
-        index="baseline", columns="column", values="value")
+        index="baseline", columns="column", values="value"
+    )
     meta = sweep.drop_duplicates("baseline").set_index("baseline")
     ours = wide.assign(run=meta["run"].reindex(wide.index), n_dialogues=meta["n_dialogues"].reindex(wide.index))
     long = compare.side_by_side(paper.table(printed), ours, {c: c for c in columns})
@@ -53,8 +59,9 @@ def published_sweep(printed: str, sweep: pd.DataFrame, columns: Mapping[str, Any
     return long
 
 
-def aggregates_vs_paper(results_dir: str | Path, runs: Sequence[str], printed: str,
-                        columns: Mapping[str, str]) -> pd.DataFrame:
+def aggregates_vs_paper(
+    results_dir: str | Path, runs: Sequence[str], printed: str, columns: Mapping[str, str]
+) -> pd.DataFrame:
     """The runs' aggregates (with ``gap`` = GS − entailment) beside the printed table."""
     ours = results.metric_table(results.load_aggregates(results_dir, runs))
     gs, ent = (ours.get(c, pd.Series(np.nan, index=ours.index)).astype(float) for c in ("gs", "entailment"))
@@ -74,8 +81,14 @@ def sweep_plot(df: pd.DataFrame) -> Figure:
     return fig
 
 
-def bars(df: pd.DataFrame, x: str, y: str, ylabel: str,
-         band: tuple[float, float] | None = None, band_label: str = "paper's range") -> Figure:
+def bars(
+    df: pd.DataFrame,
+    x: str,
+    y: str,
+    ylabel: str,
+    band: tuple[float, float] | None = None,
+    band_label: str = "paper's range",
+) -> Figure:
     """Dot chart of ``y`` by ``x`` (dots, not bars: values near 1 differ in the second decimal and a
     bar from 0 would hide that), with the paper's printed range ``band`` shaded; the y axis spans
     the data and the band with a small margin."""
@@ -98,15 +111,21 @@ def sweep_facts(df: pd.DataFrame) -> dict[str, Any]:
     ours = df.dropna(subset=["ours"])
     cols = list(dict.fromkeys(df["column"]))
     spread = ours.groupby("baseline")["ours"].agg(lambda v: v.max() - v.min())
-    return {"n_baselines": int(ours["baseline"].nunique()), "max_spread": float(spread.max()),
-            "min_rank_rho": float(df["rank_rho_vs_default"].min()),
-            "mean_first": float(ours[ours["column"] == cols[0]]["ours"].mean()),
-            "mean_last": float(ours[ours["column"] == cols[-1]]["ours"].mean())}
+    return {
+        "n_baselines": int(ours["baseline"].nunique()),
+        "max_spread": float(spread.max()),
+        "min_rank_rho": float(df["rank_rho_vs_default"].min()),
+        "mean_first": float(ours[ours["column"] == cols[0]]["ours"].mean()),
+        "mean_last": float(ours[ours["column"] == cols[-1]]["ours"].mean()),
+    }
 
 
 def comparison_facts(df: pd.DataFrame) -> dict[str, Any]:
     """Baselines and columns compared, and the mean |ours − paper| (counts and p-values left out)."""
     r = df.dropna(subset=["ours"])
     d = r[~r["column"].isin(COUNT_COLUMNS)]["diff"].abs()
-    return {"n_baselines": int(r["baseline"].nunique()), "n_columns": int(r["column"].nunique()),
-            "mean_abs_diff": float(d.mean()) if d.notna().any() else float("nan")}
+    return {
+        "n_baselines": int(r["baseline"].nunique()),
+        "n_columns": int(r["column"].nunique()),
+        "mean_abs_diff": float(d.mean()) if d.notna().any() else float("nan"),
+    }

@@ -6,10 +6,12 @@ rows.  "POIs per type" is the mean over the three POI types; the rejection rate 
 The printed price range is text and has no numeric twin.  The notebook writes it to
 ``tables/t03_dataset.csv`` (``statistic, paper, ours, diff``).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -28,7 +30,9 @@ Getter = Callable[[dict[str, Any], dict[str, Any]], float]
 # paper statistic -> value from (kb summary, corpus stats)
 ROWS: dict[str, Getter] = {
     "KB: POIs": lambda k, d: k["pois"],
-    "KB: POIs per type (restaurant / hotel / attraction, each)": lambda k, d: float(np.mean(list(k["pois_per_type"].values()))),
+    "KB: POIs per type (restaurant / hotel / attraction, each)": lambda k, d: float(
+        np.mean(list(k["pois_per_type"].values()))
+    ),
     "KB: Reviews": lambda k, d: k["reviews"],
     "KB: Avg. reviews per POI": lambda k, d: k["reviews_per_poi_mean"],
     "KB: Avg. stars": lambda k, d: k["stars_mean_poi"],
@@ -36,13 +40,17 @@ ROWS: dict[str, Getter] = {
     "KB: Cities (U.S., Yelp Academic)": lambda k, d: len(k["cities"]),
     "Dialogues: Total dialogues": lambda k, d: d["dialogues"],
     "Dialogues: Avg. turns / dialogue": lambda k, d: d["turns_mean"],
-    "Dialogues: Avg. turns / dialogue, parenthetical value (printed '10.5 (1.9)'; likely SD)": lambda k, d: d["turns_sd"],
+    "Dialogues: Avg. turns / dialogue, parenthetical value (printed '10.5 (1.9)'; likely SD)": lambda k, d: d[
+        "turns_sd"
+    ],
     "Dialogues: Avg. POIs rec. / dialogue": lambda k, d: d["pois_recommended_mean"],
     "Dialogues: Persona archetypes": lambda k, d: d["persona_archetypes"],
     "Dialogues: Candidates / dialogue": lambda k, d: d["candidates_per_dialogue"],
     "Dialogues: Rejection rate (%)": lambda k, d: 100 * d["rejection_rate"],
-    **{f"Difficulty (generation-time): {t.capitalize()} (dialogues)": (lambda k, d, t=t: d["tiers"][t])
-       for t in ("easy", "medium", "hard", "expert")},
+    **{
+        f"Difficulty (generation-time): {t.capitalize()} (dialogues)": (lambda k, d, t=t: d["tiers"][t])
+        for t in ("easy", "medium", "hard", "expert")
+    },
 }
 
 
@@ -50,8 +58,14 @@ def compare_stats(kb_stats: dict[str, Any], corpus: dict[str, Any]) -> pd.DataFr
     """Paper rows in printed order with ``paper, ours, diff`` (text-only rows: ours NaN)."""
     printed = paper.table(PAPER)
     ours = [float(ROWS[s](kb_stats, corpus)) if s in ROWS else float("nan") for s in printed["statistic"]]
-    frame = pd.DataFrame({"statistic": printed["statistic"], "paper_printed": printed["value"],
-                          "paper": paper.numeric(printed["value"]), "ours": ours})
+    frame = pd.DataFrame(
+        {
+            "statistic": printed["statistic"],
+            "paper_printed": printed["value"],
+            "paper": paper.numeric(printed["value"]),
+            "ours": ours,
+        }
+    )
     frame["diff"] = frame["ours"] - frame["paper"]
     return frame
 
@@ -80,8 +94,11 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Sizes quoted in the prose."""
     ours = df.set_index("statistic")["ours"]
-    return {"n_pois": int(ours["KB: POIs"]), "n_dialogues": int(ours["Dialogues: Total dialogues"]),
-            "turns_mean": float(ours["Dialogues: Avg. turns / dialogue"])}
+    return {
+        "n_pois": int(ours["KB: POIs"]),
+        "n_dialogues": int(ours["Dialogues: Total dialogues"]),
+        "turns_mean": float(ours["Dialogues: Avg. turns / dialogue"]),
+    }
 
 
 LEAKAGE_BEFORE = Path(__file__).with_name("reference") / "leakage_before.json"
@@ -92,18 +109,27 @@ def leakage(dialogues_path: str | Path) -> pd.DataFrame:
     corpus) beside the same audit of the generator before the paraphrase bank and the persona
     prior (``reference/leakage_before.json``, measured once; its provenance is in the file)."""
     import json
+
     path = results.require(Path(dialogues_path).with_name("leakage.json"), "leakage audit of the corpus")
     now, before = json.loads(path.read_text()), json.loads(LEAKAGE_BEFORE.read_text())
-    rows = [("keyword decoder: exact acceptable set (simple)", "decoder", "exact_set_simple"),
-            ("keyword decoder: exact acceptable set (strong)", "decoder", "exact_set_strong"),
-            ("keyword decoder: hidden-preference items recovered", "decoder", "preference_item_recall")]
+    rows = [
+        ("keyword decoder: exact acceptable set (simple)", "decoder", "exact_set_simple"),
+        ("keyword decoder: exact acceptable set (strong)", "decoder", "exact_set_strong"),
+        ("keyword decoder: hidden-preference items recovered", "decoder", "preference_item_recall"),
+    ]
     rows.append(("price ceiling read by Price Alignment = hidden price_max", "decoder", "price_ceiling_recall"))
-    out = [{"measure": label, "before": before[part].get(key, float("nan")), "this corpus": now[part][key]}
-           for label, part, key in rows]
+    out = [
+        {"measure": label, "before": before[part].get(key, float("nan")), "this corpus": now[part][key]}
+        for label, part, key in rows
+    ]
     for facet in now["persona_information"]:
-        out.append({"measure": f"persona → {facet}: MI above shuffled control (bits)",
-                    "before": before["persona_information"][facet]["excess_bits"],
-                    "this corpus": now["persona_information"][facet]["excess_bits"]})
+        out.append(
+            {
+                "measure": f"persona → {facet}: MI above shuffled control (bits)",
+                "before": before["persona_information"][facet]["excess_bits"],
+                "this corpus": now["persona_information"][facet]["excess_bits"],
+            }
+        )
     frame = pd.DataFrame(out).set_index("measure")
     frame.attrs["n_rec_turns"] = int(now["decoder"]["rec_turns"])
     return frame
@@ -112,10 +138,16 @@ def leakage(dialogues_path: str | Path) -> pd.DataFrame:
 def leakage_facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the data card (glued)."""
     mi = df[df.index.str.startswith("persona")]["this corpus"]
-    return {"exact_simple": float(df.iloc[0]["this corpus"]), "exact_strong": float(df.iloc[1]["this corpus"]),
-            "exact_strong_before": float(df.iloc[1]["before"]), "item_recall": float(df.iloc[2]["this corpus"]),
-            "price_recall": float(df.iloc[3]["this corpus"]), "mi_min": float(mi.min()), "mi_min_facet": str(mi.idxmin()).split("→ ")[1].split(":")[0],
-            "n_rec_turns": int(df.attrs["n_rec_turns"])}
+    return {
+        "exact_simple": float(df.iloc[0]["this corpus"]),
+        "exact_strong": float(df.iloc[1]["this corpus"]),
+        "exact_strong_before": float(df.iloc[1]["before"]),
+        "item_recall": float(df.iloc[2]["this corpus"]),
+        "price_recall": float(df.iloc[3]["this corpus"]),
+        "mi_min": float(mi.min()),
+        "mi_min_facet": str(mi.idxmin()).split("→ ")[1].split(":")[0],
+        "n_rec_turns": int(df.attrs["n_rec_turns"]),
+    }
 
 
 PERSONA_PAIR = ("persona", "aspect", "recall@1")  # Persona-Grounded = Aspect + persona signals
@@ -127,18 +159,35 @@ def persona_slice(results_dir: str | Path, run: str = "closed", n_boot: int = 10
     scores) and on the rest: a paired dialogue-cluster bootstrap per slice
     (:func:`trace_crs.stats.bootstrap.bootstrap_pairs`; "insufficient n" below its minimum)."""
     from trace_crs.stats.bootstrap import bootstrap_pairs
+
     a, b, metric = PERSONA_PAIR
     turns = results.load_per_turn(results_dir, run, baselines=[a, b])
     rows = []
     for label, keep in (("persona-dependent", True), ("other", False)):
         part = turns[turns["persona_dependent"] == keep]
         if part.empty:  # e.g. a tiny profile: no dialogue on this side
-            rows.append({"slice": label, "n_turns": 0, "n_dialogues": 0, "delta": float("nan"),
-                         "ci_low": float("nan"), "ci_high": float("nan"), "verdict": "insufficient n",
-                         a: float("nan"), b: float("nan")})
+            rows.append(
+                {
+                    "slice": label,
+                    "n_turns": 0,
+                    "n_dialogues": 0,
+                    "delta": float("nan"),
+                    "ci_low": float("nan"),
+                    "ci_high": float("nan"),
+                    "verdict": "insufficient n",
+                    a: float("nan"),
+                    b: float("nan"),
+                }
+            )
             continue
         row = bootstrap_pairs(part, [PERSONA_PAIR], n_boot, seed, source=f"{run} per-turn scores").iloc[0]
-        rows.append({"slice": label, "n_turns": int(len(part) // 2), **row.to_dict(),
-                     a: float(part.loc[part["baseline"] == a, metric].mean()),
-                     b: float(part.loc[part["baseline"] == b, metric].mean())})
+        rows.append(
+            {
+                "slice": label,
+                "n_turns": int(len(part) // 2),
+                **row.to_dict(),
+                a: float(part.loc[part["baseline"] == a, metric].mean()),
+                b: float(part.loc[part["baseline"] == b, metric].mean()),
+            }
+        )
     return pd.DataFrame(rows).set_index("slice")

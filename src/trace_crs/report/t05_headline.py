@@ -4,10 +4,12 @@
 frame, see :mod:`trace_crs.report.compare`) and writes
 ``<results_dir>/tables/table5_headline.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -22,17 +24,31 @@ TABLE5_BASELINES = tuple(b for b in BASELINES if b in SESSION_ISOLATED and b != 
 
 NAME = "t05_headline"  # notebook, module, table CSV and figure stem
 PAPER = "table5_headline"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "BLEU": "bleu4",
-           "ROUGE-L": "rouge_l", "CGS": "cgs", "CiteDensity": "cd", "TSR": "tsr", "T2R": "t2r"}
+COLUMNS = {
+    "R@1": "recall@1",
+    "R@3": "recall@3",
+    "MRR": "mrr",
+    "BLEU": "bleu4",
+    "ROUGE-L": "rouge_l",
+    "CGS": "cgs",
+    "CiteDensity": "cd",
+    "TSR": "tsr",
+    "T2R": "t2r",
+}
 # The page shows Table 5 one axis at a time, so each fits the text column: the paper's three
 # competencies (§2, §6: accuracy, grounding, recovery), with text overlap apart (§6.2 reads it
 # beside grounding but it scores the reference response, not the reviews).
-AXES = {"accuracy": ("R@1", "R@3", "MRR"), "grounding": ("CGS", "CiteDensity"),
-        "recovery and dialogue success": ("TSR", "T2R"), "text overlap with the reference": ("BLEU", "ROUGE-L")}
+AXES = {
+    "accuracy": ("R@1", "R@3", "MRR"),
+    "grounding": ("CGS", "CiteDensity"),
+    "recovery and dialogue success": ("TSR", "T2R"),
+    "text overlap with the reference": ("BLEU", "ROUGE-L"),
+}
 
 
-def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
-         baselines: Sequence[str] | None = None) -> pd.DataFrame:
+def load(
+    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), baselines: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Reported vs reproduced Table 5."""
     aggregates = results.load_aggregates(results_dir, runs, baselines)
     if baselines is None:  # every Table 5 baseline that was scored, and no other
@@ -51,12 +67,17 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the notebook prose (glued)."""
     r1 = df[(df["column"] == "R@1") & df["ours"].notna()]
     best = r1.loc[r1["ours"].idxmax()]
-    return {"n_baselines": int(r1["baseline"].nunique()),
-            "best_r1_label": str(best["Baseline"]), "best_r1": float(best["ours"]),
-            "best_r1_paper": float(best["paper"]),
-            "mean_abs_diff_r1": float(r1["diff"].abs().mean()),
-            "mean_abs_diff_cgs": float(df.loc[df["column"] == "CGS", "diff"].abs().mean()),
-            **ordering_agreement(df), **ordering_agreement(df, "CGS"), **ordering_agreement(df, "CiteDensity")}
+    return {
+        "n_baselines": int(r1["baseline"].nunique()),
+        "best_r1_label": str(best["Baseline"]),
+        "best_r1": float(best["ours"]),
+        "best_r1_paper": float(best["paper"]),
+        "mean_abs_diff_r1": float(r1["diff"].abs().mean()),
+        "mean_abs_diff_cgs": float(df.loc[df["column"] == "CGS", "diff"].abs().mean()),
+        **ordering_agreement(df),
+        **ordering_agreement(df, "CGS"),
+        **ordering_agreement(df, "CiteDensity"),
+    }
 
 
 def ordering_agreement(df: pd.DataFrame, column: str = "R@1", family: str = "non_llm") -> dict[str, Any]:
@@ -72,8 +93,17 @@ def ordering_agreement(df: pd.DataFrame, column: str = "R@1", family: str = "non
     return {key: float(res.statistic), f"{key}_p": float(res.pvalue), f"{key}_n": int(len(rows))}
 
 
-SLUGS = {"R@1": "r1", "R@3": "r3", "MRR": "mrr", "BLEU": "bleu", "ROUGE-L": "rouge_l", "CGS": "cgs",
-         "CiteDensity": "cd", "TSR": "tsr", "T2R": "t2r"}
+SLUGS = {
+    "R@1": "r1",
+    "R@3": "r3",
+    "MRR": "mrr",
+    "BLEU": "bleu",
+    "ROUGE-L": "rouge_l",
+    "CGS": "cgs",
+    "CiteDensity": "cd",
+    "TSR": "tsr",
+    "T2R": "t2r",
+}
 
 
 def ordering_table(df: pd.DataFrame, family: str = "non_llm") -> pd.DataFrame:
@@ -85,22 +115,34 @@ def ordering_table(df: pd.DataFrame, family: str = "non_llm") -> pd.DataFrame:
     for column in order:
         out = ordering_agreement(df, column, family)
         key = f"tau_{SLUGS[column]}_{family}"
-        rows.append({"Metric": column, "Kendall τ_b": out[key], "p (two-sided)": out[f"{key}_p"],
-                     "n baselines": out[f"{key}_n"]})
+        rows.append(
+            {
+                "Metric": column,
+                "Kendall τ_b": out[key],
+                "p (two-sided)": out[f"{key}_p"],
+                "n baselines": out[f"{key}_n"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
 COMPOSITION = "appendixL_sentence_categories"
-COMPOSITION_COLUMNS = {"Quote %": "quote", "Framing %": "framing", "Rating-meta %": "rating_meta",
-                       "Other-claim %": "other_claim"}
+COMPOSITION_COLUMNS = {
+    "Quote %": "quote",
+    "Framing %": "framing",
+    "Rating-meta %": "rating_meta",
+    "Other-claim %": "other_claim",
+}
 
 
-def composition(results_dir: str | Path, run: str = "closed",
-                baselines: Sequence[str] = ("tfidf", "rag_citation", "llm_zero_shot")) -> pd.DataFrame:
+def composition(
+    results_dir: str | Path, run: str = "closed", baselines: Sequence[str] = ("tfidf", "rag_citation", "llm_zero_shot")
+) -> pd.DataFrame:
     """Sentence-category composition (App. L) of the saved responses of ``run`` beside the
     paper's, in % (:func:`trace_crs.metrics.sentence_categories.composition` on records.parquet);
     baselines not in the run are left out."""
     from trace_crs.metrics.sentence_categories import composition as shares
+
     path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
     records = pd.read_parquet(path, columns=["baseline", "text"])
     printed = paper.table(COMPOSITION).set_index("Baseline")
@@ -110,6 +152,13 @@ def composition(results_dir: str | Path, run: str = "closed",
         label = compare.label(key)
         for col, cat in COMPOSITION_COLUMNS.items():
             cell = printed.at[label, col] if label in printed.index else ""
-            rows.append({"Baseline": label, "category": col, "paper": float(cell) if cell else float("nan"),
-                         "ours": 100 * ours[cat], "n_sentences": ours["n_sentences"]})
+            rows.append(
+                {
+                    "Baseline": label,
+                    "category": col,
+                    "paper": float(cell) if cell else float("nan"),
+                    "ours": 100 * ours[cat],
+                    "n_sentences": ours["n_sentences"],
+                }
+            )
     return pd.DataFrame(rows)

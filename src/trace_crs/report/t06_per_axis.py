@@ -5,10 +5,12 @@ open-set subset); ``NLI`` is the ``entailment`` metric of ``nli_runs`` (the seed
 entailment subsets) — when ``nli_runs`` is None it is read from the closed runs, and is
 NaN where entailment was not enabled.  The notebook writes it to ``tables/t06_per_axis.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -17,13 +19,21 @@ from trace_crs.report import compare, figures, paper, results
 
 NAME = "t06_per_axis"  # notebook, module, table CSV and figure stem
 PAPER = "table6_per_axis"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"R@1_open": "recall@1_open", "GS": "gs", "PC": "pc", "NLI": "entailment",
-           "RejectionRecovery": "rejection_recovery"}
+COLUMNS = {
+    "R@1_open": "recall@1_open",
+    "GS": "gs",
+    "PC": "pc",
+    "NLI": "entailment",
+    "RejectionRecovery": "rejection_recovery",
+}
 
 
-def load(results_dir: str | Path, closed_runs: Sequence[str] = ("closed", "closed_llm"),
-         open_runs: Sequence[str] = ("open", "open_llm"),
-         nli_runs: Sequence[str] | None = None) -> pd.DataFrame:
+def load(
+    results_dir: str | Path,
+    closed_runs: Sequence[str] = ("closed", "closed_llm"),
+    open_runs: Sequence[str] = ("open", "open_llm"),
+    nli_runs: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """Reported vs reproduced Table 6."""
     ours = results.metric_table(results.load_aggregates(results_dir, closed_runs))
     ours = results.with_metric(ours, results_dir, open_runs, "recall@1", "recall@1_open")
@@ -41,6 +51,9 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     nli = df[(df["column"] == "NLI") & df["ours"].notna()]
     rec = df[(df["column"] == "RejectionRecovery") & df["ours"].notna()]
     best = rec.loc[rec["ours"].idxmax()]
-    return {"n_nli_baselines": int(len(nli)),
-            "best_recovery_label": str(best["Baseline"]), "best_recovery": float(best["ours"]),
-            "mean_abs_diff_gs": float(df.loc[df["column"] == "GS", "diff"].abs().mean())}
+    return {
+        "n_nli_baselines": int(len(nli)),
+        "best_recovery_label": str(best["Baseline"]),
+        "best_recovery": float(best["ours"]),
+        "mean_abs_diff_gs": float(df.loc[df["column"] == "GS", "diff"].abs().mean()),
+    }

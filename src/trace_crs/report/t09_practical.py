@@ -3,10 +3,12 @@
 Dialogue-level metrics from ``per_dialogue`` aggregates of the closed runs.  The notebook writes
 it to ``tables/t09_practical.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -15,12 +17,17 @@ from trace_crs.report import compare, figures, paper, results
 
 NAME = "t09_practical"  # notebook, module, table CSV and figure stem
 PAPER = "table9_practical"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"SpatialCoherence": "spatial_coherence", "PriceAlignment": "price_alignment",
-           "ItineraryDiversity": "itinerary_diversity", "GS": "gs"}
+COLUMNS = {
+    "SpatialCoherence": "spatial_coherence",
+    "PriceAlignment": "price_alignment",
+    "ItineraryDiversity": "itinerary_diversity",
+    "GS": "gs",
+}
 
 
-def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"),
-         baselines: Sequence[str] | None = None) -> pd.DataFrame:
+def load(
+    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), baselines: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Reported vs reproduced Table 9."""
     ours = results.metric_table(results.load_aggregates(results_dir, runs, baselines))
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
@@ -35,5 +42,8 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the notebook prose (glued)."""
     sc = df[(df["column"] == "SpatialCoherence") & df["ours"].notna()]
     best = sc.loc[sc["ours"].idxmax()]
-    return {"best_spatial_label": str(best["Baseline"]), "best_spatial": float(best["ours"]),
-            "itinerary_spatial_paper": float(sc.loc[sc["baseline"] == "itinerary", "paper"].max())}
+    return {
+        "best_spatial_label": str(best["Baseline"]),
+        "best_spatial": float(best["ours"]),
+        "itinerary_spatial_paper": float(sc.loc[sc["baseline"] == "itinerary", "paper"].max()),
+    }

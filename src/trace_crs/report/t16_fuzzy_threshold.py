@@ -7,10 +7,11 @@ sample size and seed in ``mk/sensitivity.mk``) into ``sensitivity/t16_fuzzy_thre
 read here and laid beside the printed table.  The notebook writes the long
 reported-vs-reproduced frame to ``tables/t16_fuzzy_threshold.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure

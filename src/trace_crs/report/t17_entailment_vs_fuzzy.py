@@ -5,10 +5,11 @@ From the runs' score files (aggregates; Gap = GS − Entail), beside the printed
 frames.  The notebook writes the long reported-vs-reproduced frame to
 ``tables/t17_entailment_vs_fuzzy.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -20,9 +21,11 @@ NAME = "t17_entailment_vs_fuzzy"  # notebook, module, table CSV and figure stem
 PAPER = "table17_entailment_vs_fuzzy"  # the printed table it is compared with (report/paper/)
 COLUMNS = {"n_turns": "n_turns", "FuzzyGS": "gs", "EntailmentGS": "entailment", "Gap": "gap"}
 # The same numbers as statistics of a per-turn frame (the aggregates are means over turns).
-CI_COLUMNS = {"FuzzyGS": Derived(turn_mean("gs"), needs=("gs",)),
-              "EntailmentGS": Derived(turn_mean("entailment"), needs=("entailment",)),
-              "Gap": Derived(lambda f: turn_mean("gs")(f) - turn_mean("entailment")(f), needs=("gs", "entailment"))}
+CI_COLUMNS = {
+    "FuzzyGS": Derived(turn_mean("gs"), needs=("gs",)),
+    "EntailmentGS": Derived(turn_mean("entailment"), needs=("entailment",)),
+    "Gap": Derived(lambda f: turn_mean("gs")(f) - turn_mean("entailment")(f), needs=("gs", "entailment")),
+}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
@@ -30,8 +33,9 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
 
 
-def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
-              seed: int = 42) -> pd.DataFrame:
+def intervals(
+    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (Gap: mean GS − mean entailment over
     the same resampled dialogues; :func:`compare.derived_intervals`; "insufficient n" below the minimum number
     of dialogues)."""

@@ -7,10 +7,11 @@ sample of its dialogues by ``trace-crs stats sensitivity spatial``
 default come from ``stats.sweeps.spatial_threshold_sensitivity``.
 The notebook writes the long reported-vs-reproduced frame to ``tables/t18_spatial_threshold.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure

@@ -5,10 +5,11 @@ the means (``stats.checks.anti_gaming``), beside the printed table; :func:`inter
 over dialogues.  The notebook writes the long reported-vs-reproduced frame to
 ``tables/t19_antigaming.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -19,8 +20,13 @@ from trace_crs.stats.intervals import Derived
 
 NAME = "t19_antigaming"  # notebook, module, table CSV and figure stem
 PAPER = "table19_antigaming"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"n_turns": "n_turns", "MeanCD": "mean_cd", "MeanGS": "mean_gs", "Pearson_r": "pearson_r",
-           "p_value": "p_value"}
+COLUMNS = {
+    "n_turns": "n_turns",
+    "MeanCD": "mean_cd",
+    "MeanGS": "mean_gs",
+    "Pearson_r": "pearson_r",
+    "p_value": "p_value",
+}
 
 
 def _anti_gaming(field: str) -> Derived:
@@ -39,8 +45,9 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
-def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
-              seed: int = 42) -> pd.DataFrame:
+def intervals(
+    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (Pearson r over the resampled
     dialogues' turns; :func:`compare.derived_intervals`; "insufficient n" below the minimum number of
     dialogues)."""

@@ -4,10 +4,11 @@ From the runs' score files (aggregates), beside the printed table; :func:`interv
 LLM rows' dialogue-cluster bootstrap intervals from the per-turn frames.  The notebook writes the
 long reported-vs-reproduced frame to ``tables/t22_cgs_variants.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -27,8 +28,9 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
 
 
-def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
-              seed: int = 42) -> pd.DataFrame:
+def intervals(
+    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (each a mean over turns;
     :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
     return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)

@@ -4,10 +4,12 @@ Per-turn R@1 of the closed runs averaged within each difficulty tier (turn metri
 over turns, §5); :func:`intervals` bootstraps each LLM tier mean over that tier's dialogues.
 The notebook writes the long reported-vs-reproduced frame to ``tables/t23_difficulty.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -26,20 +28,22 @@ def _tier(tier: str) -> Derived:
     return Derived(turn_mean("recall@1"), rows=lambda f: f["difficulty"] == tier, needs=("recall@1", "difficulty"))
 
 
-CI_COLUMNS = {col: _tier(tier) for col, tier in zip(COLUMNS, TIERS)}
+CI_COLUMNS = {col: _tier(tier) for col, tier in zip(COLUMNS, TIERS, strict=False)}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
     """Reported vs reproduced Table 23."""
     turns = results.load_per_turn(results_dir, runs)
-    ours = turns.pivot_table(index="baseline", columns="difficulty", values="recall@1",
-                             aggfunc="mean").add_prefix("recall@1_")
+    ours = turns.pivot_table(index="baseline", columns="difficulty", values="recall@1", aggfunc="mean").add_prefix(
+        "recall@1_"
+    )
     ours["n_turns"] = turns.groupby("baseline").size()
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
-def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
-              seed: int = 42) -> pd.DataFrame:
+def intervals(
+    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (mean R@1 over the tier's turns;
     :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
     return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
@@ -53,6 +57,11 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Mean R@1 over baselines in the easiest and the hardest tier, and the drop between them."""
     mean = df.groupby("column")["ours"].mean()
-    first, last = list(COLUMNS)[0], list(COLUMNS)[-1]
-    return {"first": first, "last": last, "mean_first": float(mean[first]),
-            "mean_last": float(mean[last]), "mean_drop": float(mean[first] - mean[last])}
+    first, last = next(iter(COLUMNS)), list(COLUMNS)[-1]
+    return {
+        "first": first,
+        "last": last,
+        "mean_first": float(mean[first]),
+        "mean_last": float(mean[last]),
+        "mean_drop": float(mean[first] - mean[last]),
+    }

@@ -4,10 +4,12 @@ Pool 8 is the ``closed`` run, 16 and 32 the ``pool16`` / ``pool32`` runs, restri
 baselines of the pool-16 run.  The notebook writes the long reported-vs-reproduced frame to
 ``tables/t24_pool_size.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -19,17 +21,15 @@ PAPER = "table24_pool_size"  # the printed table it is compared with (report/pap
 METRICS = {"R@1": "recall@1", "R@3": "recall@3", "GS": "gs"}
 
 
-def load(results_dir: str | Path,
-         pool_runs: Sequence[tuple[int, str]] = ((8, "closed"), (16, "pool16"), (32, "pool32"))) -> pd.DataFrame:
+def load(
+    results_dir: str | Path, pool_runs: Sequence[tuple[int, str]] = ((8, "closed"), (16, "pool16"), (32, "pool32"))
+) -> pd.DataFrame:
     """Reported vs reproduced Table 24."""
-    tables = [(size, results.metric_table(results.load_aggregates(results_dir, run)))
-              for size, run in pool_runs]
+    tables = [(size, results.metric_table(results.load_aggregates(results_dir, run))) for size, run in pool_runs]
     keep = tables[1][1].index if len(tables) > 1 else tables[0][1].index
-    ours = pd.concat([t[list(METRICS.values())].add_suffix(f"_{size}")
-                      for size, t in tables], axis=1).reindex(keep)
+    ours = pd.concat([t[list(METRICS.values())].add_suffix(f"_{size}") for size, t in tables], axis=1).reindex(keep)
     ours["run"] = "+".join(run for _, run in pool_runs)
-    columns = {f"{col}_{size}": f"{metric}_{size}" for col, metric in METRICS.items()
-               for size, _ in pool_runs}
+    columns = {f"{col}_{size}": f"{metric}_{size}" for col, metric in METRICS.items() for size, _ in pool_runs}
     return compare.side_by_side(paper.table(PAPER), ours, columns)
 
 
@@ -43,5 +43,10 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     r1 = df[df["column"].str.contains("R@1")]
     first, last = r1["column"].iloc[0], r1["column"].iloc[-1]
     mean = r1.groupby("column")["ours"].mean()
-    return {"first": first, "last": last, "mean_first": float(mean[first]),
-            "mean_last": float(mean[last]), "mean_drop": float(mean[first] - mean[last])}
+    return {
+        "first": first,
+        "last": last,
+        "mean_first": float(mean[first]),
+        "mean_last": float(mean[last]),
+        "mean_drop": float(mean[first] - mean[last]),
+    }

@@ -5,6 +5,7 @@ lists (``<corpus stem>.splits/``, :func:`trace_crs.dialogues.splits.read_split_i
 turn metrics are means over the test-split turns (§5).  The notebook writes it to
 ``tables/t26_test_split.csv``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,12 +19,10 @@ from trace_crs.report import compare, figures, paper, results
 
 NAME = "t26_test_split"  # notebook, module, table CSV and figure stem
 PAPER = "table26_test_split"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "GS": "gs", "CD": "cd",
-           "PC": "pc", "CGS": "cgs"}
+COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "GS": "gs", "CD": "cd", "PC": "pc", "CGS": "cgs"}
 
 
-def load(results_dir: str | Path, splits_dir: str | Path, run: str = "closed",
-         split: str = "test") -> pd.DataFrame:
+def load(results_dir: str | Path, splits_dir: str | Path, run: str = "closed", split: str = "test") -> pd.DataFrame:
     """Reported vs reproduced Table 26."""
     turns = results.load_per_turn(results_dir, run)
     turns = turns.join(pd.Series(read_split_ids(splits_dir), name="split"), on="dialogue_id")
@@ -42,5 +41,8 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Size of the test split on this run and the mean absolute difference to the paper."""
-    return {"n_dialogues": int(df["n_dialogues"].max()), "n_turns": int(df["n_turns"].max()),
-            "mean_abs_diff": float(df["diff"].abs().mean())}
+    return {
+        "n_dialogues": int(df["n_dialogues"].max()),
+        "n_turns": int(df["n_turns"].max()),
+        "mean_abs_diff": float(df["diff"].abs().mean()),
+    }

@@ -6,10 +6,12 @@ turns with an acceptable alternative, ``Delta_alt_only_pp`` = 100 × mean(``mr_r
 − ``recall@1``) over those turns; :func:`intervals` bootstraps the LLM rows over dialogues.
 The notebook writes it to ``tables/t27_multi_reference.csv``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -19,8 +21,12 @@ from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t27_multi_reference"  # notebook, module, table CSV and figure stem
 PAPER = "table27_multi_reference"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"SingleRef_R@1": "single", "MR_R@1_all": "mr_all", "MR_R@1_alt_only": "mr_alt",
-           "Delta_alt_only_pp": "delta_alt_pp"}
+COLUMNS = {
+    "SingleRef_R@1": "single",
+    "MR_R@1_all": "mr_all",
+    "MR_R@1_alt_only": "mr_alt",
+    "Delta_alt_only_pp": "delta_alt_pp",
+}
 _ALT = ("recall@1", "mr_recall@1", "has_alternative")
 
 
@@ -32,8 +38,10 @@ CI_COLUMNS = {
     "SingleRef_R@1": Derived(turn_mean("recall@1"), needs=("recall@1",)),
     "MR_R@1_all": Derived(turn_mean("mr_recall@1"), needs=("mr_recall@1",)),
     "MR_R@1_alt_only": Derived(turn_mean("mr_recall@1"), rows=_has_alternative, needs=_ALT),
-    "Delta_alt_only_pp": Derived(lambda f: 100 * float((f["mr_recall@1"] - f["recall@1"]).mean()),
-                                 rows=_has_alternative, needs=_ALT)}
+    "Delta_alt_only_pp": Derived(
+        lambda f: 100 * float((f["mr_recall@1"] - f["recall@1"]).mean()), rows=_has_alternative, needs=_ALT
+    ),
+}
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
@@ -41,16 +49,22 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     turns = results.load_per_turn(results_dir, runs)
     alt = turns[turns["has_alternative"].astype(bool)]
     by, alt_by = turns.groupby("baseline"), alt.groupby("baseline")
-    ours = pd.DataFrame({
-        "single": by["recall@1"].mean(), "mr_all": by["mr_recall@1"].mean(),
-        "mr_alt": alt_by["mr_recall@1"].mean(),
-        "delta_alt_pp": 100 * (alt["mr_recall@1"] - alt["recall@1"]).groupby(alt["baseline"]).mean(),
-        "n_turns": by.size(), "run": by["run"].first()})
+    ours = pd.DataFrame(
+        {
+            "single": by["recall@1"].mean(),
+            "mr_all": by["mr_recall@1"].mean(),
+            "mr_alt": alt_by["mr_recall@1"].mean(),
+            "delta_alt_pp": 100 * (alt["mr_recall@1"] - alt["recall@1"]).groupby(alt["baseline"]).mean(),
+            "n_turns": by.size(),
+            "run": by["run"].first(),
+        }
+    )
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
-def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
-              seed: int = 42) -> pd.DataFrame:
+def intervals(
+    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (the alt-only columns over the
     dialogues with an alternative; :func:`compare.derived_intervals`; "insufficient n" below the minimum
     number of dialogues)."""
@@ -67,5 +81,4 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Range of the multi-reference lift (pp) across baselines on this run."""
     wide = df.pivot_table(index="baseline", columns="column", values="ours")
     lift = 100 * (wide["MR_R@1_all"] - wide["SingleRef_R@1"])
-    return {"lift_min_pp": float(lift.min()), "lift_max_pp": float(lift.max()),
-            "n_baselines": int(len(lift))}
+    return {"lift_min_pp": float(lift.min()), "lift_max_pp": float(lift.max()), "n_baselines": int(len(lift))}

@@ -16,6 +16,7 @@ Reads only ``<results_dir>/judge/<run>/likert_<a|b>/<baseline>.json`` — score 
 ``make judge-likert`` (``mk/judge.mk``; each holds the judge's model in ``judge_usage``).  A judge
 that was not run gives NaN columns, and :func:`status` says so in words.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,9 +32,9 @@ from trace_crs.report import compare, figures, paper
 from trace_crs.report.core_judge import agreement
 
 NAME = "t28_cross_judge"  # not table28_cross_judge.csv: that is the CoRE chapter's twin
-PAPER = "table28_cross_judge"          # the paper's printed Table 28 (shared with the CoRE twin)
+PAPER = "table28_cross_judge"  # the paper's printed Table 28 (shared with the CoRE twin)
 JUDGES = ("likert_a", "likert_b")
-PAPER_COLUMNS = ("GPT-4o", "Claude")   # judge A, judge B
+PAPER_COLUMNS = ("GPT-4o", "Claude")  # judge A, judge B
 METRIC = "judge_overall"
 
 
@@ -61,27 +62,37 @@ def status(results_dir: str | Path, run: str = "closed", judges: Sequence[str] =
     have = {j: m for j, m in models(results_dir, run, judges).items() if m}
     if len(have) < len(judges):
         missing = [str(judge_dir(results_dir, run, j)) for j in judges if j not in have]
-        return (f"**Not run on this profile**: no Likert judge outputs in {', '.join(f'`{m}`' for m in missing)} "
-                "(`make judge-likert` writes them; it needs two LMs). The table below shows the paper's numbers only.")
-    return "Judges: " + "; ".join(f"{c} column = `{j}` (`{have[j]}`)" for c, j in zip(PAPER_COLUMNS, judges)) + "."
+        return (
+            f"**Not run on this profile**: no Likert judge outputs in {', '.join(f'`{m}`' for m in missing)} "
+            "(`make judge-likert` writes them; it needs two LMs). The table below shows the paper's numbers only."
+        )
+    return (
+        "Judges: "
+        + "; ".join(f"{c} column = `{j}` (`{have[j]}`)" for c, j in zip(PAPER_COLUMNS, judges, strict=False))
+        + "."
+    )
 
 
-def means(results_dir: str | Path, run: str = "closed", judges: Sequence[str] = JUDGES,
-          metric: str = METRIC) -> pd.DataFrame:
+def means(
+    results_dir: str | Path, run: str = "closed", judges: Sequence[str] = JUDGES, metric: str = METRIC
+) -> pd.DataFrame:
     """Per baseline (index) and judge (column): the mean ``metric``, and ``n_<judge>`` judged turns."""
     cols: dict[str, pd.Series] = {}
     for j in judges:
         aggs = _aggregates(results_dir, run, j)
         cols[j] = pd.Series({b: a["metrics"].get(metric) for b, a in aggs.items()}, dtype=float)
-        cols[f"n_{j}"] = pd.Series({b: (a.get("judge_usage") or {}).get("n_turns", 0) for b, a in aggs.items()},
-                                   dtype=float)
+        cols[f"n_{j}"] = pd.Series(
+            {b: (a.get("judge_usage") or {}).get("n_turns", 0) for b, a in aggs.items()}, dtype=float
+        )
     return pd.DataFrame(cols).rename_axis("baseline")
 
 
 def load(results_dir: str | Path, run: str = "closed", judges: Sequence[str] = JUDGES) -> pd.DataFrame:
     """Reported vs reproduced Table 28 (long frame of :func:`~trace_crs.report.compare.side_by_side`);
     the notebook writes it to ``tables/<NAME>.csv``."""
-    return compare.side_by_side(paper.table(PAPER), means(results_dir, run, judges), dict(zip(PAPER_COLUMNS, judges)))
+    return compare.side_by_side(
+        paper.table(PAPER), means(results_dir, run, judges), dict(zip(PAPER_COLUMNS, judges, strict=False))
+    )
 
 
 def agreement_table(long: pd.DataFrame) -> pd.DataFrame:
@@ -94,11 +105,14 @@ def plot(long: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> F
     """Judge A vs judge B per baseline (ours, and the paper's printed means); saved as
     ``figures/t28_cross_judge``."""
     fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-    for ax, side in zip(axes, ("ours", "paper")):
+    for ax, side in zip(axes, ("ours", "paper"), strict=False):
         wide = long.pivot(index="Baseline", columns="column", values=side).dropna()
         ax.scatter(wide.get(PAPER_COLUMNS[0], []), wide.get(PAPER_COLUMNS[1], []), s=18)
-        ax.set(xlabel="judge A (paper: GPT-4o)", ylabel="judge B (paper: Claude)",
-               title=f"{'this run' if side == 'ours' else 'paper'}: mean Likert per baseline")
+        ax.set(
+            xlabel="judge A (paper: GPT-4o)",
+            ylabel="judge B (paper: Claude)",
+            title=f"{'this run' if side == 'ours' else 'paper'}: mean Likert per baseline",
+        )
         if len(wide) and set(PAPER_COLUMNS[:2]) <= set(wide.columns):
             figures.label_points(ax, wide[PAPER_COLUMNS[0]], wide[PAPER_COLUMNS[1]], [str(n) for n in wide.index])
     figures.save(fig, NAME, figures_dir)
@@ -110,6 +124,11 @@ def facts(long: pd.DataFrame) -> dict[str, Any]:
     agree = agreement(long)
     ours = long.dropna(subset=["ours"])
     a, b = (ours.loc[ours["column"] == c, "ours"].mean() for c in PAPER_COLUMNS)
-    return {"tau_ours": agree["ours"]["kendall_tau"], "rho_ours": agree["ours"]["spearman_rho"],
-            "n_ours": agree["ours"]["n_systems"], "tau_paper": agree["paper"]["kendall_tau"],
-            "rho_paper": agree["paper"]["spearman_rho"], "gap_ours": float(a - b)}
+    return {
+        "tau_ours": agree["ours"]["kendall_tau"],
+        "rho_ours": agree["ours"]["spearman_rho"],
+        "n_ours": agree["ours"]["n_systems"],
+        "tau_paper": agree["paper"]["kendall_tau"],
+        "rho_paper": agree["paper"]["spearman_rho"],
+        "gap_ours": float(a - b),
+    }

@@ -10,10 +10,12 @@ shows every baseline's number of judged turns and a dialogue-cluster bootstrap i
 :data:`~trace_crs.stats.bootstrap.MIN_CLUSTERS` dialogues), and what the judge cost beside what
 the baseline itself cost (:func:`costs`, :mod:`trace_crs.stats.cost`).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -26,12 +28,29 @@ from trace_crs.stats.intervals import cluster_mean_ci
 NAME = "table29_llm_judge"
 CI_NAME = "table29_llm_judge_ci"
 COST_NAME = "table29_judge_cost"
-NAMES = {"table": NAME, "intervals": CI_NAME, "cost": COST_NAME}   # every table CSV the page writes
-COLUMNS = {"Relevance": "judge_relevance", "Informativeness": "judge_informativeness",
-           "Grounding": "judge_grounding_quality", "Flow": "judge_natural_flow",
-           "Justification": "judge_justification", "Overall": "judge_overall"}
-CI_COLUMNS = ["Baseline", "baseline", "run", "column", "metric", "mean", "ci_low", "ci_high", "n_turns",
-              "n_clusters", "sufficient", "n_failed"]
+NAMES = {"table": NAME, "intervals": CI_NAME, "cost": COST_NAME}  # every table CSV the page writes
+COLUMNS = {
+    "Relevance": "judge_relevance",
+    "Informativeness": "judge_informativeness",
+    "Grounding": "judge_grounding_quality",
+    "Flow": "judge_natural_flow",
+    "Justification": "judge_justification",
+    "Overall": "judge_overall",
+}
+CI_COLUMNS = [
+    "Baseline",
+    "baseline",
+    "run",
+    "column",
+    "metric",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n_turns",
+    "n_clusters",
+    "sufficient",
+    "n_failed",
+]
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
@@ -40,8 +59,13 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return compare.publish(results_dir, NAME, ours, COLUMNS)
 
 
-def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000,
-              seed: int = 42, min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
+def intervals(
+    results_dir: str | Path,
+    runs: Sequence[str] = ("closed", "closed_llm"),
+    n_boot: int = 1000,
+    seed: int = 42,
+    min_clusters: int = MIN_CLUSTERS,
+) -> pd.DataFrame:
     """One row per (baseline, scale): mean over the judged turns, its dialogue-cluster bootstrap
     interval, ``n_turns`` rated, ``n_clusters``, ``sufficient`` and ``n_failed`` (judged turns
     whose rating could not be parsed; every baseline of ``runs``, ``n_turns = 0`` when it was not
@@ -53,8 +77,18 @@ def intervals(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_
         for col, metric in COLUMNS.items():
             frame = part if metric in part.columns else part.assign(**{metric: float("nan")})
             cell = cluster_mean_ci(frame, metric, n_boot, seed, min_clusters=min_clusters)
-            rows.append({"Baseline": compare.label(base), "baseline": base, "run": run, "column": col,
-                         "metric": metric, **cell, "n_turns": cell.pop("n_rows"), "n_failed": failed})
+            rows.append(
+                {
+                    "Baseline": compare.label(base),
+                    "baseline": base,
+                    "run": run,
+                    "column": col,
+                    "metric": metric,
+                    **cell,
+                    "n_turns": cell.pop("n_rows"),
+                    "n_failed": failed,
+                }
+            )
     out = pd.DataFrame(rows, columns=CI_COLUMNS)
     results.write_table(out, results_dir, CI_NAME)
     return out
@@ -77,7 +111,8 @@ def display(ci: pd.DataFrame) -> pd.DataFrame:
     wide = ci.assign(cell=ci.apply(_cell, axis=1)).pivot(index="Baseline", columns="column", values="cell")
     counts = ci[ci["column"] == "Overall"].set_index("Baseline")[["n_turns", "n_clusters", "n_failed"]]
     out = counts.rename(columns={"n_turns": "turns", "n_clusters": "dialogues", "n_failed": "failed"}).join(
-        wide[list(COLUMNS)])
+        wide[list(COLUMNS)]
+    )
     order = list(dict.fromkeys(ci["Baseline"]))
     return out.reindex(order).reset_index()
 
@@ -93,7 +128,9 @@ def costs(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"
         own.append(cost_accounting(pd.read_parquet(rec), source=str(rec), strict=False).assign(run=run))
         for base in results.run_baselines(results_dir, run):
             usage[base] = results.read_aggregate(results_dir, run, base).get("judge_usage")
-    out = with_judge(pd.concat(own, ignore_index=True), judge_costs(usage, source=f"{results_dir}/scores", strict=False))
+    out = with_judge(
+        pd.concat(own, ignore_index=True), judge_costs(usage, source=f"{results_dir}/scores", strict=False)
+    )
     results.write_table(out, results_dir, COST_NAME)
     return out
 
@@ -111,10 +148,15 @@ def facts(df: pd.DataFrame, ci: pd.DataFrame | None = None, cost: pd.DataFrame |
     out: dict[str, Any] = {"n_judged": int(judged["baseline"].nunique())}
     if ci is not None:
         overall = ci[ci["column"] == "Overall"]
-        out |= {"min_clusters": MIN_CLUSTERS, "n_baselines": int(overall["baseline"].nunique()),
-                "n_turns_max": int(overall["n_turns"].max()) if len(overall) else 0,
-                "n_sufficient": int(overall["sufficient"].sum())}
+        out |= {
+            "min_clusters": MIN_CLUSTERS,
+            "n_baselines": int(overall["baseline"].nunique()),
+            "n_turns_max": int(overall["n_turns"].max()) if len(overall) else 0,
+            "n_sufficient": int(overall["sufficient"].sum()),
+        }
     if cost is not None and "judge_s" in cost:
-        out |= {"judge_s": float(cost["judge_s"].sum(skipna=True)),
-                "judge_tokens": float((cost["judge_prompt_tokens"] + cost["judge_completion_tokens"]).sum(skipna=True))}
+        out |= {
+            "judge_s": float(cost["judge_s"].sum(skipna=True)),
+            "judge_tokens": float((cost["judge_prompt_tokens"] + cost["judge_completion_tokens"]).sum(skipna=True)),
+        }
     return out

@@ -7,6 +7,7 @@ with the highest F1 (in-sample: an upper bound, as the sweep sees the labels); :
 shows which kinds of unsolvable request the ranker declines at that τ.  Missing outputs give
 empty frames and a ``status`` message, not an error, so the book still builds.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,22 +20,41 @@ from matplotlib.figure import Figure
 from trace_crs.report import compare, figures
 
 NAME = "travelbench_abstention"
-SWEEP_COLUMNS = ["baseline", "tau", "precision", "recall", "f1", "false_abstention_rate", "tp", "fp", "fn",
-                 "n_unsolvable", "n_solvable"]
+SWEEP_COLUMNS = [
+    "baseline",
+    "tau",
+    "precision",
+    "recall",
+    "f1",
+    "false_abstention_rate",
+    "tp",
+    "fp",
+    "fn",
+    "n_unsolvable",
+    "n_solvable",
+]
 
 
 def load(results_dir: str | Path) -> dict[str, pd.DataFrame]:
     """``reasons``, ``confidence`` and ``sweep`` frames (empty, with ``status`` in
     ``sweep.attrs``, when the abstention step has not run)."""
     base = Path(results_dir) / "abstention"
-    files = {"reasons": base / "reasons.csv", "confidence": base / "confidence.parquet", "sweep": base / "tau_sweep.csv"}
+    files = {
+        "reasons": base / "reasons.csv",
+        "confidence": base / "confidence.parquet",
+        "sweep": base / "tau_sweep.csv",
+    }
     if not all(f.is_file() for f in files.values()):
         sweep = pd.DataFrame(columns=SWEEP_COLUMNS)
         sweep.attrs["status"] = f"No abstention outputs in {base} (make paper runs trace-crs stats abstention)."
         return {"reasons": pd.DataFrame(columns=["reason", "items"]), "confidence": pd.DataFrame(), "sweep": sweep}
     sweep = pd.read_csv(files["sweep"])
     sweep.attrs["status"] = ""
-    return {"reasons": pd.read_csv(files["reasons"]), "confidence": pd.read_parquet(files["confidence"]), "sweep": sweep}
+    return {
+        "reasons": pd.read_csv(files["reasons"]),
+        "confidence": pd.read_parquet(files["confidence"]),
+        "sweep": sweep,
+    }
 
 
 def best_f1(sweep: pd.DataFrame) -> pd.DataFrame:
@@ -50,14 +70,25 @@ def recall_by_reason(confidence: pd.DataFrame, best: pd.DataFrame) -> pd.DataFra
     """Share of each reason's items (and of solvable dialogues) a ranker declines at its best-F1 τ."""
     if confidence.empty or best.empty:
         return pd.DataFrame()
-    tau = dict(zip(best["baseline"], best["tau"]))
+    tau = dict(zip(best["baseline"], best["tau"], strict=False))
     declined = confidence.assign(declined=confidence["best_score"] < confidence["baseline"].map(tau))
     table = declined.pivot_table(index="reason", columns="baseline", values="declined", aggfunc="mean")
     return table.rename(columns=compare.label)
 
 
-LLM_COLUMNS = ["system", "precision", "recall", "f1", "false_abstention_rate", "tp", "fp", "fn", "n_unsolvable",
-               "n_solvable", "n_fallbacks"]
+LLM_COLUMNS = [
+    "system",
+    "precision",
+    "recall",
+    "f1",
+    "false_abstention_rate",
+    "tp",
+    "fp",
+    "fn",
+    "n_unsolvable",
+    "n_solvable",
+    "n_fallbacks",
+]
 
 
 def llm_rows(results_dir: str | Path) -> pd.DataFrame:
@@ -75,27 +106,38 @@ def llm_rows(results_dir: str | Path) -> pd.DataFrame:
 def facts(frames: dict[str, pd.DataFrame]) -> dict[str, Any]:
     """Numbers the page's prose quotes."""
     best = best_f1(frames["sweep"])
-    out: dict[str, Any] = {"n_unsolvable": int(frames["reasons"]["items"].sum()) if len(frames["reasons"]) else 0,
-                           "n_reasons": len(frames["reasons"]), "status": frames["sweep"].attrs.get("status", "")}
+    out: dict[str, Any] = {
+        "n_unsolvable": int(frames["reasons"]["items"].sum()) if len(frames["reasons"]) else 0,
+        "n_reasons": len(frames["reasons"]),
+        "status": frames["sweep"].attrs.get("status", ""),
+    }
     if len(best):
         top = best.sort_values("f1", ascending=False).iloc[0]
-        out.update(best_ranker=top["ranker"], best_f1=float(top["f1"]), best_far=float(top["false_abstention_rate"]),
-                   n_solvable=int(top["n_solvable"]))
+        out.update(
+            best_ranker=top["ranker"],
+            best_f1=float(top["f1"]),
+            best_far=float(top["false_abstention_rate"]),
+            n_solvable=int(top["n_solvable"]),
+        )
     return out
 
 
 def plot(sweep: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Precision, recall and false-abstention rate against τ, one panel per ranker."""
     names = sorted(sweep["baseline"].unique()) if len(sweep) else []
-    ncols = min(2, max(1, len(names)))   # two panels a row at most: each ≥ 3.5 in at the column width
+    ncols = min(2, max(1, len(names)))  # two panels a row at most: each ≥ 3.5 in at the column width
     nrows = -(-max(1, len(names)) // ncols)
     fig, grid = plt.subplots(nrows, ncols, figsize=(7.5, 3.2 * nrows), squeeze=False)
-    for ax in grid.flat[max(1, len(names)):]:
+    for ax in grid.flat[max(1, len(names)) :]:
         ax.set_visible(False)
     axes = grid.reshape(1, -1)
-    for ax, name in zip(axes[0], names):
+    for ax, name in zip(axes[0], names, strict=False):
         part = sweep[sweep["baseline"] == name].sort_values("tau")
-        for col, label in (("precision", "precision"), ("recall", "recall"), ("false_abstention_rate", "false abstention")):
+        for col, label in (
+            ("precision", "precision"),
+            ("recall", "recall"),
+            ("false_abstention_rate", "false abstention"),
+        ):
             ax.plot(part["tau"], part[col], marker=".", label=label)
         ax.set(title=compare.label(name), xlabel="τ (best-candidate score)", ylim=(-0.02, 1.02))
     if names:
@@ -105,4 +147,3 @@ def plot(sweep: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> 
         axes[0][0].set_axis_off()
     fig.tight_layout()
     return figures.save(fig, NAME, figures_dir)
-

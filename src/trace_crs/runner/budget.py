@@ -11,11 +11,12 @@ keeps every complete chunk; re-running with a larger budget resumes.  The bound 
 as no dialogue costs more than the costliest seen before it (the first dialogue of a
 baseline runs alone, so it can overshoot by at most its own cost).
 """
+
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -24,15 +25,16 @@ import pyarrow.parquet as pq
 class CostGuard:
     """Admission control against ``budget_usd`` (module docstring)."""
 
-    def __init__(self, budget_usd: float, spent_usd: float = 0.0,
-                 per_dialogue_max: dict[str, float] | None = None) -> None:
+    def __init__(
+        self, budget_usd: float, spent_usd: float = 0.0, per_dialogue_max: dict[str, float] | None = None
+    ) -> None:
         if budget_usd < 0:
             raise ValueError(f"--max-cost-usd must be >= 0, got {budget_usd}")
         self.budget, self.spent = float(budget_usd), float(spent_usd)
         self.expected: dict[str, float] = dict(per_dialogue_max or {})
         self.reserved: dict[str, list[float]] = {}
         self.lock = threading.Lock()
-        self.stopped = False      # set by the runner when admission was refused
+        self.stopped = False  # set by the runner when admission was refused
 
     @property
     def in_flight_usd(self) -> float:
@@ -43,7 +45,7 @@ class CostGuard:
         with self.lock:
             if name not in self.expected:
                 if self.reserved.get(name):
-                    return "wait"       # (so something is in flight: the caller waits for it)
+                    return "wait"  # (so something is in flight: the caller waits for it)
                 estimate = 0.0
             else:
                 estimate = self.expected[name]
@@ -60,7 +62,7 @@ class CostGuard:
             self.expected[name] = max(self.expected.get(name, 0.0), cost_usd)
 
     @classmethod
-    def from_records(cls, budget_usd: float, chunk_files: Iterable[Path]) -> "CostGuard":
+    def from_records(cls, budget_usd: float, chunk_files: Iterable[Path]) -> CostGuard:
         """A guard that counts the cost of the run's finished chunks."""
         spent, worst = 0.0, {}
         for path in chunk_files:
@@ -69,6 +71,6 @@ class CostGuard:
                 continue
             spent += float(pc.sum(table.column("cost_usd")).as_py() or 0.0)
             per = table.group_by(["baseline", "dialogue_id"]).aggregate([("cost_usd", "sum")])
-            for b, c in zip(per.column("baseline").to_pylist(), per.column("cost_usd_sum").to_pylist()):
+            for b, c in zip(per.column("baseline").to_pylist(), per.column("cost_usd_sum").to_pylist(), strict=False):
                 worst[b] = max(worst.get(b, 0.0), float(c))
         return cls(budget_usd, spent, worst)

@@ -18,6 +18,7 @@ one baseline at a time, into a temporary run directory; what they cost is scaled
 The sample's answers stay in the LM cache, so the real run replays them.  Non-LLM baselines
 are not estimated (they run in minutes at paper scale).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -58,23 +59,43 @@ def estimate(cfg: RunConfig, sample: int = 4) -> dict[str, Any]:
         path = Path(tmp) / "sample.jsonl"
         dump_jsonl(picked, path)
         for name in llm:
-            run = dataclasses.replace(cfg, dialogues=str(path), subset=None, baselines=name, max_cost_usd=None, executor="local",
-                                      chunk_size=len(picked))
+            run = dataclasses.replace(
+                cfg,
+                dialogues=str(path),
+                subset=None,
+                baselines=name,
+                max_cost_usd=None,
+                executor="local",
+                chunk_size=len(picked),
+            )
             before, start = process_usage(), time.perf_counter()
             with distinct_requests() as distinct:
                 evaluate(run, Path(tmp) / name, workers=1, progress=False)
             wall, after = time.perf_counter() - start, process_usage()
             table = pq.read_table(Path(tmp) / name / "records.parquet")
-            rows[name] = {"turns": table.num_rows, "calls": after.calls - before.calls,
-                          "requests": distinct.calls, "prompt_tokens": _sum(table, "prompt_tokens"),
-                          "completion_tokens": _sum(table, "completion_tokens"),
-                          "cost_usd": _sum(table, "cost_usd"), "model_s": distinct.model_s,
-                          "sample_wall_s": wall}
+            rows[name] = {
+                "turns": table.num_rows,
+                "calls": after.calls - before.calls,
+                "requests": distinct.calls,
+                "prompt_tokens": _sum(table, "prompt_tokens"),
+                "completion_tokens": _sum(table, "completion_tokens"),
+                "cost_usd": _sum(table, "cost_usd"),
+                "model_s": distinct.model_s,
+                "sample_wall_s": wall,
+            }
     keys = ("turns", "calls", "requests", "prompt_tokens", "completion_tokens", "cost_usd", "model_s")
     projected = {n: {k: round(r[k] * scale, 6) for k in keys} for n, r in rows.items()}
     total = {k: sum(p[k] for p in projected.values()) for k in keys}
-    return {"dialogues": len(dialogues), "sample_dialogues": len(picked), "model": resolved["lm"]["model"],
-            "concurrency": concurrency, "sample": rows, "projected": projected,
-            "total": {**{k: round(v, 6) for k, v in total.items()},
-                      "wall_s_serial": round(total["model_s"], 1),
-                      "wall_s_at_concurrency": round(total["model_s"] / concurrency, 1)}}
+    return {
+        "dialogues": len(dialogues),
+        "sample_dialogues": len(picked),
+        "model": resolved["lm"]["model"],
+        "concurrency": concurrency,
+        "sample": rows,
+        "projected": projected,
+        "total": {
+            **{k: round(v, 6) for k, v in total.items()},
+            "wall_s_serial": round(total["model_s"], 1),
+            "wall_s_at_concurrency": round(total["model_s"] / concurrency, 1),
+        },
+    }

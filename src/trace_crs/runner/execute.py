@@ -6,6 +6,7 @@ loses a turn; the runner reports fallback counts per baseline in ``MANIFEST.json
 Workers are started with the ``spawn`` method (safe with torch) and rebuild the KB and the
 baselines once (:func:`init_worker`); shared indexes and embedding caches are per process.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -13,8 +14,9 @@ import inspect
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.popularity import fallback_output
@@ -61,14 +63,21 @@ def predict_records(name: str, baseline: Any, contexts: list[TurnContext], clock
         start = clock()
         try:
             out = baseline.predict(ctx)
-        except Exception as exc:  # noqa: BLE001 — recorded, counted and reported, never dropped
+        except Exception as exc:
             out = fallback_output(ctx, f"{type(exc).__name__}: {exc}")
         rows.append(to_record(ctx, name, out, clock() - start))
     return rows
 
 
-def run_chunk(baselines: dict[str, Any], kb: KB, dialogues: list[dict[str, Any]], pool: str, seed: int,
-              targets: dict[str, Path], clock: Clock = time.perf_counter) -> dict[str, int]:
+def run_chunk(
+    baselines: dict[str, Any],
+    kb: KB,
+    dialogues: list[dict[str, Any]],
+    pool: str,
+    seed: int,
+    targets: dict[str, Path],
+    clock: Clock = time.perf_counter,
+) -> dict[str, int]:
     """Predict every turn of ``dialogues`` with each baseline in ``targets`` and write its
     chunk file; returns ``{baseline: records written}``."""
     contexts = [ctx for d in dialogues for ctx in turn_contexts(d, kb, pool, seed)]
@@ -123,5 +132,11 @@ def init_worker(kb_dir: str, names: list[str], pool: str, seed: int, fitted: dic
 def worker_task(task: tuple[list[dict[str, Any]], dict[str, str]]) -> dict[str, int]:
     """Run one ``(dialogues, {baseline: chunk path})`` task inside a worker."""
     dialogues, targets = task
-    return run_chunk(_STATE["baselines"], _STATE["kb"], dialogues, _STATE["pool"], _STATE["seed"],
-                     {n: Path(p) for n, p in targets.items()})
+    return run_chunk(
+        _STATE["baselines"],
+        _STATE["kb"],
+        dialogues,
+        _STATE["pool"],
+        _STATE["seed"],
+        {n: Path(p) for n, p in targets.items()},
+    )

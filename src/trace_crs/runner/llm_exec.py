@@ -13,6 +13,7 @@ and the baselines are built they are frozen out of the cyclic garbage collector
 (``gc.freeze``): each full collection otherwise walked the whole KB while hundreds of request
 threads waited (2.8 s of 40 s CPU on 100 dialogues).
 """
+
 from __future__ import annotations
 
 import gc
@@ -30,40 +31,64 @@ from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jo
 from trace_crs.runner.tasks import chunks, load_evaluated
 
 
-def run_llm(cfg: Any, kb: KB, out: Path, dialogues: list[dict[str, Any]], parts: list[list[dict[str, Any]]],
-            todo: dict[int, dict[str, str]], llm: list[str], lm: dict[str, Any], clock: Clock, progress: bool,
-            workers: int = 1) -> CostGuard | None:
+def run_llm(
+    cfg: Any,
+    kb: KB,
+    out: Path,
+    dialogues: list[dict[str, Any]],
+    parts: list[list[dict[str, Any]]],
+    todo: dict[int, dict[str, str]],
+    llm: list[str],
+    lm: dict[str, Any],
+    clock: Clock,
+    progress: bool,
+    workers: int = 1,
+) -> CostGuard | None:
     """The pending LLM chunks of ``llm``; returns the cost guard (None without a budget)."""
     concurrency = auto_concurrency(cfg.concurrency, lm)
     pending = sorted(k for k in todo if any(n in todo[k] for n in llm))
     processes = min(workers, len(pending))
     if processes > 1 and cfg.max_cost_usd is None and lm.get("model") != "local":
-        lms = endpoint_configs(lm, processes)      # several comma-separated api_base: one each
-        shards = [(cfg, lms[i], {k: todo[k] for k in pending[i::processes]}, llm, math.ceil(concurrency / processes))
-                  for i in range(processes)]
-        with mp.get_context("spawn").Pool(processes, die_with_parent) as pool:   # a kill -9 leaves no orphan
+        lms = endpoint_configs(lm, processes)  # several comma-separated api_base: one each
+        shards = [
+            (cfg, lms[i], {k: todo[k] for k in pending[i::processes]}, llm, math.ceil(concurrency / processes))
+            for i in range(processes)
+        ]
+        with mp.get_context("spawn").Pool(processes, die_with_parent) as pool:  # a kill -9 leaves no orphan
             pool.map(_shard, shards)
         return None
     guard = None
     if cfg.max_cost_usd is not None:
         done = [p for n in llm for p in (out / "records" / n).glob("*.parquet")]
         guard = CostGuard.from_records(cfg.max_cost_usd, done)
-    complete = _in_process(cfg, kb, dialogues, parts, todo, llm, endpoint_configs(lm, 1)[0], clock, concurrency,
-                           guard, progress)
+    complete = _in_process(
+        cfg, kb, dialogues, parts, todo, llm, endpoint_configs(lm, 1)[0], clock, concurrency, guard, progress
+    )
     if guard is not None:
         guard.stopped = not complete
     return guard
 
 
-def _in_process(cfg: Any, kb: KB, dialogues: list[dict[str, Any]], parts: list[list[dict[str, Any]]],
-                todo: dict[int, dict[str, str]], llm: list[str], lm: dict[str, Any], clock: Clock,
-                concurrency: int, guard: CostGuard | None, progress: bool) -> bool:
+def _in_process(
+    cfg: Any,
+    kb: KB,
+    dialogues: list[dict[str, Any]],
+    parts: list[list[dict[str, Any]]],
+    todo: dict[int, dict[str, str]],
+    llm: list[str],
+    lm: dict[str, Any],
+    clock: Clock,
+    concurrency: int,
+    guard: CostGuard | None,
+    progress: bool,
+) -> bool:
     baselines = build_baselines(llm, kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
     try:
-        gc.freeze()   # the KB and the baselines outlive the run: no full collection walks them again
+        gc.freeze()  # the KB and the baselines outlive the run: no full collection walks them again
         # Memory-Aug.: memory fixed in corpus order, in the background (llm_pool.see_corpus_later)
-        return run_jobs(baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress,
-                        corpus=dialogues)
+        return run_jobs(
+            baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress, corpus=dialogues
+        )
     finally:
         gc.unfreeze()
         for baseline in baselines.values():
@@ -75,5 +100,16 @@ def _shard(task: tuple[Any, dict[str, Any], dict[int, dict[str, str]], list[str]
     cfg, lm, todo, llm, concurrency = task
     kb = load_kb(cfg.kb)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
-    _in_process(cfg, kb, dialogues, chunks(dialogues, cfg.chunk_size), todo, llm, lm, time.perf_counter,
-                concurrency, None, False)
+    _in_process(
+        cfg,
+        kb,
+        dialogues,
+        chunks(dialogues, cfg.chunk_size),
+        todo,
+        llm,
+        lm,
+        time.perf_counter,
+        concurrency,
+        None,
+        False,
+    )

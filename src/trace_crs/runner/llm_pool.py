@@ -17,6 +17,7 @@ redoes (their answers replay from the LM cache).
 for an API model.  A :class:`~trace_crs.runner.budget.CostGuard` may stop the admission of new
 jobs; in-flight jobs finish and their complete chunks are kept.
 """
+
 from __future__ import annotations
 
 import json
@@ -73,7 +74,7 @@ def write_json(obj: Any, path: Path) -> None:
 class Job:
     chunk: int
     name: str
-    index: int                       # position of the dialogue in its chunk
+    index: int  # position of the dialogue in its chunk
     dialogue: dict[str, Any]
 
 
@@ -104,8 +105,9 @@ class ChunkSink:
         del self.rows[key]
 
 
-def plan(parts: list[list[dict[str, Any]]], todo: dict[int, dict[str, str]],
-         names: list[str]) -> tuple[list[Job], dict[tuple[int, str], Path]]:
+def plan(
+    parts: list[list[dict[str, Any]]], todo: dict[int, dict[str, str]], names: list[str]
+) -> tuple[list[Job], dict[tuple[int, str], Path]]:
     """Jobs in corpus order and the chunk files they complete."""
     jobs, targets = [], {}
     for k in sorted(todo):
@@ -117,8 +119,9 @@ def plan(parts: list[list[dict[str, Any]]], todo: dict[int, dict[str, str]],
     return jobs, targets
 
 
-def see_corpus_later(baselines: dict[str, Any], kb: KB, corpus: list[dict[str, Any]] | None, pool: str,
-                     seed: int) -> tuple[ThreadPoolExecutor | None, dict[str, Future]]:
+def see_corpus_later(
+    baselines: dict[str, Any], kb: KB, corpus: list[dict[str, Any]] | None, pool: str, seed: int
+) -> tuple[ThreadPoolExecutor | None, dict[str, Future]]:
     """Hand ``corpus`` (every evaluated dialogue, corpus order) to the baselines with a
     ``see_corpus`` (Memory-Aug.) in a background thread; ``{name: future}`` gates their jobs.
     Embedding the corpus takes minutes at paper scale: the other baselines' jobs run meanwhile."""
@@ -133,9 +136,20 @@ def see_corpus_later(baselines: dict[str, Any], kb: KB, corpus: list[dict[str, A
     return background, {n: background.submit(see, n) for n in names}
 
 
-def run_jobs(baselines: dict[str, Any], kb: KB, parts: list[list[dict[str, Any]]], todo: dict[int, dict[str, str]],
-             names: list[str], pool: str, seed: int, clock: Clock, concurrency: int, guard: Any = None,
-             progress: bool = False, corpus: list[dict[str, Any]] | None = None) -> bool:
+def run_jobs(
+    baselines: dict[str, Any],
+    kb: KB,
+    parts: list[list[dict[str, Any]]],
+    todo: dict[int, dict[str, str]],
+    names: list[str],
+    pool: str,
+    seed: int,
+    clock: Clock,
+    concurrency: int,
+    guard: Any = None,
+    progress: bool = False,
+    corpus: list[dict[str, Any]] | None = None,
+) -> bool:
     """Run every pending LLM chunk of ``names``; False when ``guard`` stopped the run early.
     With ``corpus``, the ``see_corpus`` baselines see it first (:func:`see_corpus_later`)."""
     jobs, targets = plan(parts, todo, names)
@@ -144,7 +158,7 @@ def run_jobs(baselines: dict[str, Any], kb: KB, parts: list[list[dict[str, Any]]
 
     def run(job: Job) -> tuple[list[dict[str, Any]], Counter]:
         if job.name in gates:
-            gates[job.name].result()        # the memory is fixed before its first turn (re-raises its error)
+            gates[job.name].result()  # the memory is fixed before its first turn (re-raises its error)
         contexts = turn_contexts(job.dialogue, kb, pool, seed)
         with counting_faults() as faults:
             rows = predict_records(job.name, baselines[job.name], contexts, clock)

@@ -15,6 +15,7 @@ llama.cpp or vLLM servers, one per GPU): actor ``i`` uses endpoint ``i mod n``. 
 needs the local executor (one guard must see every job).  Ray is optional (``pip install
 "ray[default]"``); without it ``--executor ray`` is a usage error.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -44,8 +45,9 @@ class ShardRunner:
         self.parts = chunks(dialogues, cfg.chunk_size)
         self.llm = [n for n in names if GROUPS[n] == "LLM"]
         self.non_llm = build_baselines([n for n in names if GROUPS[n] != "LLM"], self.kb)
-        self.llm_baselines = build_baselines(self.llm, self.kb, lm_config=lm, seed=cfg.seed,
-                                             prefilter=cfg.prefilter) if self.llm else {}
+        self.llm_baselines = (
+            build_baselines(self.llm, self.kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter) if self.llm else {}
+        )
         show_corpus({**self.non_llm, **self.llm_baselines}, dialogues, self.kb, cfg.pool, cfg.seed)
 
     def run(self, todo: dict[int, dict[str, str]]) -> int:
@@ -59,8 +61,17 @@ class ShardRunner:
             if targets:
                 run_chunk(self.non_llm, self.kb, self.parts[k], cfg.pool, cfg.seed, targets)
         if self.llm:
-            run_jobs(self.llm_baselines, self.kb, self.parts, todo, self.llm, cfg.pool, cfg.seed,
-                     time.perf_counter, self.concurrency)
+            run_jobs(
+                self.llm_baselines,
+                self.kb,
+                self.parts,
+                todo,
+                self.llm,
+                cfg.pool,
+                cfg.seed,
+                time.perf_counter,
+                self.concurrency,
+            )
         return sum(len(t) for t in todo.values())
 
     def close(self) -> None:
@@ -76,8 +87,14 @@ def check_ray(cfg: Any) -> None:
         raise UsageError("--max-cost-usd needs --executor local (one cost guard must see every job)")
 
 
-def run_on_ray(cfg: Any, todo: dict[int, dict[str, str]], names: list[str], lm: dict[str, Any] | None,
-               workers: int, concurrency: int) -> int:
+def run_on_ray(
+    cfg: Any,
+    todo: dict[int, dict[str, str]],
+    names: list[str],
+    lm: dict[str, Any] | None,
+    workers: int,
+    concurrency: int,
+) -> int:
     """Every pending chunk of ``todo`` on Ray actors; returns the number of chunk files written."""
     check_ray(cfg)
     import ray
@@ -87,8 +104,9 @@ def run_on_ray(cfg: Any, todo: dict[int, dict[str, str]], names: list[str], lm: 
         return 0
     address = getattr(cfg, "ray_address", None) or os.environ.get("RAY_ADDRESS")
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False) if address else \
-            ray.init(num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False)
+        ray.init(address=address, include_dashboard=False, log_to_driver=False) if address else ray.init(
+            num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False
+        )
     n = max(1, min(workers, len(pending)))
     actor = ray.remote(ShardRunner)
     from trace_crs.runner.llm_pool import endpoint_configs
@@ -96,7 +114,7 @@ def run_on_ray(cfg: Any, todo: dict[int, dict[str, str]], names: list[str], lm: 
     runners = [actor.remote(cfg, names, lm_i, math.ceil(concurrency / n)) for lm_i in endpoint_configs(lm, n)]
     try:
         shards = [{k: todo[k] for k in pending[i::n]} for i in range(n)]
-        return sum(ray.get([r.run.remote(s) for r, s in zip(runners, shards)]))
+        return sum(ray.get([r.run.remote(s) for r, s in zip(runners, shards, strict=False)]))
     finally:
         ray.get([r.close.remote() for r in runners])
         for r in runners:

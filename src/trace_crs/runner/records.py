@@ -2,11 +2,13 @@
 baseline, their atomic chunk files, the consolidated ``records.parquet`` and the per-baseline
 ``predictions/<baseline>.jsonl`` in the ``score`` format (ARCHITECTURE §5).
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -16,13 +18,25 @@ from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.kb.store import dump_jsonl
 
-SCHEMA = pa.schema([
-    ("dialogue_id", pa.string()), ("turn_id", pa.int64()), ("baseline", pa.string()), ("pool", pa.string()),
-    ("ranked_poi_ids", pa.list_(pa.string())), ("text", pa.string()), ("citations", pa.string()),
-    ("latency_s", pa.float64()), ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()),
-    ("cost_usd", pa.float64()), ("model", pa.string()), ("mode", pa.string()), ("fallback", pa.bool_()),
-    ("error", pa.string()),
-])
+SCHEMA = pa.schema(
+    [
+        ("dialogue_id", pa.string()),
+        ("turn_id", pa.int64()),
+        ("baseline", pa.string()),
+        ("pool", pa.string()),
+        ("ranked_poi_ids", pa.list_(pa.string())),
+        ("text", pa.string()),
+        ("citations", pa.string()),
+        ("latency_s", pa.float64()),
+        ("prompt_tokens", pa.int64()),
+        ("completion_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("model", pa.string()),
+        ("mode", pa.string()),
+        ("fallback", pa.bool_()),
+        ("error", pa.string()),
+    ]
+)
 KEYS: tuple[str, ...] = ("dialogue_id", "turn_id", "baseline")
 
 
@@ -30,12 +44,21 @@ def to_record(ctx: TurnContext, baseline: str, out: BaselineOutput, latency_s: f
     """The record of one prediction; ``latency_s`` is used unless the baseline set its own."""
     u = out.usage
     return {
-        "dialogue_id": ctx.dialogue_id, "turn_id": ctx.turn_id,
-        "baseline": baseline, "pool": ctx.pool, "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids],
-        "text": out.text, "citations": json.dumps(out.citations, sort_keys=True, ensure_ascii=False),
-        "latency_s": float(u.latency_s or latency_s), "prompt_tokens": int(u.prompt_tokens),
-        "completion_tokens": int(u.completion_tokens), "cost_usd": float(u.cost_usd), "model": u.model,
-        "mode": u.mode, "fallback": bool(u.fallback), "error": u.error,
+        "dialogue_id": ctx.dialogue_id,
+        "turn_id": ctx.turn_id,
+        "baseline": baseline,
+        "pool": ctx.pool,
+        "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids],
+        "text": out.text,
+        "citations": json.dumps(out.citations, sort_keys=True, ensure_ascii=False),
+        "latency_s": float(u.latency_s or latency_s),
+        "prompt_tokens": int(u.prompt_tokens),
+        "completion_tokens": int(u.completion_tokens),
+        "cost_usd": float(u.cost_usd),
+        "model": u.model,
+        "mode": u.mode,
+        "fallback": bool(u.fallback),
+        "error": u.error,
     }
 
 
@@ -56,8 +79,8 @@ def read_records(paths: Iterable[Path]) -> pa.Table:
     tables = [pq.read_table(p, schema=SCHEMA) for p in sorted(paths)]
     table = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
     table = table.sort_by([(k, "ascending") for k in KEYS])
-    keys = list(zip(*(table.column(k).to_pylist() for k in KEYS)))
-    dupes = [k for a, k in zip(keys, keys[1:]) if a == k]
+    keys = list(zip(*(table.column(k).to_pylist() for k in KEYS), strict=False))
+    dupes = [k for a, k in zip(keys, keys[1:], strict=False) if a == k]
     if dupes:
         raise ValueError(f"duplicate record key(s) (dialogue_id, turn_id, baseline): {dupes[:3]}")
     return table
@@ -67,10 +90,16 @@ def prediction_rows(table: pa.Table, baseline: str) -> list[dict[str, Any]]:
     """Score-format predictions of one baseline, in (dialogue_id, turn_id) order."""
     columns = ["dialogue_id", "turn_id", "ranked_poi_ids", "text", "citations"]
     rows = table.filter(pc.equal(table.column("baseline"), baseline)).select(columns).to_pylist()
-    return [{"dialogue_id": r["dialogue_id"], "turn_id": r["turn_id"], "ranked_poi_ids": r["ranked_poi_ids"],
-             "text": r["text"],
-             "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in json.loads(r["citations"])]}
-            for r in rows]
+    return [
+        {
+            "dialogue_id": r["dialogue_id"],
+            "turn_id": r["turn_id"],
+            "ranked_poi_ids": r["ranked_poi_ids"],
+            "text": r["text"],
+            "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in json.loads(r["citations"])],
+        }
+        for r in rows
+    ]
 
 
 def write_predictions(table: pa.Table, baselines: list[str], directory: Path) -> list[Path]:

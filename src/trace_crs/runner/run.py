@@ -13,6 +13,7 @@ Re-running with a different resolved config into the same directory is refused; 
 execution settings (:data:`EXECUTION_KEYS`) never change a record and may differ between
 invocations, so they are not part of ``config.yaml``.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,13 +31,20 @@ import yaml
 from tqdm import tqdm
 
 from trace_crs.atomic import write_text
-from trace_crs.errors import UsageError
-from trace_crs.cache import CACHE_ENV
 from trace_crs.baselines.registry import GROUPS, baseline_class
+from trace_crs.cache import CACHE_ENV
+from trace_crs.errors import UsageError
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
-from trace_crs.runner.execute import (Clock, build_baselines, fill_caches, init_worker, run_chunk, show_corpus,
-                                      worker_task)
+from trace_crs.runner.execute import (
+    Clock,
+    build_baselines,
+    fill_caches,
+    init_worker,
+    run_chunk,
+    show_corpus,
+    worker_task,
+)
 from trace_crs.runner.llm_exec import run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
@@ -49,20 +57,23 @@ class RunConfig(Selection):
     """What ``trace-crs evaluate`` runs (:class:`~trace_crs.runner.selection.Selection`) and how."""
 
     chunk_size: int = 50
-    concurrency: int | None = None     # LLM dialogues in flight; None/0 = auto (runner.llm_pool)
+    concurrency: int | None = None  # LLM dialogues in flight; None/0 = auto (runner.llm_pool)
     max_cost_usd: float | None = None  # run-wide LM budget (runner.budget); None = unlimited
-    executor: str = "local"            # "local" | "ray" (runner.ray_exec)
-    ray_address: str | None = None     # Ray cluster (else $RAY_ADDRESS, else a local cluster)
+    executor: str = "local"  # "local" | "ray" (runner.ray_exec)
+    ray_address: str | None = None  # Ray cluster (else $RAY_ADDRESS, else a local cluster)
 
     def __post_init__(self) -> None:
         """Every value is checked before anything is written (a bad ``--set`` leaves no config.yaml)."""
         self.check("run config")
 
     def rules(self) -> Rules:
-        return {**super().rules(), "chunk_size": (self.chunk_size >= 1, ">= 1"),
-                "concurrency": (self.concurrency is None or self.concurrency >= 0, ">= 1 (0 or unset: auto)"),
-                "max_cost_usd": (self.max_cost_usd is None or self.max_cost_usd >= 0, ">= 0 (or unset: no budget)"),
-                "executor": (self.executor in ("local", "ray"), "local or ray")}
+        return {
+            **super().rules(),
+            "chunk_size": (self.chunk_size >= 1, ">= 1"),
+            "concurrency": (self.concurrency is None or self.concurrency >= 0, ">= 1 (0 or unset: auto)"),
+            "max_cost_usd": (self.max_cost_usd is None or self.max_cost_usd >= 0, ">= 0 (or unset: no budget)"),
+            "executor": (self.executor in ("local", "ray"), "local or ray"),
+        }
 
 
 EXECUTION_KEYS: tuple[str, ...] = ("concurrency", "max_cost_usd", "executor", "ray_address")
@@ -83,8 +94,10 @@ def _claim(out: Path, resolved: dict[str, Any]) -> None:
         keys = (set(old) | set(resolved)) - {"kb", "dialogues"}
         differ = sorted(k for k in keys if old.get(k) != resolved.get(k))
         if differ:  # *_sha256 keys: an input file changed since the run began
-            raise UsageError(f"{path}: an existing run with a different configuration or inputs "
-                             f"({', '.join(differ)}); use another --out")
+            raise UsageError(
+                f"{path}: an existing run with a different configuration or inputs "
+                f"({', '.join(differ)}); use another --out"
+            )
     write_text(path, text)
 
 
@@ -99,7 +112,7 @@ def _pending(out: Path, names: list[str], n_chunks: int) -> dict[int, dict[str, 
     return todo
 
 
-def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progress) -> None:  # noqa: ANN001
+def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progress) -> None:
     tasks = [(parts[k], {n: p for n, p in todo[k].items() if n in names}) for k in sorted(todo)]
     tasks = [t for t in tasks if t[1]]
     if not tasks:
@@ -124,8 +137,15 @@ def _run_non_llm(cfg: RunConfig, kb, parts, todo, names, workers, clock, progres
     bar.close()
 
 
-def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = time.perf_counter,
-             progress: bool = True, cache_dir: str | Path | None = None, score: bool = False) -> dict[str, Any]:
+def evaluate(
+    cfg: RunConfig,
+    out: str | Path,
+    workers: int = 2,
+    clock: Clock = time.perf_counter,
+    progress: bool = True,
+    cache_dir: str | Path | None = None,
+    score: bool = False,
+) -> dict[str, Any]:
     """Run (or resume) one evaluation into ``out``; returns the manifest.  ``score`` also
     writes ``scores/<baseline>.json`` (default :class:`ScoreConfig` for the run's pool).
     When the cost guard stops the run, nothing is consolidated and the returned report says
@@ -156,15 +176,20 @@ def evaluate(cfg: RunConfig, out: str | Path, workers: int = 2, clock: Clock = t
         guard = run_llm(cfg, kb, out, dialogues, parts, todo, llm, resolved["lm"], clock, progress, workers)
         if guard is not None and guard.stopped:
             left = _pending(out, names, len(parts))
-            return {"complete": False, "stopped": "max_cost_usd", "max_cost_usd": cfg.max_cost_usd,
-                    "spent_usd": round(guard.spent, 6), "pending_chunks": sum(len(t) for t in left.values())}
+            return {
+                "complete": False,
+                "stopped": "max_cost_usd",
+                "max_cost_usd": cfg.max_cost_usd,
+                "spent_usd": round(guard.spent, 6),
+                "pending_chunks": sum(len(t) for t in left.values()),
+            }
     manifest = finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues])
     if score:
         score_run(out, names, kb, dialogues, cfg)
     return manifest
 
 
-def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> None:  # noqa: ANN001
+def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> None:
     """The run's own aggregates, from its records (not its prediction files): ``trace-crs
     score`` on ``predictions/<b>.jsonl`` with ``--dialogue-ids dialogue_ids.json`` must agree."""
     from trace_crs.metrics.predictions import index_predictions
@@ -174,16 +199,33 @@ def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunCo
     (out / "scores").mkdir(exist_ok=True)
     for name in names:
         rows = [r for r in table if r["baseline"] == name]
-        preds = index_predictions(((f"{out}/records.parquet:{name}", {
-            "dialogue_id": r["dialogue_id"], "turn_id": r["turn_id"], "ranked_poi_ids": list(r["ranked_poi_ids"]),
-            "text": r["text"], "citations": json.loads(r["citations"])}) for r in rows), dialogues, kb)
+        preds = index_predictions(
+            (
+                (
+                    f"{out}/records.parquet:{name}",
+                    {
+                        "dialogue_id": r["dialogue_id"],
+                        "turn_id": r["turn_id"],
+                        "ranked_poi_ids": list(r["ranked_poi_ids"]),
+                        "text": r["text"],
+                        "citations": json.loads(r["citations"]),
+                    },
+                )
+                for r in rows
+            ),
+            dialogues,
+            kb,
+        )
         scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
-        write_text(out / "scores" / f"{name}.json",
-                   json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n")
+        write_text(
+            out / "scores" / f"{name}.json",
+            json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n",
+        )
 
 
-def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig,
-             dialogue_ids: list[str]) -> dict[str, Any]:
+def finalize(
+    out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig, dialogue_ids: list[str]
+) -> dict[str, Any]:
     """Consolidate chunk files into ``records.parquet``, predictions, ``dialogue_ids.json``
     (the evaluated dialogues: a seeded subset is scored on exactly these) and ``MANIFEST.json``."""
     write_text(out / "dialogue_ids.json", json.dumps(sorted(dialogue_ids)) + "\n")
@@ -201,12 +243,16 @@ def finalize(out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConf
         counts[name] = {"records": sub.num_rows, "fallbacks": int(pc.sum(sub.column("fallback")).as_py() or 0)}
     outputs = [out / "config.yaml", out / "dialogue_ids.json", out / "records.parquet", *preds]
     manifest = {
-        "inputs": {f"kb/{POIS_FILE}": resolved["kb_sha256"],
-                   f"kb/{REVIEWS_FILE}": sha256_file(Path(cfg.kb) / REVIEWS_FILE),
-                   "dialogues": resolved["dialogues_sha256"]},
+        "inputs": {
+            f"kb/{POIS_FILE}": resolved["kb_sha256"],
+            f"kb/{REVIEWS_FILE}": sha256_file(Path(cfg.kb) / REVIEWS_FILE),
+            "dialogues": resolved["dialogues_sha256"],
+        },
         "outputs": {str(p.relative_to(out)): sha256_file(p) for p in outputs},
-        "counts": counts, "n_records": table.num_rows, "complete": True,
-        "faults": faults,   # endpoint faults met by the LM calls of the finished chunks (lm.faults)
+        "counts": counts,
+        "n_records": table.num_rows,
+        "complete": True,
+        "faults": faults,  # endpoint faults met by the LM calls of the finished chunks (lm.faults)
     }
     write_text(out / "MANIFEST.json", json.dumps(manifest, sort_keys=True, indent=2) + "\n")
     return manifest

@@ -6,6 +6,7 @@ The pool is shuffled once per dialogue with a generator seeded by ``(seed, dialo
 that candidate order carries no position signal and does not depend on which other
 dialogues are in the run (subset, chunking or worker count never change it).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -16,9 +17,9 @@ import numpy as np
 
 from trace_crs.baselines.base import TurnContext
 from trace_crs.config import POOLS
-from trace_crs.errors import DataError
 from trace_crs.dialogues.schema import REC_ACTIONS, check_dialogue, dialogue_lines
 from trace_crs.dialogues.subset import select_subset
+from trace_crs.errors import DataError
 from trace_crs.kb import KB
 
 
@@ -57,12 +58,15 @@ def turn_contexts(dialogue: dict[str, Any], kb: KB, pool: str, seed: int) -> lis
     unknown = [c for c in candidates if c not in kb.pois]
     if unknown:
         raise ValueError(f"dialogue {dialogue['dialogue_id']}: pool {pool} has POI id(s) not in the KB: {unknown[:3]}")
-    return [TurnContext.from_dialogue(dialogue, i, candidates, kb, pool)
-            for i, t in enumerate(dialogue["turns"]) if t["role"] == "system" and t["action"] in REC_ACTIONS]
+    return [
+        TurnContext.from_dialogue(dialogue, i, candidates, kb, pool)
+        for i, t in enumerate(dialogue["turns"])
+        if t["role"] == "system" and t["action"] in REC_ACTIONS
+    ]
 
 
 def chunks(dialogues: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
     """Consecutive chunks of ``size`` dialogues (the unit of atomic, resumable output)."""
     if size < 1:
         raise ValueError(f"chunk size must be ≥ 1, got {size}")
-    return [dialogues[i:i + size] for i in range(0, len(dialogues), size)]
+    return [dialogues[i : i + size] for i in range(0, len(dialogues), size)]

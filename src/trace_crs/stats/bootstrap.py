@@ -24,6 +24,7 @@ a pair's ``verdict`` is ``"insufficient n"``, its p-value is NaN and it is never
 ``significant``; otherwise the verdict is ``"significant"`` (CI excludes 0) or
 ``"not resolved"``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -64,8 +65,9 @@ def resample_weights(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(np.float64)
 
 
-def _cluster_totals(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]], source: str
-                    ) -> tuple[np.ndarray, dict[tuple[str, str], np.ndarray], dict[str, np.ndarray]]:
+def _cluster_totals(
+    frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]], source: str
+) -> tuple[np.ndarray, dict[tuple[str, str], np.ndarray], dict[str, np.ndarray]]:
     """Sorted dialogue ids, S per (baseline, metric) and N per baseline, each aligned to the ids."""
     require_columns(frame, ["dialogue_id", "baseline", *sorted({m for *_, m in pairs})], source)
     baselines = sorted({x for a, b, _ in pairs for x in (a, b)})
@@ -81,8 +83,10 @@ def _cluster_totals(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]], 
         have = set(rows["dialogue_id"])
         lacking = [d for d in ids if d not in have]
         if lacking:
-            raise ValueError(f"{source}: baseline {base!r} has no rows for dialogue(s) {lacking[:5]} "
-                             f"({len(lacking)} in all); a paired bootstrap needs every dialogue")
+            raise ValueError(
+                f"{source}: baseline {base!r} has no rows for dialogue(s) {lacking[:5]} "
+                f"({len(lacking)} in all); a paired bootstrap needs every dialogue"
+            )
         grouped = rows.groupby("dialogue_id", sort=True)
         counts[base] = grouped.size().reindex(ids).to_numpy(float)
         for metric in sorted({m for a, b, m in pairs if base in (a, b)}):
@@ -91,9 +95,15 @@ def _cluster_totals(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]], 
     return ids, sums, counts
 
 
-def bootstrap_pairs(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]] = TABLE21_PAIRS,
-                    n_boot: int = 1000, seed: int = 42, level: float = 0.95,
-                    source: str = "scores", min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
+def bootstrap_pairs(
+    frame: pd.DataFrame,
+    pairs: Sequence[tuple[str, str, str]] = TABLE21_PAIRS,
+    n_boot: int = 1000,
+    seed: int = 42,
+    level: float = 0.95,
+    source: str = "scores",
+    min_clusters: int = MIN_CLUSTERS,
+) -> pd.DataFrame:
     """Paired cluster bootstrap of each (A, B, metric) in ``pairs`` on a frame with ``baseline``.
 
     Returns one row per pair: ``a, b, metric, n_dialogues, delta, ci_low, ci_high, p_value,
@@ -120,16 +130,35 @@ def bootstrap_pairs(frame: pd.DataFrame, pairs: Sequence[tuple[str, str, str]] =
         tail = min(int((star <= 0).sum()), int((star >= 0).sum()))
         sufficient = ids.size >= min_clusters and hi > lo
         separated = bool(lo > 0 or hi < 0)
-        rows.append({"a": a, "b": b, "metric": metric, "n_dialogues": int(ids.size),
-                     "delta": float(delta), "ci_low": float(lo), "ci_high": float(hi),
-                     "p_value": min(1.0, 2 * (1 + tail) / (n_boot + 1)) if sufficient else float("nan"),
-                     "significant": sufficient and separated,
-                     "verdict": ("significant" if separated else "not resolved") if sufficient else "insufficient n",
-                     "n_boot": int(n_boot), "seed": int(seed), "level": float(level)})
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "metric": metric,
+                "n_dialogues": int(ids.size),
+                "delta": float(delta),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "p_value": min(1.0, 2 * (1 + tail) / (n_boot + 1)) if sufficient else float("nan"),
+                "significant": sufficient and separated,
+                "verdict": ("significant" if separated else "not resolved") if sufficient else "insufficient n",
+                "n_boot": int(n_boot),
+                "seed": int(seed),
+                "level": float(level),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def paired_bootstrap(frame: pd.DataFrame, a: str, b: str, metric: str, n_boot: int = 1000,
-                     seed: int = 42, level: float = 0.95, source: str = "scores") -> dict:
+def paired_bootstrap(
+    frame: pd.DataFrame,
+    a: str,
+    b: str,
+    metric: str,
+    n_boot: int = 1000,
+    seed: int = 42,
+    level: float = 0.95,
+    source: str = "scores",
+) -> dict:
     """One comparison of :func:`bootstrap_pairs` as a dict."""
     return bootstrap_pairs(frame, [(a, b, metric)], n_boot, seed, level, source).iloc[0].to_dict()

@@ -4,6 +4,7 @@ Both are means of per-turn metrics per baseline within a group: ``pool`` (8 / 16
 column added when concatenating the runs' per-turn frames) or ``difficulty``
 (easy < medium < hard < expert, the generation-time tier).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -38,6 +39,8 @@ def difficulty_breakdown(per_turn: pd.DataFrame, metrics: Sequence[str] = ("reca
     return out.sort_values(["baseline", "metric", "difficulty"], ignore_index=True)
 
 
-def pool_size_breakdown(per_turn: pd.DataFrame, metrics: Sequence[str] = ("recall@1", "recall@3", "gs")) -> pd.DataFrame:
+def pool_size_breakdown(
+    per_turn: pd.DataFrame, metrics: Sequence[str] = ("recall@1", "recall@3", "gs")
+) -> pd.DataFrame:
     """R@1, R@3 and GS by candidate-pool size (column ``pool``)."""
     return breakdown(per_turn, "pool", metrics)

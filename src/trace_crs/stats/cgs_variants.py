@@ -13,6 +13,7 @@ Our reading of the seven alternatives the paper lists (its "eight" counts the de
 :func:`cgs_variant_sensitivity` averages each variant over a baseline's turns and reports the
 Spearman ρ of the baselines' values against the default ranking.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -50,8 +51,9 @@ CGS_VARIANTS: dict[str, Variant] = {
 }
 
 
-def cgs_variant_sensitivity(per_turn: pd.DataFrame, variants: Mapping[str, Variant] = CGS_VARIANTS,
-                            source: str = "per-turn scores") -> pd.DataFrame:
+def cgs_variant_sensitivity(
+    per_turn: pd.DataFrame, variants: Mapping[str, Variant] = CGS_VARIANTS, source: str = "per-turn scores"
+) -> pd.DataFrame:
     """``variant, baseline, value, n_turns, spearman_vs_default`` (variants must include "default")."""
     if "default" not in variants:
         raise ValueError("cgs variants: a 'default' variant is required as the reference ranking")
@@ -59,14 +61,24 @@ def cgs_variant_sensitivity(per_turn: pd.DataFrame, variants: Mapping[str, Varia
     for col in ("gs", "cd", "pc"):
         require_finite(per_turn, col, source)
     gs, cd, pc = (per_turn[c].to_numpy(float) for c in ("gs", "cd", "pc"))
-    means = {name: pd.Series(fn(gs, cd, pc), index=per_turn.index).groupby(per_turn["baseline"]).mean().sort_index()
-             for name, fn in variants.items()}
+    means = {
+        name: pd.Series(fn(gs, cd, pc), index=per_turn.index).groupby(per_turn["baseline"]).mean().sort_index()
+        for name, fn in variants.items()
+    }
     counts = per_turn.groupby("baseline").size().sort_index()
     ref = means["default"].to_numpy(float)
     rows = []
     for name, m in means.items():
         v = m.to_numpy(float)
         rho = float(stats.spearmanr(v, ref)[0]) if v.size > 1 and np.ptp(v) > 0 and np.ptp(ref) > 0 else np.nan
-        rows.extend({"variant": name, "baseline": b, "value": float(m[b]), "n_turns": int(counts[b]),
-                     "spearman_vs_default": rho} for b in m.index)
+        rows.extend(
+            {
+                "variant": name,
+                "baseline": b,
+                "value": float(m[b]),
+                "n_turns": int(counts[b]),
+                "spearman_vs_default": rho,
+            }
+            for b in m.index
+        )
     return pd.DataFrame(rows)

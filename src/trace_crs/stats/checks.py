@@ -5,6 +5,7 @@
 * :func:`metric_independence` — Spearman ρ between each pair of GS, CD, PC over all turns of
   the chosen baselines pooled.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -26,13 +27,25 @@ def anti_gaming(per_turn: pd.DataFrame, x: str = "cd", y: str = "gs", source: st
         require_finite(f, y, source)
         a, b = f[x].to_numpy(float), f[y].to_numpy(float)
         r, p = (np.nan, np.nan) if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0 else stats.pearsonr(a, b)
-        rows.append({"baseline": base, "n_turns": a.size, f"mean_{x}": a.mean(), f"mean_{y}": b.mean(),
-                     "pearson_r": float(r), "p_value": float(p)})
+        rows.append(
+            {
+                "baseline": base,
+                "n_turns": a.size,
+                f"mean_{x}": a.mean(),
+                f"mean_{y}": b.mean(),
+                "pearson_r": float(r),
+                "p_value": float(p),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def metric_independence(per_turn: pd.DataFrame, metrics: Sequence[str] = ("gs", "cd", "pc"),
-                        baselines: Sequence[str] | None = None, source: str = "per-turn scores") -> pd.DataFrame:
+def metric_independence(
+    per_turn: pd.DataFrame,
+    metrics: Sequence[str] = ("gs", "cd", "pc"),
+    baselines: Sequence[str] | None = None,
+    source: str = "per-turn scores",
+) -> pd.DataFrame:
     """``metric_a, metric_b, spearman_rho, p_value, n_turns`` over the pooled turns."""
     require_columns(per_turn, ["baseline", *metrics], source)
     frame = per_turn
@@ -45,5 +58,7 @@ def metric_independence(per_turn: pd.DataFrame, metrics: Sequence[str] = ("gs", 
     for a, b in combinations(metrics, 2):
         u, v = frame[a].to_numpy(float), frame[b].to_numpy(float)
         rho, p = (np.nan, np.nan) if u.size < 3 or np.ptp(u) == 0 or np.ptp(v) == 0 else stats.spearmanr(u, v)
-        rows.append({"metric_a": a, "metric_b": b, "spearman_rho": float(rho), "p_value": float(p), "n_turns": int(u.size)})
+        rows.append(
+            {"metric_a": a, "metric_b": b, "spearman_rho": float(rho), "p_value": float(p), "n_turns": int(u.size)}
+        )
     return pd.DataFrame(rows)

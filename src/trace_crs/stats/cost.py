@@ -16,6 +16,7 @@ The LLM judge (Appendix U; :mod:`trace_crs.metrics.judge`) is a cost of *evaluat
 not of running it: its usage is read from the score files' ``judge_usage`` and priced by the same
 table (:func:`judge_costs`); :func:`with_judge` puts it beside the baseline's own costs.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -34,8 +35,15 @@ PRICE_FILE = files("trace_crs.stats") / "data" / "prices.yaml"
 LOCAL = "local"
 COST_COLUMNS = ("usd", "tokens", "seconds")
 _RECORD_COLUMNS = ["dialogue_id", "baseline", "model", "prompt_tokens", "completion_tokens", "latency_s"]
-JUDGE_COLUMNS = ["judge_model", "judge_turns", "judge_calls", "judge_prompt_tokens", "judge_completion_tokens",
-                 "judge_usd", "judge_s"]
+JUDGE_COLUMNS = [
+    "judge_model",
+    "judge_turns",
+    "judge_calls",
+    "judge_prompt_tokens",
+    "judge_completion_tokens",
+    "judge_usd",
+    "judge_s",
+]
 
 
 def load_prices(path: str | Path | None = None) -> dict:
@@ -62,8 +70,10 @@ def price_of(model: str, prices: dict, source: str = "records", strict: bool = T
     if not strict and not priced:
         return float("nan"), float("nan")
     if entry is None:
-        raise ValueError(f"{prices['source']}: no price for model {model!r} (used in {source}); add it "
-                         f"(local llama.cpp ids are openai/<alias> of trace_crs.lm.weights.WEIGHTS)")
+        raise ValueError(
+            f"{prices['source']}: no price for model {model!r} (used in {source}); add it "
+            f"(local llama.cpp ids are openai/<alias> of trace_crs.lm.weights.WEIGHTS)"
+        )
     if entry.get("input_per_mtok") is None or entry.get("output_per_mtok") is None:
         raise ValueError(f"{prices['source']}: price of model {name!r} is null (as of {prices['as_of']}); fill it in")
     return float(entry["input_per_mtok"]), float(entry["output_per_mtok"])
@@ -78,8 +88,9 @@ def _usage(records: pd.DataFrame, source: str) -> pd.DataFrame:
     return records.assign(tokens=tokens)
 
 
-def record_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records",
-                 strict: bool = True) -> pd.DataFrame:
+def record_costs(
+    records: pd.DataFrame, prices: dict | None = None, source: str = "records", strict: bool = True
+) -> pd.DataFrame:
     """``records`` plus ``usd`` and ``tokens`` columns (one row per record; ``strict``: :func:`price_of`)."""
     prices = prices or load_prices()
     records = _usage(records, source)
@@ -92,28 +103,38 @@ def record_costs(records: pd.DataFrame, prices: dict | None = None, source: str 
     return records.assign(usd=(prompt * rate_in + completion * rate_out) / 1e6)
 
 
-def cost_accounting(records: pd.DataFrame, prices: dict | None = None, source: str = "records",
-                    strict: bool = True) -> pd.DataFrame:
+def cost_accounting(
+    records: pd.DataFrame, prices: dict | None = None, source: str = "records", strict: bool = True
+) -> pd.DataFrame:
     """Per baseline: totals and per-dialogue means of tokens and $, wall time, latency P50/P90."""
     prices = prices or load_prices()
     rows = []
     for base, f in record_costs(records, prices, source, strict).groupby("baseline", sort=True):
         n_dialogues = f["dialogue_id"].nunique()
         lat = f["latency_s"].to_numpy(float)
-        rows.append({"baseline": base, "n_dialogues": n_dialogues, "n_turns": len(f),
-                     "prompt_tokens": float(f["prompt_tokens"].sum()),
-                     "completion_tokens": float(f["completion_tokens"].sum()),
-                     "prompt_tokens_per_dialogue": float(f["prompt_tokens"].sum()) / n_dialogues,
-                     "completion_tokens_per_dialogue": float(f["completion_tokens"].sum()) / n_dialogues,
-                     "usd": float(f["usd"].sum(skipna=False)),
-                     "usd_per_dialogue": float(f["usd"].sum(skipna=False)) / n_dialogues,
-                     "wall_s": float(lat.sum()), "latency_p50_s": float(np.percentile(lat, 50)),
-                     "latency_p90_s": float(np.percentile(lat, 90)), "prices_as_of": prices["as_of"]})
+        rows.append(
+            {
+                "baseline": base,
+                "n_dialogues": n_dialogues,
+                "n_turns": len(f),
+                "prompt_tokens": float(f["prompt_tokens"].sum()),
+                "completion_tokens": float(f["completion_tokens"].sum()),
+                "prompt_tokens_per_dialogue": float(f["prompt_tokens"].sum()) / n_dialogues,
+                "completion_tokens_per_dialogue": float(f["completion_tokens"].sum()) / n_dialogues,
+                "usd": float(f["usd"].sum(skipna=False)),
+                "usd_per_dialogue": float(f["usd"].sum(skipna=False)) / n_dialogues,
+                "wall_s": float(lat.sum()),
+                "latency_p50_s": float(np.percentile(lat, 50)),
+                "latency_p90_s": float(np.percentile(lat, 90)),
+                "prices_as_of": prices["as_of"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def dialogue_costs(records: pd.DataFrame, prices: dict | None = None, source: str = "records",
-                   columns: Sequence[str] = COST_COLUMNS) -> pd.DataFrame:
+def dialogue_costs(
+    records: pd.DataFrame, prices: dict | None = None, source: str = "records", columns: Sequence[str] = COST_COLUMNS
+) -> pd.DataFrame:
     """Oracle cost table: ``dialogue_id, baseline`` and ``columns`` (of ``usd, tokens, seconds``), each
     summed over the dialogue's turns; ``seconds`` sums ``latency_s``.  Models are priced only when
     ``usd`` is asked for, so seconds and tokens never need the price table."""
@@ -125,8 +146,12 @@ def dialogue_costs(records: pd.DataFrame, prices: dict | None = None, source: st
     return out[list(columns)].sum().reset_index()
 
 
-def judge_costs(usage: Mapping[str, Mapping[str, Any] | None], prices: dict | None = None,
-                source: str = "score files", strict: bool = True) -> pd.DataFrame:
+def judge_costs(
+    usage: Mapping[str, Mapping[str, Any] | None],
+    prices: dict | None = None,
+    source: str = "score files",
+    strict: bool = True,
+) -> pd.DataFrame:
     """Per baseline (``usage``: baseline → a score file's ``judge_usage``, ``None`` when not judged):
     :data:`JUDGE_COLUMNS`, ``judge_usd`` recomputed from the price table like the baselines' own $,
     ``judge_s`` the judge model's seconds.  Baselines that were not judged are left out."""
@@ -137,11 +162,18 @@ def judge_costs(usage: Mapping[str, Mapping[str, Any] | None], prices: dict | No
             continue
         rate_in, rate_out = price_of(u["model"], prices, source, strict) if u.get("calls") else (0.0, 0.0)
         prompt, completion = float(u.get("prompt_tokens", 0)), float(u.get("completion_tokens", 0))
-        rows.append({"baseline": base, "judge_model": u["model"], "judge_turns": int(u.get("n_turns", 0)),
-                     "judge_calls": int(u.get("calls", 0)), "judge_prompt_tokens": prompt,
-                     "judge_completion_tokens": completion,
-                     "judge_usd": (prompt * rate_in + completion * rate_out) / 1e6,
-                     "judge_s": float(u.get("seconds", 0.0))})
+        rows.append(
+            {
+                "baseline": base,
+                "judge_model": u["model"],
+                "judge_turns": int(u.get("n_turns", 0)),
+                "judge_calls": int(u.get("calls", 0)),
+                "judge_prompt_tokens": prompt,
+                "judge_completion_tokens": completion,
+                "judge_usd": (prompt * rate_in + completion * rate_out) / 1e6,
+                "judge_s": float(u.get("seconds", 0.0)),
+            }
+        )
     return pd.DataFrame(rows, columns=["baseline", *JUDGE_COLUMNS])
 
 

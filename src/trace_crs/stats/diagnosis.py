@@ -20,10 +20,12 @@ dialogues is Σ sums / Σ turns, the cluster bootstrap of ``stats.intervals``) a
 metrics.  ``trace-crs stats diagnose`` writes it (``mk/diagnosis.mk``); ``report.diagnosis``
 reads it, adds the paper's values, intervals, Kendall τ and verdicts.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,19 +57,29 @@ def per_dialogue_rows(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, varian
     out = per_dialogue.set_index(["baseline", "dialogue_id"])[list(DIALOGUE_METRICS)].join(sums, how="left")
     out["n_turns"] = out["n_turns"].fillna(0).astype(int)
     out = out.fillna({f"{m}_sum": 0.0 for m in TURN_METRICS})
-    return out.reset_index().assign(variant=variant)[[*KEY, "n_turns", *(f"{m}_sum" for m in TURN_METRICS),
-                                                     *DIALOGUE_METRICS]]
+    return out.reset_index().assign(variant=variant)[
+        [*KEY, "n_turns", *(f"{m}_sum" for m in TURN_METRICS), *DIALOGUE_METRICS]
+    ]
 
 
 def cgs_formula_rows(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame) -> list[pd.DataFrame]:
     """The headline turns with CGS recombined by each alternative formula (``cgs_formula=<name>``)."""
     gs, cd, pc = (per_turn[c].to_numpy(float) for c in ("gs", "cd", "pc"))
-    return [per_dialogue_rows(per_turn.assign(cgs=fn(gs, cd, pc)), per_dialogue, f"cgs_formula={name}")
-            for name, fn in CGS_VARIANTS.items() if name != "default"]
+    return [
+        per_dialogue_rows(per_turn.assign(cgs=fn(gs, cd, pc)), per_dialogue, f"cgs_formula={name}")
+        for name, fn in CGS_VARIANTS.items()
+        if name != "default"
+    ]
 
 
-def diagnose(results_dir: str | Path, run: str = "closed", corpus_runs: Mapping[str, str] | None = None,
-             baselines: Sequence[str] | None = None, n_dialogues: int | None = None, seed: int = 42) -> pd.DataFrame:
+def diagnose(
+    results_dir: str | Path,
+    run: str = "closed",
+    corpus_runs: Mapping[str, str] | None = None,
+    baselines: Sequence[str] | None = None,
+    n_dialogues: int | None = None,
+    seed: int = 42,
+) -> pd.DataFrame:
     """Every variant of the module docstring on ``run`` (and ``corpus_runs``), a seeded sample of
     ``n_dialogues`` of its dialogues (all when None); columns ``run`` and ``n_dialogues`` added."""
     base = run_inputs(results_dir, run, baselines, n_dialogues, seed)
@@ -90,8 +102,10 @@ def _same_dialogues(a: RunInputs, b: RunInputs) -> None:
     """A corpus variant must answer exactly the dialogues of the run it is compared with."""
     ids_a, ids_b = [d["dialogue_id"] for d in a.dialogues], [d["dialogue_id"] for d in b.dialogues]
     if ids_a != ids_b:
-        raise UsageError(f"run '{b.run}' evaluated other dialogues than run '{a.run}' "
-                         f"({len(ids_b)} vs {len(ids_a)}); evaluate it with the same corpus, subset and seed")
+        raise UsageError(
+            f"run '{b.run}' evaluated other dialogues than run '{a.run}' "
+            f"({len(ids_b)} vs {len(ids_a)}); evaluate it with the same corpus, subset and seed"
+        )
 
 
 def parse_corpus_runs(text: str | None) -> dict[str, str]:

@@ -3,6 +3,7 @@
 Every check raises ``ValueError`` naming the frame (``source``), the offending row and the
 field, so that bad input is never dropped silently.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -18,8 +19,9 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], source: str) -> No
         raise ValueError(f"{source}: missing column(s) {missing}; has {sorted(map(str, df.columns))}")
 
 
-def require_finite(df: pd.DataFrame, column: str, source: str, *, allow_nan: bool = False,
-                   min_value: float | None = None) -> None:
+def require_finite(
+    df: pd.DataFrame, column: str, source: str, *, allow_nan: bool = False, min_value: float | None = None
+) -> None:
     """Raise ``ValueError`` on the first non-numeric, NaN/inf (unless allowed) or too-small value."""
     values = pd.to_numeric(df[column], errors="coerce").to_numpy(float)
     raw_nan = df[column].isna().to_numpy()
@@ -34,8 +36,9 @@ def require_finite(df: pd.DataFrame, column: str, source: str, *, allow_nan: boo
         row = df.iloc[i]
         where = ", ".join(f"{k}={row[k]!r}" for k in ("dialogue_id", "turn_id", "baseline") if k in df.columns)
         rule = "finite" + ("" if min_value is None else f" and ≥ {min_value}")
-        raise ValueError(f"{source}: row {df.index[i]!r} ({where}) field {column!r} = {row[column]!r}; "
-                         f"expected a {rule} number")
+        raise ValueError(
+            f"{source}: row {df.index[i]!r} ({where}) field {column!r} = {row[column]!r}; " f"expected a {rule} number"
+        )
 
 
 def require_baselines(df: pd.DataFrame, baselines: Iterable[str], source: str) -> None:

@@ -17,6 +17,7 @@ an arbitrary statistic of a per-turn frame: each replicate is the statistic of t
 the resampled dialogues' rows (same index matrix, same sufficiency rule), and
 :func:`statistic_intervals` applies a set of such :class:`Derived` columns to every baseline.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -32,9 +33,15 @@ from trace_crs.stats.frames import require_columns
 CI_COLUMNS = ["run", "baseline", "metric", "mean", "ci_low", "ci_high", "n_rows", "n_clusters", "sufficient"]
 
 
-def cluster_mean_ci(frame: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int = 42,
-                    level: float = 0.95, min_clusters: int = MIN_CLUSTERS,
-                    denominator: str | None = None) -> dict[str, float | int | bool]:
+def cluster_mean_ci(
+    frame: pd.DataFrame,
+    metric: str,
+    n_boot: int = 1000,
+    seed: int = 42,
+    level: float = 0.95,
+    min_clusters: int = MIN_CLUSTERS,
+    denominator: str | None = None,
+) -> dict[str, float | int | bool]:
     """Mean of ``metric`` over the defined rows of ``frame`` and its cluster-bootstrap interval.
 
     ``frame`` needs ``dialogue_id`` and ``metric``.  With ``denominator`` (a count column) the
@@ -57,14 +64,25 @@ def cluster_mean_ci(frame: pd.DataFrame, metric: str, n_boot: int = 1000, seed: 
     replicates = (weights @ s) / (weights @ n)
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(replicates, [alpha, 1.0 - alpha])
-    return {"mean": float(s.sum() / n.sum()), "ci_low": float(low), "ci_high": float(high),
-            "n_rows": int(n.sum()), "n_clusters": int(len(s)),
-            "sufficient": bool(len(s) >= min_clusters and high > low)}
+    return {
+        "mean": float(s.sum() / n.sum()),
+        "ci_low": float(low),
+        "ci_high": float(high),
+        "n_rows": int(n.sum()),
+        "n_clusters": int(len(s)),
+        "sufficient": bool(len(s) >= min_clusters and high > low),
+    }
 
 
-def cell_intervals(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, metrics: Sequence[str],
-                   n_boot: int = 1000, seed: int = 42, level: float = 0.95,
-                   min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
+def cell_intervals(
+    per_turn: pd.DataFrame,
+    per_dialogue: pd.DataFrame,
+    metrics: Sequence[str],
+    n_boot: int = 1000,
+    seed: int = 42,
+    level: float = 0.95,
+    min_clusters: int = MIN_CLUSTERS,
+) -> pd.DataFrame:
     """One row per (run, baseline, metric) found in the frames (:data:`CI_COLUMNS`).
 
     A metric is read from the per-turn frame when it has that column, else from the
@@ -77,7 +95,9 @@ def cell_intervals(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, metrics: 
         if metric in POOLED_RATIOS and set(POOLED_RATIOS[metric]) <= set(per_dialogue.columns):
             (column, denominator), source = POOLED_RATIOS[metric], per_dialogue
         else:
-            source = per_turn if metric in per_turn.columns else per_dialogue if metric in per_dialogue.columns else None
+            source = (
+                per_turn if metric in per_turn.columns else per_dialogue if metric in per_dialogue.columns else None
+            )
         if source is None:
             continue
         for (run, baseline), part in source.groupby(["run", "baseline"], sort=True):
@@ -105,9 +125,14 @@ def turn_mean(column: str) -> Callable[[pd.DataFrame], float]:
     return lambda frame: float(frame[column].mean())
 
 
-def cluster_statistic_ci(frame: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], n_boot: int = 1000,
-                         seed: int = 42, level: float = 0.95,
-                         min_clusters: int = MIN_CLUSTERS) -> dict[str, float | int | bool]:
+def cluster_statistic_ci(
+    frame: pd.DataFrame,
+    statistic: Callable[[pd.DataFrame], float],
+    n_boot: int = 1000,
+    seed: int = 42,
+    level: float = 0.95,
+    min_clusters: int = MIN_CLUSTERS,
+) -> dict[str, float | int | bool]:
     """``statistic(frame)`` and its dialogue-cluster bootstrap interval.
 
     Dialogues (``dialogue_id``, sorted) are drawn with :func:`bootstrap_indices`, exactly as
@@ -123,7 +148,7 @@ def cluster_statistic_ci(frame: pd.DataFrame, statistic: Callable[[pd.DataFrame]
     if frame.empty:
         return {"estimate": nan, "ci_low": nan, "ci_high": nan, "n_rows": 0, "n_clusters": 0, "sufficient": False}
     codes, ids = pd.factorize(frame["dialogue_id"], sort=True)
-    order = np.argsort(codes, kind="stable")           # rows grouped by dialogue, dialogues sorted
+    order = np.argsort(codes, kind="stable")  # rows grouped by dialogue, dialogues sorted
     counts = np.bincount(codes, minlength=len(ids))
     starts = np.cumsum(counts) - counts
     replicates = np.empty(n_boot)
@@ -135,13 +160,24 @@ def cluster_statistic_ci(frame: pd.DataFrame, statistic: Callable[[pd.DataFrame]
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(defined, [alpha, 1.0 - alpha]) if defined.size else (nan, nan)
     estimate = float(statistic(frame))
-    return {"estimate": estimate, "ci_low": float(low), "ci_high": float(high), "n_rows": int(len(frame)),
-            "n_clusters": int(len(ids)),
-            "sufficient": bool(len(ids) >= min_clusters and high > low and not np.isnan(estimate))}
+    return {
+        "estimate": estimate,
+        "ci_low": float(low),
+        "ci_high": float(high),
+        "n_rows": int(len(frame)),
+        "n_clusters": int(len(ids)),
+        "sufficient": bool(len(ids) >= min_clusters and high > low and not np.isnan(estimate)),
+    }
 
 
-def statistic_intervals(per_turn: pd.DataFrame, columns: Mapping[str, Derived], n_boot: int = 1000,
-                        seed: int = 42, level: float = 0.95, min_clusters: int = MIN_CLUSTERS) -> pd.DataFrame:
+def statistic_intervals(
+    per_turn: pd.DataFrame,
+    columns: Mapping[str, Derived],
+    n_boot: int = 1000,
+    seed: int = 42,
+    level: float = 0.95,
+    min_clusters: int = MIN_CLUSTERS,
+) -> pd.DataFrame:
     """One row per (baseline, column) (:data:`DERIVED_COLUMNS`): :func:`cluster_statistic_ci` of
     each :class:`Derived` column on each baseline's turns (all runs of ``per_turn`` together, as
     the tables pool them by baseline).  Columns whose ``needs`` are absent, or whose ``rows``

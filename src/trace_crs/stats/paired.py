@@ -8,6 +8,7 @@
   1/√(n−3) (Pearson), √(1.06/(n−3)) (Spearman) and √(0.437/(n−4)) (Kendall), after
   Fieller, Hartley & Pearson (1957).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -18,8 +19,11 @@ from scipy import stats
 
 from trace_crs.stats.frames import require_baselines, require_columns
 
-_SE = {"pearson": lambda n: np.sqrt(1 / (n - 3)), "spearman": lambda n: np.sqrt(1.06 / (n - 3)),
-       "kendall": lambda n: np.sqrt(0.437 / (n - 4))}
+_SE = {
+    "pearson": lambda n: np.sqrt(1 / (n - 3)),
+    "spearman": lambda n: np.sqrt(1.06 / (n - 3)),
+    "kendall": lambda n: np.sqrt(0.437 / (n - 4)),
+}
 _TEST = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
 
 
@@ -32,8 +36,12 @@ def fisher_ci(r: float, n: int, method: str = "pearson", level: float = 0.95) ->
     return (float(np.tanh(z - half)), float(np.tanh(z + half)))
 
 
-def correlations(x: Sequence[float], y: Sequence[float], methods: Sequence[str] = ("pearson", "spearman", "kendall"),
-                 level: float = 0.95) -> pd.DataFrame:
+def correlations(
+    x: Sequence[float],
+    y: Sequence[float],
+    methods: Sequence[str] = ("pearson", "spearman", "kendall"),
+    level: float = 0.95,
+) -> pd.DataFrame:
     """``method, r, p_value, n, ci_low, ci_high`` per method; constant input gives NaN r and p."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape:
@@ -59,12 +67,22 @@ def paired_t(per_dialogue: pd.DataFrame, a: str, b: str, metric: str, source: st
     require_columns(per_dialogue, ["dialogue_id", "baseline", metric], source)
     require_baselines(per_dialogue, [a, b], source)
     wide = per_dialogue[per_dialogue["baseline"].isin([a, b])].pivot(
-        index="dialogue_id", columns="baseline", values=metric)
+        index="dialogue_id", columns="baseline", values=metric
+    )
     defined = wide[[a, b]].notna().all(axis=1)
     pairs = wide[defined]
     if len(pairs) < 2:
         raise ValueError(f"{source}: fewer than 2 dialogues with {metric!r} defined for both {a!r} and {b!r}")
     res = stats.ttest_rel(pairs[a], pairs[b])
-    return {"a": a, "b": b, "metric": metric, "n": int(len(pairs)), "n_excluded": int((~defined).sum()),
-            "mean_a": float(pairs[a].mean()), "mean_b": float(pairs[b].mean()),
-            "mean_diff": float((pairs[a] - pairs[b]).mean()), "t": float(res.statistic), "p_value": float(res.pvalue)}
+    return {
+        "a": a,
+        "b": b,
+        "metric": metric,
+        "n": int(len(pairs)),
+        "n_excluded": int((~defined).sum()),
+        "mean_a": float(pairs[a].mean()),
+        "mean_b": float(pairs[b].mean()),
+        "mean_diff": float((pairs[a] - pairs[b]).mean()),
+        "t": float(res.statistic),
+        "p_value": float(res.pvalue),
+    }

@@ -10,23 +10,25 @@ every baseline through ``trace_crs.metrics.score.score_predictions`` with config
 Nothing here computes a metric: scores come from ``metrics``.  Used by
 :mod:`trace_crs.stats.sensitivity` (``trace-crs stats sensitivity``), whose outputs the book reads.
 """
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 import yaml
 
 from trace_crs.dialogues import load_dialogues
+from trace_crs.dialogues.subset import select_subset
 from trace_crs.kb import KB, load_kb
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.entailment import Backend, claim_sentences
 from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, scored_turns
 from trace_crs.metrics.score import ScoreConfig, score_predictions
-from trace_crs.dialogues.subset import select_subset
 
 EMPTY = {"ranked_poi_ids": [], "text": "", "citations": []}  # a missing prediction, as in scoring
 
@@ -65,21 +67,32 @@ class RunInputs:
         for name in self.baselines:
             for (did, tid), turn in refs.items():
                 pred = self.predictions[name].get((did, tid), EMPTY)
-                rows.append({"baseline": name, "dialogue_id": did, "turn_id": tid, "text": pred["text"],
-                             "cited": cited_texts(self.kb, pred), "gold": list(turn.get("gold_poi_ids") or []),
-                             "ranked": list(pred["ranked_poi_ids"]),
-                             "user_history": [t["text"] for t in history[did]
-                                              if t["role"] == "user" and t["turn_id"] < tid]})
+                rows.append(
+                    {
+                        "baseline": name,
+                        "dialogue_id": did,
+                        "turn_id": tid,
+                        "text": pred["text"],
+                        "cited": cited_texts(self.kb, pred),
+                        "gold": list(turn.get("gold_poi_ids") or []),
+                        "ranked": list(pred["ranked_poi_ids"]),
+                        "user_history": [t["text"] for t in history[did] if t["role"] == "user" and t["turn_id"] < tid],
+                    }
+                )
         return pd.DataFrame(rows)
 
     def claim_probabilities(self, backend: Backend) -> pd.DataFrame:
         """``baseline, dialogue_id, turn_id, claim, prob``: per claim sentence
         (``metrics.entailment.claim_sentences``) the backend's max p(review ⊨ claim) over the
         turn's resolved cited reviews, the quantity the entailment metric thresholds."""
-        claims = [(t.baseline, t.dialogue_id, t.turn_id, c, sorted(set(t.cited.values())))
-                  for t in self.turns().itertuples() for c in claim_sentences(t.text) if t.cited]
+        claims = [
+            (t.baseline, t.dialogue_id, t.turn_id, c, sorted(set(t.cited.values())))
+            for t in self.turns().itertuples()
+            for c in claim_sentences(t.text)
+            if t.cited
+        ]
         pairs = sorted({(r, c) for *_, c, reviews in claims for r in reviews})
-        prob = dict(zip(pairs, backend.probabilities(pairs))) if pairs else {}  # one batched call
+        prob = dict(zip(pairs, backend.probabilities(pairs), strict=False)) if pairs else {}  # one batched call
         rows = [(b, d, t, c, float(max(prob[(r, c)] for r in reviews))) for b, d, t, c, reviews in claims]
         return pd.DataFrame(rows, columns=["baseline", "dialogue_id", "turn_id", "claim", "prob"])
 
@@ -96,18 +109,24 @@ def require(path: str | Path, what: str) -> Path:
     return path
 
 
-def run_inputs(results_dir: str | Path, run: str, baselines: Sequence[str] | None = None,
-               n_dialogues: int | None = None, seed: int = 42) -> RunInputs:
+def run_inputs(
+    results_dir: str | Path,
+    run: str,
+    baselines: Sequence[str] | None = None,
+    n_dialogues: int | None = None,
+    seed: int = 42,
+) -> RunInputs:
     """Read run ``run``: its KB, its dialogues (``n_dialogues`` drawn with ``seed`` from the
     run's own subset; all when None) and the predictions of ``baselines`` (all when None)."""
     config_path = require(Path(results_dir) / "runs" / run / "config.yaml", f"config of run '{run}'")
     config = yaml.safe_load(config_path.read_text()) or {}
     kb = load_kb(require(config["kb"], f"KB of run '{run}'"))
     corpus = load_dialogues(require(config["dialogues"], f"dialogues of run '{run}'"))
-    dialogues = select_subset(select_subset(corpus, config.get("subset"), int(config.get("seed", 42))),
-                              n_dialogues, seed)
+    dialogues = select_subset(
+        select_subset(corpus, config.get("subset"), int(config.get("seed", 42))), n_dialogues, seed
+    )
     folder = require(Path(results_dir) / "runs" / run / "predictions", f"predictions of run '{run}'")
-    names = sorted(p.name[:-len(".jsonl")] for p in folder.glob("*.jsonl")) if baselines is None else list(baselines)
+    names = sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl")) if baselines is None else list(baselines)
     keep = {d["dialogue_id"] for d in dialogues}
     predictions = {}
     for name in names:

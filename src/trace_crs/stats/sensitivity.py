@@ -8,6 +8,7 @@ summarises with :mod:`trace_crs.stats.sweeps`; :func:`analyse` dispatches by nam
 (``mk/sensitivity.mk`` under ``make paper``); ``trace_crs.report`` only reads the file and lays
 it beside the printed table.  Every frame carries ``run`` and ``n_dialogues`` per row.
 """
+
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
@@ -22,15 +23,24 @@ from trace_crs.metrics import errors
 from trace_crs.metrics.entailment import Backend, make_backend
 from trace_crs.metrics.grounding import grounding_score
 from trace_crs.stats.rescore import RunInputs, run_inputs
-from trace_crs.stats.sweeps import (FUZZY_THRESHOLDS, NLI_THRESHOLDS, SPATIAL_KM, bimodality,
-                                    fuzzy_threshold_sensitivity, nli_threshold_sensitivity,
-                                    spatial_threshold_sensitivity)
+from trace_crs.stats.sweeps import (
+    FUZZY_THRESHOLDS,
+    NLI_THRESHOLDS,
+    SPATIAL_KM,
+    bimodality,
+    fuzzy_threshold_sensitivity,
+    nli_threshold_sensitivity,
+    spatial_threshold_sensitivity,
+)
 
 EXACT = 1.0  # fuzzy threshold of the "exact" setting: partial_ratio 100 = verbatim (lower-cased)
 ERROR_KINDS = ("grounding", "recommendation", "relevance")  # Figure 6's three error flags
 ANALYSES = ("fuzzy", "spatial", "nli", "bimodality", "errors")
-DEFAULT_SETTINGS: dict[str, tuple[Hashable, ...]] = {"fuzzy": FUZZY_THRESHOLDS, "spatial": SPATIAL_KM,
-                                                     "nli": NLI_THRESHOLDS}
+DEFAULT_SETTINGS: dict[str, tuple[Hashable, ...]] = {
+    "fuzzy": FUZZY_THRESHOLDS,
+    "spatial": SPATIAL_KM,
+    "nli": NLI_THRESHOLDS,
+}
 
 
 def parse_settings(text: str) -> tuple[Hashable, ...]:
@@ -65,6 +75,7 @@ def fuzzy_sweep(inputs: Sequence[RunInputs], settings: Sequence[Hashable] = FUZZ
 
 def spatial_sweep(inputs: Sequence[RunInputs], settings: Sequence[float] = SPATIAL_KM) -> pd.DataFrame:
     """Table 18: spatial coherence of every run re-scored with ``spatial_km`` at each setting."""
+
     def source(km: Hashable) -> pd.DataFrame:
         return pd.concat([i.score(spatial_km=float(km))[1] for i in inputs], ignore_index=True)
 
@@ -81,8 +92,9 @@ def entailment_backend(spec: str) -> Backend:
 
 def nli_sweep(inputs: RunInputs, backend: Backend, settings: Sequence[float] = NLI_THRESHOLDS) -> pd.DataFrame:
     """Entailment grounding at each NLI threshold (App. L): tidy sweep with ``run, backend, n_dialogues``."""
-    out = nli_threshold_sensitivity(lambda t: inputs.score(entailment=backend, entail_threshold=float(t))[0],
-                                    tuple(settings))
+    out = nli_threshold_sensitivity(
+        lambda t: inputs.score(entailment=backend, entail_threshold=float(t))[0], tuple(settings)
+    )
     return out.assign(run=inputs.run, backend=backend.name, n_dialogues=len(inputs.dialogues))
 
 
@@ -97,23 +109,36 @@ def error_flags(turns: pd.DataFrame, fuzzy_threshold: float = ScoreConfig.fuzzy_
     return turns.assign(
         grounding=errors.grounding_errors(list(turns["text"]), list(turns["cited"]), fuzzy_threshold),
         recommendation=errors.recommendation_errors(list(turns["gold"]), list(turns["ranked"])),
-        relevance=errors.relevance_errors(list(turns["text"]), list(turns["user_history"])))
+        relevance=errors.relevance_errors(list(turns["text"]), list(turns["user_history"])),
+    )
 
 
 def error_rates(inputs: Sequence[RunInputs], fuzzy_threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
     """Figure 6: per baseline the mean of each error flag over its reference recommend/compare
     turns, with ``run, n_dialogues, n_turns``."""
-    turns = pd.concat([error_flags(i.turns(), fuzzy_threshold).assign(run=i.run, n_dialogues=len(i.dialogues))
-                       for i in inputs], ignore_index=True)
+    turns = pd.concat(
+        [error_flags(i.turns(), fuzzy_threshold).assign(run=i.run, n_dialogues=len(i.dialogues)) for i in inputs],
+        ignore_index=True,
+    )
     rates = turns.groupby("baseline")[list(ERROR_KINDS)].mean()
-    meta = turns.groupby("baseline").agg(run=("run", "first"), n_dialogues=("n_dialogues", "first"),
-                                         n_turns=("turn_id", "size"))
+    meta = turns.groupby("baseline").agg(
+        run=("run", "first"), n_dialogues=("n_dialogues", "first"), n_turns=("turn_id", "size")
+    )
     return rates.join(meta).reset_index()
 
 
-def analyse(analysis: str, results_dir: str | Path, runs: Sequence[str], *, baselines: Sequence[str] | None = None,
-            n_dialogues: int | None = None, seed: int = 42, settings: Sequence[Hashable] | None = None,
-            entailment: str = "embedding", fuzzy_threshold: float = ScoreConfig.fuzzy_threshold) -> pd.DataFrame:
+def analyse(
+    analysis: str,
+    results_dir: str | Path,
+    runs: Sequence[str],
+    *,
+    baselines: Sequence[str] | None = None,
+    n_dialogues: int | None = None,
+    seed: int = 42,
+    settings: Sequence[Hashable] | None = None,
+    entailment: str = "embedding",
+    fuzzy_threshold: float = ScoreConfig.fuzzy_threshold,
+) -> pd.DataFrame:
     """Run ``analysis`` (one of :data:`ANALYSES`) on ``runs`` of ``results_dir``."""
     if analysis not in ANALYSES:
         raise UsageError(f"unknown sensitivity analysis {analysis!r}; one of {', '.join(ANALYSES)}")

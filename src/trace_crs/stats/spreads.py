@@ -7,6 +7,7 @@ dialogue-clustered (CR1) standard error of the turn mean ȳ = Σ_d S_d / Σ_d N_
 ``se_c² = G/(G−1) · Σ_d (S_d − ȳ N_d)² / (Σ_d N_d)²`` over G dialogues, and the design
 effect ``(se_c / se_naive)²``.  Inference uses the cluster bootstrap, not these columns.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,12 +17,15 @@ import pandas as pd
 
 from trace_crs.stats.frames import require_columns, require_finite
 
-CAVEAT = ("descriptive only: turns within a dialogue are correlated, so sd/sqrt(n_turns) "
-          "understates uncertainty; use the dialogue cluster bootstrap for inference")
+CAVEAT = (
+    "descriptive only: turns within a dialogue are correlated, so sd/sqrt(n_turns) "
+    "understates uncertainty; use the dialogue cluster bootstrap for inference"
+)
 
 
-def per_turn_spread(per_turn: pd.DataFrame, metrics: Sequence[str] = ("bleu4", "gs", "cd"),
-                    source: str = "per-turn scores") -> pd.DataFrame:
+def per_turn_spread(
+    per_turn: pd.DataFrame, metrics: Sequence[str] = ("bleu4", "gs", "cd"), source: str = "per-turn scores"
+) -> pd.DataFrame:
     """``baseline, metric, n_turns, n_dialogues, mean, sd, se_naive, se_cluster, design_effect``."""
     require_columns(per_turn, ["dialogue_id", "baseline", *metrics], source)
     rows = []
@@ -34,10 +38,32 @@ def per_turn_spread(per_turn: pd.DataFrame, metrics: Sequence[str] = ("bleu4", "
             mean = y.mean()
             sd = y.std(ddof=1) if n > 1 else np.nan
             resid = sums[:, 0] - mean * sums[:, 1]
-            se_c = np.sqrt(g / (g - 1) * (resid ** 2).sum()) / n if g > 1 else np.nan
+            se_c = np.sqrt(g / (g - 1) * (resid**2).sum()) / n if g > 1 else np.nan
             se_n = sd / np.sqrt(n)
-            rows.append({"baseline": base, "metric": metric, "n_turns": n, "n_dialogues": g,
-                         "mean": mean, "sd": sd, "se_naive": se_n, "se_cluster": se_c,
-                         "design_effect": (se_c / se_n) ** 2 if se_n > 0 else np.nan})
-    return pd.DataFrame(rows, columns=["baseline", "metric", "n_turns", "n_dialogues", "mean", "sd",
-                                       "se_naive", "se_cluster", "design_effect"])
+            rows.append(
+                {
+                    "baseline": base,
+                    "metric": metric,
+                    "n_turns": n,
+                    "n_dialogues": g,
+                    "mean": mean,
+                    "sd": sd,
+                    "se_naive": se_n,
+                    "se_cluster": se_c,
+                    "design_effect": (se_c / se_n) ** 2 if se_n > 0 else np.nan,
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "baseline",
+            "metric",
+            "n_turns",
+            "n_dialogues",
+            "mean",
+            "sd",
+            "se_naive",
+            "se_cluster",
+            "design_effect",
+        ],
+    )
