@@ -18,6 +18,9 @@ from matplotlib.figure import Figure
 
 from trace_crs.baselines import registry
 from trace_crs.report import paper, present, results
+
+# re-exported: notebooks glue the evidence threshold as report.compare.MIN_CLUSTERS
+from trace_crs.stats.intervals import MIN_CLUSTERS as MIN_CLUSTERS
 from trace_crs.stats.intervals import Derived, cell_intervals, statistic_intervals
 
 # key: (paper label, family), from the one baseline catalogue (baselines.registry).
