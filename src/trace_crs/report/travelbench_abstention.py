@@ -20,9 +20,8 @@ from matplotlib.figure import Figure
 from trace_crs.report import compare, figures
 
 NAME = "travelbench_abstention"
-SWEEP_COLUMNS = [
-    "baseline",
-    "tau",
+# the abstention counts and rates shared by the rankers' sweep and the LLM rows
+OUTCOME_COLUMNS = [
     "precision",
     "recall",
     "f1",
@@ -32,6 +31,11 @@ SWEEP_COLUMNS = [
     "fn",
     "n_unsolvable",
     "n_solvable",
+]
+SWEEP_COLUMNS = [
+    "baseline",
+    "tau",
+    *OUTCOME_COLUMNS,
 ]
 
 
@@ -76,19 +80,7 @@ def recall_by_reason(confidence: pd.DataFrame, best: pd.DataFrame) -> pd.DataFra
     return table.rename(columns=compare.label)
 
 
-LLM_COLUMNS = [
-    "system",
-    "precision",
-    "recall",
-    "f1",
-    "false_abstention_rate",
-    "tp",
-    "fp",
-    "fn",
-    "n_unsolvable",
-    "n_solvable",
-    "n_fallbacks",
-]
+LLM_COLUMNS = ["system", *OUTCOME_COLUMNS, "n_fallbacks"]
 
 
 def llm_rows(results_dir: str | Path) -> pd.DataFrame:
