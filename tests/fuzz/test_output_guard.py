@@ -72,6 +72,7 @@ CASES = [
      ["{w}/d", "{w}/yelp", "{w}/yelp/out", "{w}"]),
     (f"release export --kb {K} --dialogues {D} --out {{o}}", ["{w}/kb", "{w}/kb/rel", "{w}/d"]),
     (f"release export --kb {K} --dialogues {D} --out {{w}}/rel --yelp-bundle {{o}}", ["{w}/kb", "{w}/kb/bundle", "{w}"]),
+    ("human agree --labels {w}/human.csv --key {w}/ids.json --out {o}", ["{w}/human.csv", "{w}/ids.json", "{w}"]),
 ]
 PARAMS = [(argv, o) for argv, outs in CASES for o in outs]
 

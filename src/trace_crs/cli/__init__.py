@@ -32,7 +32,7 @@ from typing import Any
 from trace_crs import __version__
 from trace_crs.errors import TraceError, UsageError
 
-COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge", "release")
+COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge", "release", "human")
 MAX_MESSAGE = 2000  # a hostile input must not produce a megabyte error line
 # argparse dests that name files or directories the command reads / writes
 INPUT_FLAGS = (
@@ -63,6 +63,8 @@ INPUT_FLAGS = (
     "dataset",
     "pois",
     "splits",
+    "labels",
+    "key",
 )
 OUTPUT_FLAGS = ("out", "json", "per_turn", "cache_dir", "models_dir", "markdown", "mixture_out", "yelp_bundle")
 OTHER_FLAGS = (
@@ -162,6 +164,7 @@ DIR_OUTPUTS = {
     ("stats", "abstention-llm"),
     ("release", "import"),
     ("release", "export"),
+    ("human", "agree"),
 }
 
 
