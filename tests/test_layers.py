@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "runner": {"kb", "dialogues", "lm", "baselines", "metrics"},
     "live": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "judge"},   # the live loop; writes judge transcripts
     "stats": {"kb", "dialogues", "lm", "metrics"},
-    "human": {"stats"},   # the annotation study kit (paper App. K): labels, agreement, validation
+    "human": {"kb", "dialogues", "stats"},   # the annotation study kit (paper App. K): labels, agreement, validation
     "oracle": {"kb", "dialogues", "lm", "metrics", "stats"},
     "release": {"kb", "dialogues"},   # the paper's release layout: import / export (paper §2.1)
     "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "live", "human"},

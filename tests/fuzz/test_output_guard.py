@@ -73,6 +73,10 @@ CASES = [
     (f"release export --kb {K} --dialogues {D} --out {{o}}", ["{w}/kb", "{w}/kb/rel", "{w}/d"]),
     (f"release export --kb {K} --dialogues {D} --out {{w}}/rel --yelp-bundle {{o}}", ["{w}/kb", "{w}/kb/bundle", "{w}"]),
     ("human agree --labels {w}/human.csv --key {w}/ids.json --out {o}", ["{w}/human.csv", "{w}/ids.json", "{w}"]),
+    (f"human sample --run {{w}}/results/runs/r1 --kb {K} --dialogues {D} --out {{o}} --key-out {{w}}/k.jsonl",
+     ["{w}/results/runs/r1/records.parquet", "{w}/kb/items.jsonl", D]),
+    (f"human sample --run {{w}}/results/runs/r1 --kb {K} --dialogues {D} --out {{w}}/i.jsonl --key-out {{o}}",
+     ["{w}/results/runs/r1", "{w}/kb/pois.jsonl", D]),
 ]
 PARAMS = [(argv, o) for argv, outs in CASES for o in outs]
 

@@ -66,7 +66,7 @@ INPUT_FLAGS = (
     "labels",
     "key",
 )
-OUTPUT_FLAGS = ("out", "json", "per_turn", "cache_dir", "models_dir", "markdown", "mixture_out", "yelp_bundle")
+OUTPUT_FLAGS = ("key_out", "out", "json", "per_turn", "cache_dir", "models_dir", "markdown", "mixture_out", "yelp_bundle")
 OTHER_FLAGS = (
     "source",
     "per_cell",
@@ -132,6 +132,7 @@ OTHER_FLAGS = (
     "corpus_runs",
     "ask",
     "domain",
+    "n_task2",
 )
 # bounds of the count flags, checked in one place before a command runs (a negative --n made
 # 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)
@@ -153,6 +154,7 @@ COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
     "min_reviews": (1, None),
     "seed": (0, 2**32 - 1),
     "max_retries": (0, 100),
+    "n_task2": (0, 10_000),
 }
 # (command, subcommand) whose --out is a directory; every other output flag names a file
 DIR_OUTPUTS = {

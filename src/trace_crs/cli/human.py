@@ -3,6 +3,11 @@
 * ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot 1000] [--seed 42]
   --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
   ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last).
+* ``trace-crs human sample --run RUN_DIR [--run …] --kb KB --dialogues D [--scores DIR …]
+  [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20] [--seed 42]
+  --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
+  (:mod:`trace_crs.human.sample`); the key file (item → baseline, automated scores) is a
+  separate output, kept away from annotators; the items file is written last.
 """
 
 from __future__ import annotations
@@ -11,8 +16,51 @@ import argparse
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from trace_crs.atomic import commit_files
+from trace_crs.errors import UsageError
+from trace_crs.human.sample import sample_items
 from trace_crs.human.study import analyse
+
+DEFAULT_BASELINES = "tfidf,rag_citation,llm_zero_shot"  # the three audited in App. K
+
+
+def _jsonl(rows: list[dict]) -> str:
+    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows)
+
+
+def _sample(args: argparse.Namespace) -> int:
+    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.kb.store import load_kb
+
+    frames = [pd.read_parquet(Path(r) / "records.parquet") for r in args.run]
+    records = pd.concat(frames, ignore_index=True)
+    if records.duplicated(["dialogue_id", "turn_id", "baseline"]).any():
+        raise UsageError("--run: the runs share a (dialogue, turn, baseline); give each baseline from one run")
+    scores = None
+    if args.scores:
+        parts = [
+            pd.read_parquet(p).assign(baseline=p.name.split(".")[0])
+            for d in args.scores
+            for p in sorted(Path(d).glob("*.per_turn.parquet"))
+        ]
+        scores = pd.concat(parts, ignore_index=True) if parts else None
+    dialogues = {d["dialogue_id"]: d for d in load_dialogues(args.dialogues)}
+    t1, t2, key = sample_items(
+        records, dialogues, load_kb(args.kb), args.baselines.split(","), args.n, args.seed, args.n_task2, scores
+    )
+    text_items, text_key = _jsonl(t1 + t2), _jsonl(key)
+    commit_files(
+        {
+            args.key_out: lambda t: t.write_text(text_key, encoding="utf-8"),
+            args.out: lambda t: t.write_text(text_items, encoding="utf-8"),
+        },
+        args.out,
+    )
+    if not args.quiet:
+        print(f"{len(t1)} Task 1 items, {len(t2)} Task 2 items -> {args.out}; key -> {args.key_out}")
+    return 0
 
 
 def _agree(args: argparse.Namespace) -> int:
@@ -38,7 +86,7 @@ def _agree(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
-    """Add ``human agree``."""
+    """Add ``human agree`` and ``human sample``."""
     group = subparsers.add_parser("human", help="human evaluation kit (App. K): agreement and validation tables")
     sub = group.add_subparsers(dest="human_command", required=True)
     agree = sub.add_parser("agree", help="Krippendorff alpha, leave-out, Tables 10-15 twins from a labels file")
@@ -49,3 +97,16 @@ def register(subparsers) -> None:
     agree.add_argument("--quiet", action="store_true", help="no tables on stdout")
     agree.add_argument("--out", type=Path, required=True, help="output directory")
     agree.set_defaults(func=_agree)
+    smp = sub.add_parser("sample", help="blind annotation items (Task 1, Task 2) and their key from runs")
+    smp.add_argument("--run", action="append", required=True, help="a run directory (repeatable)")
+    smp.add_argument("--kb", required=True, help="the runs' KB directory")
+    smp.add_argument("--dialogues", required=True, help="the runs' dialogues (JSON lines)")
+    smp.add_argument("--scores", action="append", help="score directories (per_turn parquet) for the key")
+    smp.add_argument("--baselines", default=DEFAULT_BASELINES, help=f"comma-separated (default {DEFAULT_BASELINES})")
+    smp.add_argument("--n", type=int, default=30, help="dialogues (default 30)")
+    smp.add_argument("--n-task2", type=int, default=20, help="Task 2 dialogues, the first of the sample (default 20)")
+    smp.add_argument("--seed", type=int, default=42)
+    smp.add_argument("--quiet", action="store_true", help="no summary on stdout")
+    smp.add_argument("--out", type=Path, required=True, help="items JSON lines (what annotators see)")
+    smp.add_argument("--key-out", type=Path, required=True, help="the key JSON lines (never shown to annotators)")
+    smp.set_defaults(func=_sample)
