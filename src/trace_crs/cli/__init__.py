@@ -66,7 +66,17 @@ INPUT_FLAGS = (
     "labels",
     "key",
 )
-OUTPUT_FLAGS = ("key_out", "out", "json", "per_turn", "cache_dir", "models_dir", "markdown", "mixture_out", "yelp_bundle")
+OUTPUT_FLAGS = (
+    "key_out",
+    "out",
+    "json",
+    "per_turn",
+    "cache_dir",
+    "models_dir",
+    "markdown",
+    "mixture_out",
+    "yelp_bundle",
+)
 OTHER_FLAGS = (
     "source",
     "per_cell",
