@@ -77,6 +77,11 @@ CASES = [
      ["{w}/results/runs/r1/records.parquet", "{w}/kb/items.jsonl", D]),
     (f"human sample --run {{w}}/results/runs/r1 --kb {K} --dialogues {D} --out {{w}}/i.jsonl --key-out {{o}}",
      ["{w}/results/runs/r1", "{w}/kb/pois.jsonl", D]),
+    ("human serve --items {w}/preds.jsonl --db {o} --annotators A1", ["{w}/preds.jsonl"]),
+    ("human export --items {w}/preds.jsonl --labels-db {w}/records.parquet --out {o}",
+     ["{w}/preds.jsonl", "{w}/records.parquet"]),
+    ("human export --items {w}/preds.jsonl --labels-db {w}/records.parquet --out {w}/l.jsonl --csv {o}",
+     ["{w}/records.parquet"]),
 ]
 PARAMS = [(argv, o) for argv, outs in CASES for o in outs]
 

@@ -65,9 +65,13 @@ INPUT_FLAGS = (
     "splits",
     "labels",
     "key",
+    "items",
+    "labels_db",
 )
 OUTPUT_FLAGS = (
     "key_out",
+    "db",
+    "csv",
     "out",
     "json",
     "per_turn",
@@ -143,6 +147,9 @@ OTHER_FLAGS = (
     "ask",
     "domain",
     "n_task2",
+    "annotators",
+    "host",
+    "port",
 )
 # bounds of the count flags, checked in one place before a command runs (a negative --n made
 # 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)
@@ -165,6 +172,7 @@ COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
     "seed": (0, 2**32 - 1),
     "max_retries": (0, 100),
     "n_task2": (0, 10_000),
+    "port": (1, 65_535),
 }
 # (command, subcommand) whose --out is a directory; every other output flag names a file
 DIR_OUTPUTS = {

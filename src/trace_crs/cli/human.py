@@ -8,6 +8,12 @@
   --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
   (:mod:`trace_crs.human.sample`); the key file (item → baseline, automated scores) is a
   separate output, kept away from annotators; the items file is written last.
+* ``trace-crs human serve --items ITEMS.jsonl --db LABELS.sqlite --annotators A1,A2,…
+  [--host 127.0.0.1] [--port 8765]`` — the annotation web tool (:mod:`trace_crs.human.app`);
+  prints each annotator's private link (tokens persist in the database).
+* ``trace-crs human export --items ITEMS.jsonl --labels-db LABELS.sqlite --out LABELS.jsonl
+  [--csv LABELS.csv]`` — complete labels as ``human agree`` reads them; incomplete ones are
+  listed on stderr (never silently dropped) and counted in the exit summary.
 """
 
 from __future__ import annotations
@@ -85,8 +91,58 @@ def _agree(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from trace_crs.human.app import create_app
+    from trace_crs.human.store import LabelStore, read_items
+
+    store = LabelStore(args.db, read_items(args.items))
+    tokens = store.add_annotators([a for a in args.annotators.split(",") if a])
+    for name, token in tokens.items():
+        print(f"{name}: http://{args.host}:{args.port}/a/{token}", flush=True)
+    uvicorn.run(create_app(store), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def _csv_rows(records: list[dict]) -> pd.DataFrame:
+    flat = [{k: ";".join(v) if isinstance(v, list) else v for k, v in r.items()} for r in records]
+    cols = [
+        "task",
+        "annotator",
+        "item_id",
+        "dialogue_id",
+        "quotes",
+        "errors",
+        "informativeness",
+        "naturalness",
+        "comment",
+        "pois",
+        "sentence",
+    ]
+    return pd.DataFrame(flat).reindex(columns=cols)
+
+
+def _export(args: argparse.Namespace) -> int:
+    import sys
+
+    from trace_crs.human.store import LabelStore, read_items
+
+    if not Path(args.labels_db).is_file():
+        raise FileNotFoundError(f"{args.labels_db}: no such database")
+    done, missing = LabelStore(args.labels_db, read_items(args.items)).export()
+    writers = {args.out: lambda t: t.write_text(_jsonl(done), encoding="utf-8")}
+    if args.csv:
+        writers = {args.csv: lambda t: _csv_rows(done).to_csv(t, index=False), **writers}
+    commit_files(writers, args.out)
+    for m in missing:
+        print(f"incomplete: {m['annotator']} {m['item_id']} lacks {', '.join(m['missing'])}", file=sys.stderr)
+    print(f"{len(done)} complete label(s) -> {args.out}; {len(missing)} incomplete (listed above)", file=sys.stderr)
+    return 0
+
+
 def register(subparsers) -> None:
-    """Add ``human agree`` and ``human sample``."""
+    """Add ``human agree``, ``human sample``, ``human serve`` and ``human export``."""
     group = subparsers.add_parser("human", help="human evaluation kit (App. K): agreement and validation tables")
     sub = group.add_subparsers(dest="human_command", required=True)
     agree = sub.add_parser("agree", help="Krippendorff alpha, leave-out, Tables 10-15 twins from a labels file")
@@ -110,3 +166,16 @@ def register(subparsers) -> None:
     smp.add_argument("--out", type=Path, required=True, help="items JSON lines (what annotators see)")
     smp.add_argument("--key-out", type=Path, required=True, help="the key JSON lines (never shown to annotators)")
     smp.set_defaults(func=_sample)
+    srv = sub.add_parser("serve", help="the annotation web tool (FastAPI + SQLite)")
+    srv.add_argument("--items", type=Path, required=True, help="items of human sample")
+    srv.add_argument("--db", type=Path, required=True, help="SQLite label database (created if absent)")
+    srv.add_argument("--annotators", required=True, help="comma-separated annotator names (A1,A2,...)")
+    srv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
+    srv.add_argument("--port", type=int, default=8765)
+    srv.set_defaults(func=_serve)
+    exp = sub.add_parser("export", help="labels of the web tool as JSON lines (and CSV)")
+    exp.add_argument("--items", type=Path, required=True, help="the items the tool served")
+    exp.add_argument("--labels-db", type=Path, required=True, help="the tool's SQLite database")
+    exp.add_argument("--out", type=Path, required=True, help="labels JSON lines (human agree --labels)")
+    exp.add_argument("--csv", type=Path, help="the same labels as CSV (lists joined by ';')")
+    exp.set_defaults(func=_export)
