@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,24 +14,13 @@ from trace_crs.human.app import create_app
 from trace_crs.human.labels import read_labels
 from trace_crs.human.store import LabelStore, read_items
 
-HOSTILE = '<img src=x onerror="alert(1)">'
-ITEMS = [
-    {"item_id": "t1-000", "task": "t1", "dialogue_id": "d1", "system_label": "System A",
-     "context": [{"role": "user", "text": "Soup please " + HOSTILE}], "response": 'Try Place "hot soup" [R1].',
-     "quotes": ["hot soup"], "reviews": [{"label": "R1", "review_id": "r1", "poi_name": "Place", "stars": 5,
-                                          "text": "The hot soup was great."}]},
-    {"item_id": "t1-001", "task": "t1", "dialogue_id": "d1", "system_label": "System B", "context": [],
-     "response": "Try Place.", "quotes": [], "reviews": []},
-    {"item_id": "t2-000", "task": "t2", "dialogue_id": "d1", "context": [], "request": "Soup please",
-     "candidates": [{"poi_id": f"p{i}", "name": f"Place {i}", "stars": 4.0, "categories": ["Food"], "price": "$$",
-                     "reviews": [{"review_id": f"r{i}", "stars": 4, "text": f"Review {i}"}]} for i in range(5)]},
-]
+HOSTILE = '<img src=x onerror="alert(1)">'   # in the fixture items' context
+ITEMS_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "human" / "items.jsonl"
 
 
 @pytest.fixture()
 def study(tmp_path):
-    items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    items = ITEMS_FILE
     store = LabelStore(tmp_path / "labels.sqlite", read_items(items))
     tokens = store.add_annotators(["A1", "A2"])
     return store, tokens, TestClient(create_app(store)), items
