@@ -1,7 +1,7 @@
 """`trace-crs human` commands: the paper's annotation study (seed 000 App. K).
 
 * ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot 1000] [--seed 42]
-  --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
+  [--source study|simulated] --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
   ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last).
 * ``trace-crs human sample --run RUN_DIR [--run …] --kb KB --dialogues D [--scores DIR …]
   [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20] [--seed 42]
@@ -77,6 +77,7 @@ def _agree(args: argparse.Namespace) -> int:
         "key": str(args.key) if args.key else None,
         "n_boot": args.n_boot,
         "seed": args.seed,
+        "source": args.source,
         "tables": sorted(frames),
         **{k: (None if v != v else v) for k, v in frames["alphas"].iloc[0].to_dict().items()},
     }
@@ -150,6 +151,12 @@ def register(subparsers) -> None:
     agree.add_argument("--key", type=Path, help="the sampler's key file (item -> baseline, metric scores)")
     agree.add_argument("--n-boot", type=int, default=1000)
     agree.add_argument("--seed", type=int, default=42)
+    agree.add_argument(
+        "--source",
+        choices=("study", "simulated"),
+        default="study",
+        help="where the labels come from; 'simulated' (a test fixture) is said on every page that shows them",
+    )
     agree.add_argument("--quiet", action="store_true", help="no tables on stdout")
     agree.add_argument("--out", type=Path, required=True, help="output directory")
     agree.set_defaults(func=_agree)

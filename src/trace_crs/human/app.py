@@ -23,21 +23,11 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from trace_crs.human.labels import ERROR_CATEGORIES
+from trace_crs.human.labels import ERROR_CATEGORIES, ERROR_TEXT
 from trace_crs.human.store import ITEM_ID, LabelStore
 
 MAX_BODY = 64 * 1024
 CSP = "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
-ERROR_TEXT = {
-    "no_errors": "No errors",
-    "fabrication": "Fabricated claims",
-    "wrong_poi": "Wrong POI",
-    "irrelevant_citation": "Irrelevant citation",
-    "too_vague": "Too vague",
-    "missing_citation": "Missing citation",
-    "exaggeration": "Exaggeration",
-    "factual_error": "Factual error",
-}
 CITATION_TEXT = {"supported": "Supported", "partial": "Partial", "not_supported": "Not supported"}
 
 

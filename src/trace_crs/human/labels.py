@@ -37,6 +37,17 @@ ERROR_CATEGORIES: tuple[str, ...] = (
     "factual_error",
     "no_errors",
 )
+#: what the annotators read for each category (App. K.1)
+ERROR_TEXT = {
+    "no_errors": "No errors",
+    "fabrication": "Fabricated claims",
+    "wrong_poi": "Wrong POI",
+    "irrelevant_citation": "Irrelevant citation",
+    "too_vague": "Too vague",
+    "missing_citation": "Missing citation",
+    "exaggeration": "Exaggeration",
+    "factual_error": "Factual error",
+}
 Likert = Annotated[int, Field(ge=1, le=5)]
 Ident = Annotated[str, Field(min_length=1, max_length=200)]
 
