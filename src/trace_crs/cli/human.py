@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -81,9 +83,11 @@ def _agree(args: argparse.Namespace) -> int:
         "tables": sorted(frames),
         **{k: (None if v != v else v) for k, v in frames["alphas"].iloc[0].to_dict().items()},
     }
-    writers = {
-        out / f"{name}.parquet": (lambda t, f=frame: f.to_parquet(t, index=False)) for name, frame in frames.items()
-    }
+
+    def parquet(frame: pd.DataFrame) -> Callable[[Path], Any]:
+        return lambda t: frame.to_parquet(t, index=False)
+
+    writers: dict[str | Path, Callable[[Path], Any]] = {out / f"{n}.parquet": parquet(f) for n, f in frames.items()}
     writers[out / "summary.json"] = lambda t: t.write_text(json.dumps(summary, sort_keys=True, indent=2) + "\n")
     commit_files(writers, out / "summary.json")
     if not args.quiet:

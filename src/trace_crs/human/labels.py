@@ -111,11 +111,15 @@ def read_labels(path: str | Path) -> tuple[list[Task1Label], list[Task2Label]]:
                 raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
             if not isinstance(raw, dict):
                 raise DataError("a label is a JSON object", file=str(path), line=line_no)
-            model = {"t1": Task1Label, "t2": Task2Label}.get(raw.get("task"))
-            if model is None:
+            model: type[Task1Label] | type[Task2Label]
+            if raw.get("task") == "t1":
+                model = Task1Label
+            elif raw.get("task") == "t2":
+                model = Task2Label
+            else:
                 raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
             try:
-                rec = model.model_validate(raw)
+                rec: Task1Label | Task2Label = model.model_validate(raw)
             except ValidationError as exc:
                 msg = exc.errors()[0]["msg"]
                 raise DataError(msg, file=str(path), line=line_no, field=_where(exc)) from None
@@ -124,7 +128,10 @@ def read_labels(path: str | Path) -> tuple[list[Task1Label], list[Task2Label]]:
             if key in seen:
                 raise DataError(f"second label of {unit!r} by {rec.annotator!r}", file=str(path), line=line_no)
             seen.add(key)
-            (t1 if isinstance(rec, Task1Label) else t2).append(rec)  # type: ignore[arg-type]
+            if isinstance(rec, Task1Label):
+                t1.append(rec)
+            else:
+                t2.append(rec)
     return t1, t2
 
 

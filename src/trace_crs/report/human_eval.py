@@ -118,8 +118,7 @@ def errors(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
         return frame(frames, "errors")
     df = frames["errors"]
     wide = df.pivot(index="category", columns="scope", values="share")
-    wide.index = [ERROR_TEXT.get(c, c) for c in wide.index]
-    wide.index.name = "category"
+    wide.index = pd.Index([ERROR_TEXT.get(c, c) for c in wide.index], name="category")
     wide.columns = [c if c == "all" else compare.label(c) for c in wide.columns]
     return wide.reset_index()
 
@@ -150,7 +149,7 @@ def facts(frames: dict[str, pd.DataFrame]) -> dict[str, Any]:
     a = frames["alphas"].iloc[0] if "alphas" in frames else pd.Series(dtype=float)
     t2 = frames["task2"].iloc[0] if "task2" in frames else pd.Series(dtype=float)
     get = lambda s, k: float(s[k]) if k in s and pd.notna(s[k]) else float("nan")  # noqa: E731
-    out = {f"alpha_{k}": get(a, f"alpha_{k}") for k in ("info", "nat", "cite", "err")}
+    out: dict[str, Any] = {f"alpha_{k}": get(a, f"alpha_{k}") for k in ("info", "nat", "cite", "err")}
     out |= {"mean_alpha": get(a, "mean_alpha"), "mean_jaccard": get(t2, "mean_jaccard")}
     out |= {
         "n_annotators": int(a["n_annotators"]) if "n_annotators" in a else 0,
