@@ -71,3 +71,22 @@ def test_too_few_dialogues_and_unknown_baseline():
         sample_items(_records(3), _dialogues(3), _kb(), BASES, n=4)
     with pytest.raises(UsageError, match="not in the run"):
         sample_items(_records(3), _dialogues(3), _kb(), ["tfidf", "dense"], n=1)
+
+
+@pytest.mark.parametrize("n,n_task2,flag", [(4, 5, "--n-task2 5"), (4, -1, "--n-task2 -1"), (0, 0, "--n 0")])
+def test_task2_count_beyond_the_sample_is_an_error(n, n_task2, flag):
+    with pytest.raises(UsageError, match=flag):
+        sample_items(_records(6), _dialogues(6), _kb(), BASES, n=n, n_task2=n_task2)
+
+
+def test_task2_count_error_exits_2_naming_the_flag(tmp_path, capsys):
+    from trace_crs.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    _records(6).to_parquet(run / "records.parquet")
+    code = main(["human", "sample", "--run", str(run), "--kb", str(tmp_path / "kb"), "--dialogues",
+                 str(tmp_path / "d.jsonl"), "--n", "4", "--n-task2", "5", "--out", str(tmp_path / "items.jsonl"),
+                 "--key-out", str(tmp_path / "key.jsonl")])
+    assert code == 2 and "--n-task2 5" in capsys.readouterr().err
+    assert not (tmp_path / "items.jsonl").exists() and not (tmp_path / "key.jsonl").exists()

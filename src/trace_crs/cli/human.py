@@ -4,7 +4,7 @@
   [--source study|simulated] --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
   ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last).
 * ``trace-crs human sample --run RUN_DIR [--run …] --kb KB --dialogues D [--scores DIR …]
-  [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20] [--seed 42]
+  [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20 (≤ --n)] [--seed 42]
   --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
   (:mod:`trace_crs.human.sample`); the key file (item → baseline, automated scores) is a
   separate output, kept away from annotators; the items file is written last.
@@ -28,7 +28,7 @@ import pandas as pd
 
 from trace_crs.atomic import commit_files
 from trace_crs.errors import UsageError
-from trace_crs.human.sample import sample_items
+from trace_crs.human.sample import N_TASK2, sample_items, task2_count
 from trace_crs.human.study import analyse
 
 DEFAULT_BASELINES = "tfidf,rag_citation,llm_zero_shot"  # the three audited in App. K
@@ -42,6 +42,7 @@ def _sample(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb.store import load_kb
 
+    n_task2 = task2_count(args.n, args.n_task2)  # before reading anything
     frames = [pd.read_parquet(Path(r) / "records.parquet") for r in args.run]
     records = pd.concat(frames, ignore_index=True)
     if records.duplicated(["dialogue_id", "turn_id", "baseline"]).any():
@@ -56,7 +57,7 @@ def _sample(args: argparse.Namespace) -> int:
         scores = pd.concat(parts, ignore_index=True) if parts else None
     dialogues = {d["dialogue_id"]: d for d in load_dialogues(args.dialogues)}
     t1, t2, key = sample_items(
-        records, dialogues, load_kb(args.kb), args.baselines.split(","), args.n, args.seed, args.n_task2, scores
+        records, dialogues, load_kb(args.kb), args.baselines.split(","), args.n, args.seed, n_task2, scores
     )
     text_items, text_key = _jsonl(t1 + t2), _jsonl(key)
     commit_files(
@@ -171,7 +172,11 @@ def register(subparsers) -> None:
     smp.add_argument("--scores", action="append", help="score directories (per_turn parquet) for the key")
     smp.add_argument("--baselines", default=DEFAULT_BASELINES, help=f"comma-separated (default {DEFAULT_BASELINES})")
     smp.add_argument("--n", type=int, default=30, help="dialogues (default 30)")
-    smp.add_argument("--n-task2", type=int, default=20, help="Task 2 dialogues, the first of the sample (default 20)")
+    smp.add_argument(
+        "--n-task2",
+        type=int,
+        help=f"Task 2 dialogues, the first of the sample (default {N_TASK2}, or --n when smaller; more than --n is an error)",
+    )
     smp.add_argument("--seed", type=int, default=42)
     smp.add_argument("--quiet", action="store_true", help="no summary on stdout")
     smp.add_argument("--out", type=Path, required=True, help="items JSON lines (what annotators see)")

@@ -10,7 +10,7 @@ turn that all of them answered.  It returns three lists:
   the rated one: role and text only — no actions, hidden preferences or gold), ``response``,
   ``quotes`` (the ``"…" [Rn]`` spans, :func:`trace_crs.dialogues.schema.parse_quotes`) and
   ``reviews`` (the cited reviews: label, POI name, stars, text).
-* Task 2 items for the first ``n_task2`` sampled dialogues: context, the user's current request
+* Task 2 items for the first ``n_task2`` sampled dialogues (an error if more than ``n``): context, the user's current request
   and the candidates (name, stars, categories, price, reviews) — never a system's answer.
 * The key (kept away from annotators): ``item_id, dialogue_id, turn_id, baseline,
   system_label`` and the item's automated ``gs, cgs, cd`` when score frames are given.
@@ -31,6 +31,7 @@ from trace_crs.errors import UsageError
 from trace_crs.kb.store import KB
 
 KEY_METRICS = ("gs", "cgs", "cd")
+N_TASK2 = 20  # Task 2 dialogues by default (App. K.3: 20 of the 30)
 
 
 def _context(dialogue: dict[str, Any], turn_id: int) -> list[dict[str, str]]:
@@ -75,6 +76,18 @@ def _first_common_turns(records: pd.DataFrame, baselines: Sequence[str]) -> dict
     return full.groupby("dialogue_id")["turn_id"].min().to_dict()
 
 
+def task2_count(n: int, n_task2: int | None) -> int:
+    """The number of Task 2 dialogues (None: :data:`N_TASK2`, or ``n`` when smaller); a
+    UsageError naming the flag unless ``1 <= n`` and ``0 <= n_task2 <= n`` (Task 2 dialogues
+    are the first ``n_task2`` of the sample, App. K.3: 20 of the 30)."""
+    n_task2 = min(N_TASK2, n) if n_task2 is None else n_task2
+    if n < 1:
+        raise UsageError(f"--n {n}: at least one dialogue")
+    if not 0 <= n_task2 <= n:
+        raise UsageError(f"--n-task2 {n_task2}: between 0 and --n ({n}); Task 2 dialogues are a subset of the sample")
+    return n_task2
+
+
 def sample_items(
     records: pd.DataFrame,
     dialogues: dict[str, dict[str, Any]],
@@ -82,10 +95,12 @@ def sample_items(
     baselines: Sequence[str],
     n: int,
     seed: int = 42,
-    n_task2: int = 20,
+    n_task2: int | None = None,
     scores: pd.DataFrame | None = None,
 ) -> tuple[list[dict], list[dict], list[dict]]:
-    """``(task1_items, task2_items, key)`` (see the module docstring)."""
+    """``(task1_items, task2_items, key)`` (see the module docstring); ``n_task2`` None:
+    :data:`N_TASK2` or ``n`` when smaller."""
+    n_task2 = task2_count(n, n_task2)
     if len(baselines) > len(string.ascii_uppercase) or len(set(baselines)) != len(baselines):
         raise UsageError(f"--baselines: distinct names, at most 26 (got {list(baselines)})")
     missing = sorted(set(baselines) - set(records["baseline"]))
