@@ -53,3 +53,20 @@ def test_twins_from_the_analysis(analysed):
 def test_a_study_is_not_called_a_fixture():
     text = human_eval.status({"source": "study", "n_annotators": 5, "n_items": 90, "labels": "l.jsonl"})
     assert "human study" in text and "fixture" not in text
+
+
+@pytest.mark.parametrize("source", ["paper", "analysed"])
+def test_table10_counts_shown_as_integers(source, analysed, tmp_path):
+    from trace_crs.report import present
+
+    frames = human_eval.load(analysed if source == "analysed" else tmp_path)
+    shown = present.comparison(human_eval.table10(frames)).data.set_index(("", "Baseline"))
+    assert shown.loc["TF-IDF", ("Supp.", "paper")] == "40"           # paper Table 10 prints 40
+    assert shown.loc["TF-IDF", ("Cite. Prec.", "paper")] == "0.909"
+    for col in ("Supp.", "Part.", "Not S."):
+        for side in ("paper", "ours", "Δ"):
+            cells = [c for c in shown[(col, side)] if c not in ("not run", "—")]
+            assert all(c.lstrip("−-").isdigit() for c in cells), (col, side, cells)
+    if source == "analysed":
+        ours = frames["table10"].set_index("baseline")
+        assert shown.loc["TF-IDF", ("Supp.", "ours")] == str(int(ours.loc["tfidf", "supported"]))

@@ -43,6 +43,7 @@ TABLE10_HEADERS = {
     "NotSupported": "Not S.",
     "CitationPrecision": "Cite. Prec.",
 }
+TABLE10_COUNTS = ("Supported", "Partial", "NotSupported")  # majority-vote quote counts
 HUMAN_LABELS = {
     "cite_prec": "citation precision",
     "info": "informativeness",
@@ -99,7 +100,18 @@ def table10(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Table 10 reported vs ours (long frame for ``present.comparison``)."""
     ours = frames["table10"].set_index("baseline") if "table10" in frames else pd.DataFrame()
     long = compare.side_by_side(paper.table(PAPER10), ours, TABLE10_COLUMNS)
-    return long.assign(column=long["column"].map(TABLE10_HEADERS))
+    long = long.assign(column=long["column"].map(TABLE10_HEADERS))
+    # quote counts are integers: shown as "40", not "40.000" (present.number formats ints as ints)
+    counts = long["column"].isin([TABLE10_HEADERS[c] for c in TABLE10_COUNTS])
+    for col in ("paper", "ours", "diff"):
+        long[col] = long[col].astype(object)
+        long.loc[counts, col] = long.loc[counts, col].map(_whole)
+    return long
+
+
+def _whole(value: Any) -> Any:
+    """A whole-number float as ``int``; anything else unchanged."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def paper_table(name: str) -> pd.DataFrame:
