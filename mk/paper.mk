@@ -136,8 +136,21 @@ HUMAN_KEY    ?= tests/fixtures/human/key.jsonl
 endif
 HUMAN_SOURCE ?= $(if $(filter $(HUMAN_FIXTURE),$(HUMAN_LABELS)),simulated,study)
 HUMAN_NBOOT  ?= 1000
+# What the page is built from, as a file whose content (not mtime) says what changed: the paths,
+# the sha256 of the labels and key, the source and n_boot. Another labels file (even an older one)
+# re-runs the analysis and the page; without HUMAN_LABELS an earlier analysis in $(RES)/human/ is
+# removed, so the page shows the paper's tables only and never a stale "ours".
+HUMAN_STAMP  := $(RES)/params/HUMAN
+$(HUMAN_STAMP): FORCE
+	@mkdir -p $(@D)
+	@{ echo 'labels=$(HUMAN_LABELS) key=$(HUMAN_KEY) source=$(HUMAN_SOURCE) n_boot=$(HUMAN_NBOOT)'; \
+	  $(if $(strip $(HUMAN_LABELS)),sha256sum $(HUMAN_LABELS) $(HUMAN_KEY);) } > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+	$(if $(strip $(HUMAN_LABELS)),,@if [ -d $(RES)/human ]; then echo "no HUMAN_LABELS: removing the earlier analysis $(RES)/human/"; rm -rf $(RES)/human; fi)
+
+book/content/human_eval.ipynb: $(HUMAN_STAMP)
 ifneq ($(strip $(HUMAN_LABELS)),)
-$(RES)/human/summary.json: $(HUMAN_LABELS) $(HUMAN_KEY) $(filter src/trace_crs/human/% src/trace_crs/stats/%,$(SRC)) src/trace_crs/cli/human.py | $(STAMP)
+$(RES)/human/summary.json: $(HUMAN_STAMP) $(HUMAN_LABELS) $(HUMAN_KEY) $(filter src/trace_crs/human/% src/trace_crs/stats/%,$(SRC)) src/trace_crs/cli/human.py | $(STAMP)
 	$(TRACE) human agree --labels $(HUMAN_LABELS) $(if $(HUMAN_KEY),--key $(HUMAN_KEY)) --source $(HUMAN_SOURCE) \
 	  --n-boot $(HUMAN_NBOOT) --seed 42 --quiet --out $(@D)
 
@@ -145,4 +158,4 @@ book/content/human_eval.ipynb: $(RES)/human/summary.json
 endif
 
 .PHONY: human
-human: $(if $(strip $(HUMAN_LABELS)),$(RES)/human/summary.json) ## Tables 10-15 twins from HUMAN_LABELS (+ HUMAN_KEY) into results/$(PROFILE)/human/
+human: $(HUMAN_STAMP) $(if $(strip $(HUMAN_LABELS)),$(RES)/human/summary.json) ## Tables 10-15 twins from HUMAN_LABELS (+ HUMAN_KEY) into results/$(PROFILE)/human/

@@ -70,3 +70,19 @@ def test_table10_counts_shown_as_integers(source, analysed, tmp_path):
     if source == "analysed":
         ours = frames["table10"].set_index("baseline")
         assert shown.loc["TF-IDF", ("Supp.", "ours")] == str(int(ours.loc["tfidf", "supported"]))
+
+
+def test_only_the_tables_summary_lists_are_read(analysed, tmp_path):
+    import json
+    import shutil
+
+    res = tmp_path / "res"
+    shutil.copytree(analysed, res)
+    info = json.loads((res / "human" / "summary.json").read_text())
+    assert len(info["labels_sha256"]) == 64 and info["labels_sha256"][:12] in human_eval.status(info)
+    info["tables"] = [t for t in info["tables"] if t != "task2"]     # a newer analysis without Task 2 labels
+    (res / "human" / "summary.json").write_text(json.dumps(info))
+    assert (res / "human" / "task2.parquet").is_file()                # left over from the earlier one
+    frames = human_eval.load(res)
+    assert "task2" not in frames and "table10" in frames
+    assert human_eval.facts(frames)["n_pairs"] == 0 and np.isnan(human_eval.facts(frames)["mean_jaccard"])

@@ -2,7 +2,8 @@
 
 * ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot 1000] [--seed 42]
   [--source study|simulated] --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
-  ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last).
+  ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last: the tables it lists, the labels'
+  and key's paths and sha256, the source).
 * ``trace-crs human sample --run RUN_DIR [--run …] --kb KB --dialogues D [--scores DIR …]
   [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20 (≤ --n)] [--seed 42]
   --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
@@ -30,6 +31,7 @@ from trace_crs.atomic import commit_files
 from trace_crs.errors import UsageError
 from trace_crs.human.sample import N_TASK2, sample_items, task2_count
 from trace_crs.human.study import analyse
+from trace_crs.kb.store import sha256_file
 
 DEFAULT_BASELINES = "tfidf,rag_citation,llm_zero_shot"  # the three audited in App. K
 
@@ -77,7 +79,9 @@ def _agree(args: argparse.Namespace) -> int:
     out: Path = args.out
     summary = {
         "labels": str(args.labels),
+        "labels_sha256": sha256_file(args.labels),  # which labels, not only where (a stale page is visible)
         "key": str(args.key) if args.key else None,
+        "key_sha256": sha256_file(args.key) if args.key else None,
         "n_boot": args.n_boot,
         "seed": args.seed,
         "source": args.source,

@@ -2,8 +2,9 @@
 
 Reads only ``<results_dir>/human/`` — the output of ``trace-crs human agree`` (one parquet per
 table and ``summary.json``), which ``make paper HUMAN_LABELS=… HUMAN_KEY=…`` writes
-(mk/paper.mk).  Without it every "ours" cell is "not run" and the page shows the paper's tables
-and how to run a study.  ``summary.json["source"]`` says whether the labels come from a study
+(mk/paper.mk; without ``HUMAN_LABELS`` make removes an earlier analysis, so it is never shown
+stale).  Without it every "ours" cell is "not run" and the page shows the paper's tables and how
+to run a study.  ``summary.json["source"]`` says whether the labels come from a study
 or from the simulated annotators of the test fixture; :func:`status` puts that in words, so a
 fixture is never shown as a result.
 """
@@ -64,10 +65,13 @@ def summary(results_dir: str | Path) -> dict[str, Any] | None:
 
 
 def load(results_dir: str | Path) -> dict[str, pd.DataFrame]:
-    """Every table of the analysis by name (empty when there is none)."""
-    if summary(results_dir) is None:
+    """The tables ``summary.json`` lists, by name (empty when there is none): a parquet left
+    over from an earlier analysis (a ``task2`` table when the new labels have no Task 2) is
+    never read."""
+    info = summary(results_dir)
+    if info is None:
         return {}
-    return {p.stem: pd.read_parquet(p) for p in sorted(human_dir(results_dir).glob("*.parquet"))}
+    return {name: pd.read_parquet(human_dir(results_dir) / f"{name}.parquet") for name in info["tables"]}
 
 
 def status(info: dict[str, Any] | None) -> str:
@@ -78,9 +82,9 @@ def status(info: dict[str, Any] | None) -> str:
             '"not run" and only the paper\'s numbers are shown. Run a study as described above and '
             "rebuild with `make paper HUMAN_LABELS=<labels.jsonl> HUMAN_KEY=<key.jsonl>`."
         )
-    what = (
-        f"{info.get('n_annotators')} annotators, {info.get('n_items')} Task 1 items, " f"labels `{info.get('labels')}`"
-    )
+    sha = info.get("labels_sha256")
+    what = f"{info.get('n_annotators')} annotators, {info.get('n_items')} Task 1 items, labels `{info.get('labels')}`"
+    what += f" (sha256 `{sha[:12]}`)" if sha else ""
     if info.get("source") == "simulated":
         return (
             "**These are fixture labels from simulated annotators (the test fixture "
