@@ -157,5 +157,17 @@ $(RES)/human/summary.json: $(HUMAN_STAMP) $(HUMAN_LABELS) $(HUMAN_KEY) $(filter 
 book/content/human_eval.ipynb: $(RES)/human/summary.json
 endif
 
-.PHONY: human
+# Screenshots of Task 1 and Task 2 for the page: the real tool on invented demonstration items,
+# in Debian's headless Chromium (trace_crs.human.screens). Generated, never committed (figures/
+# is gitignored): byte-identical on re-runs with the same Chromium and fonts.
+HUMAN_DEMO    := tests/fixtures/human/demo_items.jsonl
+HUMAN_SCREENS := figures/human_task1.png figures/human_task2.png
+$(HUMAN_SCREENS) &: $(HUMAN_DEMO) $(filter src/trace_crs/human/%,$(SRC)) $(wildcard src/trace_crs/human/web/*) | $(STAMP) $(CHROMIUM_STAMP)
+	$(PY) -m trace_crs.human.screens --items $(HUMAN_DEMO) --chromium $(CHROMIUM) --out-dir figures
+
+book/content/human_eval.ipynb: $(HUMAN_SCREENS)
+
+human-screens: $(HUMAN_SCREENS) ## screenshots of the two annotation tasks (figures/human_task*.png) for the Human evaluation page
+
+.PHONY: human human-screens
 human: $(HUMAN_STAMP) $(if $(strip $(HUMAN_LABELS)),$(RES)/human/summary.json) ## Tables 10-15 twins from HUMAN_LABELS (+ HUMAN_KEY) into results/$(PROFILE)/human/

@@ -27,18 +27,8 @@ results_dir = 'results/default'
 # of GS / CGS / CD against the human ratings with item-bootstrap intervals, per-dialogue paired
 # t-tests, and Task 2 Jaccard and strict-majority agreement.
 #
-# **Running a study.** Everything is in the compendium:
-#
-# 1. `trace-crs human sample --run results/<profile>/runs/closed --run results/<profile>/runs/closed_llm
-#    --kb <kb> --dialogues <dialogues> --scores results/<profile>/scores/closed --scores
-#    results/<profile>/scores/closed_llm --out items.jsonl --key-out key.jsonl` draws 30 dialogues
-#    (seed 42) and writes blind items (System A/B/C, shuffled) and, separately, the key.
-# 2. `trace-crs human serve --items items.jsonl --db labels.sqlite --annotators A1,A2,A3,A4,A5`
-#    prints one private link per annotator (127.0.0.1 only unless `--host` says otherwise). Every
-#    click is saved at once; reloading, closing the tab or restarting the server loses nothing.
-# 3. `trace-crs human export --items items.jsonl --labels-db labels.sqlite --out labels.jsonl --csv labels.csv`
-#    (incomplete labels are listed, never dropped silently), then
-#    `make paper HUMAN_LABELS=labels.jsonl HUMAN_KEY=key.jsonl` fills this page.
+# How to run your own study — sample, serve, export, agree — is at the end of this page, with
+# screenshots of the two tasks.
 
 # %%
 from trace_crs.report import human_eval, present, prose
@@ -126,3 +116,64 @@ present.table(human_eval.paired(frames), "Ours")
 # {glue:text}`human_n_pairs` annotator pairs (the paper: {glue:md}`human_paper_jaccard`); a single POI
 # was chosen by a strict majority in {glue:text}`human_n_strict_majority` of
 # {glue:text}`human_n_task2_dialogues` dialogues (the paper: {glue:md}`human_paper_strict_majority`).
+
+# %% [markdown]
+# ## How to run your own study
+#
+# Four commands, then a rebuild; `study/` stands for any directory you choose. Keep the key file
+# away from annotators: it says which system wrote which response.
+#
+# 1. **Sample** 30 dialogues (seed 42) answered by all three systems, as blind Task 1 items
+#    (System A/B/C, letters permuted per dialogue, order shuffled) and Task 2 items for the first
+#    20 of them (`--n-task2` may not exceed `--n`: exit code 2). The key goes to its own file.
+#
+#    ```
+#    trace-crs human sample \
+#      --run results/default/runs/closed \
+#      --run results/default/runs/closed_llm \
+#      --kb data/kb/default \
+#      --dialogues data/dialogues/default/dialogues.jsonl \
+#      --scores results/default/scores/closed \
+#      --scores results/default/scores/closed_llm \
+#      --n 30 --n-task2 20 --seed 42 \
+#      --out study/items.jsonl --key-out study/key.jsonl
+#    ```
+#
+# 2. **Serve** the annotation tool (FastAPI + SQLite, 127.0.0.1 unless `--host` says otherwise).
+#    It prints one private link per annotator; every click is saved at once, so a reload, a
+#    closed tab or a restarted server loses nothing, and each annotator sees only their own labels.
+#
+#    ```
+#    trace-crs human serve --items study/items.jsonl \
+#      --db study/labels.sqlite --annotators A1,A2,A3,A4,A5
+#    ```
+#
+# 3. **Export** the complete labels as JSON lines (and CSV); incomplete ones are listed on stderr,
+#    never dropped silently.
+#
+#    ```
+#    trace-crs human export --items study/items.jsonl \
+#      --labels-db study/labels.sqlite \
+#      --out study/labels.jsonl --csv study/labels.csv
+#    ```
+#
+# 4. **Agree**: every table of this page from the labels (α, leave-out, annotators, Table 10,
+#    correlations, paired tests, Task 2), printed and written as Parquet.
+#
+#    ```
+#    trace-crs human agree --labels study/labels.jsonl \
+#      --key study/key.jsonl --out study/analysis
+#    ```
+#
+# Then `make paper HUMAN_LABELS=study/labels.jsonl HUMAN_KEY=study/key.jsonl` runs step 4 into
+# `results/<profile>/human/` and rebuilds this page from it. Built without `HUMAN_LABELS`, the
+# page shows the paper's tables only (an earlier analysis is removed, never shown stale).
+#
+# The two screenshots below are the real tool (`make human-screens`, headless Chromium) on
+# invented demonstration items, with some fields filled in.
+
+# %%
+human_eval.screenshot("human_task1")
+
+# %%
+human_eval.screenshot("human_task2")

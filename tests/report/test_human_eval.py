@@ -86,3 +86,23 @@ def test_only_the_tables_summary_lists_are_read(analysed, tmp_path):
     frames = human_eval.load(res)
     assert "task2" not in frames and "table10" in frames
     assert human_eval.facts(frames)["n_pairs"] == 0 and np.isnan(human_eval.facts(frames)["mean_jaccard"])
+
+
+def test_screenshot_is_a_figure_with_caption_and_alt(tmp_path, monkeypatch):
+    import IPython.display
+
+    from trace_crs.report import figures
+
+    with pytest.raises(FileNotFoundError, match="make human-screens"):
+        human_eval.screenshot("human_task1", tmp_path)
+    from PIL import Image
+
+    Image.new("RGB", (20, 10), "white").save(tmp_path / "human_task1.png")
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj, metadata)))
+    human_eval.screenshot("human_task1", tmp_path)
+    (obj, meta), = shown
+    info = meta[figures.META_KEY]
+    assert obj.data == (tmp_path / "human_task1.png").read_bytes()
+    assert info["alt"].startswith("Screenshot of the annotation tool's Task 1") and info["caption"]
+    assert info["name"] == "fig-human-task1"

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from trace_crs.human.labels import ERROR_TEXT
-from trace_crs.report import compare, paper
+from trace_crs.report import compare, figures, paper
 
 NAME = "human_eval"
 PAPER10 = "table10_human_eval"
@@ -45,6 +45,21 @@ TABLE10_HEADERS = {
     "CitationPrecision": "Cite. Prec.",
 }
 TABLE10_COUNTS = ("Supported", "Partial", "NotSupported")  # majority-vote quote counts
+#: the screenshots of ``make human-screens`` (trace_crs.human.screens): name -> (caption, alt text)
+SCREENS = {
+    "human_task1": (
+        "Task 1 in the annotation tool: rate one system response (demonstration item, some fields filled in).",
+        "Screenshot of the annotation tool's Task 1 page: the dialogue so far, System B's response with three "
+        "quoted phrases, the referenced reviews, Supported / Partial / Not supported buttons for each quote, "
+        "the eight-item error checklist, informativeness and naturalness from 1 to 5, and a comment box.",
+    ),
+    "human_task2": (
+        "Task 2 in the annotation tool: pick 1–3 candidates and write a cited recommendation (demonstration item).",
+        "Screenshot of the annotation tool's Task 2 page: the dialogue so far and the current request, four "
+        "candidate places with stars, categories, price and their reviews, two of them ticked, an Add quote "
+        "button, and the recommendation box holding a sentence that quotes a review.",
+    ),
+}
 HUMAN_LABELS = {
     "cite_prec": "citation precision",
     "info": "informativeness",
@@ -79,7 +94,7 @@ def status(info: dict[str, Any] | None) -> str:
     if info is None:
         return (
             "**No human labels are configured for this profile**, so every *ours* cell reads "
-            '"not run" and only the paper\'s numbers are shown. Run a study as described above and '
+            '"not run" and only the paper\'s numbers are shown. Run a study as described at the end of this page and '
             "rebuild with `make paper HUMAN_LABELS=<labels.jsonl> HUMAN_KEY=<key.jsonl>`."
         )
     sha = info.get("labels_sha256")
@@ -92,6 +107,19 @@ def status(info: dict[str, Any] | None) -> str:
             f"no number below says anything about the systems ({what})."
         )
     return f"Labels of a human study: {what}."
+
+
+def screenshot(name: str, figures_dir: str | Path = "figures") -> None:
+    """Show ``<figures_dir>/<name>.png`` with its caption and alt text (:data:`SCREENS`) as a
+    book figure (trace_crs.report.figures.META_KEY; ``make human-screens`` writes the file)."""
+    from IPython.display import Image, display
+
+    caption, alt = SCREENS[name]
+    path = Path(figures_dir) / f"{name}.png"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: run `make human-screens` (the page's screenshots)")
+    info = {"caption": caption, "alt": alt, "name": f"fig-{name.replace('_', '-')}"}
+    display(Image(filename=str(path)), metadata={figures.META_KEY: info})
 
 
 def frame(frames: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
