@@ -13,9 +13,8 @@ from trace_crs.human import screens
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "human" / "demo_items.jsonl"
 
 
-@pytest.mark.skipif(not Path(screens.CHROMIUM).exists(), reason="Debian's chromium not installed (make browser)")
-def test_both_tasks_shot_at_column_width(tmp_path):
-    paths = screens.take(DEMO, tmp_path)
+def test_both_tasks_shot_at_column_width(browser, tmp_path):
+    paths = screens.take(DEMO, tmp_path, browser=browser)
     assert [p.name for p in paths] == ["human_task1.png", "human_task2.png"]      # task 2 (the marker) last
     sizes = [Image.open(p).size for p in paths]
     assert all(w == screens.WIDTH for w, _ in sizes)                             # shown at the size taken

@@ -41,11 +41,12 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(store: LabelStore) -> Iterator[str]:
-    """The tool over ``store`` on ``http://127.0.0.1:<free port>`` for the ``with`` block."""
+def serving(store: LabelStore, port: int | None = None) -> Iterator[str]:
+    """The tool over ``store`` on ``http://127.0.0.1:<port>`` (a free one by default) for the
+    ``with`` block, in a thread of this process."""
     import uvicorn
 
-    port = _free_port()
+    port = _free_port() if port is None else port
     server = uvicorn.Server(uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -81,10 +82,9 @@ def _fill(store: LabelStore, name: str, item: dict[str, Any]) -> None:
             store.save(name, iid, "sentence", f'I recommend {cands[0]["name"]} because "{quote}".')
 
 
-def take(items_path: str | Path, out_dir: str | Path, chromium: str = CHROMIUM) -> list[Path]:
-    """Screenshots of the first Task 1 and Task 2 item of ``items_path`` (see the module docstring)."""
-    from playwright.sync_api import sync_playwright
-
+def take(items_path: str | Path, out_dir: str | Path, chromium: str = CHROMIUM, browser: Any = None) -> list[Path]:
+    """Screenshots of the first Task 1 and Task 2 item of ``items_path`` (see the module docstring),
+    in ``browser`` (a Playwright ``Browser``) or a Chromium launched from ``chromium``."""
     items = read_items(items_path)
     first = {task: next((i for i in items.values() if i["task"] == task), None) for task in NAMES}
     missing = [t for t, i in first.items() if i is None]
@@ -98,19 +98,33 @@ def take(items_path: str | Path, out_dir: str | Path, chromium: str = CHROMIUM) 
         for item in first.values():
             assert item is not None
             _fill(store, "A1", item)
-        with serving(store) as base, sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
+        with serving(store) as base, contextlib.ExitStack() as stack:
+            if browser is None:
+                browser = stack.enter_context(_chromium(chromium))
+            page = browser.new_page(viewport={"width": WIDTH, "height": 900}, device_scale_factor=1)
             try:
-                page = browser.new_page(viewport={"width": WIDTH, "height": 900}, device_scale_factor=1)
                 for task, item in first.items():
                     assert item is not None
                     page.goto(f"{base}/a/{token}/item/{item['item_id']}", wait_until="load")
                     page.locator("details").first.evaluate("d => d.open = true")  # reviews shown
                     shots[task] = page.screenshot(full_page=True, type="png", animations="disabled", caret="hide")
             finally:
-                browser.close()
+                page.close()
     writers = {out / f"{NAMES[t]}.png": (lambda b: lambda p: p.write_bytes(b))(shots[t]) for t in NAMES}
     return commit_files(writers, out / f"{NAMES['t2']}.png")
+
+
+@contextlib.contextmanager
+def _chromium(executable: str) -> Iterator[Any]:
+    """Headless Chromium from ``executable`` (Playwright ``Browser``), closed on exit."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, args=FLAGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def main(argv: list[str] | None = None) -> int:
