@@ -46,7 +46,7 @@ prose.glue_facts("human", human_eval.facts(frames) | {"status": human_eval.statu
 # annotators), the pooled majority labels of every quote and the pooled citation precision.
 
 # %%
-present.comparison(human_eval.table10(frames))
+present.axes(human_eval.table10(frames), human_eval.TABLE10_AXES)
 
 # %% [markdown]
 # ## Agreement (§7.1) and Table 13b — leave-one-out and leave-pair-out α
@@ -55,7 +55,7 @@ present.comparison(human_eval.table10(frames))
 # {glue:md}`human_alpha_info_md` (informativeness), {glue:md}`human_alpha_nat_md` (naturalness),
 # {glue:md}`human_alpha_cite_md` (quote labels) and {glue:md}`human_alpha_err_md` (error
 # categories); their mean is {glue:md}`human_mean_alpha_md` (the paper: {glue:md}`human_paper_mean_alpha`).
-# The paper's leave-out table follows,
+# The paper's leave-out table follows (its relative-change column was lost in text extraction),
 # then ours (every single annotator and every pair dropped).
 
 # %%
@@ -71,7 +71,7 @@ present.table(human_eval.frame(frames, "leave_pair_out"), "Ours: two annotators 
 # ## Table 13 — annotator heterogeneity
 #
 # "Dev." is the mean absolute difference between an annotator's rating and the mean of the other
-# annotators on the same item; the flag rate is the share of items with any error category checked
+# annotators on the same item; the flag rate is the percentage of items with any error category checked
 # and "avg. cats" the mean number checked.
 
 # %%

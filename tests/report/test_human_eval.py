@@ -45,7 +45,7 @@ def test_twins_from_the_analysis(analysed):
     assert facts["n_annotators"] == 5 and facts["mean_alpha"] == pytest.approx(frames["alphas"]["mean_alpha"][0])
     assert "fixture labels" in human_eval.status(human_eval.summary(analysed))
     assert "not a human study" in human_eval.status(human_eval.summary(analysed))
-    assert "Too vague" in set(human_eval.errors(frames)["category"])
+    assert "Too vague" in set(human_eval.errors(frames)["Category"])
     pairs = human_eval.paired(frames)
     assert "LLM Zero-Shot vs. TF-IDF" in set(pairs["pair"]) and isinstance(pairs, pd.DataFrame)
 
@@ -106,3 +106,15 @@ def test_screenshot_is_a_figure_with_caption_and_alt(tmp_path, monkeypatch):
     assert obj.data == (tmp_path / "human_task1.png").read_bytes()
     assert info["alt"].startswith("Screenshot of the annotation tool's Task 1") and info["caption"]
     assert info["name"] == "fig-human-task1"
+
+
+def test_paper_and_ours_share_headers_and_lost_columns_are_dropped(analysed):
+    paper13b = human_eval.paper_table("table13b_leave_out")
+    assert "Mean α rel. change" not in paper13b and "Mean_alpha_rel_change" not in paper13b   # lost in extraction
+    ours = human_eval.frame(human_eval.load(analysed), "leave_one_out")
+    assert {"Dropped", "α info.", "Mean α"} <= set(paper13b) & set(ours)
+    paper13 = human_eval.paper_table("table13_annotators")
+    mine = human_eval.frame(human_eval.load(analysed), "annotators")
+    assert {"Annotator", "Flag rate %", "Avg. cats"} <= set(paper13) & set(mine)
+    raw = human_eval.load(analysed)["annotators"]
+    assert mine["Flag rate %"].tolist() == pytest.approx((raw["flag_rate"] * 100).tolist())   # percent, as printed

@@ -86,7 +86,11 @@ def _agree(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "source": args.source,
         "tables": sorted(frames),
-        **{k: (None if v != v else v) for k, v in frames["alphas"].iloc[0].to_dict().items()},
+        # per column, so counts stay integers (a row Series would make them floats)
+        **{
+            k: (None if v != v else v.item() if hasattr(v, "item") else v)
+            for k, v in frames["alphas"].to_dict("records")[0].items()
+        },
     }
 
     def parquet(frame: pd.DataFrame) -> Callable[[Path], Any]:

@@ -5,7 +5,7 @@ serves the real tool (:func:`trace_crs.human.app.create_app` on a throw-away SQL
 free 127.0.0.1 port), fills a few fields of its first Task 1 and first Task 2 item for one
 annotator (what a half-done item looks like) and takes a full-page screenshot of each in
 headless Chromium (Debian's, driven by Playwright), :data:`WIDTH` CSS pixels wide at device
-scale 1, so the book shows them at the size they were taken.  Writes
+scale 1, so the book shows them at the size they were taken, framed by a 1-px grey border.  Writes
 ``<out-dir>/human_task1.png`` and ``human_task2.png`` together (trace_crs.atomic; task 2
 last).  ``make human-screens`` runs it on ``tests/fixtures/human/demo_items.jsonl`` (invented
 demonstration text); the images are generated, not committed.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import socket
 import tempfile
 import threading
@@ -31,6 +32,7 @@ from trace_crs.human.store import LabelStore, read_items
 WIDTH = 720  # CSS px: the book's text column (trace_crs.report.figures.WIDTH_IN as SVG points)
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+BORDER = (150, 150, 150)
 NAMES = {"t1": "human_task1", "t2": "human_task2"}
 
 
@@ -107,11 +109,23 @@ def take(items_path: str | Path, out_dir: str | Path, chromium: str = CHROMIUM, 
                     assert item is not None
                     page.goto(f"{base}/a/{token}/item/{item['item_id']}", wait_until="load")
                     page.locator("details").first.evaluate("d => d.open = true")  # reviews shown
-                    shots[task] = page.screenshot(full_page=True, type="png", animations="disabled", caret="hide")
+                    png = page.screenshot(full_page=True, type="png", animations="disabled", caret="hide")
+                    shots[task] = _framed(png)
             finally:
                 page.close()
     writers = {out / f"{NAMES[t]}.png": (lambda b: lambda p: p.write_bytes(b))(shots[t]) for t in NAMES}
     return commit_files(writers, out / f"{NAMES['t2']}.png")
+
+
+def _framed(png: bytes) -> bytes:
+    """``png`` with a 1-px grey border, so the page's screenshot reads as a picture of the tool."""
+    from PIL import Image, ImageDraw
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    ImageDraw.Draw(image).rectangle((0, 0, image.width - 1, image.height - 1), outline=BORDER)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
 
 
 @contextlib.contextmanager

@@ -44,7 +44,44 @@ TABLE10_HEADERS = {
     "NotSupported": "Not S.",
     "CitationPrecision": "Cite. Prec.",
 }
+#: Table 10 in two parts that each fit the text column (present.axes)
+TABLE10_AXES = {
+    "Likert means": ("Info.", "Nat."),
+    "Majority-vote quote labels": ("Supp.", "Part.", "Not S.", "Cite. Prec."),
+}
 TABLE10_COUNTS = ("Supported", "Partial", "NotSupported")  # majority-vote quote counts
+#: display headers of the leave-out and annotator tables, the paper's CSV columns and ours alike
+HEADERS = {
+    "drop_type": "Drop",
+    "Dropped": "Dropped",
+    "dropped": "Dropped",
+    "n_annotators": "n annotators",
+    "alpha_Info": "α info.",
+    "alpha_info": "α info.",
+    "alpha_Nat": "α nat.",
+    "alpha_nat": "α nat.",
+    "alpha_Cite": "α cite",
+    "alpha_cite": "α cite",
+    "alpha_Err": "α errors",
+    "alpha_err": "α errors",
+    "Mean_alpha": "Mean α",
+    "mean_alpha": "Mean α",
+    "mean_alpha_rel_change": "Mean α rel. change",
+    "annotator": "Annotator",
+    "n_items": "n items",
+    "Info_mean": "Info. mean",
+    "info_mean": "Info. mean",
+    "Nat_mean": "Nat. mean",
+    "nat_mean": "Nat. mean",
+    "Info_dev": "Info. dev.",
+    "info_dev": "Info. dev.",
+    "Nat_dev": "Nat. dev.",
+    "nat_dev": "Nat. dev.",
+    "FlagRate_pct": "Flag rate %",
+    "flag_rate_pct": "Flag rate %",
+    "AvgCats": "Avg. cats",
+    "avg_cats": "Avg. cats",
+}
 #: the screenshots of ``make human-screens`` (trace_crs.human.screens): name -> (caption, alt text)
 SCREENS = {
     "human_task1": (
@@ -123,9 +160,15 @@ def screenshot(name: str, figures_dir: str | Path = "figures") -> None:
 
 
 def frame(frames: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
-    """Our table ``name``, or one "not run" row when there are no labels (or too few annotators)."""
+    """Our table ``name`` under the headers the paper's twin uses (:data:`HEADERS`; the flag rate
+    in percent, as Table 13 prints it), or one "not run" row when there are no labels (or too
+    few annotators)."""
     df = frames.get(name)
-    return df if df is not None and not df.empty else pd.DataFrame({"ours": ["not run"]})
+    if df is None or df.empty:
+        return pd.DataFrame({"ours": ["not run"]})
+    if "flag_rate" in df:
+        df = df.assign(flag_rate=df["flag_rate"] * 100).rename(columns={"flag_rate": "flag_rate_pct"})
+    return df.rename(columns=HEADERS)
 
 
 def table10(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -147,13 +190,15 @@ def _whole(value: Any) -> Any:
 
 
 def paper_table(name: str) -> pd.DataFrame:
-    """A printed App. K table with numbers as numbers."""
+    """A printed App. K table with numbers as numbers, :data:`HEADERS` and without the columns
+    whose every cell was lost in text extraction."""
     df = paper.table(name)
     for col in df.columns[1:]:
         converted = paper.numeric(df[col])
         if converted.notna().any():
             df[col] = converted
-    return df
+    empty = [c for c in df.columns if df[c].isna().all() or (df[c].astype(str).str.strip() == "").all()]
+    return df.drop(columns=empty).rename(columns=HEADERS)  # a column lost in extraction is not shown
 
 
 def errors(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -162,7 +207,7 @@ def errors(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
         return frame(frames, "errors")
     df = frames["errors"]
     wide = df.pivot(index="category", columns="scope", values="share")
-    wide.index = pd.Index([ERROR_TEXT.get(c, c) for c in wide.index], name="category")
+    wide.index = pd.Index([ERROR_TEXT.get(c, c) for c in wide.index], name="Category")
     wide.columns = [c if c == "all" else compare.label(c) for c in wide.columns]
     return wide.reset_index()
 
