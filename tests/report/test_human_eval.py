@@ -28,7 +28,9 @@ def test_without_labels_only_the_paper(tmp_path):
     long = human_eval.table10(frames)
     assert long["ours"].isna().all() and long["paper"].notna().all()
     assert set(long["column"]) == set(human_eval.TABLE10_HEADERS.values())
-    assert human_eval.frame(frames, "annotators").to_dict("records") == [{"ours": "not run"}]
+    assert human_eval.frame(frames, "annotators").to_dict("records") == [
+        {"Ours": "not run: no human labels for this profile"}]
+    assert human_eval.frame({"alphas": pd.DataFrame()}, "leave_pair_out")["Ours"][0].startswith("not run: too few")
     assert "No human labels" in human_eval.status(None)
     facts = human_eval.facts(frames)
     assert np.isnan(facts["mean_alpha"]) and facts["n_annotators"] == 0
@@ -118,3 +120,16 @@ def test_paper_and_ours_share_headers_and_lost_columns_are_dropped(analysed):
     assert {"Annotator", "Flag rate %", "Avg. cats"} <= set(paper13) & set(mine)
     raw = human_eval.load(analysed)["annotators"]
     assert mine["Flag rate %"].tolist() == pytest.approx((raw["flag_rate"] * 100).tolist())   # percent, as printed
+
+
+def test_error_table_sets_ours_beside_the_printed_shares(analysed, tmp_path):
+    empty = human_eval.errors({}).set_index("Category")
+    assert empty.loc["Too vague", "Paper, all (%)"] == pytest.approx(66.7)
+    assert empty.loc["No errors", "Paper, all (%)"] == pytest.approx(5.6) and np.isnan(empty.loc["Exaggeration", "Paper, all (%)"])
+    assert set(empty["Ours"]) == {"not run"} and len(empty) == 8
+    frames = human_eval.load(analysed)
+    ours = human_eval.errors(frames).set_index("Category")
+    raw = frames["errors"].set_index(["scope", "category"])["share"]
+    assert ours.loc["Too vague", "All (%)"] == pytest.approx(100 * raw[("all", "too_vague")])
+    assert ours.loc["Too vague", "TF-IDF (%)"] == pytest.approx(100 * raw[("tfidf", "too_vague")])
+    assert list(ours.index)[-1] == "No errors"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from trace_crs.human.labels import ERROR_TEXT
+from trace_crs.human.labels import ERROR_CATEGORIES, ERROR_TEXT
 from trace_crs.report import compare, figures, paper
 
 NAME = "human_eval"
@@ -43,6 +43,14 @@ TABLE10_HEADERS = {
     "Partial": "Part.",
     "NotSupported": "Not S.",
     "CitationPrecision": "Cite. Prec.",
+}
+#: error category -> its printed share of the 90 items (App. K.2 prose, headline_claims)
+PAPER_ERRORS = {
+    "too_vague": "error category 'too vague', share of 90 items (%)",
+    "irrelevant_citation": "error category 'irrelevant citation', share of 90 items (%)",
+    "wrong_poi": "error category 'wrong POI', share of 90 items (%)",
+    "factual_error": "error category 'factual error', share of 90 items (%)",
+    "no_errors": "responses judged error-free (%)",
 }
 #: Table 10 in two parts that each fit the text column (present.axes)
 TABLE10_AXES = {
@@ -165,7 +173,8 @@ def frame(frames: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
     few annotators)."""
     df = frames.get(name)
     if df is None or df.empty:
-        return pd.DataFrame({"ours": ["not run"]})
+        why = "no human labels for this profile" if not frames else "too few annotators or items for this table"
+        return pd.DataFrame({"Ours": [f"not run: {why}"]})
     if "flag_rate" in df:
         df = df.assign(flag_rate=df["flag_rate"] * 100).rename(columns={"flag_rate": "flag_rate_pct"})
     return df.rename(columns=HEADERS)
@@ -202,14 +211,19 @@ def paper_table(name: str) -> pd.DataFrame:
 
 
 def errors(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Strict-majority share of each error category, one column per scope (all, each baseline)."""
+    """Percentage of items on which a strict majority checked each error category, one column
+    per scope (all, each baseline), beside the paper's printed shares of all 90 items (App. K.2
+    prose: five categories; "—" where it printed none)."""
+    printed = {c: paper.numeric(pd.Series([paper.claim("App. K.2", text)])).iloc[0] for c, text in PAPER_ERRORS.items()}
+    cats = list(ERROR_CATEGORIES)  # the checklist's order, "No errors" last
+    out = pd.DataFrame({"Category": [ERROR_TEXT[c] for c in cats], "Paper, all (%)": [printed.get(c) for c in cats]})
     if "errors" not in frames:
-        return frame(frames, "errors")
-    df = frames["errors"]
-    wide = df.pivot(index="category", columns="scope", values="share")
-    wide.index = pd.Index([ERROR_TEXT.get(c, c) for c in wide.index], name="Category")
-    wide.columns = [c if c == "all" else compare.label(c) for c in wide.columns]
-    return wide.reset_index()
+        return out.assign(Ours="not run")
+    wide = frames["errors"].pivot(index="category", columns="scope", values="share") * 100
+    wide = wide.reindex(cats)
+    wide.columns = [f"{'All' if c == 'all' else compare.label(c)} (%)" for c in wide.columns]
+    first = ["All (%)"] if "All (%)" in wide.columns else []
+    return pd.concat([out, wide[first + [c for c in wide.columns if c not in first]].reset_index(drop=True)], axis=1)
 
 
 def correlations(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
