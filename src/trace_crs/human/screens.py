@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,9 @@ def take(items_path: str | Path, out_dir: str | Path, chromium: str = CHROMIUM, 
                     shots[task] = _framed(png)
             finally:
                 page.close()
-    writers = {out / f"{NAMES[t]}.png": (lambda b: lambda p: p.write_bytes(b))(shots[t]) for t in NAMES}
+    writers: dict[str | Path, Callable[[Path], Any]] = {
+        out / f"{NAMES[t]}.png": functools.partial(Path.write_bytes, data=shots[t]) for t in NAMES
+    }
     return commit_files(writers, out / f"{NAMES['t2']}.png")
 
 
