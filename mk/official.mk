@@ -11,7 +11,7 @@
 # Try it on the hand-made fixtures (invented text, not the real release):
 #   make paper DATASET=official RELEASE_DIR=tests/fixtures/release YELP_DIR=tests/fixtures/release/yelp
 RELEASE_DIR    ?=
-RELEASE_SRC    := $(sort $(wildcard src/trace_crs/release/*.py src/trace_crs/dialogues/*.py src/trace_crs/kb/*.py)) src/trace_crs/cli/release.py
+RELEASE_SRC    := $(filter-out src/trace_crs/release/pages.py,$(sort $(wildcard src/trace_crs/release/*.py src/trace_crs/dialogues/*.py src/trace_crs/kb/*.py))) src/trace_crs/cli/release.py
 
 ifeq ($(PROFILE),official)
 RELEASE_INPUTS := $(RELEASE_DIR)/crs_dataset.json $(RELEASE_DIR)/poi_knowledge_base.json \
