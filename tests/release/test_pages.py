@@ -24,8 +24,10 @@ def report(n: int = 3) -> dict:
 
 
 def test_every_notebook_is_declared():
-    assert set(pages.PAGES) == {p.stem for p in (ROOT / "notebooks").glob("*.py")}
-    assert set(pages.toc_notebooks(TOC)) == set(pages.PAGES)
+    # a superset: a chapter of a branch not merged yet (human_eval) may be declared ahead of it
+    notebooks = {p.stem for p in (ROOT / "notebooks").glob("*.py")}
+    assert notebooks <= set(pages.PAGES) and set(pages.toc_notebooks(TOC)) <= set(pages.PAGES)
+    assert set(pages.PAGES) - notebooks <= {"human_eval"}
 
 
 @pytest.mark.parametrize("page", sorted(pages.PAGES))
@@ -69,7 +71,7 @@ def test_toc_keeps_built_chapters_in_order_and_lists_the_others():
     assert pages.toc_notebooks(toc) == pages.built(TOC)
     assert toc["parts"][-1]["chapters"] == [{"file": pages.MISSING_PAGE}]
     text = pages.missing_page(TOC, report())
-    left_out = [n for n in pages.PAGES if pages.PAGES[n]["missing"]]
+    left_out = [n for n in pages.toc_notebooks(TOC) if pages.PAGES[n]["missing"]]
     assert left_out and all(f"| `{n}` |" in text for n in left_out)
     assert all(f"| `{n}` |" not in text for n in pages.built(TOC))
     assert "`turn.mood` (2)" in text and text.count("| `scenario.") >= 6

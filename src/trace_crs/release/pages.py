@@ -87,6 +87,9 @@ PAGES: dict[str, Page] = {
         "the official run appears on the main book's Deviations page, as its column "
         "'reproduced on the paper's corpus'"
     ),
+    "human_eval": _p(
+        "the human-evaluation labels are collected on our own corpus (trace-crs human); the release has none"
+    ),
     "provenance": _p(reads={"metadata.kb_sha256": "the KB identity is the imported KB's, not the paper's"}),
 }
 STATUS_WORDS = {"derived": "derived", "kb": "computed from the imported KB", "absent": "not in the release"}
