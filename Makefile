@@ -47,9 +47,10 @@ include $(sort $(wildcard mk/*.mk))
 test: $(STAMP) lint $(TEST_DEPS) ## lint, run the test suite, then build the smoke book
 	$(PY) -m pytest -q tests
 	$(MAKE) smoke-book
+	$(MAKE) official-book
 	$(MAKE) PROFILE=smoke browser-check
 
 clean: ## remove generated data, results and the built book (keeps .venv and models)
-	rm -rf data/kb data/dialogues results book/_build book/content/*.ipynb figures/*.png figures/*.svg
+	rm -rf data/kb data/dialogues results book/_build book/content/*.ipynb figures/*.png figures/*.svg build/official-book
 
 .PHONY: help venv test clean

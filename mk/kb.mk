@@ -31,8 +31,8 @@ FORCE:
 KB_REALISM_REF ?= ../shared/data/yelp-sample
 KB_REALISM     := results/$(PROFILE)/kb_realism.json
 $(KB_REALISM): $(KB_DIR)/MANIFEST.json src/trace_crs/kb/realism.py
-	mkdir -p $(@D) book/content
-	$(VENV)/bin/trace-crs kb realism --kb $(KB_DIR) $(if $(wildcard $(KB_REALISM_REF)/yelp_academic_dataset_review.json),--reference $(KB_REALISM_REF)) --out $@ --markdown book/content/kb_realism.md
+	mkdir -p $(@D) $(BOOK_DIR)/content
+	$(VENV)/bin/trace-crs kb realism --kb $(KB_DIR) $(if $(wildcard $(KB_REALISM_REF)/yelp_academic_dataset_review.json),--reference $(KB_REALISM_REF)) --out $@ --markdown $(BOOK_DIR)/content/kb_realism.md
 
 kb-realism: $(KB_REALISM) ## compare the KB's reviews with the Yelp sample (results/$(PROFILE)/kb_realism.json + data-card table)
 

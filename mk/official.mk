@@ -6,12 +6,12 @@
 #   make release-import DATASET=official ...   only the import: data/dialogues/official/
 # The imported corpus lives where every profile's corpus lives (data/dialogues/official/, with
 # kb/ and mapping_report.json beside it; data/kb/official links to that kb/), so the run, judge,
-# live and abstention rules need no special case.  Runs: configs/official/ (the LLM rows are
-# plumbing-sized there, as in smoke; use configs/default's subset and weights for the real release).
+# live and abstention rules need no special case.  Runs: configs/official/ holds the non-LLM runs
+# (closed, open); for the LLM rows on the real release copy configs/default/closed_llm.yaml there.
 # Try it on the hand-made fixtures (invented text, not the real release):
 #   make paper DATASET=official RELEASE_DIR=tests/fixtures/release YELP_DIR=tests/fixtures/release/yelp
 RELEASE_DIR    ?=
-RELEASE_SRC    := $(sort $(wildcard src/trace_crs/release/*.py src/trace_crs/dialogues/*.py src/trace_crs/kb/*.py)) src/trace_crs/cli/release.py
+RELEASE_SRC    := $(filter-out src/trace_crs/release/pages.py,$(sort $(wildcard src/trace_crs/release/*.py src/trace_crs/dialogues/*.py src/trace_crs/kb/*.py))) src/trace_crs/cli/release.py
 
 ifeq ($(PROFILE),official)
 RELEASE_INPUTS := $(RELEASE_DIR)/crs_dataset.json $(RELEASE_DIR)/poi_knowledge_base.json \
@@ -30,8 +30,29 @@ data/kb/official/MANIFEST.json: data/dialogues/official/dialogues.jsonl
 	mkdir -p data/kb
 	ln -sfn ../dialogues/official/kb data/kb/official
 	touch $@
+
+# The official book is its own jupyter-book source directory (trace_crs.release.pages): the book's
+# pages, a toc with only the chapters the release can feed, a page listing the others and why, and
+# on each chapter a note of the release fields it could not use. Nothing is shared with the smoke or
+# default book (book/content, book/_build), so building one never touches the other.
+MAPPING_REPORT := data/dialogues/official/mapping_report.json
+BOOK_DIR       := build/official-book
+NOTEBOOKS      := $(shell $(PY) -m trace_crs.release.pages list 2>/dev/null)
+BOOK_PAGES     := $(BOOK_DIR)/_toc.yml
+NB_NOTE         = $(PY) -m trace_crs.release.pages note --page $(1) --report $(MAPPING_REPORT) --notebook $(2) --out $(2).noted && mv $(2).noted $(2)
+
+$(MAPPING_REPORT): data/dialogues/official/dialogues.jsonl
+
+$(BOOK_DIR)/_toc.yml: book/_toc.yml book/_config.yml $(wildcard book/*.md book/_ext/*.py book/_static/*) book/references.bib \
+                      src/trace_crs/release/pages.py $(MAPPING_REPORT) | $(STAMP)
+	$(PY) -m trace_crs.release.pages assemble --src book --report $(MAPPING_REPORT) --out $(@D)
+
+$(NOTEBOOKS:%=$(BOOK_DIR)/content/%.ipynb): $(MAPPING_REPORT)
 endif
 
 release-import: data/dialogues/official/dialogues.jsonl ## import the paper's release (DATASET=official RELEASE_DIR=... YELP_DIR=...)
 
-.PHONY: release-import
+official-book: ## the paper chain on the hand-made release fixtures (build/official-book/; CI runs it after the smoke book)
+	$(MAKE) DATASET=official RELEASE_DIR=tests/fixtures/release YELP_DIR=tests/fixtures/release/yelp paper
+
+.PHONY: release-import official-book

@@ -20,9 +20,9 @@ SET         ?=
 LM          ?=
 override SET += $(if $(LM),evaluate.lm.model=$(LM))
 comma       := ,
-# What a run executes (not metrics, statistics or report code): editing a table notebook's
+# What a run executes (not metrics, statistics, report or release code — runner never imports release): editing a table notebook's
 # module re-executes notebooks, never baselines; editing a metric re-scores, never re-runs.
-RUN_SRC     := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/metrics/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py,$(SRC))
+RUN_SRC     := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/metrics/% src/trace_crs/release/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py,$(SRC))
 SCORE_SRC   := $(filter src/trace_crs/metrics/% src/trace_crs/kb/% src/trace_crs/dialogues/% src/trace_crs/lm/% src/trace_crs/cli/score.py src/trace_crs/config.py,$(SRC))
 
 # A run re-executes from scratch when an input changed (its old directory is removed); a run
@@ -36,10 +36,14 @@ run_baselines = $(subst $(comma), ,$(call cfg_value,$(1),baselines))
 run_weights  = $(if $(call cfg_value,$(1),weights),models/$(call cfg_value,$(1),weights).gguf $(LLAMA_STAMP))
 
 # Notebooks: the chapters listed in book/_toc.yml (content/<name>), in book order.
+# BOOK_DIR: the jupyter-book source directory (profile official: its own, see mk/official.mk).
+BOOK_DIR    ?= book
+ifndef NOTEBOOKS
 NOTEBOOKS   := $(shell sed -n 's|^ *- file: content/\([A-Za-z0-9_]*\).*|\1|p' book/_toc.yml)
-NB_OUT      := $(NOTEBOOKS:%=book/content/%.ipynb)
-BOOK_PAGES  := book/_config.yml book/_toc.yml $(wildcard book/*.md) book/references.bib
-BOOK_HTML   := book/_build/html/index.html
+endif
+NB_OUT      := $(NOTEBOOKS:%=$(BOOK_DIR)/content/%.ipynb)
+BOOK_PAGES  ?= book/_config.yml book/_toc.yml $(wildcard book/*.md) book/references.bib
+BOOK_HTML   := $(BOOK_DIR)/_build/html/index.html
 
 # The commands read their section of configs/$(PROFILE)/<run>.yaml themselves (--config); SET
 # passes `evaluate.k=v` / `score.k=v` on as --set k=v of that command.
@@ -75,7 +79,7 @@ $(RES)/params/SET.%: FORCE
 	@mkdir -p $(@D)
 	@echo '$(filter $*.%,$(SET))' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-book/_build/.content-profile: FORCE
+$(BOOK_DIR)/_build/.content-profile: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PROFILE)' > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
@@ -87,24 +91,25 @@ $(RES)/params/%.yaml: notebooks/%.py $$(wildcard params/$(PROFILE)/$$*.yaml) $(R
 
 # Each run, score and notebook step records its wall time in $(RES)/timings/<step>.json.
 # jupytext → papermill (from the repo root, so notebooks see results/ and figures/ as relative paths).
-book/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done book/_build/.content-profile
+$(BOOK_DIR)/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.done $(BOOK_DIR)/_build/.content-profile
 	mkdir -p figures $(RES)/tables $(@D)
 	$(VENV)/bin/jupytext --quiet --set-kernel python3 --to ipynb --output $(@D)/.$*.src.ipynb $<
 	$(TOOL) timed $(RES)/timings/notebook-$*.json notebook/$* -- $(VENV)/bin/papermill --cwd . -k python3 --no-progress-bar -f $(RES)/params/$*.yaml \
 	  -p results_dir $(RES) $(@D)/.$*.src.ipynb $(@D)/.$*.out.ipynb
 	$(TOOL) reader $(@D)/.$*.out.ipynb
+	$(call NB_NOTE,$*,$(@D)/.$*.out.ipynb)
 	rm $(@D)/.$*.src.ipynb
 	mv $(@D)/.$*.out.ipynb $@
 
 # The Reproduce page includes this build's measured time (every step's timing file).
 # Re-read every time (written only when its text changes), after the notebooks have run.
-BUILD_TIME  := book/content/build_time.md
+BUILD_TIME  := $(BOOK_DIR)/content/build_time.md
 BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --results results/setup $(RES) --out $(BUILD_TIME)
 $(BUILD_TIME): FORCE | $(NB_OUT) $(RES)/.done
 	$(BUILD_TIME_CMD)
 
 $(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done $(BUILD_TIME) $(KB_REALISM)
-	$(VENV)/bin/jupyter-book build -W -q book
+	$(VENV)/bin/jupyter-book build -W -q $(BOOK_DIR)
 	$(TOOL) check $(NB_OUT)
 	touch $@
 
@@ -116,8 +121,8 @@ notebooks: $(NB_OUT) ## execute every notebook into book/content/ (papermill)
 
 book: $(KB_REALISM) | $(STAMP) ## rebuild the HTML book from the existing book/content/ (no notebook execution)
 	$(BUILD_TIME_CMD)
-	$(VENV)/bin/jupyter-book build -W -q book
-	$(TOOL) check $(wildcard book/content/*.ipynb)
+	$(VENV)/bin/jupyter-book build -W -q $(BOOK_DIR)
+	$(TOOL) check $(wildcard $(BOOK_DIR)/content/*.ipynb)
 
 smoke-book: ## the whole paper chain on the smoke profile (tiny KB, few dialogues; what CI runs)
 	$(MAKE) PROFILE=smoke paper

@@ -91,6 +91,55 @@ def verdict(paper: float, low: float, high: float, sufficient: bool) -> str:
     return "within CI" if low <= paper <= high else "deviates"
 
 
+# The paper's own corpus (profile ``official``: the release imported by ``trace-crs release import``,
+# mk/official.mk): each cell's printed value against the interval of the same run, baseline and
+# metric scored on that corpus, when ``results/official`` holds it.
+OFFICIAL = "official"
+OFFICIAL_COLUMN = "reproduced on the paper's corpus"
+OFFICIAL_HOW = "not run: make paper DATASET=official RELEASE_DIR=<release> YELP_DIR=<Yelp bundle>"
+OFFICIAL_NO_ROW = "not run on the paper's corpus (not in configs/official)"
+OFFICIAL_SELF = "this page is on the paper's corpus"
+
+
+def official_dir(results_dir: str | Path) -> Path | None:
+    """``results/official`` beside ``results_dir`` when it holds scores (None for the official
+    profile itself, or when no official-corpus run exists)."""
+    path = Path(results_dir).parent / OFFICIAL
+    if Path(results_dir).name == OFFICIAL or not any(path.glob("scores/*/*.json")):
+        return None
+    return path
+
+
+def official_cells(long: pd.DataFrame, official: Path | None, n_boot: int = 1000, seed: int = 42) -> list[str]:
+    """Per cell of ``long`` (``run, baseline, metric, paper``): the official corpus's value and
+    interval with the printed value's verdict against it, e.g. ``0.250 [0.18, 0.31] within CI``;
+    :data:`OFFICIAL_HOW` when there is no official-corpus run, :data:`OFFICIAL_NO_ROW` when that
+    run or baseline was not scored there."""
+    if official is None:
+        return [OFFICIAL_HOW] * len(long)
+    runs = [r for r in sorted(set(long["run"].dropna())) if any((official / "scores" / r).glob("*.json"))]
+    if not runs:
+        return [OFFICIAL_NO_ROW] * len(long)
+    ci = cell_intervals(
+        results.load_per_turn(official, runs),
+        results.load_per_dialogue(official, runs),
+        sorted(set(long["metric"])),
+        n_boot=n_boot,
+        seed=seed,
+    ).set_index(["run", "baseline", "metric"])
+    out = []
+    for run, baseline, metric, paper in zip(long["run"], long["baseline"], long["metric"], long["paper"], strict=False):
+        if (run, baseline, metric) not in ci.index:
+            out.append(OFFICIAL_NO_ROW)
+            continue
+        c = ci.loc[(run, baseline, metric)]
+        v = verdict(paper, c["ci_low"], c["ci_high"], bool(c["sufficient"]))
+        interval = f" [{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if v != "no interval" else ""
+        n = f" (n = {int(c['n_clusters'])})" if v == "insufficient n" else ""
+        out.append(f"{c['mean']:.3f}{interval} {v}{n}")
+    return out
+
+
 def load(
     results_dir: str | Path,
     tables: Sequence[str] = TABLES,
@@ -125,6 +174,11 @@ def load(
         for p, lo, hi, s in zip(long["paper"], long["ci_low"], long["ci_high"], long["sufficient"], strict=False)
     ]
     llm = {run: llm_cause(results_dir, run) for run in runs}
+    long[OFFICIAL_COLUMN] = (
+        OFFICIAL_SELF
+        if Path(results_dir).name == OFFICIAL
+        else official_cells(long, official_dir(results_dir), n_boot=n_boot, seed=seed)
+    )
     long["cause"] = [
         cause_of(t, c, b, tested, llm.get(r)) if v == "deviates" else ""
         for t, c, b, v, r in zip(
@@ -146,6 +200,7 @@ def load(
         "n_clusters",
         "verdict",
         "cause",
+        OFFICIAL_COLUMN,
     ]
     out = long[columns].reset_index(drop=True)
     return out
@@ -161,7 +216,7 @@ def deviating(df: pd.DataFrame) -> pd.DataFrame:
     """The cells whose printed value lies outside our interval, largest |diff| first."""
     rows = df[df["verdict"] == "deviates"]
     return rows.reindex(rows["diff"].abs().sort_values(ascending=False).index)[
-        ["table", "Baseline", "column", "paper", "ours", "ci_low", "ci_high", "n_clusters", "cause"]
+        ["table", "Baseline", "column", "paper", "ours", "ci_low", "ci_high", "n_clusters", "cause", OFFICIAL_COLUMN]
     ]
 
 
