@@ -4,6 +4,9 @@ Runs against a built book only when ``TRACE_BOOK_HTML`` names its HTML directory
 browser-check``, the last step of ``make test``, after the smoke book); screenshots of Table 5
 and the Deviations page go to ``TRACE_SCREENS`` (``results/<profile>/screens/``, CI artifacts).
 The checks themselves are tests/browser.py (and fail on mutations: test_browser_checks.py).
+The default-book criteria, page by page: every table ≤ 3 decimals and no index; every figure's
+smallest text ≥ 9 pt as shown on a laptop; every comparison table (each axis of Table 5, at least
+one per axis) fits the 757 px column; on a phone a wide table scrolls in its wrapper, first column kept.
 """
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from trace_crs.report.t05_headline import AXES
 
 spec = importlib.util.spec_from_file_location("trace_browser", Path(__file__).parents[1] / "browser.py")
 checks = importlib.util.module_from_spec(spec)
@@ -54,6 +59,39 @@ def test_figures_keep_their_size_on_a_laptop(browser, site, rel):
     assert problems == []
 
 
+@pytest.mark.parametrize("rel", pages())
+def test_every_table_shows_at_most_3_decimals_and_no_index(browser, site, rel):
+    page = browser.new_page(viewport=checks.LAPTOP)
+    page.goto(site + rel, wait_until="load")
+    problems = checks.check_tables(page)
+    page.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("rel", [p for p in pages() if p.startswith("content/")])
+def test_figure_text_is_at_least_9pt_as_shown_on_a_laptop(browser, site, rel):
+    page = browser.new_page(viewport=checks.LAPTOP)
+    problems = checks.figure_text(page, site + rel)
+    page.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("rel", [p for p in pages() if p.startswith("content/")])
+def test_comparison_tables_fit_a_laptop_column(browser, site, rel):
+    page = browser.new_page(viewport=checks.LAPTOP)
+    problems = checks.tables_fit(page, site + rel)
+    page.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("rel", [p for p in pages() if p.startswith("content/")])
+def test_wide_tables_scroll_in_place_on_a_phone(browser, site, rel):
+    page = browser.new_page(viewport=checks.PHONE)
+    problems = checks.tables_scroll_in_place(page, site + rel)
+    page.close()
+    assert problems == []
+
+
 @pytest.mark.parametrize("viewport", [checks.PHONE, checks.LAPTOP], ids=["phone", "laptop"])
 def test_sidebar_toggle_opens_the_navigation(browser, site, viewport):
     page = browser.new_page(viewport=viewport)
@@ -65,7 +103,7 @@ def test_sidebar_toggle_opens_the_navigation(browser, site, viewport):
 def test_table5_axes_fit_a_laptop_column_and_screenshots(browser, site):
     SCREENS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport=checks.LAPTOP)
-    problems = checks.tables_fit(page, site + "content/t05_headline.html")
+    problems = checks.tables_fit(page, site + "content/t05_headline.html", at_least=len(AXES))
     for name in ("t05_headline", "deviations"):
         for label, viewport in (("laptop", checks.LAPTOP), ("phone", checks.PHONE)):
             page.set_viewport_size(viewport)

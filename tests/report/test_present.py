@@ -10,7 +10,9 @@ from trace_crs.report import present
 
 @pytest.mark.parametrize("value, text", [
     (0.123456, "0.123"), (0.5, "0.500"), (1.0, "1.000"), (0.0, "0.000"), (-0.25, "-0.250"),
-    (0.00123456, "0.00123"),            # below 0.01: 3 significant digits
+    (0.00123456, "0.001"), (0.0015, "0.002"),   # the paper's 3 decimals, never more
+    (0.0004, "< 0.001"), (-0.0004, "> -0.001"),   # non-zero but would read as 0.000
+    (0.0005, "0.001"), (-0.0000, "0.000"),
     (12.3456, "12.346"), (1234.5, "1,234"), (np.float64(0.1), "0.100"),
     (3, "3"), (np.int64(42), "42"), (True, "True"), ("text", "text"),
     (float("nan"), "—"), (None, "—"), (pd.NA, "—"), (float("inf"), "∞"),

@@ -48,8 +48,8 @@ def _missing(value: Any) -> bool:
 
 def number(value: Any, digits: int = 3) -> str:
     """One cell as text: "—" for missing; integers as integers; floats with ``digits``
-    decimals, ``digits`` significant digits below 0.01 (and no more than ``digits`` decimals
-    in either case unless the value is that small); other values as ``str``."""
+    decimals (the paper's precision; never more, the book's "≤ 3 decimals"), a non-zero value
+    that would read as zero as "< 0.001" ("> -0.001" below zero); other values as ``str``."""
     if _missing(value):
         return MISSING
     if isinstance(value, (bool, np.bool_)):
@@ -57,12 +57,15 @@ def number(value: Any, digits: int = 3) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        x = float(value)
+        x = float(value) + 0.0  # -0.0 reads as 0.000
         if math.isinf(x):
             return "∞" if x > 0 else "−∞"
-        if x == 0 or abs(x) >= 0.01:
-            return f"{x:,.{digits}f}" if abs(x) < 1000 else f"{x:,.0f}"
-        return f"{x:.{digits}g}"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        floor = 10.0**-digits
+        if x != 0 and abs(x) < floor / 2:  # would print as 0.000: say how small, not zero
+            return f"< {floor:.{digits}f}" if x > 0 else f"> -{floor:.{digits}f}"
+        return f"{x:,.{digits}f}"
     return str(value)
 
 
