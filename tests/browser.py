@@ -212,19 +212,19 @@ def check_sidebar(page: Any, url: str) -> list[str]:
 COLUMN_PX = 757  # the book's text column at 1366 px (sphinx-book-theme: article 821 px less its padding)
 
 # Each table a comparison must show whole (``.trace-fit``): its width against its column's.
-_FIT = """() => Array.from(document.querySelectorAll('main .trace-fit')).map(w => {
+_FIT = """sel => Array.from(document.querySelectorAll('main ' + sel)).map(w => {
   const t = w.querySelector('table'); const cap = t && t.querySelector('caption');
   return {needs: t ? Math.max(t.scrollWidth, t.getBoundingClientRect().width) : w.scrollWidth, column: w.clientWidth,
           caption: cap ? cap.textContent.trim().slice(0, 60) : ''};
 })"""
 
 
-def tables_fit(page: Any, url: str, at_least: int = 0, column: int = COLUMN_PX) -> list[str]:
-    """Every table of ``url`` that must fit (``.trace-fit``: a comparison, e.g. one axis of
-    Table 5) shows whole, without sideways scrolling, in its column and in ``column`` px (the
-    book's column on a laptop); ``at_least`` such tables are on the page (Table 5: one per axis)."""
+def tables_fit(page: Any, url: str, at_least: int = 0, column: int = COLUMN_PX, selector: str = ".trace-fit") -> list[str]:
+    """Every table of ``url`` that must fit (``selector``; ``.trace-fit``: a comparison, e.g. one
+    axis of Table 5) shows whole, without sideways scrolling, in its column and in ``column`` px
+    (the book's column on a laptop); ``at_least`` such tables are on the page (Table 5: one per axis)."""
     page.goto(url, wait_until="load")
-    sizes = page.evaluate(_FIT)
+    sizes = page.evaluate(_FIT, selector)
     problems = [f"{len(sizes)} table(s) that must fit the column, expected at least {at_least}"] if len(sizes) < at_least else []
     return problems + [f"table {i + 1} ({s['caption']}) needs {s['needs']:.0f} px in a {min(s['column'], column)} px column"
                        for i, s in enumerate(sizes) if s["needs"] > min(s["column"], column) + 1]

@@ -125,3 +125,17 @@ def test_count_columns_stored_as_float_show_as_integers():
     df = pd.DataFrame({"Baseline": ["A", "B"], "n_clusters": [60.0, np.nan], "ours": [1.0, 0.5]})
     html = present.table(df)._repr_html_()
     assert ">60<" in html and "60.000" not in html and ">1.000<" in html
+
+
+def test_chunks_group_printed_columns_in_order_at_most_three():
+    assert present.chunks(["a", "b", "c", "d", "b"]) == {"a, b, c": ["a", "b", "c"], "d": ["d"]}
+    assert present.chunks(["a", "b", "c"], size=2) == {"a, b": ["a", "b"], "c": ["c"]}
+    assert present.chunks([]) == {}
+
+
+def test_axes_without_groups_splits_a_wide_comparison_into_fitting_tables():
+    long = pd.DataFrame({"Baseline": ["TF-IDF"] * 5, "column": list("vwxyz"), "paper": [0.1] * 5, "ours": [0.2] * 5})
+    stack = present.axes(long, caption="Table 9")
+    assert [t.styler.caption for t in stack.tables] == ["Table 9: v, w, x", "Table 9: y, z"]
+    assert all(t.fit for t in stack.tables)
+    assert [list(t.data.columns.get_level_values(0).unique()) for t in stack.tables] == [["", "v", "w", "x"], ["", "y", "z"]]

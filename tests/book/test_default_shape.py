@@ -1,0 +1,82 @@
+"""The default book's tables, shaped without LLM runs (book/tools/default_shape.py: every baseline
+of the default profile, the paper's labels and printed values, unrounded numbers beside them),
+read in Chromium: on a laptop every table — each axis of Table 5 and of its interval table, every
+other comparison page, the Deviations page's cells by cause — fits the 757 px column and shows
+≤ 3 decimals and no index; on a phone nothing widens the page, wide tables scroll in their
+wrapper with the baseline column kept in view."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from trace_crs.baselines.registry import BASELINES
+from trace_crs.report import t05_headline
+
+ROOT = Path(__file__).parents[2]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+checks = _load("trace_browser", ROOT / "tests" / "browser.py")
+shape = _load("trace_default_shape", ROOT / "book" / "tools" / "default_shape.py")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("default_shape")
+    shape.page(out)
+    return out
+
+
+def test_the_shape_is_the_default_profile_s():
+    shown = dict(shape.tables())
+    axis = shown["Table 5"].tables[0].data
+    labels = set(axis[("", "Baseline")])
+    assert len(shown["Table 5"].tables) == len(t05_headline.AXES)
+    assert {"Multi-Rev. Synth.", "Persona-Ground.", "Claude Haiku 4.5", "Itinerary-LLM"} <= labels
+    assert len(labels) >= len(BASELINES)   # every default baseline, and the paper's cross-family rows
+
+
+def test_every_table_fits_a_laptop_column_with_3_decimals_and_no_index(browser, built):
+    n_tables = sum(len(s.tables) for _, s in shape.tables())
+    with checks.serve(built) as base:
+        page = browser.new_page(viewport=checks.LAPTOP)
+        url = base + "default_shape.html"
+        fit = checks.tables_fit(page, url, at_least=n_tables, selector=".trace-table-wrap")
+        tables = checks.check_tables(page)
+        page.close()
+    assert fit == [] and tables == []
+
+
+def test_a_phone_scrolls_tables_in_place_and_never_the_page(browser, built):
+    with checks.serve(built) as base:
+        page = browser.new_page(viewport=checks.PHONE)
+        url = base + "default_shape.html"
+        problems = checks.check_page(page, url, built, base) + checks.tables_scroll_in_place(page, url)
+        wide = page.evaluate("() => Array.from(document.querySelectorAll('.trace-table-wrap'))"
+                             ".filter(w => w.scrollWidth > w.clientWidth + 1).length")
+        page.close()
+    assert problems == [] and wide > 0     # some tables are wider than a phone, and scroll in place
+
+
+def test_the_checker_would_see_the_old_single_table_overflow(browser, built):
+    """Mutation: Table 24 as one comparison (all 9 printed columns) does not fit."""
+    from trace_crs.report import present
+    rng = shape.np.random.default_rng(shape.SEED)
+    whole = present.comparison(shape.long_table("table24_pool_size", rng), "Table 24")
+    (built / "whole.html").write_text((built / "default_shape.html").read_text().split("<main>")[0]
+                                      + f"<main>{whole._repr_html_()}</main></body></html>")
+    with checks.serve(built) as base:
+        page = browser.new_page(viewport=checks.LAPTOP)
+        problems = checks.tables_fit(page, base + "whole.html")
+        page.close()
+    assert problems and "757 px column" in problems[0]
