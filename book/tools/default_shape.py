@@ -12,6 +12,8 @@ with the book's table CSS in a 757 px column (the book's text column on a laptop
 tests/browser.py ``COLUMN_PX``); tests/book/test_default_shape.py reads it in Chromium.
 
     python book/tools/default_shape.py OUT_DIR    write OUT_DIR/default_shape.html (+ trace.css)
+    python book/tools/default_shape.py OUT_DIR RESULTS_DIR RUN...
+                                                  Table 5 of the runs scored so far: default_results.html
 """
 from __future__ import annotations
 
@@ -98,20 +100,31 @@ def tables() -> list[tuple[str, object]]:
     return out
 
 
-def page(out_dir: Path) -> Path:
-    """Write ``out_dir/default_shape.html`` (and the book's ``trace.css`` beside it)."""
+def scored(results_dir: Path, runs: list[str]) -> list[tuple[str, object]]:
+    """Table 5 from the runs that do exist (``report.t05_headline.load``, as its notebook): the
+    scored rows with their numbers, every other row of the paper "not run"."""
+    df = t05_headline.load(results_dir, runs=runs)
+    return [("Table 5 ordering", present.table(t05_headline.ordering_table(df), "Ordering agreement")),
+            ("Table 5", present.axes(df, t05_headline.AXES, "Table 5"))]
+
+
+def page(out_dir: Path, shown: list[tuple[str, object]] | None = None, name: str = "default_shape") -> Path:
+    """Write ``out_dir/<name>.html`` (default: :func:`tables`) and the book's ``trace.css`` beside it."""
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "trace.css").write_text(CSS.read_text())
-    body = "\n".join(f"<section><h2>{title}</h2>\n{shown._repr_html_()}</section>" for title, shown in tables())
+    body = "\n".join(f"<section><h2>{title}</h2>\n{s._repr_html_()}</section>" for title, s in shown or tables())
     html = ('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, '
             'initial-scale=1"><link rel="stylesheet" href="trace.css"><style>body{margin:0;font-family:system-ui,'
             f'sans-serif;font-size:16px}} main{{max-width:{COLUMN_PX}px;margin:0 auto;padding:0 8px;box-sizing:'
             f'content-box}}</style><title>Default-shaped tables ({len(LABELS)} baselines)</title></head>'
             f"<body><main><h1>Default-shaped tables</h1>\n{body}</main></body></html>")
-    path = out_dir / "default_shape.html"
+    path = out_dir / f"{name}.html"
     path.write_text(html)
     return path
 
 
 if __name__ == "__main__":
-    print(page(Path(sys.argv[1])))
+    if len(sys.argv) > 2:  # OUT_DIR RESULTS_DIR RUN...: Table 5 of the runs that exist
+        print(page(Path(sys.argv[1]), scored(Path(sys.argv[2]), sys.argv[3:]), "default_results"))
+    else:
+        print(page(Path(sys.argv[1])))

@@ -7,6 +7,7 @@ wrapper with the baseline column kept in view."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -80,3 +81,20 @@ def test_the_checker_would_see_the_old_single_table_overflow(browser, built):
         problems = checks.tables_fit(page, base + "whole.html")
         page.close()
     assert problems and "757 px column" in problems[0]
+
+
+@pytest.mark.skipif(not os.environ.get("TRACE_DEFAULT_RESULTS"),
+                    reason="set TRACE_DEFAULT_RESULTS to a results dir with scores/closed (the default run so far)")
+def test_table5_of_the_runs_scored_so_far_fits(browser, tmp_path):
+    """Table 5 from real scores (``TRACE_DEFAULT_RESULTS``, run ``closed``): the scored rows with
+    numbers, the rest "not run"; each axis fits the laptop column, ≤ 3 decimals, no index."""
+    shown = shape.scored(Path(os.environ["TRACE_DEFAULT_RESULTS"]), ["closed"])
+    shape.page(tmp_path, shown, "default_results")
+    with checks.serve(tmp_path) as base:
+        page = browser.new_page(viewport=checks.LAPTOP)
+        fit = checks.tables_fit(page, base + "default_results.html", at_least=len(t05_headline.AXES),
+                                selector=".trace-table-wrap")
+        tables = checks.check_tables(page)
+        page.close()
+    assert fit == [] and tables == []
+    assert "not run" in shown[1][1]._repr_html_()
