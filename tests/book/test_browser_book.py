@@ -21,6 +21,9 @@ from trace_crs.report.t05_headline import AXES
 spec = importlib.util.spec_from_file_location("trace_browser", Path(__file__).parents[1] / "browser.py")
 checks = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(checks)
+shape_spec = importlib.util.spec_from_file_location("trace_default_shape", Path(__file__).parents[2] / "book/tools/default_shape.py")
+shape = importlib.util.module_from_spec(shape_spec)
+shape_spec.loader.exec_module(shape)
 
 BOOK = Path(os.environ["TRACE_BOOK_HTML"]) if os.environ.get("TRACE_BOOK_HTML") else None
 SCREENS = Path(os.environ.get("TRACE_SCREENS", "results/smoke/screens"))
@@ -111,3 +114,25 @@ def test_table5_axes_fit_a_laptop_column_and_screenshots(browser, site):
             page.screenshot(path=str(SCREENS / f"{name}-{label}.png"), full_page=True)
     page.close()
     assert problems == []
+
+
+def test_default_shaped_tables_read_in_the_book_s_own_theme(browser, site, tmp_path):
+    """The default book's per-baseline tables (book/tools/default_shape.py: 15 baselines, no LLM
+    run needed) in place of Table 5's article, with the built book's theme and CSS: on a laptop
+    every table fits the column, ≤ 3 decimals, no index; on a phone nothing but a table wrapper
+    scrolls sideways, with the first column kept in view."""
+    html = (BOOK / "content" / "t05_headline.html").read_text()
+    start = html.index(">", html.index('<article class="bd-article"')) + 1
+    shown = shape.tables()
+    body = "\n".join(f"<section><h2>{title}</h2>\n{s._repr_html_()}</section>" for title, s in shown)
+    (tmp_path / "shape.html").write_text(html[:start].replace("<head>", f'<head><base href="{site}content/">', 1)
+                                         + body + html[html.index("</article>", start):])
+    with checks.serve(tmp_path) as other:
+        page = browser.new_page(viewport=checks.LAPTOP)
+        problems = checks.tables_fit(page, other + "shape.html", at_least=sum(len(s.tables) for _, s in shown),
+                                     selector=".trace-table-wrap") + checks.check_tables(page)
+        page.set_viewport_size(checks.PHONE)
+        problems += checks.tables_scroll_in_place(page, other + "shape.html")
+        overflow = page.evaluate(checks._OVERFLOW)
+        page.close()
+    assert problems == [] and overflow["scroll"] <= overflow["client"] + 1, (problems, overflow)
