@@ -189,9 +189,13 @@ def test_fit_counts_the_tables_a_page_must_show_whole(browser, site):
     ("", None),
     ("table.trace-table th:first-child, table.trace-table td:first-child { position: static !important; }", "not sticky"),
     (".trace-table-wrap { overflow-x: visible !important; }", "does not scroll"),
+    # a first column wider than the phone cannot stay put: long labels must wrap (trace.css)
+    ("table.trace-table td:first-child, table.trace-table th:first-child { white-space: nowrap !important; }",
+     "not sticky"),
 ])
 def test_a_wide_table_scrolls_in_its_wrapper_with_its_first_column_kept(browser, site, css, problem):
-    wide = present.table(pd.DataFrame({"Baseline": ["TF-IDF", "Multi-Rev. Synth."],
+    long_label = "KB: POIs per type (restaurant / hotel / attraction, each), as the paper counts them"
+    wide = present.table(pd.DataFrame({"Baseline": ["TF-IDF", long_label],
                                        **{f"metric_{i}": [0.25, 0.5] for i in range(20)}}), lift=False)
     (site / "w.html").write_text(page(wide._repr_html_(), f"<style>{css}</style>"))
     with checks.serve(site) as base:
