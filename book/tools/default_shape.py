@@ -108,14 +108,30 @@ def scored(results_dir: Path, runs: list[str]) -> list[tuple[str, object]]:
             ("Table 5", present.axes(df, t05_headline.AXES, "Table 5"))]
 
 
+def figures_html(out_dir: Path) -> str:
+    """The comparison figures of Tables 5, 6 and 9 with every baseline (each module's ``plot``,
+    saved by report.figures into ``out_dir``), as the book shows them: an SVG in a figure."""
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(SEED)
+    out = []
+    for module in ("t05_headline", "t06_per_axis", "t09_practical"):
+        report = importlib.import_module(f"trace_crs.report.{module}")
+        plt.close(report.plot(long_table(report.PAPER, rng), figures_dir=out_dir))
+        out.append(f'<figure><img src="{module}.svg" alt="Chart {module}"><figcaption>{module}</figcaption></figure>')
+    return "\n".join(out)
+
+
 def page(out_dir: Path, shown: list[tuple[str, object]] | None = None, name: str = "default_shape") -> Path:
-    """Write ``out_dir/<name>.html`` (default: :func:`tables`) and the book's ``trace.css`` beside it."""
+    """Write ``out_dir/<name>.html`` (default: :func:`tables` and :func:`figures_html`) and the
+    book's ``trace.css`` beside it."""
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "trace.css").write_text(CSS.read_text())
     body = "\n".join(f"<section><h2>{title}</h2>\n{s._repr_html_()}</section>" for title, s in shown or tables())
+    body += "" if shown else f"\n<section><h2>Figures</h2>\n{figures_html(out_dir)}</section>"
     html = ('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, '
             'initial-scale=1"><link rel="stylesheet" href="trace.css"><style>body{margin:0;font-family:system-ui,'
-            f'sans-serif;font-size:16px}} main{{max-width:{COLUMN_PX}px;margin:0 auto;padding:0 8px;box-sizing:'
+            f'sans-serif;font-size:16px}} figure{{margin:1em 0}} main{{max-width:{COLUMN_PX}px;margin:0 auto;padding:0 8px;box-sizing:'
             f'content-box}}</style><title>Default-shaped tables ({len(LABELS)} baselines)</title></head>'
             f"<body><main><h1>Default-shaped tables</h1>\n{body}</main></body></html>")
     path = out_dir / f"{name}.html"

@@ -2,7 +2,7 @@
 of the default profile, the paper's labels and printed values, unrounded numbers beside them),
 read in Chromium: on a laptop every table — each axis of Table 5 and of its interval table, every
 other comparison page, the Deviations page's cells by cause — fits the 757 px column and shows
-≤ 3 decimals and no index; on a phone nothing widens the page, wide tables scroll in their
+≤ 3 decimals and no index, and the Table 5, 6 and 9 figures' smallest text is ≥ 9 pt as shown; on a phone nothing widens the page, wide tables scroll in their
 wrapper with the baseline column kept in view."""
 from __future__ import annotations
 
@@ -54,8 +54,22 @@ def test_every_table_fits_a_laptop_column_with_3_decimals_and_no_index(browser, 
         url = base + "default_shape.html"
         fit = checks.tables_fit(page, url, at_least=n_tables, selector=".trace-table-wrap")
         tables = checks.check_tables(page)
+        text = checks.figure_text(page, url) + checks.figures_unscaled(page, url)
+        n_figures = page.locator("main figure img").count()
         page.close()
-    assert fit == [] and tables == []
+    assert fit == [] and tables == [] and text == [] and n_figures == 3
+
+
+def test_a_figure_shown_5_percent_smaller_is_caught(browser, built):
+    """Mutation: the default figure margins (40 px each side) shrink the figures to 677 of their
+    710 px; the drawn-size check tolerates that (≥ 95 %), the text check does not (8.6 pt)."""
+    html = (built / "default_shape.html").read_text().replace("figure{margin:1em 0}", "")
+    (built / "margins.html").write_text(html)
+    with checks.serve(built) as base:
+        page = browser.new_page(viewport=checks.LAPTOP)
+        problems = checks.figure_text(page, base + "margins.html")
+        page.close()
+    assert len(problems) == 3 and all("< 9 pt" in p for p in problems)
 
 
 def test_a_phone_scrolls_tables_in_place_and_never_the_page(browser, built):
