@@ -18,7 +18,8 @@ import http.server
 import re
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import unquote, urljoin, urlparse
 
 CHROMIUM = Path("/usr/bin/chromium")

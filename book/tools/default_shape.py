@@ -93,7 +93,7 @@ def tables() -> list[tuple[str, object]]:
             cells.append(with_intervals(long, rng).assign(table=module))
     cells_df = pd.concat(cells, ignore_index=True).dropna(subset=["paper", "ours", "baseline"])
     cells_df["verdict"] = [deviations.verdict(p, lo, hi, s) for p, lo, hi, s in
-                           zip(cells_df["paper"], cells_df["ci_low"], cells_df["ci_high"], cells_df["sufficient"])]
+                           zip(cells_df["paper"], cells_df["ci_low"], cells_df["ci_high"], cells_df["sufficient"], strict=True)]
     cells_df["cause"] = np.where(cells_df["baseline"].map(FAMILY) == "llm",
                                  "model and subset: a local LM on a seeded subset, not gpt-5.4-mini", LONG_CAUSE)
     out.append(("Deviations", present.by(deviations.deviating(cells_df), "cause")))
