@@ -17,8 +17,8 @@ import functools
 import http.server
 import re
 import threading
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlparse
 
