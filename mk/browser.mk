@@ -17,6 +17,12 @@ browser-check: $(CHROMIUM_STAMP) book/_build/html/index.html ## check the built 
 	TRACE_BOOK_HTML=book/_build/html TRACE_SCREENS=results/$(PROFILE)/screens \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/book/test_browser_book.py
 
+# The default book's tables without its hours of LLM runs (book/tools/default_shape.py: every
+# baseline, the paper's labels and values); with the default runs scored so far, Table 5 of those.
+default-shape-check: $(CHROMIUM_STAMP) ## check the default book's table shape (15 baselines) in headless Chromium, no LLM run
+	$(if $(wildcard results/default/scores/closed/*.json),TRACE_DEFAULT_RESULTS=results/default) \
+	  $(PY) -m pytest -q -p no:cacheprovider tests/book/test_default_shape.py
+
 TEST_DEPS += $(CHROMIUM_STAMP)
 
-.PHONY: browser browser-check
+.PHONY: browser browser-check default-shape-check

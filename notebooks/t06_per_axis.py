@@ -36,7 +36,7 @@ report.prose.glue_facts("t06", report.t06_per_axis.facts(df))
 # the mean absolute GS difference to the paper is {glue:text}`t06_mean_abs_diff_gs:.3f`.
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 6")
 
 # %% [markdown]
 # LLM rows, each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval

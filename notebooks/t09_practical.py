@@ -39,7 +39,7 @@ report.prose.glue_facts("t09", report.t09_practical.facts(df))
 # value for Itinerary comes from plans that mix restaurants, hotels and attractions.
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 9")
 
 # %% [markdown]
 # LLM rows, each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap

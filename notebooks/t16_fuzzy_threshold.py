@@ -36,7 +36,7 @@ report.prose.glue_facts("t16", report.t16_fuzzy_threshold.facts(df))
 # baselines; not computed when the baselines tie at the default).
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 16")
 
 # %%
 report.t16_fuzzy_threshold.plot(df);

@@ -27,7 +27,7 @@ from trace_crs import report
 df = report.t17_entailment_vs_fuzzy.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t17_entailment_vs_fuzzy.NAME)
 report.prose.glue_facts("t17", report.t17_entailment_vs_fuzzy.facts(df))
-report.present.comparison(df)
+report.present.axes(df, caption="Table 17")
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell (the gap resampled with its two

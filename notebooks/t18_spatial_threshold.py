@@ -34,7 +34,7 @@ report.prose.glue_facts("t18", report.t18_spatial_threshold.facts(df))
 # the 2 km default is {glue:md}`t18_min_rank_rho_md`.
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 18")
 
 # %%
 report.t18_spatial_threshold.plot(df);

@@ -27,7 +27,7 @@ from trace_crs import report
 df = report.t19_antigaming.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t19_antigaming.NAME)
 report.prose.glue_facts("t19", report.t19_antigaming.facts(df))
-report.present.comparison(df)
+report.present.axes(df, caption="Table 19")
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell (the means and Pearson r

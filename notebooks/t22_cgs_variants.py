@@ -27,7 +27,7 @@ from trace_crs import report
 df = report.t22_cgs_variants.load(results_dir, runs=runs)
 report.results.write_table(df, results_dir, report.t22_cgs_variants.NAME)
 report.prose.glue_facts("t22", report.t22_cgs_variants.facts(df))
-report.present.comparison(df)
+report.present.axes(df, caption="Table 22")
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell with its number of dialogues n

@@ -32,7 +32,7 @@ report.prose.glue_facts("t23", report.t23_difficulty.facts(df))
 # {glue:text}`t23_mean_last:.3f` on the expert tier.
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 23")
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each tier's R@1 (over the dialogues of that

@@ -31,7 +31,7 @@ report.prose.glue_facts("t24", report.t24_pool_size.facts(df))
 # ({glue:md}`t24_first`) to {glue:text}`t24_mean_last:.3f` ({glue:md}`t24_last`).
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 24")
 
 # %%
 report.t24_pool_size.plot(df);

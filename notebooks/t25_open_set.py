@@ -36,7 +36,7 @@ report.prose.glue_facts("t25", report.t25_open_set.facts(df))
 # {glue:text}`t25_zs_open_dense:.3f` with the dense prefilter.
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 25")
 
 # %% [markdown]
 # Each cell with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval

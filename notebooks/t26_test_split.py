@@ -34,7 +34,7 @@ report.prose.glue_facts("t26", report.t26_test_split.facts(df))
 # {glue:text}`t26_mean_abs_diff:.3f`.
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 26")
 
 # %%
 report.t26_test_split.plot(df);

@@ -34,7 +34,7 @@ report.prose.glue_facts("t27", report.t27_multi_reference.facts(df))
 # {glue:text}`t27_lift_max_pp:.1f` percentage points across {glue:text}`t27_n_baselines` baselines.
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 27")
 
 # %% [markdown]
 # The LLM rows rest on the seeded `closed_llm` subset: each cell (the alternative-only columns

@@ -46,7 +46,7 @@ prose.glue_facts("t28", t28_cross_judge.facts(df) | {"status": t28_cross_judge.s
 # %%
 from trace_crs.report import present
 
-present.comparison(df)
+present.axes(df, caption="Table 28")
 
 # %% [markdown]
 # Ranking agreement between the two judges over {glue:text}`t28_n_ours` baselines: Kendall τ

@@ -43,7 +43,7 @@ report.prose.glue_facts("t29", report.t29.facts(df, ci, cost))
 # Paper vs this run:
 
 # %%
-report.present.comparison(df)
+report.present.axes(df, caption="Table 29")
 
 # %% [markdown]
 # Every baseline with its judged turns and dialogues, and the mean with its dialogue-cluster

@@ -76,3 +76,21 @@ def test_save_places_labels_again_at_the_final_size(tmp_path):
     assert len(texts) == 4 and not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
     assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 for b in boxes)
     plt.close(fig)
+
+
+def test_the_saved_svg_has_no_text_below_9pt(tmp_path):
+    """Read from the SVG itself (its user unit is 1 pt): tick labels set small before saving and a
+    log axis' labels (10^k, whose k mathtext draws at 0.7×) are all at least 9 pt."""
+    import re
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.5, 3))
+    left.barh(["KB: POIs", "KB: Reviews"], [0.01, 300.0])
+    left.set_xscale("log")
+    left.tick_params(axis="y", labelsize=7)
+    right.plot([1, 2], [3, 4])
+    right.tick_params(labelsize=6)
+    figures.save(fig, "small", tmp_path)
+    svg = (tmp_path / "small.svg").read_text()
+    sizes = [float(x) for x in re.findall(r"font(?:-size)?: ([\d.]+)px", svg)]
+    assert sizes and min(sizes) >= figures.MIN_FONT_PT
+    assert "KB: POIs" in svg and "<tspan" not in svg          # plain text, no mathtext pieces
+    plt.close(fig)

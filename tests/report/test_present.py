@@ -10,7 +10,9 @@ from trace_crs.report import present
 
 @pytest.mark.parametrize("value, text", [
     (0.123456, "0.123"), (0.5, "0.500"), (1.0, "1.000"), (0.0, "0.000"), (-0.25, "-0.250"),
-    (0.00123456, "0.00123"),            # below 0.01: 3 significant digits
+    (0.00123456, "0.001"), (0.0015, "0.002"),   # the paper's 3 decimals, never more
+    (0.0004, "< 0.001"), (-0.0004, "> -0.001"),   # non-zero but would read as 0.000
+    (0.0005, "0.001"), (-0.0000, "0.000"),
     (12.3456, "12.346"), (1234.5, "1,234"), (np.float64(0.1), "0.100"),
     (3, "3"), (np.int64(42), "42"), (True, "True"), ("text", "text"),
     (float("nan"), "—"), (None, "—"), (pd.NA, "—"), (float("inf"), "∞"),
@@ -123,3 +125,17 @@ def test_count_columns_stored_as_float_show_as_integers():
     df = pd.DataFrame({"Baseline": ["A", "B"], "n_clusters": [60.0, np.nan], "ours": [1.0, 0.5]})
     html = present.table(df)._repr_html_()
     assert ">60<" in html and "60.000" not in html and ">1.000<" in html
+
+
+def test_chunks_group_printed_columns_in_order_at_most_three():
+    assert present.chunks(["a", "b", "c", "d", "b"]) == {"a, b, c": ["a", "b", "c"], "d": ["d"]}
+    assert present.chunks(["a", "b", "c"], size=2) == {"a, b": ["a", "b"], "c": ["c"]}
+    assert present.chunks([]) == {}
+
+
+def test_axes_without_groups_splits_a_wide_comparison_into_fitting_tables():
+    long = pd.DataFrame({"Baseline": ["TF-IDF"] * 5, "column": list("vwxyz"), "paper": [0.1] * 5, "ours": [0.2] * 5})
+    stack = present.axes(long, caption="Table 9")
+    assert [t.styler.caption for t in stack.tables] == ["Table 9: v, w, x", "Table 9: y, z"]
+    assert all(t.fit for t in stack.tables)
+    assert [list(t.data.columns.get_level_values(0).unique()) for t in stack.tables] == [["", "v", "w", "x"], ["", "y", "z"]]

@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from matplotlib.ticker import LogFormatter, LogFormatterSciNotation
 
 FIGURES_DIR = "figures"
 DPI = 150
@@ -62,6 +63,18 @@ def fit(fig: Figure) -> Figure:
     """Resize ``fig`` to the column width (aspect kept, height capped) and raise small text."""
     w, h = fig.get_size_inches()
     fig.set_size_inches(WIDTH_IN, min(MAX_HEIGHT_IN, h * WIDTH_IN / w))
+    for axis in (a for ax in fig.axes for a in (ax.xaxis, ax.yaxis)):
+        # Tick labels are remade at each draw from the axis' own size, so raise that size; a log
+        # axis' 10^k labels set k as a 0.7× superscript (mathtext): write them as plain numbers.
+        for which, ticks in (("major", axis.get_major_ticks()), ("minor", axis.get_minor_ticks())):
+            if any(t.label1.get_fontsize() < MIN_FONT_PT for t in ticks):
+                axis.set_tick_params(which=which, labelsize=MIN_FONT_PT)
+        for fmt, setter in (
+            (axis.get_major_formatter(), axis.set_major_formatter),
+            (axis.get_minor_formatter(), axis.set_minor_formatter),
+        ):
+            if type(fmt) is LogFormatterSciNotation:
+                setter(LogFormatter(labelOnlyBase=fmt.labelOnlyBase, minor_thresholds=fmt.minor_thresholds))
     for text in fig.findobj(Text):
         if text.get_text() and text.get_fontsize() < MIN_FONT_PT:
             text.set_fontsize(MIN_FONT_PT)

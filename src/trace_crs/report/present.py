@@ -1,20 +1,14 @@
 """How a table looks in the book: the one presentation layer (STYLE "Presentation").
 
 Every table a notebook shows goes through :func:`table` (any frame) or :func:`comparison`
-(a reported-vs-reproduced long frame, :mod:`trace_crs.report.compare`):
-
-- numbers with at most 3 decimals (3 significant digits below 0.01), no index;
-- baseline keys shown as the paper's labels (``baselines.registry.LABELS``), column ids as
-  words (``n_dialogues`` -> "n dialogues");
-- a column with one value on every row is lifted into the caption (``seed = 42``);
-- a missing value reads "—", a reproduced cell we did not compute "not run";
-- paper | ours | Δ grouped under each paper column, optionally split into axes
-  (Table 5: accuracy / text / grounding / dialogue, as the paper groups them);
-- an interval reads ``0.250 [0.18, 0.31]``; a cell whose printed value lies outside our
-  interval is highlighted (class ``trace-deviates``).
-
-The result is a :class:`Shown`: its HTML is the Styler's table inside a
-``div.trace-table-wrap`` (scrolls sideways on a phone, first column sticky; book/_static).
+(a reported-vs-reproduced long frame, :mod:`trace_crs.report.compare`): numbers with at most 3
+decimals, no index; baseline keys as the paper's labels, column ids as words; a column with one
+value on every row lifted into the caption (``seed = 42``); "—" for a missing value, "not run"
+for a reproduced cell we did not compute; paper | ours | Δ under each paper column, split into
+axes that each fit the text column (:func:`axes`); an interval as ``0.250 [0.18, 0.31]``, a cell
+whose printed value lies outside our interval highlighted (class ``trace-deviates``).
+The result is a :class:`Shown`: the Styler's table inside a ``div.trace-table-wrap`` (scrolls
+sideways on a phone, first column sticky; book/_static/trace.css).
 """
 
 from __future__ import annotations
@@ -38,6 +32,9 @@ TABLE_CLASS = "trace-table"
 DEVIATES_CLASS = "trace-deviates"
 # Column ids that hold baseline keys (their values are shown as labels).
 KEY_COLUMNS = ("baseline",)
+# Paper columns of one comparison (paper | ours | Δ each) that fit the book's 757 px text column
+# beside the longest baseline label (measured in Chromium: tests/book/test_default_shape.py).
+FIT_COLUMNS = 3
 
 
 def _missing(value: Any) -> bool:
@@ -48,8 +45,8 @@ def _missing(value: Any) -> bool:
 
 def number(value: Any, digits: int = 3) -> str:
     """One cell as text: "—" for missing; integers as integers; floats with ``digits``
-    decimals, ``digits`` significant digits below 0.01 (and no more than ``digits`` decimals
-    in either case unless the value is that small); other values as ``str``."""
+    decimals (the paper's precision; never more, the book's "≤ 3 decimals"), a non-zero value
+    that would read as zero as "< 0.001" ("> -0.001" below zero); other values as ``str``."""
     if _missing(value):
         return MISSING
     if isinstance(value, (bool, np.bool_)):
@@ -57,12 +54,15 @@ def number(value: Any, digits: int = 3) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        x = float(value)
+        x = float(value) + 0.0  # -0.0 reads as 0.000
         if math.isinf(x):
             return "∞" if x > 0 else "−∞"
-        if x == 0 or abs(x) >= 0.01:
-            return f"{x:,.{digits}f}" if abs(x) < 1000 else f"{x:,.0f}"
-        return f"{x:.{digits}g}"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        floor = 10.0**-digits
+        if x != 0 and abs(x) < floor / 2:  # would print as 0.000: say how small, not zero
+            return f"< {floor:.{digits}f}" if x > 0 else f"> -{floor:.{digits}f}"
+        return f"{x:,.{digits}f}"
     return str(value)
 
 
@@ -232,9 +232,8 @@ def split(
 
 
 def by(df: pd.DataFrame, column: str, caption: str = "") -> Stack:
-    """One :func:`table` per value of ``column`` (first-seen order), captioned with that value
-    and without the column: long text shared by many rows (a deviation's cause) is read once,
-    in full, instead of being cut in every row."""
+    """One :func:`table` per value of ``column`` (first-seen order), captioned with it: long text
+    shared by many rows (a deviation's cause) is read once, in full, not cut in every row."""
     if column not in df.columns:
         return Stack([table(df, caption or None)])
     return Stack(
@@ -245,10 +244,18 @@ def by(df: pd.DataFrame, column: str, caption: str = "") -> Stack:
     )
 
 
-def axes(long: pd.DataFrame, groups: Mapping[str, Sequence[str]], caption: str = "") -> Stack:
-    """:func:`comparison` once per axis (``groups``: axis title -> paper columns), so that a
-    wide table reads as several that each fit the column; axes with no column are skipped."""
-    present = set(long["column"])
+def chunks(columns: Sequence[str], size: int = FIT_COLUMNS) -> dict[str, list[str]]:
+    """Consecutive groups of at most ``size`` paper columns, each titled by its columns: the
+    axes of a table the paper does not group (each then fits the column, :func:`axes`)."""
+    cols = list(dict.fromkeys(columns))
+    return {", ".join(cols[i : i + size]): cols[i : i + size] for i in range(0, len(cols), size)}
+
+
+def axes(long: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None, caption: str = "") -> Stack:
+    """:func:`comparison` once per axis (``groups``: axis title -> paper columns; default
+    :func:`chunks` of the columns in printed order), so that a wide table reads as several that
+    each fit the column; axes with no column are skipped."""
+    groups, present = chunks(long["column"]) if groups is None else groups, set(long["column"])
     return Stack(
         [
             comparison(long, f"{caption}{': ' if caption else ''}{title}", [c for c in cols if c in present])
