@@ -44,7 +44,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 include $(sort $(wildcard mk/*.mk))
 
-test: $(STAMP) lint $(TEST_DEPS) ## lint, run the test suite, then build the smoke book
+test: $(STAMP) lint typecheck $(TEST_DEPS) ## lint, typecheck, run the test suite, then build the smoke book
 	$(PY) -m pytest -q tests
 	$(MAKE) smoke-book
 	$(MAKE) official-book

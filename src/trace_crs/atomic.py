@@ -187,9 +187,9 @@ def _hard_linked_into(o: Path, directory: Path) -> bool:
 def refuse_overlap(outputs: Iterable[PathLike | None], inputs: Iterable[PathLike | None], flag: str = "--out") -> None:
     """UsageError when an output is an input (also through a symlink or hard link), lies
     inside an input directory, or is a directory holding an input."""
-    ins = [(Path(i), _resolve(i)) for i in inputs if i not in (None, "")]
+    ins = [(Path(i), _resolve(i)) for i in inputs if i is not None and i != ""]
     for out in outputs:
-        if out in (None, ""):
+        if out is None or out == "":
             continue
         o = _resolve(out)
         for raw, i in ins:

@@ -72,7 +72,7 @@ def _cast(cls: type, name: str, value: Any, source: str) -> Any:
 
 
 def from_mapping(cls: type[T], data: dict[str, Any], source: str = "<mapping>") -> T:
-    fields = {f.name for f in dataclasses.fields(cls)}
+    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # T: a config dataclass
     unknown = sorted(set(data) - fields)
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) {unknown}; known: {sorted(fields)}")

@@ -8,7 +8,7 @@ encoder cannot be loaded (``ImportError``/``OSError``) the fusion runs over the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -58,7 +58,7 @@ class HybridRRFBaseline:
     def prepare(self, kb: KB) -> None:
         """Load or compute the POI embeddings; drop the dense signal if the encoder is missing."""
         try:
-            self.dense.prepare(kb)
+            cast(DenseBaseline, self.dense).prepare(kb)  # set in __init__; None only after this fails
         except (ImportError, OSError):
             self.dense = None
 

@@ -311,7 +311,7 @@ def cues(text: str, keep_out: Sequence[tuple[int, int]] = ()) -> list[Cue]:
 def governing(cue_list: list[Cue], start: int, end: int) -> Cue | None:
     """The cue whose scope holds the span ``[start, end)`` — the nearest one when several do."""
     holding = [c for c in cue_list if c.scope_start <= start and end <= c.scope_end]
-    return min(holding, key=lambda c: min(abs(c.start - end), abs(start - c.end)), default=None)
+    return min(holding, key=lambda c: min(abs(c.start - end), abs(start - c.end))) if holding else None
 
 
 def hedged(text: str, start: int, end: int) -> bool:

@@ -29,8 +29,18 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
-from trace_crs.baselines.negation import clause_bounds, cues, governing, hedged, normalise, phrase_pattern, sentences
+from trace_crs.baselines.negation import (
+    Cue,
+    clause_bounds,
+    cues,
+    governing,
+    hedged,
+    normalise,
+    phrase_pattern,
+    sentences,
+)
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling, price_mentions
 from trace_crs.kb.satisfaction import Constraint, count_satisfied, satisfies
@@ -99,6 +109,7 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     cue_list = cues(norm, [(s, e) for s, e, _, _ in mentions])
     events: list[Event] = []
     last: tuple[Constraint, ...] = previous
+    cue: Cue | None
     for s_start, s_end in sentences(norm):
         here = [m for m in mentions if s_start <= m[0] < s_end]
         for cue in cue_list:
@@ -196,11 +207,11 @@ def stated_preferences(user_texts: Iterable[str]) -> Stated:
     price = price_ceiling(texts)
     if price_off >= price_at and price_off >= 0:
         price = None
-    single = {f: (wanted[f][-1] if wanted[f] else None) for f in SINGLE}
+    single: dict[str, Any] = {f: (wanted[f][-1] if wanted[f] else None) for f in SINGLE}
     return Stated(
         style=single["style"],
         noise=single["noise"],
-        price_max=price,  # type: ignore[arg-type]
+        price_max=price,
         ambience=tuple(sorted({str(v) for v in wanted["ambience"]})),
         features=tuple(sorted({str(v) for v in wanted["features"]})),
         avoid=tuple(sorted(set(avoid))),

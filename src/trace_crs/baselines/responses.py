@@ -66,6 +66,7 @@ def quote_index(kb: KB, poi_id: str) -> QuoteIndex:
     table = memo(kb, "quote_index")
     if poi_id not in table:
         vocab = memo(kb, "quote_vocab")
+        quotes: list[Span]
         quotes, ids, owner = [], [], []
         for review in sorted(kb.reviews_of(poi_id), key=lambda r: (-r.stars, r.review_id)):
             for start, end in sentence_spans(review.text):

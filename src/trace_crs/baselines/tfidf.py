@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -36,7 +36,7 @@ class TfidfIndex:
     ids: list[str]
     row: dict[str, int]
     vectorizer: TfidfVectorizer
-    matrix: object  # scipy.sparse CSR, one L2-normalised row per POI
+    matrix: Any  # scipy.sparse CSR, one L2-normalised row per POI
 
     def scores(self, query: str, candidates: Sequence[str]) -> np.ndarray:
         """Cosine similarity of ``query`` with each candidate's document."""

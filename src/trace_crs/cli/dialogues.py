@@ -115,6 +115,7 @@ def _generate(args: argparse.Namespace) -> int:
         print(json.dumps(log), file=sys.stderr, flush=True)
 
     if args.generator == "simulated":
+        failures: list[Any]
         dialogues, failures = generate_simulated(kb, args.n, args.seed, progress=not os.environ.get("TQDM_DISABLE")), []
     else:
         dialogues, failures, run = _generate_llm(args, kb, on_log)

@@ -201,6 +201,8 @@ def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
     )
     if not sources:
         return [adapters.from_dialogue(d, kb) for d in dialogues]
+    if kb is None:  # checked above: --predictions/--run need --kb
+        raise UsageError("--predictions/--run need --kb (items and cited reviews come from it)")
     out = []
     for system, path in sources:
         preds = read_predictions(path, dialogues, kb, outside=outside)

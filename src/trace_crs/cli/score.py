@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from trace_crs.atomic import commit_files, refuse_overlap
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
                 | {"judge_usage": usage}
             )
     text = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
-    writers = {
+    writers: dict[str | Path, Callable[[Path], object]] = {
         outputs[1]: lambda t: scores.per_turn.to_parquet(t, index=False),
         outputs[2]: lambda t: scores.per_dialogue.to_parquet(t, index=False),
     }

@@ -16,7 +16,7 @@ constraints stated so far, so gold and acceptable alternatives honour avoided va
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -74,7 +74,9 @@ def avoid_pool(target: POI, cands: list[POI]) -> list[Constraint]:
             if not satisfies(target, c) and any(satisfies(p, c) for p in cands):
                 out.append(("avoid", c))
     if target.poi_type == "restaurant":
-        styles = sorted({p.attributes.get("style") for p in cands} - {target.attributes.get("style"), None})
+        styles = sorted(
+            cast("set[str]", {p.attributes.get("style") for p in cands} - {target.attributes.get("style"), None})
+        )
         out += [("avoid", ("style", s)) for s in styles]
     return out
 

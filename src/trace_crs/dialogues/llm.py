@@ -132,7 +132,7 @@ def _citations(
     every label of the text is renumbered ``R1, R2, …`` in order of first appearance."""
     if labels is None:
 
-        def review_of(label: str) -> str:
+        def review_of(label: str, /) -> str:
             k = int(label[1:]) - 1
             return review_ids[k] if 0 <= k < len(review_ids) else ""
     else:
@@ -182,7 +182,7 @@ def to_dialogue(
             raise ValueError(f"turn is not an object: {raw!r:.80}")
         review_ids = [name(r, r) for r in raw.get("referenced_review_ids") or []]
         text, citations = _citations(str(raw.get("text", "")), review_ids, kb, labels)
-        turn = {
+        turn: dict[str, Any] = {
             "turn_id": raw.get("turn_id"),
             "role": raw.get("role"),
             "action": raw.get("action"),
@@ -220,6 +220,8 @@ def _inputs(kb: KB, base: dict[str, Any], rejections: int, prompt: str = PROMPT_
     )
     if spec.suggest_actions:
         scenario += f"; suggested actions: {suggested_actions(rejections)}"
+    pois: dict[str, str]
+    reviews: dict[str, str]
     cands, pois, reviews = [], {}, {}
     for b in base["candidate_poi_ids"]:
         poi, shown = kb.pois[b], []
@@ -286,7 +288,7 @@ def generate_one(
                 fails.append(f"rejections: {n_rej} != {rejections}")
         except Exception as exc:
             d, fails = None, [f"parse: {type(exc).__name__}: {str(exc)[:160]}"]
-        if not fails:
+        if not fails and d is not None:  # d is None only with a parse failure
             d["metadata"]["retries"] = attempt
             log = {"dialogue_id": base["dialogue_id"], "tier": base["scenario"]["difficulty"], "retries": attempt}
             return d, ({**log, "reasons": reasons} if reasons else log)

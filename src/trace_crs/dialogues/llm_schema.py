@@ -269,7 +269,7 @@ _COMPARE = (
     ("3", "7"),
 )
 _CLOSE = [("accept", "Olive & Ash it is, thank you!"), ("farewell", "Enjoy your dinner at Olive & Ash!")]
-_DEMO_TURNS = {
+_DEMO_TURNS: dict[int, list[tuple[Any, ...]]] = {
     1: _OPEN + [_ROMANTIC, _COMPARE] + _CLOSE,
     2: _OPEN + _CHEAPER + [_ROMANTIC, _COMPARE] + _CLOSE,
     3: _OPEN + _CHEAPER + [_NOT_BREAKFAST, _COMPARE] + _CLOSE,

@@ -29,7 +29,7 @@ so they are the ones most often revealed (and hence in the hidden preferences).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -121,7 +121,7 @@ def _vary(
                 if facet == "style"
                 else {v for p in cands for v in p.attributes.get(facet) or []}
             )
-            others = sorted(v for v in have - {value, None} if not satisfies(target, (facet, v)))
+            others = sorted(v for v in have - {value, None} if v is not None and not satisfies(target, (facet, v)))
             if others:
                 pool[i] = ("either", ((facet, value), (facet, others[int(rng.integers(len(others)))])))
                 return
@@ -151,7 +151,7 @@ def _attempt(
     n_pre = max(1, n_con - n_rej - slack)
     if tight is not None and n_pre < 2:
         tight, rest = None, pool
-    pre = rest[: n_pre - (tight is not None)] + ([loosened(tight)] if tight is not None else [])
+    pre = rest[: n_pre - (tight is not None)] + ([cast(Constraint, loosened(tight))] if tight is not None else [])
     later = rest[n_pre - (tight is not None) :]  # rejection constraints are chosen among these
     compare_first = rng.random() < 0.5
     sep = rng.random() < spec.p_separate_compare and 2 * (4 + n_rej) <= MAX_TURNS

@@ -185,7 +185,7 @@ def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[dict
     is skipped when ``trust_record`` and :func:`is_recorded_valid`); a dialogue id seen twice is
     an error (it would be scored twice)."""
     checked = not (trust_record and is_recorded_valid(path))
-    seen: set[str] = set()
+    seen: set[str | None] = set()
     for lineno, rec in dialogue_lines(path):
         rec = check_dialogue(rec, str(path), lineno) if checked else rec
         did = rec.get("dialogue_id") if isinstance(rec, dict) else None

@@ -9,7 +9,7 @@ review spans that support the recommended POI's stated aspects (:mod:`quotes`), 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -35,6 +35,7 @@ def _spans(finder: QuoteFinder, bid: str, stated: list[Constraint], k: int) -> l
     """Up to ``k`` spans from distinct reviews supporting the most recently stated aspects
     first; the POI's best review's first sentence when no aspect has support."""
     out: list[Span] = []
+    span: Span | None
     for facet, value in reversed(stated):
         if facet == "either":  # quote the member the POI has
             facet, value = next(((f, v) for f, v in value if finder.support(bid, f, v)), value[0])
@@ -97,8 +98,8 @@ def _user_turn(
     if step.user_action == "greet_and_seek":
         text = render("user", "greet_and_seek", rng, pref=pref, **slots)
     elif step.user_action == "reject_and_refine":
-        refs = [step.rejected]
-        text = render("user", "reject_and_refine", rng, name=kb.pois[step.rejected].name, pref=pref)
+        refs = [cast(str, step.rejected)]  # a reject step names the rejected POI (plan.Step)
+        text = render("user", "reject_and_refine", rng, name=kb.pois[refs[0]].name, pref=pref)
     elif step.user_action == "accept":
         refs = [accepted]
         text = render("user", "accept", rng, name=kb.pois[accepted].name)

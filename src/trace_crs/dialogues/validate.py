@@ -118,7 +118,7 @@ def summarize(dialogues: list[Any], kb: KB) -> dict[str, Any]:
     number of dialogues showing it (and its share), most frequent first."""
     reasons: Counter[str] = Counter()
     failed: dict[str, list[str]] = {}
-    seen: set[str] = set()
+    seen: set[str | None] = set()
     for i, d in enumerate(dialogues):
         fails = dialogue_failures(d, kb)
         did = d.get("dialogue_id") if isinstance(d, dict) else None

@@ -27,7 +27,7 @@ def core_avg(results: Mapping[str, FactorResult]) -> float | None:
     ratings = [results[n].rating if n in results else None for n in FACTORS]
     if any(r is None for r in ratings):
         return None
-    return sum(ratings) / len(ratings)
+    return sum(r for r in ratings if r is not None) / len(ratings)  # all rated (checked above)
 
 
 def mixture(

@@ -44,7 +44,7 @@ _SE = {
 _MIN_N = {"pearson": 4, "spearman": 4, "kendall_tau_b": 5}
 
 
-def qwk(a: Sequence[int], b: Sequence[int]) -> float:
+def qwk(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> float:
     """Quadratic-weighted Cohen's kappa over the labels 0–4 (NaN when undefined)."""
     a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
     if len(a) == 0 or (len(set(a)) == 1 and len(set(b)) == 1 and a[0] == b[0]):
@@ -60,7 +60,7 @@ def fisher_ci(r: float, n: int, kind: str) -> tuple[float, float]:
     return float(np.tanh(z - half)), float(np.tanh(z + half))
 
 
-def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
+def correlations(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> dict[str, float]:
     """Spearman, Kendall τ_b and Pearson with Fisher-z intervals (``<name>_lo`` / ``_hi``) and n."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     out: dict[str, float] = {"n": len(x)}
@@ -84,11 +84,13 @@ def _paired(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
 def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     """One row per factor (+ ``all factors`` pooled): n, qwk and the three correlations."""
     both = _paired(judge, human)
+    pooled: tuple[list[int], list[float]]
     rows, pooled = [], ([], [])
     for name in FACTORS:
         ok = both[[f"{name}_j", f"{name}_h"]].dropna()
         a, b = ok[f"{name}_j"].astype(int).to_numpy(), ok[f"{name}_h"].to_numpy(float)
-        pooled[0].extend(a), pooled[1].extend(b)
+        pooled[0].extend(a)
+        pooled[1].extend(b)
         rows.append({"factor": name, "qwk": qwk(a, np.rint(b)), **correlations(a, b)})
     rows.append({"factor": "all factors", "qwk": qwk(pooled[0], np.rint(pooled[1])), **correlations(*pooled)})
     return pd.DataFrame(rows)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 import dspy
 from dspy.utils.exceptions import AdapterParseError
@@ -146,7 +146,7 @@ def with_budget_retries(call: Callable[[str, dict[str, Any]], Any], retries: int
     budget, error, cut, truncated = base, "", False, 0
     for attempt in range(retries + 1):
         if cut and base:
-            budget = min(2 * budget, MAX_BUDGET_FACTOR * base)
+            budget = min(2 * cast(int, budget), MAX_BUDGET_FACTOR * base)  # budget starts at base, never None here
         config = {"max_tokens": budget} if base and budget != base else {}
         with recording_usage() as tally:
             try:

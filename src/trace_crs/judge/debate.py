@@ -111,11 +111,11 @@ class Debate(dspy.Module):
         chat: list[dict[str, Any]] = []
         for rnd in range(1, self.max_rounds + 1):
             seen = "<discussion>\n" + "\n".join(json.dumps(c, ensure_ascii=False) for c in chat) + "\n</discussion>"
-            statements = []
+            statements: list[dict[str, Any]] = []
             for role in ROLES:
                 spec = cfg["roles"][role]
                 text = expert() if role == "domain_expert" and expert() else localise(spec["description"])
-                desc = {**spec, "description": check_localised(text, domain)}
+                desc = {**spec, "description": check_localised(str(text), domain)}  # a str: expert() checked
 
                 def call(note: str, role: str = role, desc: dict = desc, seen: str = seen) -> tuple[int, str]:
                     with dspy.context(lm=lm, adapter=strict_adapter()):

@@ -58,7 +58,7 @@ def localise(text: str, domain: str | None = None) -> str:
     """``text`` (travel wording) rewritten for ``domain`` (default: the current one)."""
     name = resolve(domain if domain is not None else current())
     for pattern, replacement in domain_file()["domains"][name]["replace"]:
-        text = re.sub(pattern, lambda m, r=replacement: _capitalised(r, m), text, flags=re.IGNORECASE | re.DOTALL)
+        text = re.sub(pattern, lambda m, r=replacement: _capitalised(r, m), text, flags=re.IGNORECASE | re.DOTALL)  # type: ignore[misc]  # r=replacement binds the loop value
     return text
 
 

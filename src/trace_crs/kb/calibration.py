@@ -44,7 +44,7 @@ def yelp_mention_rates(yelp_dir: str | Path, min_reviews: int = 20) -> dict[str,
     reviews: Counter = Counter()
     mentions: Counter = Counter()
     for _, rec in iter_jsonl(yelp_dir / REVIEW_FILE):
-        values = has.get(rec.get("business_id"))
+        values = has.get(rec.get("business_id", "")) or set()
         if not values:
             continue
         said = {(f, v) for f in ("noise", *LIST_FACETS) for v, _, _ in find_facets(rec.get("text") or "", f)}

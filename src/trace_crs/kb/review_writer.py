@@ -157,7 +157,7 @@ def _anchored(
     rng: np.random.Generator,
     sentence: str,
     voice: Voice,
-    want: set[tuple[str, str]],
+    want: set[tuple[str, str]] | frozenset[tuple[str, str]],
     used: Collection[str],
     local: Collection[str],
 ) -> str | None:
@@ -251,6 +251,7 @@ def _layout(
     if not sentences:
         raise ValueError("no sentence could be composed for the review")
     for _ in range(len(sentences) * 2):
+        ends: list[int]
         ends, pos = [], 0
         for s in sentences:
             pos += len(s) + (1 if ends else 0)

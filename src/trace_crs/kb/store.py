@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ def dump_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
     write_atomic(path, write)
 
 
-def iter_jsonl(path: str | Path) -> Iterable[tuple[int, dict]]:
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, record)``; a malformed line raises :class:`KBFormatError`."""
     path = Path(path)
     if not path.exists():

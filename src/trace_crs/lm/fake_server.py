@@ -119,7 +119,10 @@ def answer(body: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
         yes = -0.05 - 3.0 * _unit(h, "yes")
         no = math.log(max(1e-12, 1 - math.exp(yes)))
         token = "yes" if yes > no else "no"
-        top = [{"token": "yes", "logprob": yes, "bytes": None}, {"token": "no", "logprob": no, "bytes": None}]
+        top: list[dict[str, Any]] = [
+            {"token": "yes", "logprob": yes, "bytes": None},
+            {"token": "no", "logprob": no, "bytes": None},
+        ]
         top.sort(key=lambda t: -t["logprob"])
         return token, {"content": [{"token": token, "logprob": max(yes, no), "bytes": None, "top_logprobs": top}]}
     section = _OUTPUTS.search(system)

@@ -28,7 +28,9 @@ def abstains(text: str) -> bool:
     return bool(UNSOLVED.search(text or ""))
 
 
-def abstention_scores(abstained: Sequence[bool], unsolvable: Sequence[bool]) -> dict[str, float]:
+def abstention_scores(
+    abstained: Sequence[bool] | np.ndarray, unsolvable: Sequence[bool] | np.ndarray
+) -> dict[str, float]:
     """Precision, recall, F1 and false-abstention rate (see the module docstring), with counts."""
     a, u = np.asarray(abstained, bool), np.asarray(unsolvable, bool)
     if a.shape != u.shape:
@@ -51,7 +53,11 @@ def abstention_scores(abstained: Sequence[bool], unsolvable: Sequence[bool]) -> 
     }
 
 
-def tau_sweep(best_scores: Sequence[float], unsolvable: Sequence[bool], taus: Sequence[float]) -> pd.DataFrame:
+def tau_sweep(
+    best_scores: Sequence[float] | np.ndarray,
+    unsolvable: Sequence[bool] | np.ndarray,
+    taus: Sequence[float] | np.ndarray,
+) -> pd.DataFrame:
     """One row per τ: a ranker abstains where its best candidate score is below τ."""
     s = np.asarray(best_scores, float)
     rows = [{"tau": float(t), **abstention_scores(s < t, unsolvable)} for t in taus]

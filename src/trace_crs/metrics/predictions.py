@@ -19,7 +19,7 @@ and scored as an unresolved (ungrounded) quote.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +123,7 @@ def check_prediction(
 
 def index_predictions(
     records: Iterable[tuple[str, Any]],
-    dialogues: list[Mapping[str, Any]],
+    dialogues: Sequence[Mapping[str, Any]],
     kb: KB,
     pool: str | None = None,
     outside: set[str] | frozenset[str] = frozenset(),
@@ -149,7 +149,7 @@ def index_predictions(
 
 def read_predictions(
     path: str | Path,
-    dialogues: list[Mapping[str, Any]],
+    dialogues: Sequence[Mapping[str, Any]],
     kb: KB,
     pool: str | None = None,
     outside: set[str] | frozenset[str] = frozenset(),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,8 +81,8 @@ def _mean(x: pd.Series) -> float | None:
 
 def score_predictions(
     kb: KB,
-    dialogues: list[Mapping[str, Any]],
-    predictions: Mapping[Key, dict] | Iterable[dict],
+    dialogues: Sequence[Mapping[str, Any]],
+    predictions: Mapping[Key, dict] | Iterable[Mapping[str, Any]],
     cfg: ScoreConfig = ScoreConfig(),
     entailment: Backend | None = None,
 ) -> Scores:
@@ -98,11 +98,11 @@ def score_predictions(
         )
     n_missing = len(scored_turns(dialogues)) - len(predictions)
     if cfg.strict and n_missing:
-        missing = sorted(set(scored_turns(dialogues)) - set(predictions))[:5]
-        raise DataError(f"{n_missing} reference turns have no prediction (strict), e.g. {missing}")
+        absent = sorted(set(scored_turns(dialogues)) - set(predictions))[:5]
+        raise DataError(f"{n_missing} reference turns have no prediction (strict), e.g. {absent}")
     n_off_target = 0
     tb, db, rows, missing = TurnBatch(), DialogueBatch(), [], []
-    empty = {"ranked_poi_ids": [], "text": "", "citations": []}
+    empty: dict[str, Any] = {"ranked_poi_ids": [], "text": "", "citations": []}
     for d in dialogues:
         sc = d["scenario"]
         recov = recovery_turns(d["turns"])

@@ -16,6 +16,7 @@ percentile interval of mean quality over the resamples that are feasible.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,7 +36,7 @@ def default_budgets(inst: OracleInstance, n_points: int = 20) -> np.ndarray:
 
 
 def budget_curve(
-    inst: OracleInstance, budgets: Sequence[float] | None = None, n_points: int = 20
+    inst: OracleInstance, budgets: Sequence[float] | np.ndarray | None = None, n_points: int = 20
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Solve the budget oracle at every budget.
 
@@ -46,6 +47,8 @@ def budget_curve(
     if grid.size == 0:
         raise ValueError("budget curve: no budgets given")
     prep = prepare(inst.quality, inst.cost)
+    curve: list[dict[str, Any]]
+    shares: list[dict[str, Any]]
     curve, shares = [], []
     for b in grid:
         res = budget_oracle(inst, float(b), prep)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -29,7 +29,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Spearman ρ of each variant's ranking vs the default; ``figures/cgs_formula_variants``."""
     printed = paper.claim("App. L", "Spearman rank correlation of alternative CGS formulas with current CGS")
-    band = tuple(float(v) for v in printed.split("–")) if "–" in printed else None
+    band = cast("tuple[float, float]", tuple(float(v) for v in printed.split("–"))) if "–" in printed else None
     fig = sensitivity.bars(
         df.drop_duplicates("variant"), "variant", "spearman_vs_default", "Spearman ρ vs default CGS ranking", band=band
     )

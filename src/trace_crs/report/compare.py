@@ -59,7 +59,7 @@ def side_by_side(
     compute gives ``ours = NaN``; a paper cell lost in extraction gives ``paper = NaN``.
     """
     keys = [key_of(t) for t in reported[label_col]]
-    extra = [k for k in ours.index if k not in keys]
+    extra: list[str] = [k for k in ours.index if k not in keys]
     rows = []
     for col, metric in columns.items():
         printed = paper.numeric(reported[col]) if col in reported else pd.Series(float("nan"), index=reported.index)

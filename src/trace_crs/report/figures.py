@@ -76,7 +76,7 @@ def fit(fig: Figure) -> Figure:
             if type(fmt) is LogFormatterSciNotation:
                 setter(LogFormatter(labelOnlyBase=fmt.labelOnlyBase, minor_thresholds=fmt.minor_thresholds))
     for text in fig.findobj(Text):
-        if text.get_text() and text.get_fontsize() < MIN_FONT_PT:
+        if text.get_text() and float(text.get_fontsize()) < MIN_FONT_PT:  # stubs say float | str; a size is a float
             text.set_fontsize(MIN_FONT_PT)
     return fig
 
@@ -116,7 +116,7 @@ def label_points(
 
 
 def _place(ax: Axes) -> list[Text]:
-    renderer = ax.figure.canvas.get_renderer()
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]  # Agg (the backend used) has one
     frame = ax.get_window_extent(renderer)  # labels stay inside the axes (off the legend beside it)
     placed: list[Any] = []
     out = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -210,7 +211,9 @@ def resolution(
         return f"not resolved at n = {n} dialogues (a verdict needs at least {MIN_CLUSTERS})"
     if not pairs:
         return None
-    cis = [(a, b, _interval(frames, a, m), _interval(frames, b, m)) for a, b, m in pairs]
+    cis: list[tuple[Any, Any, Any, Any]] = [
+        (a, b, _interval(frames, a, m), _interval(frames, b, m)) for a, b, m in pairs
+    ]
     cis = [c for c in cis if c[2] is not None and c[3] is not None]
     if not cis:
         return None

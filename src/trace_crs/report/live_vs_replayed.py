@@ -72,6 +72,8 @@ def load(
         + [f"live_{m}" for m in LIVE_EXTRA]
         + ["n_live_dialogues", "max_turns"]
     )
+    rows: list[dict[str, Any]]
+    missing: list[str]
     rows, missing = [], []
     for live_run in live_runs:
         try:

@@ -78,7 +78,7 @@ def interval(
     if not sufficient or _missing(low) or _missing(high):
         return f"{number(estimate, digits)} (insufficient n{suffix})"
     return f"{number(estimate, digits)} [{number(low, digits - 1)}, {number(high, digits - 1)}]" + (
-        f" (n = {int(n)})" if suffix else ""
+        f" (n = {int(n)})" if n is not None and suffix else ""
     )
 
 

@@ -48,7 +48,7 @@ ROWS: dict[str, Getter] = {
     "Dialogues: Candidates / dialogue": lambda k, d: d["candidates_per_dialogue"],
     "Dialogues: Rejection rate (%)": lambda k, d: 100 * d["rejection_rate"],
     **{
-        f"Difficulty (generation-time): {t.capitalize()} (dialogues)": (lambda k, d, t=t: d["tiers"][t])
+        f"Difficulty (generation-time): {t.capitalize()} (dialogues)": (lambda k, d, t=t: d["tiers"][t])  # type: ignore[misc]  # t=t binds the tier; called as (k, d)
         for t in ("easy", "medium", "hard", "expert")
     },
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -46,7 +46,7 @@ def load(
     """Bootstrap Δ with 95 % CI and p-value beside the printed Δ."""
     turns = results.load_per_turn(results_dir, runs)
     subset = set(results.load_per_turn(results_dir, subset_run)["dialogue_id"])
-    chosen = [tuple(p) for p in pairs] if pairs is not None else list(TABLE21_PAIRS)
+    chosen = cast("list[tuple[str, str, str]]", [tuple(p) for p in pairs]) if pairs is not None else list(TABLE21_PAIRS)
     ours = bootstrap_pairs(turns[turns["dialogue_id"].isin(subset)], chosen, n_boot=n_boot, seed=seed)
     printed = _printed()
     ours.insert(

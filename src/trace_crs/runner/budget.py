@@ -64,6 +64,7 @@ class CostGuard:
     @classmethod
     def from_records(cls, budget_usd: float, chunk_files: Iterable[Path]) -> CostGuard:
         """A guard that counts the cost of the run's finished chunks."""
+        worst: dict[str, float]
         spent, worst = 0.0, {}
         for path in chunk_files:
             table = pq.read_table(path, columns=["dialogue_id", "baseline", "cost_usd"])

@@ -76,7 +76,7 @@ def _in_process(
     parts: list[list[dict[str, Any]]],
     todo: dict[int, dict[str, str]],
     llm: list[str],
-    lm: dict[str, Any],
+    lm: dict[str, Any] | None,
     clock: Clock,
     concurrency: int,
     guard: CostGuard | None,
@@ -95,7 +95,7 @@ def _in_process(
             baseline.close()  # stops the local llama.cpp server
 
 
-def _shard(task: tuple[Any, dict[str, Any], dict[int, dict[str, str]], list[str], int]) -> None:
+def _shard(task: tuple[Any, dict[str, Any] | None, dict[int, dict[str, str]], list[str], int]) -> None:
     """One process's share of the chunks (the dialogues are re-read: same file, subset, seed)."""
     cfg, lm, todo, llm, concurrency = task
     kb = load_kb(cfg.kb)

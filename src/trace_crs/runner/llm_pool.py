@@ -83,8 +83,8 @@ class ChunkSink:
 
     def __init__(self, parts: list[list[dict[str, Any]]], targets: dict[tuple[int, str], Path]) -> None:
         self.targets = targets
-        self.rows = {key: [None] * len(parts[key[0]]) for key in targets}
-        self.faults = {key: Counter() for key in targets}
+        self.rows: dict[tuple[int, str], list[Any]] = {key: [None] * len(parts[key[0]]) for key in targets}
+        self.faults: dict[tuple[int, str], Counter] = {key: Counter() for key in targets}
         self.missing = {key: len(parts[key[0]]) for key in targets}
         for key, n in self.missing.items():
             if n == 0:
@@ -109,6 +109,8 @@ def plan(
     parts: list[list[dict[str, Any]]], todo: dict[int, dict[str, str]], names: list[str]
 ) -> tuple[list[Job], dict[tuple[int, str], Path]]:
     """Jobs in corpus order and the chunk files they complete."""
+    jobs: list[Job]
+    targets: dict[tuple[int, str], Path]
     jobs, targets = [], {}
     for k in sorted(todo):
         wanted = [n for n in names if n in todo[k]]

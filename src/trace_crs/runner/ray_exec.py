@@ -111,7 +111,9 @@ def run_on_ray(
     actor = ray.remote(ShardRunner)
     from trace_crs.runner.llm_pool import endpoint_configs
 
-    runners = [actor.remote(cfg, names, lm_i, math.ceil(concurrency / n)) for lm_i in endpoint_configs(lm, n)]
+    runners: list[Any] = [
+        actor.remote(cfg, names, lm_i, math.ceil(concurrency / n)) for lm_i in endpoint_configs(lm, n)
+    ]
     try:
         shards = [{k: todo[k] for k in pending[i::n]} for i in range(n)]
         return sum(ray.get([r.run.remote(s) for r, s in zip(runners, shards, strict=False)]))

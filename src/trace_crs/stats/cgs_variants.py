@@ -67,7 +67,7 @@ def cgs_variant_sensitivity(
     }
     counts = per_turn.groupby("baseline").size().sort_index()
     ref = means["default"].to_numpy(float)
-    rows = []
+    rows: list[dict[str, object]] = []
     for name, m in means.items():
         v = m.to_numpy(float)
         rho = float(stats.spearmanr(v, ref)[0]) if v.size > 1 and np.ptp(v) > 0 and np.ptp(ref) > 0 else np.nan

@@ -37,8 +37,8 @@ def fisher_ci(r: float, n: int, method: str = "pearson", level: float = 0.95) ->
 
 
 def correlations(
-    x: Sequence[float],
-    y: Sequence[float],
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
     methods: Sequence[str] = ("pearson", "spearman", "kendall"),
     level: float = 0.95,
 ) -> pd.DataFrame:

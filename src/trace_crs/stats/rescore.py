@@ -128,7 +128,7 @@ def run_inputs(
     folder = require(Path(results_dir) / "runs" / run / "predictions", f"predictions of run '{run}'")
     names = sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl")) if baselines is None else list(baselines)
     keep = {d["dialogue_id"] for d in dialogues}
-    predictions = {}
+    predictions: dict[str, dict[Key, dict]] = {}
     for name in names:
         path = require(folder / f"{name}.jsonl", f"predictions of '{name}' in run '{run}'")
         records = ((f"{path}:{n}", rec) for n, rec in iter_jsonl(path) if rec.get("dialogue_id") in keep)

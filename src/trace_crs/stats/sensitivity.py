@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -67,7 +68,7 @@ def fuzzy_sweep(inputs: Sequence[RunInputs], settings: Sequence[Hashable] = FUZZ
     turns = pd.concat([i.turns() for i in inputs], ignore_index=True)
 
     def gs_at(setting: Hashable) -> pd.DataFrame:
-        tau = EXACT if setting == "exact" else float(setting)
+        tau = EXACT if setting == "exact" else float(cast(float, setting))
         return turns[["baseline"]].assign(gs=grounding_score(list(turns["text"]), list(turns["cited"]), tau))
 
     return _with_runs(fuzzy_threshold_sensitivity(gs_at, tuple(settings)), inputs)
@@ -77,7 +78,7 @@ def spatial_sweep(inputs: Sequence[RunInputs], settings: Sequence[float] = SPATI
     """Table 18: spatial coherence of every run re-scored with ``spatial_km`` at each setting."""
 
     def source(km: Hashable) -> pd.DataFrame:
-        return pd.concat([i.score(spatial_km=float(km))[1] for i in inputs], ignore_index=True)
+        return pd.concat([i.score(spatial_km=float(cast(float, km)))[1] for i in inputs], ignore_index=True)
 
     return _with_runs(spatial_threshold_sensitivity(source, tuple(settings)), inputs)
 
@@ -93,7 +94,7 @@ def entailment_backend(spec: str) -> Backend:
 def nli_sweep(inputs: RunInputs, backend: Backend, settings: Sequence[float] = NLI_THRESHOLDS) -> pd.DataFrame:
     """Entailment grounding at each NLI threshold (App. L): tidy sweep with ``run, backend, n_dialogues``."""
     out = nli_threshold_sensitivity(
-        lambda t: inputs.score(entailment=backend, entail_threshold=float(t))[0], tuple(settings)
+        lambda t: inputs.score(entailment=backend, entail_threshold=float(cast(float, t)))[0], tuple(settings)
     )
     return out.assign(run=inputs.run, backend=backend.name, n_dialogues=len(inputs.dialogues))
 
@@ -152,11 +153,11 @@ def analyse(
     if analysis == "fuzzy":
         return fuzzy_sweep(inputs, chosen)
     if analysis == "spatial":
-        return spatial_sweep(inputs, chosen)
+        return spatial_sweep(inputs, cast("Sequence[float]", chosen))  # float() of each setting raises on a word
     if analysis == "nli":
-        return nli_sweep(inputs[0], backend, chosen)
+        return nli_sweep(inputs[0], cast(Backend, backend), cast("Sequence[float]", chosen))  # backend set above
     if analysis == "bimodality":
-        return nli_bimodality(inputs[0], backend)
+        return nli_bimodality(inputs[0], cast(Backend, backend))  # set above for nli/bimodality
     return error_rates(inputs, fuzzy_threshold)
 
 
