@@ -117,7 +117,7 @@ class BaselineOutput:
 
 class Baseline(Protocol):
     name: ClassVar[str]  # registry key, e.g. "tfidf"
-    display_name: ClassVar[str]  # table label, e.g. "TF-IDF"
+    label: ClassVar[str]  # table label, e.g. "TF-IDF" (both from baselines.registry)
     uses_llm: ClassVar[bool]
 
     def prepare(self, kb: KB) -> None:

@@ -31,7 +31,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import dspy
 import numpy as np
@@ -159,11 +159,8 @@ class MemoryZeroShotModule(ZeroShotModule):
         )
 
 
-class MemoryAugmentedBaseline(LLMBaseline):
+class MemoryAugmentedBaseline(LLMBaseline, key="memory"):
     """Cross-session preference memory (168 h half-life); not session-isolated."""
-
-    name: ClassVar[str] = "memory"
-    display_name: ClassVar[str] = "Memory-Aug."
 
     def __init__(
         self,

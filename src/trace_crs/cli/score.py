@@ -127,14 +127,18 @@ def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
 
 
 def summary(agg: dict) -> str:
-    """The one-screen summary printed on stderr."""
+    """The one-screen summary printed on stderr: key, label, direction (↑ higher is better) and value."""
+    from trace_crs.metrics.registry import higher_is_better, label
+
     m = agg["metrics"]
     lines = [
         f"scored {agg['n_turns']} turns of {agg['n_dialogues']} dialogues "
         f"({agg['n_missing']} missing, {agg.get('n_off_target_citations', 0)} off-target citations, "
         f"{agg.get('n_ignored_predictions', 0)} predictions outside the scored dialogues)"
     ]
-    lines += [f"  {k:20s} {m[k]:.4f}" if m.get(k) is not None else f"  {k:20s} n/a" for k in SUMMARY if k in m]
+    for k in (k for k in SUMMARY if k in m):  # label and direction from the metric registry
+        head = f"  {k:20s} {label(k):10s} {'↑' if higher_is_better(k) else '↓'}"
+        lines.append(f"{head} {m[k]:.4f}" if m[k] is not None else f"{head} n/a")
     lines.append(f"  {agg['signature']}")
     return "\n".join(lines)
 

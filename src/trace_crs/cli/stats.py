@@ -150,7 +150,7 @@ def _abstention_llm(args: argparse.Namespace) -> int:
 
     from trace_crs.atomic import write_atomic
     from trace_crs.baselines.abstain import decline_table
-    from trace_crs.baselines.registry import GROUPS
+    from trace_crs.baselines.registry import uses_llm
     from trace_crs.cli.converse import config_section
     from trace_crs.cli.score import refuse_inputs
     from trace_crs.config import load_config
@@ -174,7 +174,7 @@ def _abstention_llm(args: argparse.Namespace) -> int:
         cfg, kb=args.kb, dialogues=args.dialogues, **({"baselines": args.baselines} if args.baselines else {})
     )
     resolved = resolved_config(cfg)
-    names = [n for n in resolved["baselines"] if GROUPS[n] == "LLM"]
+    names = [n for n in resolved["baselines"] if uses_llm(n)]
     if not names:
         raise UsageError(f"abstention-llm: no LLM baseline in {resolved['baselines']}")
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)

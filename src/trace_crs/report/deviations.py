@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from trace_crs.metrics.registry import METRICS, higher_is_better
 from trace_crs.report import compare, results
 from trace_crs.stats.intervals import MIN_CLUSTERS, cell_intervals
 
@@ -157,11 +158,23 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
 
 
+def direction(metric: str, diff: float) -> str:
+    """Whether ours is ``better`` or ``worse`` than the printed value (``diff = ours - paper``),
+    by the metric's direction in the metric registry (a table's variant ``recall@1_open`` reads
+    ``recall@1``); ``""`` for a metric outside it or no difference."""
+    metric = metric if metric in METRICS else metric.rsplit("_", 1)[0]
+    if metric not in METRICS or pd.isna(diff) or diff == 0:
+        return ""
+    return "better" if (diff > 0) == higher_is_better(metric) else "worse"
+
+
 def deviating(df: pd.DataFrame) -> pd.DataFrame:
-    """The cells whose printed value lies outside our interval, largest |diff| first."""
+    """The cells whose printed value lies outside our interval, largest |diff| first, with whether
+    ours is better or worse than the paper's (:func:`direction`)."""
     rows = df[df["verdict"] == "deviates"]
+    rows = rows.assign(ours_vs_paper=[direction(m, d) for m, d in zip(rows["metric"], rows["diff"], strict=True)])
     return rows.reindex(rows["diff"].abs().sort_values(ascending=False).index)[
-        ["table", "Baseline", "column", "paper", "ours", "ci_low", "ci_high", "n_clusters", "cause"]
+        ["table", "Baseline", "column", "paper", "ours", "ours_vs_paper", "ci_low", "ci_high", "n_clusters", "cause"]
     ]
 
 

@@ -27,10 +27,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.stats import kendalltau
 
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, results
 
 NAME = "live_vs_replayed"
-METRICS: dict[str, str] = {"tsr": "TSR", "t2r": "T2R", "rejection_recovery": "Recovery"}
+METRICS: dict[str, str] = {k: metric_registry.label(k) for k in ("tsr", "t2r", "rejection_recovery")}
 LIVE_EXTRA: tuple[str, ...] = ("turns_to_success", "abstention_rate", "cgs")
 MIN_BASELINES = 3
 

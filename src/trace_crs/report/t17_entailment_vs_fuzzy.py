@@ -14,16 +14,17 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, sensitivity
+from trace_crs.metrics import registry as metric_registry
+from trace_crs.report import compare, figures, paper, sensitivity
 from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t17_entailment_vs_fuzzy"  # notebook, module, table CSV and figure stem
 PAPER = "table17_entailment_vs_fuzzy"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"n_turns": "n_turns", "FuzzyGS": "gs", "EntailmentGS": "entailment", "Gap": "gap"}
+_PRINTED = metric_registry.columns(("gs", "entailment"), paper.header(PAPER))  # Table 17's spellings
+COLUMNS = {"n_turns": "n_turns", **_PRINTED, "Gap": "gap"}
 # The same numbers as statistics of a per-turn frame (the aggregates are means over turns).
 CI_COLUMNS = {
-    "FuzzyGS": Derived(turn_mean("gs"), needs=("gs",)),
-    "EntailmentGS": Derived(turn_mean("entailment"), needs=("entailment",)),
+    **{col: Derived(turn_mean(key), needs=(key,)) for col, key in _PRINTED.items()},
     "Gap": Derived(lambda f: turn_mean("gs")(f) - turn_mean("entailment")(f), needs=("gs", "entailment")),
 }
 

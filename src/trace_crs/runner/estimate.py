@@ -30,7 +30,7 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from trace_crs.baselines.registry import GROUPS
+from trace_crs.baselines.registry import uses_llm
 from trace_crs.kb.store import dump_jsonl
 from trace_crs.lm.backend import distinct_requests, process_usage
 from trace_crs.runner.llm_pool import auto_concurrency
@@ -47,7 +47,7 @@ def estimate(cfg: RunConfig, sample: int = 4) -> dict[str, Any]:
     if sample < 1:
         raise ValueError(f"--estimate: the sample must be >= 1 dialogue, got {sample}")
     resolved = resolved_config(cfg)
-    llm = [n for n in resolved["baselines"] if GROUPS[n] == "LLM"]
+    llm = [n for n in resolved["baselines"] if uses_llm(n)]
     if not llm:
         raise ValueError("--estimate: the config has no LLM baseline to estimate")
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)

@@ -31,7 +31,8 @@ import yaml
 from tqdm import tqdm
 
 from trace_crs.atomic import write_text
-from trace_crs.baselines.registry import GROUPS, baseline_class
+from trace_crs.baselines import registry
+from trace_crs.baselines.registry import baseline_class
 from trace_crs.cache import CACHE_ENV
 from trace_crs.errors import UsageError
 from trace_crs.kb import load_kb
@@ -170,8 +171,8 @@ def evaluate(
 
         run_on_ray(cfg, todo, names, resolved["lm"], workers, auto_concurrency(cfg.concurrency, resolved["lm"]))
         todo = {}
-    _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
-    llm = [n for n in names if GROUPS[n] == "LLM"]
+    _run_non_llm(cfg, kb, parts, todo, [n for n in names if not registry.uses_llm(n)], workers, clock, progress)
+    llm = [n for n in names if registry.uses_llm(n)]
     if llm and any(n in t for t in todo.values() for n in llm):
         guard = run_llm(cfg, kb, out, dialogues, parts, todo, llm, resolved["lm"], clock, progress, workers)
         if guard is not None and guard.stopped:

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from trace_crs.metrics.dialogue import POOLED_RATIOS
+from trace_crs.metrics.registry import POOLED_RATIOS
 from trace_crs.stats.bootstrap import MIN_CLUSTERS, bootstrap_indices, resample_weights
 from trace_crs.stats.frames import require_columns
 
@@ -86,7 +86,7 @@ def cell_intervals(
     """One row per (run, baseline, metric) found in the frames (:data:`CI_COLUMNS`).
 
     A metric is read from the per-turn frame when it has that column, else from the
-    per-dialogue frame; a pooled ratio (:data:`~trace_crs.metrics.dialogue.POOLED_RATIOS`,
+    per-dialogue frame; a pooled ratio (:data:`~trace_crs.metrics.registry.POOLED_RATIOS`,
     e.g. rejection recovery) from its numerator and denominator columns, as the aggregate is;
     metrics in neither are skipped (no interval can be formed)."""
     out = []
