@@ -24,6 +24,7 @@ from pathlib import Path
 from trace_crs.atomic import commit_files, refuse_overlap
 from trace_crs.config import POOLS, ScoreConfig, load_config, parse_overrides
 from trace_crs.errors import DataError, UsageError
+from trace_crs.results_layout import score_outputs
 
 SUMMARY = ("recall@1", "recall@3", "mrr", "mr_recall@1", "gs", "cd", "pc", "cgs", "tsr", "t2r", "rejection_recovery")
 
@@ -159,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = score_config(args)
     pred = Path(args.predictions)
     out = Path(args.out) if args.out else pred.with_name(pred.stem + ".score.json")
-    outputs = [out, out.with_name(out.stem + ".per_turn.parquet"), out.with_name(out.stem + ".per_dialogue.parquet")]
+    outputs = list(score_outputs(out).values())  # JSON, per_turn, per_dialogue (trace_crs.results_layout)
     outputs += [Path(args.per_turn)] if args.per_turn else []
     refuse_inputs(outputs, [args.kb, args.dialogues, args.predictions, args.dialogue_ids])
     kb = load_kb(args.kb)

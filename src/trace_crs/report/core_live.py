@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import results_layout as layout
 from trace_crs.judge.records import read_ratings
 from trace_crs.metrics.judge import cross_judge_agreement
 from trace_crs.report import compare, figures
@@ -59,7 +60,7 @@ def replayed(results_dir: str | Path, runs: Sequence[str] = REPLAYED_RUNS) -> di
     """Baseline → replayed aggregate metrics (the first run that scored it wins)."""
     out: dict[str, dict[str, float]] = {}
     for run in runs:
-        for path in sorted((Path(results_dir) / "scores" / run).glob("*.json")):
+        for path in sorted(layout.scores_dir(results_dir, run).glob("*.json")):
             metrics = json.loads(path.read_text()).get("metrics") or {}
             out.setdefault(path.stem, {m: metrics.get(m, float("nan")) for m in REPLAYED_METRICS})
     return out

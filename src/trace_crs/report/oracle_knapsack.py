@@ -39,7 +39,7 @@ def oracle_table(
     """``dialogue_id, baseline, quality, cost`` of the saved runs (:func:`oracle.quality.oracle_table`)."""
     frames, paths = [], []
     for run in runs:
-        path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+        path = results.records_file(results_dir, run)
         rec = pd.read_parquet(path)
         frames.append(rec if baselines is None else rec[rec["baseline"].isin(list(baselines))])
         paths.append(str(path))

@@ -133,7 +133,7 @@ def composition(
     baselines not in the run are left out."""
     from trace_crs.metrics.sentence_categories import composition as shares
 
-    path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+    path = results.records_file(results_dir, run)
     records = pd.read_parquet(path, columns=["baseline", "text"])
     printed = paper.table(COMPOSITION).set_index("Baseline")
     rows = []

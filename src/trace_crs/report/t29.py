@@ -124,7 +124,7 @@ def costs(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"
     ``tables/table29_judge_cost.csv``."""
     own, usage = [], {}
     for run in runs:
-        rec = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+        rec = results.records_file(results_dir, run)
         own.append(cost_accounting(pd.read_parquet(rec), source=str(rec), strict=False).assign(run=run))
         for base in results.run_baselines(results_dir, run):
             usage[base] = results.read_aggregate(results_dir, run, base).get("judge_usage")

@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from trace_crs import results_layout as layout
 from trace_crs.baselines.registry import uses_llm
 from trace_crs.kb.store import dump_jsonl
 from trace_crs.lm.backend import distinct_requests, process_usage
@@ -72,7 +73,7 @@ def estimate(cfg: RunConfig, sample: int = 4) -> dict[str, Any]:
             with distinct_requests() as distinct:
                 evaluate(run, Path(tmp) / name, workers=1, progress=False)
             wall, after = time.perf_counter() - start, process_usage()
-            table = pq.read_table(Path(tmp) / name / "records.parquet")
+            table = pq.read_table(Path(tmp) / name / layout.RECORDS)
             rows[name] = {
                 "turns": table.num_rows,
                 "calls": after.calls - before.calls,
