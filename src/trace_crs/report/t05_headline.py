@@ -2,7 +2,9 @@
 
 ``load`` joins our aggregates with the paper's printed Table 5 (long reported-vs-reproduced
 frame, see :mod:`trace_crs.report.compare`) and writes
-``<results_dir>/tables/table5_headline.csv``.
+``<results_dir>/tables/t05_headline.csv``.  The aggregates are read by
+:mod:`trace_crs.report.results`, which names their writer and the metric registry that defines
+each column (``R@1`` → ``recall@1``, ``CGS`` → ``cgs``: :data:`COLUMNS`).
 """
 
 from __future__ import annotations
