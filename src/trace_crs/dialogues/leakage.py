@@ -37,9 +37,10 @@ from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.kb.geo import city_table
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling
+from trace_crs.kb.satisfaction import FACETS as CONSTRAINT_FACETS
 from trace_crs.kb.store import KB
 
-FACETS: tuple[str, ...] = ("style", "price_max", "noise", "ambience", "features", "anchor")
+FACETS: tuple[str, ...] = CONSTRAINT_FACETS  # kb.satisfaction: every constraint facet
 _KM = re.compile(r"(\d+(?:\.\d+)?)\s*km", re.IGNORECASE)
 
 
