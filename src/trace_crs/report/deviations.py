@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.metrics.registry import METRICS, higher_is_better
 from trace_crs.report import compare, results
 from trace_crs.stats.intervals import MIN_CLUSTERS, cell_intervals
@@ -96,7 +97,7 @@ def load(
     results_dir: str | Path,
     tables: Sequence[str] = TABLES,
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     table_params: Mapping[str, Mapping[str, Any]] | None = None,
     tested: Mapping[tuple[str, str], str] | None = None,
 ) -> pd.DataFrame:

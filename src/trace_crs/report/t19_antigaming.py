@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.report import compare, figures, paper, results, sensitivity
 from trace_crs.stats.checks import anti_gaming
 from trace_crs.stats.intervals import Derived
@@ -46,7 +47,10 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 
 
 def intervals(
-    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+    results_dir: str | Path,
+    runs: Sequence[str] = ("closed", "closed_llm"),
+    n_boot: int = 1000,
+    seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (Pearson r over the resampled
     dialogues' turns; :func:`compare.derived_intervals`; "insufficient n" below the minimum number of

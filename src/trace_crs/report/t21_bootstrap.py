@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, results
 from trace_crs.stats.bootstrap import MIN_CLUSTERS, TABLE21_PAIRS, bootstrap_pairs
@@ -42,7 +43,7 @@ def load(
     subset_run: str = "closed_llm",
     pairs: Sequence[Sequence[str]] | None = None,
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """Bootstrap Δ with 95 % CI and p-value beside the printed Δ."""
     turns = results.load_per_turn(results_dir, runs)

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.report import compare, figures, paper, results
 from trace_crs.stats.intervals import Derived, turn_mean
 
@@ -42,7 +43,10 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 
 
 def intervals(
-    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+    results_dir: str | Path,
+    runs: Sequence[str] = ("closed", "closed_llm"),
+    n_boot: int = 1000,
+    seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (mean R@1 over the tier's turns;
     :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
@@ -56,12 +60,4 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Mean R@1 over baselines in the easiest and the hardest tier, and the drop between them."""
-    mean = df.groupby("column")["ours"].mean()
-    first, last = next(iter(COLUMNS)), list(COLUMNS)[-1]
-    return {
-        "first": first,
-        "last": last,
-        "mean_first": float(mean[first]),
-        "mean_last": float(mean[last]),
-        "mean_drop": float(mean[first] - mean[last]),
-    }
+    return compare.mean_drop(df, next(iter(COLUMNS)), list(COLUMNS)[-1])

@@ -42,12 +42,4 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Mean R@1 over baselines at the first and the last pool, and the drop between them."""
     r1 = df[df["column"].str.contains(metric_registry.label("recall@1"), regex=False)]
-    first, last = r1["column"].iloc[0], r1["column"].iloc[-1]
-    mean = r1.groupby("column")["ours"].mean()
-    return {
-        "first": first,
-        "last": last,
-        "mean_first": float(mean[first]),
-        "mean_last": float(mean[last]),
-        "mean_drop": float(mean[first] - mean[last]),
-    }
+    return compare.mean_drop(r1, r1["column"].iloc[0], r1["column"].iloc[-1])

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.report import compare, figures, paper, results
 from trace_crs.stats.intervals import Derived, turn_mean
 
@@ -63,7 +64,10 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 
 
 def intervals(
-    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
+    results_dir: str | Path,
+    runs: Sequence[str] = ("closed", "closed_llm"),
+    n_boot: int = 1000,
+    seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (the alt-only columns over the
     dialogues with an alternative; :func:`compare.derived_intervals`; "insufficient n" below the minimum

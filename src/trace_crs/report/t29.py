@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.report import compare, figures, results
 from trace_crs.stats.bootstrap import MIN_CLUSTERS
 from trace_crs.stats.cost import cost_accounting, judge_costs, with_judge
@@ -63,7 +64,7 @@ def intervals(
     results_dir: str | Path,
     runs: Sequence[str] = ("closed", "closed_llm"),
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     min_clusters: int = MIN_CLUSTERS,
 ) -> pd.DataFrame:
     """One row per (baseline, scale): mean over the judged turns, its dialogue-cluster bootstrap

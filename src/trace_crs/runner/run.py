@@ -47,7 +47,7 @@ from trace_crs.runner.execute import (
     show_corpus,
     worker_task,
 )
-from trace_crs.runner.llm_exec import run_llm
+from trace_crs.runner.llm_exec import Work, run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
 from trace_crs.runner.selection import Rules, Selection, uses_llm
@@ -175,7 +175,7 @@ def evaluate(
     _run_non_llm(cfg, kb, parts, todo, [n for n in names if not registry.uses_llm(n)], workers, clock, progress)
     llm = [n for n in names if registry.uses_llm(n)]
     if llm and any(n in t for t in todo.values() for n in llm):
-        guard = run_llm(cfg, kb, out, dialogues, parts, todo, llm, resolved["lm"], clock, progress, workers)
+        guard = run_llm(Work(cfg, kb, dialogues, parts, todo, llm, clock, progress), out, resolved["lm"], workers)
         if guard is not None and guard.stopped:
             left = _pending(out, names, len(parts))
             return {

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trace_crs import __version__
+from trace_crs import DEFAULT_SEED, __version__
 from trace_crs.baselines import registry
 from trace_crs.baselines.registry import resolve
 from trace_crs.config import POOLS
@@ -28,7 +28,7 @@ class Selection:
     baselines: str = "all"
     pool: str = "closed"
     subset: int | None = None
-    seed: int = 42
+    seed: int = DEFAULT_SEED
     prefilter: str = "tfidf"  # open-set prefilter of LLM Zero-Shot / RAG-Citation (Table 25)
     lm: dict[str, Any] | None = None  # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
 

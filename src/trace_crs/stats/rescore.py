@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from trace_crs import DEFAULT_SEED
 from trace_crs import results_layout as layout
 from trace_crs.dialogues import load_dialogues
 from trace_crs.dialogues.subset import select_subset
@@ -108,7 +109,7 @@ def run_inputs(
     run: str,
     baselines: Sequence[str] | None = None,
     n_dialogues: int | None = None,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
 ) -> RunInputs:
     """Read run ``run``: its KB, its dialogues (``n_dialogues`` drawn with ``seed`` from the
     run's own subset; all when None) and the predictions of ``baselines`` (all when None)."""
@@ -117,7 +118,7 @@ def run_inputs(
     kb = load_kb(require(config["kb"], f"KB of run '{run}'"))
     corpus = load_dialogues(require(config["dialogues"], f"dialogues of run '{run}'"))
     dialogues = select_subset(
-        select_subset(corpus, config.get("subset"), int(config.get("seed", 42))), n_dialogues, seed
+        select_subset(corpus, config.get("subset"), int(config.get("seed", DEFAULT_SEED))), n_dialogues, seed
     )
     folder = require(layout.predictions(results_dir, run), f"predictions of run '{run}'")
     names = sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl")) if baselines is None else list(baselines)
