@@ -121,7 +121,7 @@ POOLS: tuple[str, ...] = ("closed", "16", "32", "open")
 
 @dataclass(frozen=True)
 class ScoreConfig:
-    """Scoring parameters (issue 5 item 9 flags; the paper's values as defaults);
+    """Scoring parameters (the ``trace-crs score`` flags, ARCHITECTURE §5; the paper's values as defaults);
     ``entailment``/``judge`` name the backends.  The one source of every threshold: metric
     functions, sweeps, the CLI and the dialogue validator take their defaults from here."""
 

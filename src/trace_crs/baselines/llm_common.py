@@ -1,4 +1,4 @@
-"""Plumbing shared by the LLM baselines (paper §4, Appendix F; issue 4 item 4).
+"""Plumbing shared by the LLM baselines (paper §4, Appendix F).
 
 * :class:`LLMBaseline` — the ``Baseline`` adapter around one DSPy module: it owns the LM
   (built from one :class:`~trace_crs.lm.config.LMConfig`, or passed in), runs the module under

@@ -2,7 +2,7 @@
 
 Memory entries are user preference statements ``(persona_type, dialogue_id, text, t)``.
 
-Order-independent definition (issue 17): the evaluated dialogues are sessions in *corpus
+Order-independent definition (ARCHITECTURE §4: records do not depend on concurrency or order): the evaluated dialogues are sessions in *corpus
 order* (the order of the run's dialogue file / seeded subset); session ``k`` (0-based)
 happens at ``t_k = t_0 + k · session_gap_h`` hours, ``t_0 = 0`` (after a loaded memory: one
 gap after its latest entry).  Session ``k`` writes the user turns the system saw before its

@@ -1,6 +1,6 @@
 """PersonaGroundedBaseline (paper Table 8: persona aspect weighting, "A+P").
 
-Two persona signals, both public (issue 14: no generator vocabulary or labels):
+Two persona signals, both public (no leakage, ARCHITECTURE §3: no generator vocabulary or labels):
 
 1. **Aspect prior.** The persona archetype (``scenario.persona_type``, e.g. ``date_night``)
    sets a prior over the 5 aspects of :mod:`trace_crs.baselines.aspect`: each ``_``-separated

@@ -111,7 +111,7 @@ def intervals(
     seed: int = DEFAULT_SEED,
     elsewhere: Mapping[str, tuple[Sequence[str], str]] | None = None,
 ) -> pd.DataFrame:
-    """Display form with uncertainty for the rows of ``families`` (issue 17: every LLM number
+    """Display form with uncertainty for the rows of ``families`` (STYLE "Presentation": every LLM number
     with its n and a dialogue-cluster bootstrap interval): one row per paper label, one column
     per paper column holding ``ours [ci_low, ci_high]`` (95 %, :func:`trace_crs.stats.intervals.cell_intervals`)
     or ``ours (insufficient n)`` below the minimum number of dialogues or for a degenerate
@@ -206,7 +206,7 @@ def derived_intervals(
 ) -> pd.DataFrame:
     """:func:`ci_table` of the derived ``columns`` (paper column -> :class:`~trace_crs.stats.intervals.Derived`,
     :func:`~trace_crs.stats.intervals.statistic_intervals`) for the baselines of ``families``
-    scored in ``runs`` (registry order), read from their per-turn frames only (issue 17: the
+    scored in ``runs`` (registry order), read from their per-turn frames only (the
     non-LLM rows rest on the full corpus).  Empty when ``runs`` score no such baseline."""
     scored = {b for run in runs for b in results.run_baselines(results_dir, run)}
     names = [k for k in BASELINES if k in scored and family(k) in families]

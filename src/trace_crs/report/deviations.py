@@ -1,5 +1,6 @@
 """Deviations from the paper: every reproduced cell whose printed value lies outside our
-dialogue-cluster bootstrap interval, with its known cause (issue 14 item 7).
+dialogue-cluster bootstrap interval, with its known cause (the book's Deviations page: every
+deviating cell names a cause or says "unexplained").
 
 ``load`` lays out Tables 5, 6 and 9 (reported vs reproduced, via their own modules), joins
 each cell with its interval from :func:`trace_crs.stats.intervals.cell_intervals` and gives

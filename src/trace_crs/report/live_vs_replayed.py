@@ -1,4 +1,4 @@
-"""Replayed vs live (issue 19 item 4): does a baseline that scores well answering replayed
+"""Replayed vs live (CoRE's live-evaluation question, seed 001, on the live loop of :mod:`trace_crs.live`): does a baseline that scores well answering replayed
 reference conversations also succeed when it converses with the simulated user?
 
 Per baseline, its replayed scores (the first of ``replay_runs`` that scored it) beside its live

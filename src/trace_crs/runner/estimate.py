@@ -1,5 +1,5 @@
 """``trace-crs evaluate --estimate [K]``: projected LM calls, tokens, dollars and wall time of a
-run, from K measured dialogues (issue 17 item 2), before anything large runs.
+run, from K measured dialogues (ARCHITECTURE §4 ``--estimate K``), before anything large runs.
 
 The first ``K`` evaluated dialogues (corpus order) go through each LLM baseline of the config,
 one baseline at a time, into a temporary run directory; what they cost is scaled by

@@ -1,4 +1,4 @@
-"""Scale-out on Ray: ``trace-crs evaluate --executor ray`` (issue 17 item 5).
+"""Scale-out on Ray: ``trace-crs evaluate --executor ray`` (ARCHITECTURE §4: identical output on any executor).
 
 The pending chunks (non-LLM and LLM) are dealt round-robin to ``workers`` Ray actors; each
 actor loads the KB and the run's dialogues once (same file, subset and seed as the driver),

@@ -1,5 +1,5 @@
 """``trace-crs evaluate``: replay reference dialogues through baselines, resumably
-(issue 4 item 5, ARCHITECTURE §4).
+(ARCHITECTURE §4).
 
 Layout of ``out/``: ``config.yaml`` (resolved), ``records/<baseline>/<chunk>.parquet`` (atomic
 chunk files — a present file is a finished chunk, so a killed run resumes where it stopped),
