@@ -9,7 +9,7 @@ holds; :func:`wide` pivots it for display.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +194,26 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
         mask.insert(0, "n", False)
         table.attrs["deviates"] = mask.map(lambda v: bool(v) if v == v else False)
     return table
+
+
+def intervals_for(columns: Mapping[str, Derived], statistic: str) -> Callable[..., pd.DataFrame]:
+    """A table module's ``intervals(results_dir, runs=("closed", "closed_llm"), n_boot=1000,
+    seed=DEFAULT_SEED)``: :func:`derived_intervals` of its ``columns``; ``statistic`` says in the
+    docstring what each interval is of."""
+
+    def intervals(
+        results_dir: str | Path,
+        runs: Sequence[str] = ("closed", "closed_llm"),
+        n_boot: int = 1000,
+        seed: int = DEFAULT_SEED,
+    ) -> pd.DataFrame:
+        return derived_intervals(results_dir, runs, columns, n_boot=n_boot, seed=seed)
+
+    intervals.__doc__ = (
+        f"LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column ({statistic}; "
+        ':func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues).'
+    )
+    return intervals
 
 
 def derived_intervals(

@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs import DEFAULT_SEED
 from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, sensitivity
 from trace_crs.stats.intervals import Derived, turn_mean
@@ -30,15 +29,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
 
 
-def intervals(
-    results_dir: str | Path,
-    runs: Sequence[str] = ("closed", "closed_llm"),
-    n_boot: int = 1000,
-    seed: int = DEFAULT_SEED,
-) -> pd.DataFrame:
-    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (each a mean over turns;
-    :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
-    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
+intervals = compare.intervals_for(CI_COLUMNS, "each a mean over turns")
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
