@@ -6,7 +6,7 @@ from tinykb import RESTAURANTS
 
 from trace_crs.baselines.itinerary import format_distance, greedy_tour, proximity_graph
 from trace_crs.baselines.registry import NON_LLM, create
-from trace_crs.baselines.responses import choose_quote, render, sentence_spans
+from trace_crs.baselines.responses import choose_quote, quotable_spans, render
 from trace_crs.baselines.spatial import detect_anchor
 
 
@@ -48,10 +48,10 @@ def test_greedy_tour_and_itinerary(kb):
     assert "Hyde Park Inn (hotel," in out.text and " m to Bistro Lumiere" in out.text
 
 
-def test_sentence_spans_skip_quotes_and_short():
+def test_quotable_spans_skip_quotes_and_short():
     text = 'Too short. This one has "quotes" inside it. A fine long sentence here!'
-    assert [text[a:b] for a, b in sentence_spans(text)] == ["A fine long sentence here!"]
-    assert sentence_spans("") == []
+    assert [text[a:b] for a, b in quotable_spans(text)] == ["A fine long sentence here!"]
+    assert quotable_spans("") == []
 
 
 def test_choose_quote_overlap_and_none(kb):

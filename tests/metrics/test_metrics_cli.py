@@ -23,7 +23,10 @@ def test_score_cli_writes_fixed_keys(kb_dir, files, capsys):
             "--predictions", str(files / "base.jsonl"), "--per-turn", str(files / "t.csv")]
     assert main(argv) == 0
     out = files / "base.score.json"
-    assert capsys.readouterr().out.strip() == str(out)
+    captured = capsys.readouterr()
+    assert captured.out.strip() == str(out)
+    # the summary names each metric with its registry label and direction
+    assert "recall@1             R@1        ↑ 0.5000" in captured.err and "t2r                  T2R        ↓ 1.0000" in captured.err
     agg = json.loads(out.read_text())
     assert (agg["n_dialogues"], agg["n_turns"], agg["n_missing"]) == (2, 3, 1)
     keys = ("recall@1 recall@3 hit@1 hit@3 mrr mr_recall@1 mr_recall@3 bleu4 rouge_l gs cd pc cgs spatial_coherence "

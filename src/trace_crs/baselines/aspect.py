@@ -11,12 +11,11 @@ Score ``Σ_a w_a · s_a(p)``.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text, tokenize
 from trace_crs.cache import memo
@@ -99,12 +98,8 @@ def aspect_scores(ctx: TurnContext, weights: np.ndarray | None = None) -> np.nda
     return np.array([float(w @ aspect_profile(ctx.kb, c)) for c in ctx.candidates])
 
 
-class AspectBaseline:
+class AspectBaseline(Registered, key="aspect"):
     """Multi-aspect decomposition with keyword sentiment."""
-
-    name: ClassVar[str] = "aspect"
-    display_name: ClassVar[str] = "Aspect"
-    uses_llm: ClassVar[bool] = False
 
     def prepare(self, kb: KB) -> None:
         """Aspect profiles are computed lazily and memoised."""

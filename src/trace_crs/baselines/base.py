@@ -1,7 +1,7 @@
 """The baseline interface (paper §4, Appendix F): one system turn in, a ranked list and a
 cited response out.
 
-A baseline sees only what a deployed system would (issue 14): the conversation so far, the
+A baseline sees only what a deployed system would (the no-leakage contract): the conversation so far, the
 city, the POI type and persona type of the request, the candidate pool for that turn (closed
 8 / 16 / 32 / open-set, already shuffled by the runner with the run seed) and the KB.  It
 never sees gold, acceptable alternatives, hidden preferences, future turns or the
@@ -117,7 +117,7 @@ class BaselineOutput:
 
 class Baseline(Protocol):
     name: ClassVar[str]  # registry key, e.g. "tfidf"
-    display_name: ClassVar[str]  # table label, e.g. "TF-IDF"
+    label: ClassVar[str]  # table label, e.g. "TF-IDF" (both from baselines.registry)
     uses_llm: ClassVar[bool]
 
     def prepare(self, kb: KB) -> None:

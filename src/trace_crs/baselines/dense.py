@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 
 from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text
 from trace_crs.cache import disk_cache_dir, kb_key, memo
@@ -85,12 +85,8 @@ def dense_scores(ctx: TurnContext) -> np.ndarray:
     return np.array([float(docs[c] @ q) for c in ctx.candidates])
 
 
-class DenseBaseline:
+class DenseBaseline(Registered, key="dense"):
     """Semantic similarity with MiniLM."""
-
-    name: ClassVar[str] = "dense"
-    display_name: ClassVar[str] = "Dense"
-    uses_llm: ClassVar[bool] = False
 
     def prepare(self, kb: KB) -> None:
         """Embed (or load) every POI document."""

@@ -171,11 +171,9 @@ class DSTModule(dspy.Module):
         )
 
 
-class DSTBaseline(LLMBaseline):
+class DSTBaseline(LLMBaseline, key="dst"):
     """Preference state tracking (LLM) + filtering + TF-IDF ranking + LLM reply."""
 
-    name: ClassVar[str] = "dst"
-    display_name: ClassVar[str] = "DST"
     ranks_with_llm: ClassVar[bool] = False
 
     def build_module(self) -> dspy.Module:

@@ -8,7 +8,7 @@ encoder cannot be loaded (``ImportError``/``OSError``) the fusion runs over the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, cast
+from typing import cast
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.dense import DenseBaseline, dense_scores
 from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
 from trace_crs.baselines.tfidf import tfidf_scores
@@ -45,12 +46,8 @@ def rrf_fuse(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, flo
     return fused
 
 
-class HybridRRFBaseline:
+class HybridRRFBaseline(Registered, key="hybrid_rrf"):
     """Multi-signal fusion (S + A + D + attributes)."""
-
-    name: ClassVar[str] = "hybrid_rrf"
-    display_name: ClassVar[str] = "Hybrid-RRF"
-    uses_llm: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.dense: DenseBaseline | None = DenseBaseline()

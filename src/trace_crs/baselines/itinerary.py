@@ -12,12 +12,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
 from trace_crs.baselines.tfidf import tfidf_scores
@@ -85,12 +84,8 @@ def tour_notes(kb: KB, city: str, tour: list[str]) -> str:
     return " ".join(notes)
 
 
-class ItineraryBaseline:
+class ItineraryBaseline(Registered, key="itinerary"):
     """Proximity graph + greedy nearest-neighbour ordering."""
-
-    name: ClassVar[str] = "itinerary"
-    display_name: ClassVar[str] = "Itinerary"
-    uses_llm: ClassVar[bool] = False
 
     def prepare(self, kb: KB) -> None:
         """Graphs are built lazily per city."""

@@ -9,8 +9,6 @@ can reason about walkability; ranking and reply are exactly Zero-Shot's.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import dspy
 
 from trace_crs.baselines.base import TurnContext
@@ -47,11 +45,8 @@ class ItineraryZeroShotModule(ZeroShotModule):
         return proximity_notes(ctx, shown)
 
 
-class ItineraryLLMBaseline(LLMBaseline):
+class ItineraryLLMBaseline(LLMBaseline, key="itinerary_llm"):
     """LLM Zero-Shot + 500 m proximity graph (Finding 1d)."""
-
-    name: ClassVar[str] = "itinerary_llm"
-    display_name: ClassVar[str] = "Itinerary-LLM"
 
     def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter

@@ -8,13 +8,12 @@ min-max-scaled TF-IDF cosine (in [0, 1]) orders POIs meeting equally many.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.preferences import satisfied, stated_preferences
 from trace_crs.baselines.ranking import minmax, rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
 from trace_crs.baselines.tfidf import tfidf_scores
@@ -28,12 +27,8 @@ def knowledge_scores(ctx: TurnContext) -> np.ndarray:
     return met + minmax(tfidf_scores(ctx))
 
 
-class KnowledgeBaseline:
+class KnowledgeBaseline(Registered, key="knowledge"):
     """Attribute-constraint matching over the KB's structured facets."""
-
-    name: ClassVar[str] = "knowledge"
-    display_name: ClassVar[str] = "Knowledge-Enh."
-    uses_llm: ClassVar[bool] = False
 
     def prepare(self, kb: KB) -> None:
         """Nothing beyond the shared TF-IDF indexes."""

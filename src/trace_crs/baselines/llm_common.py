@@ -1,4 +1,4 @@
-"""Plumbing shared by the LLM baselines (paper §4, Appendix F; issue 4 item 4).
+"""Plumbing shared by the LLM baselines (paper §4, Appendix F).
 
 * :class:`LLMBaseline` — the ``Baseline`` adapter around one DSPy module: it owns the LM
   (built from one :class:`~trace_crs.lm.config.LMConfig`, or passed in), runs the module under
@@ -29,6 +29,7 @@ import numpy as np
 from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
 from trace_crs.dialogues.schema import QUOTE_RE
 from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT
@@ -188,7 +189,7 @@ def rank_candidates(ctx: TurnContext, candidates: Sequence[str], conversation: s
     return ranked
 
 
-class LLMBaseline:
+class LLMBaseline(Registered):
     """A ``Baseline`` wrapping one DSPy module built by :meth:`build_module`.
 
     ``lm_config`` defaults to the ``local`` preset; ``lm`` (any ``dspy.LM``, e.g. ``DummyLM``)
@@ -197,9 +198,6 @@ class LLMBaseline:
     ranking is non-LLM: their ``Usage.mode`` is ``"pipeline"``.
     """
 
-    name: ClassVar[str] = ""
-    display_name: ClassVar[str] = ""
-    uses_llm: ClassVar[bool] = True
     ranks_with_llm: ClassVar[bool] = True
 
     def __init__(

@@ -11,7 +11,6 @@ MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
 from __future__ import annotations
 
 import zlib
-from typing import ClassVar
 
 import dspy
 import numpy as np
@@ -119,11 +118,8 @@ class ZeroShotModule(dspy.Module):
         )
 
 
-class LLMZeroShotBaseline(LLMBaseline):
+class LLMZeroShotBaseline(LLMBaseline, key="llm_zero_shot"):
     """Unaugmented LLM (the paper's reference LLM baseline)."""
-
-    name: ClassVar[str] = "llm_zero_shot"
-    display_name: ClassVar[str] = "LLM Zero-Shot"
 
     def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter

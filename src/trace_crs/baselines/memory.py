@@ -2,7 +2,7 @@
 
 Memory entries are user preference statements ``(persona_type, dialogue_id, text, t)``.
 
-Order-independent definition (issue 17): the evaluated dialogues are sessions in *corpus
+Order-independent definition (ARCHITECTURE §4: records do not depend on concurrency or order): the evaluated dialogues are sessions in *corpus
 order* (the order of the run's dialogue file / seeded subset); session ``k`` (0-based)
 happens at ``t_k = t_0 + k · session_gap_h`` hours, ``t_0 = 0`` (after a loaded memory: one
 gap after its latest entry).  Session ``k`` writes the user turns the system saw before its
@@ -31,7 +31,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import dspy
 import numpy as np
@@ -159,11 +159,8 @@ class MemoryZeroShotModule(ZeroShotModule):
         )
 
 
-class MemoryAugmentedBaseline(LLMBaseline):
+class MemoryAugmentedBaseline(LLMBaseline, key="memory"):
     """Cross-session preference memory (168 h half-life); not session-isolated."""
-
-    name: ClassVar[str] = "memory"
-    display_name: ClassVar[str] = "Memory-Aug."
 
     def __init__(
         self,

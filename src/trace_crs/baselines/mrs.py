@@ -86,11 +86,9 @@ class MRSModule(dspy.Module):
         return dspy.Prediction(ranked_poi_ids=ranked, text=pred.response, citations=[])
 
 
-class MultiReviewSynthesisBaseline(LLMBaseline):
+class MultiReviewSynthesisBaseline(LLMBaseline, key="mrs"):
     """Aspect-consensus synthesis (LLM writes the reply; ranking is the consensus score)."""
 
-    name: ClassVar[str] = "mrs"
-    display_name: ClassVar[str] = "Multi-Rev. Synth."
     ranks_with_llm: ClassVar[bool] = False
 
     def build_module(self) -> dspy.Module:

@@ -1,6 +1,6 @@
 """PersonaGroundedBaseline (paper Table 8: persona aspect weighting, "A+P").
 
-Two persona signals, both public (issue 14: no generator vocabulary or labels):
+Two persona signals, both public (no leakage, ARCHITECTURE §3: no generator vocabulary or labels):
 
 1. **Aspect prior.** The persona archetype (``scenario.persona_type``, e.g. ``date_night``)
    sets a prior over the 5 aspects of :mod:`trace_crs.baselines.aspect`: each ``_``-separated
@@ -29,7 +29,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 import numpy as np
 
@@ -37,6 +36,7 @@ from trace_crs.baselines.aspect import ASPECTS, aspect_scores, aspect_weights
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms, query_text
 from trace_crs.kb.satisfaction import Constraint, satisfies
@@ -166,12 +166,8 @@ def prior_boost(ctx: TurnContext, weights: dict[Constraint, float]) -> np.ndarra
     return np.array([sum(w for c, w in open_.items() if satisfies(ctx.kb.pois[p], c)) / total for p in ctx.candidates])
 
 
-class PersonaBaseline:
+class PersonaBaseline(Registered, key="persona"):
     """Aspect retrieval re-weighted by the persona archetype."""
-
-    name: ClassVar[str] = "persona"
-    display_name: ClassVar[str] = "Persona-Ground."
-    uses_llm: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.prior: PersonaPrior | None = None

@@ -6,10 +6,10 @@ fallback every other baseline returns when it fails (:func:`fallback_output`).
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
 from trace_crs.kb import KB
@@ -42,12 +42,8 @@ def fallback_output(ctx: TurnContext, error: str, usage: Usage | None = None) ->
     return out
 
 
-class PopularityBaseline:
+class PopularityBaseline(Registered, key="popularity"):
     """Stars × log review count; no dialogue context."""
-
-    name: ClassVar[str] = "popularity"
-    display_name: ClassVar[str] = "Popularity"
-    uses_llm: ClassVar[bool] = False
 
     def prepare(self, kb: KB) -> None:
         """Nothing to build."""

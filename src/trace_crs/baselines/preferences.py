@@ -41,12 +41,13 @@ from trace_crs.baselines.negation import (
     phrase_pattern,
     sentences,
 )
+from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling, price_mentions
 from trace_crs.kb.satisfaction import Constraint, count_satisfied, satisfies
 from trace_crs.kb.schema import POI
 
-FACETS: tuple[str, ...] = ("style", "noise", "ambience", "features")
+FACETS: tuple[str, ...] = FACET_KEYS  # kb.facets: the canonical facets
 SINGLE: tuple[str, ...] = ("style", "noise")
 # Words naming a facet itself, for indifference ("any cuisine", "price doesn't matter").
 FACET_NOUNS: dict[str, tuple[str, ...]] = {

@@ -12,8 +12,6 @@ Ranking as LLM Zero-Shot (``generative`` ids or ``logprob`` cards); open set: TF
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import dspy
 
 from trace_crs.baselines.base import TurnContext
@@ -117,11 +115,8 @@ class RAGCitationModule(dspy.Module):
         )
 
 
-class RAGCitationBaseline(LLMBaseline):
+class RAGCitationBaseline(LLMBaseline, key="rag_citation"):
     """Retrieval-augmented generation with a verbatim-quote constraint."""
-
-    name: ClassVar[str] = "rag_citation"
-    display_name: ClassVar[str] = "RAG-Citation"
 
     def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter  # open set: "tfidf" (paper) or "dense" top-16 (Table 25)

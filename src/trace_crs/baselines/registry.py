@@ -1,68 +1,88 @@
 """The baseline registry (paper §4, Appendix A Table 8; ARCHITECTURE §3).
 
-``BASELINES`` maps each key to ``"module:Class"`` and is resolved lazily by :func:`create`,
-so listing or validating names never imports torch, DSPy or an LLM backend.  This module is the
-one baseline catalogue: ``LABELS`` gives the paper's table label and ``FAMILY`` the family
-(``"llm"``: uses a language model at inference time, else ``"non_llm"``); the report layer
-reads both from here.
+The one baseline catalogue: each :class:`Spec` carries the key, the ``"module:Class"`` it is
+built from (resolved lazily by :func:`create`, so listing or validating names never imports
+torch, DSPy or an LLM backend), the paper's table label and the family (``"llm"``: uses a
+language model at inference time, else ``"non_llm"``; the one spelling).  ``BASELINES``,
+``LABELS`` and ``FAMILY`` are views of it; the classes take ``name``, ``label`` and
+``uses_llm`` from it through :class:`Registered`, and the report layer reads labels and
+families here.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 _PKG = "trace_crs.baselines"
-NON_LLM: tuple[str, ...] = (
-    "popularity",
-    "tfidf",
-    "aspect",
-    "dense",
-    "spatial",
-    "hybrid_rrf",
-    "itinerary",
-    "knowledge",
-    "persona",
-)
-LLM: tuple[str, ...] = ("llm_zero_shot", "dst", "rag_citation", "mrs", "memory", "itinerary_llm")
+FAMILIES: tuple[str, ...] = ("non_llm", "llm")
 
-BASELINES: dict[str, str] = {
-    "popularity": f"{_PKG}.popularity:PopularityBaseline",
-    "tfidf": f"{_PKG}.tfidf:TfidfBaseline",
-    "aspect": f"{_PKG}.aspect:AspectBaseline",
-    "dense": f"{_PKG}.dense:DenseBaseline",
-    "spatial": f"{_PKG}.spatial:SpatialBaseline",
-    "hybrid_rrf": f"{_PKG}.hybrid_rrf:HybridRRFBaseline",
-    "itinerary": f"{_PKG}.itinerary:ItineraryBaseline",
-    "knowledge": f"{_PKG}.knowledge:KnowledgeBaseline",
-    "persona": f"{_PKG}.persona:PersonaBaseline",
-    "llm_zero_shot": f"{_PKG}.llm_zero_shot:LLMZeroShotBaseline",
-    "dst": f"{_PKG}.dst:DSTBaseline",
-    "rag_citation": f"{_PKG}.rag_citation:RAGCitationBaseline",
-    "mrs": f"{_PKG}.mrs:MultiReviewSynthesisBaseline",
-    "memory": f"{_PKG}.memory:MemoryAugmentedBaseline",
-    "itinerary_llm": f"{_PKG}.itinerary_llm:ItineraryLLMBaseline",
+
+@dataclass(frozen=True)
+class Spec:
+    """One registered baseline: key, ``module:Class``, table label, family."""
+
+    name: str
+    target: str
+    label: str
+    family: str
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.family == "llm"
+
+
+def _spec(name: str, cls: str, label: str, family: str) -> Spec:
+    return Spec(name, f"{_PKG}.{name}:{cls}", label, family)
+
+
+SPECS: dict[str, Spec] = {
+    s.name: s
+    for s in (
+        _spec("popularity", "PopularityBaseline", "Popularity", "non_llm"),
+        _spec("tfidf", "TfidfBaseline", "TF-IDF", "non_llm"),
+        _spec("aspect", "AspectBaseline", "Aspect", "non_llm"),
+        _spec("dense", "DenseBaseline", "Dense", "non_llm"),
+        _spec("spatial", "SpatialBaseline", "Spatial", "non_llm"),
+        _spec("hybrid_rrf", "HybridRRFBaseline", "Hybrid-RRF", "non_llm"),
+        _spec("itinerary", "ItineraryBaseline", "Itinerary", "non_llm"),
+        _spec("knowledge", "KnowledgeBaseline", "Knowledge-Enh.", "non_llm"),
+        _spec("persona", "PersonaBaseline", "Persona-Ground.", "non_llm"),
+        _spec("llm_zero_shot", "LLMZeroShotBaseline", "LLM Zero-Shot", "llm"),
+        _spec("dst", "DSTBaseline", "DST", "llm"),
+        _spec("rag_citation", "RAGCitationBaseline", "RAG-Citation", "llm"),
+        _spec("mrs", "MultiReviewSynthesisBaseline", "Multi-Rev. Synth.", "llm"),
+        _spec("memory", "MemoryAugmentedBaseline", "Memory-Aug.", "llm"),
+        _spec("itinerary_llm", "ItineraryLLMBaseline", "Itinerary-LLM", "llm"),
+    )
 }
-LABELS: dict[str, str] = {
-    "popularity": "Popularity",
-    "tfidf": "TF-IDF",
-    "aspect": "Aspect",
-    "dense": "Dense",
-    "spatial": "Spatial",
-    "hybrid_rrf": "Hybrid-RRF",
-    "itinerary": "Itinerary",
-    "knowledge": "Knowledge-Enh.",
-    "persona": "Persona-Ground.",
-    "llm_zero_shot": "LLM Zero-Shot",
-    "dst": "DST",
-    "rag_citation": "RAG-Citation",
-    "mrs": "Multi-Rev. Synth.",
-    "memory": "Memory-Aug.",
-    "itinerary_llm": "Itinerary-LLM",
-}
-FAMILY: dict[str, str] = {**{k: "non_llm" for k in NON_LLM}, **{k: "llm" for k in LLM}}
-GROUPS: dict[str, str] = {k: "LLM" if f == "llm" else "non-LLM" for k, f in FAMILY.items()}  # runner's spelling
+BASELINES: dict[str, str] = {k: s.target for k, s in SPECS.items()}
+LABELS: dict[str, str] = {k: s.label for k, s in SPECS.items()}
+FAMILY: dict[str, str] = {k: s.family for k, s in SPECS.items()}
+NON_LLM: tuple[str, ...] = tuple(k for k, s in SPECS.items() if not s.uses_llm)
+LLM: tuple[str, ...] = tuple(k for k, s in SPECS.items() if s.uses_llm)
 SESSION_ISOLATED: frozenset[str] = frozenset(BASELINES) - {"memory"}  # §4: Memory-Aug. reported apart
+
+
+def uses_llm(name: str) -> bool:
+    """Whether baseline ``name`` calls a language model at inference time."""
+    return SPECS[name].uses_llm
+
+
+class Registered:
+    """Base of the baseline classes: ``class TfidfBaseline(Registered, key="tfidf")`` takes its
+    ``name``, ``label`` and ``uses_llm`` from the registry entry instead of restating them."""
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    uses_llm: ClassVar[bool] = False
+
+    def __init_subclass__(cls, key: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if key:
+            spec = SPECS[key]
+            cls.name, cls.label, cls.uses_llm = spec.name, spec.label, spec.uses_llm
 
 
 def resolve(spec: str) -> list[str]:

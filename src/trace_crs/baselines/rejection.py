@@ -1,5 +1,5 @@
 """Which suggestions did the user turn down?  Read from the user's words as a deployed system
-would (paper §2.2 "rejection and recovery"; issue 14 item 4: rejected POIs are the ones the
+would (paper §2.2 "rejection and recovery"; no leakage: rejected POIs are the ones the
 user actually turned down, not every POI of the last system turn).
 
 A user turn is split into clauses (sentence punctuation, commas, "but"/"though"/"whereas").

@@ -30,19 +30,20 @@ from trace_crs.baselines.text import tokenize
 from trace_crs.cache import memo
 from trace_crs.dialogues.schema import Span
 from trace_crs.kb import KB
-from trace_crs.segment import sentence_spans as review_sentences
+from trace_crs.kb.price import LEVEL_WORDS
+from trace_crs.segment import sentence_spans
 
 QUOTE_MAX_WORDS = 25
 QUOTE_MIN_WORDS = 4
 _WORD_END = re.compile(r"\S+")
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each sentence of ``text``, stripped of surrounding white space and
-    cut after ``QUOTE_MAX_WORDS`` words; sentences with a double quote or fewer than
-    ``QUOTE_MIN_WORDS`` words are skipped."""
+def quotable_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each quotable sentence of review ``text``: the sentences of the one
+    splitter (:func:`trace_crs.segment.sentence_spans`) cut after ``QUOTE_MAX_WORDS`` words;
+    sentences with a double quote or fewer than ``QUOTE_MIN_WORDS`` words are skipped."""
     spans = []
-    for start, end in review_sentences(text):
+    for start, end in sentence_spans(text):
         words = list(_WORD_END.finditer(text, start, end))
         if len(words) < QUOTE_MIN_WORDS or '"' in text[start:end]:
             continue
@@ -69,7 +70,7 @@ def quote_index(kb: KB, poi_id: str) -> QuoteIndex:
         quotes: list[Span]
         quotes, ids, owner = [], [], []
         for review in sorted(kb.reviews_of(poi_id), key=lambda r: (-r.stars, r.review_id)):
-            for start, end in sentence_spans(review.text):
+            for start, end in quotable_spans(review.text):
                 span = review.text[start:end]
                 for token in set(tokenize(span)):
                     ids.append(vocab.setdefault(token, len(vocab)))
@@ -143,12 +144,9 @@ def _quotes(citer: Citer, kb: KB, poi_id: str, terms: set[str], k: int, first_le
     ]
 
 
-PRICE_LEVEL = {1: "cheap", 2: "affordable", 3: "moderate", 4: "upscale"}  # how a template names POI.price
-
-
 def _rating(kb: KB, poi_id: str) -> str:
     poi = kb.pois[poi_id]
-    price = f", price {'$' * poi.price} ({PRICE_LEVEL[poi.price]})" if poi.price is not None else ""
+    price = f", price {'$' * poi.price} ({LEVEL_WORDS[poi.price]})" if poi.price is not None else ""
     return f"{poi.name} is rated {poi.stars:.1f} stars across {poi.review_count} reviews{price}."
 
 

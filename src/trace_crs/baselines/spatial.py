@@ -13,12 +13,12 @@ without a cue ("Taco Loco won't work for me") is not an anchor.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import minmax, rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import content_terms
 from trace_crs.baselines.tfidf import tfidf_scores
@@ -108,12 +108,8 @@ def spatial_scores(ctx: TurnContext) -> np.ndarray:
     return ALPHA * minmax(tfidf_scores(ctx)) + (1 - ALPHA) * minmax(1.0 / (1.0 + np.atleast_1d(dist)))
 
 
-class SpatialBaseline:
+class SpatialBaseline(Registered, key="spatial"):
     """Location-aware ranking (TF-IDF + haversine distance to an anchor)."""
-
-    name: ClassVar[str] = "spatial"
-    display_name: ClassVar[str] = "Spatial"
-    uses_llm: ClassVar[bool] = False
 
     def prepare(self, kb: KB) -> None:
         """Indexes and anchor patterns are built lazily per city."""

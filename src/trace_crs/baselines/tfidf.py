@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import render
 from trace_crs.baselines.text import STOP_WORDS, content_terms, query_text
 from trace_crs.cache import memo, memo_call
@@ -85,12 +86,8 @@ def tfidf_scores(ctx: TurnContext) -> np.ndarray:
     return memo_call(ctx.kb, "tfidf_scores", key, compute)
 
 
-class TfidfBaseline:
+class TfidfBaseline(Registered, key="tfidf"):
     """Sparse lexical retrieval over name + categories + reviews."""
-
-    name: ClassVar[str] = "tfidf"
-    display_name: ClassVar[str] = "TF-IDF"
-    uses_llm: ClassVar[bool] = False
 
     def prepare(self, kb: KB) -> None:
         """Indexes are built lazily per slice and cached per process."""

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
 from trace_crs.errors import DataError, UsageError
 
@@ -297,7 +298,7 @@ def register(subparsers) -> None:
         metavar="KEY=VALUE",
         help="override a field of the local generator's LM config, e.g. lm.timeout_s=3600 " "lm.max_tokens=3000",
     )
-    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_generate)
     p = sub.add_parser("validate", help="validate dialogues against the KB (exit 1 when any fails)")
@@ -312,14 +313,14 @@ def register(subparsers) -> None:
     p = sub.add_parser("leakage", help="audit: keyword-decoder recovery of the acceptable sets, persona information")
     _corpus_arg(p)
     p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
-    p.add_argument("--seed", type=int, default=42, help="seed of the shuffled-persona control")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the shuffled-persona control")
     p.add_argument("--out", "--json", dest="json", help="write the audit as JSON here")
     p.set_defaults(func=_leakage)
     p = sub.add_parser("unsolvable", help="build the unsolvable set (requests no POI satisfies) from the KB and corpus")
     _corpus_arg(p)
     p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
     p.add_argument("--n", type=int, default=300, help="items, split evenly over the four reasons")
-    p.add_argument("--seed", type=int, default=42, help="seed of the source dialogues and extra constraints")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the source dialogues and extra constraints")
     p.add_argument("--out", required=True, help="unsolvable items (JSON lines, dialogue schema)")
     p.set_defaults(func=_unsolvable)
     p = sub.add_parser("release", help="replace verbatim quotes by [Q:N] placeholders + pointers")

@@ -20,6 +20,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from trace_crs import results_layout as layout
 from trace_crs.cli import add_run_arguments
 from trace_crs.config import load_config
 from trace_crs.errors import UsageError
@@ -53,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {out} would overwrite the input {i}; choose another run directory")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is an existing file; a run writes a directory")
-    if out.is_dir() and any(out.iterdir()) and not (out / "config.yaml").exists():
+    if out.is_dir() and any(out.iterdir()) and not (out / layout.RUN_CONFIG).exists():
         raise UsageError(
             f"--out {out} is a non-empty directory that is not a run (no config.yaml); "
             "choose a new or empty directory"

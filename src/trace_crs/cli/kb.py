@@ -8,6 +8,7 @@ import argparse
 import json
 from pathlib import Path
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
 from trace_crs.kb.kbstats import cell_counts, format_summary, summarize
 from trace_crs.kb.store import load_kb, write_kb
@@ -120,7 +121,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--source", choices=("synthetic", "yelp"), default="synthetic")
     build.add_argument("--yelp-dir", help="directory with the Yelp Open Dataset business/review JSON files")
     build.add_argument("--per-cell", type=int, default=100, help="POIs per city x type (default 100)")
-    build.add_argument("--seed", type=int, default=42)
+    build.add_argument("--seed", type=int, default=DEFAULT_SEED)
     build.add_argument("--out", required=True, help="output KB directory")
     build.set_defaults(func=_build)
     cal = sub.add_parser("calibrate", help="per-review facet mention rates of a Yelp bundle (for the review writer)")
@@ -138,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     real.add_argument("--reference", help="Yelp bundle directory (yelp_academic_dataset_review.json) to compare with")
     real.add_argument("--out", help="write the report (aggregate statistics only) as JSON here")
     real.add_argument("--markdown", help="also write the data card's table (Markdown) here")
-    real.add_argument("--seed", type=int, default=42)
+    real.add_argument("--seed", type=int, default=DEFAULT_SEED)
     real.add_argument("--n-per-class", type=int, default=2000, help="reviews per class for the discriminator")
     real.set_defaults(func=_realism)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
@@ -149,5 +150,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     degrade = sub.add_parser("degrade", help="copy a KB with Yelp's attribute missingness applied (kb.missingness)")
     degrade.add_argument("--kb", required=True, help="input KB directory")
     degrade.add_argument("--out", required=True, help="output KB directory (not the input)")
-    degrade.add_argument("--seed", type=int, default=42)
+    degrade.add_argument("--seed", type=int, default=DEFAULT_SEED)
     degrade.set_defaults(func=_degrade)

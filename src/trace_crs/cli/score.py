@@ -25,6 +25,7 @@ from pathlib import Path
 from trace_crs.atomic import commit_files, refuse_overlap
 from trace_crs.config import POOLS, ScoreConfig, load_config, parse_overrides
 from trace_crs.errors import DataError, UsageError
+from trace_crs.results_layout import score_outputs
 
 SUMMARY = ("recall@1", "recall@3", "mrr", "mr_recall@1", "gs", "cd", "pc", "cgs", "tsr", "t2r", "rejection_recovery")
 
@@ -128,14 +129,18 @@ def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
 
 
 def summary(agg: dict) -> str:
-    """The one-screen summary printed on stderr."""
+    """The one-screen summary printed on stderr: key, label, direction (↑ higher is better) and value."""
+    from trace_crs.metrics.registry import higher_is_better, label
+
     m = agg["metrics"]
     lines = [
         f"scored {agg['n_turns']} turns of {agg['n_dialogues']} dialogues "
         f"({agg['n_missing']} missing, {agg.get('n_off_target_citations', 0)} off-target citations, "
         f"{agg.get('n_ignored_predictions', 0)} predictions outside the scored dialogues)"
     ]
-    lines += [f"  {k:20s} {m[k]:.4f}" if m.get(k) is not None else f"  {k:20s} n/a" for k in SUMMARY if k in m]
+    for k in (k for k in SUMMARY if k in m):  # label and direction from the metric registry
+        head = f"  {k:20s} {label(k):10s} {'↑' if higher_is_better(k) else '↓'}"
+        lines.append(f"{head} {m[k]:.4f}" if m[k] is not None else f"{head} n/a")
     lines.append(f"  {agg['signature']}")
     return "\n".join(lines)
 
@@ -156,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = score_config(args)
     pred = Path(args.predictions)
     out = Path(args.out) if args.out else pred.with_name(pred.stem + ".score.json")
-    outputs = [out, out.with_name(out.stem + ".per_turn.parquet"), out.with_name(out.stem + ".per_dialogue.parquet")]
+    outputs = list(score_outputs(out).values())  # JSON, per_turn, per_dialogue (trace_crs.results_layout)
     outputs += [Path(args.per_turn)] if args.per_turn else []
     refuse_inputs(outputs, [args.kb, args.dialogues, args.predictions, args.dialogue_ids])
     kb = load_kb(args.kb)

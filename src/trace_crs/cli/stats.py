@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
@@ -150,7 +151,7 @@ def _abstention_llm(args: argparse.Namespace) -> int:
 
     from trace_crs.atomic import write_atomic
     from trace_crs.baselines.abstain import decline_table
-    from trace_crs.baselines.registry import GROUPS
+    from trace_crs.baselines.registry import uses_llm
     from trace_crs.cli.converse import config_section
     from trace_crs.cli.score import refuse_inputs
     from trace_crs.config import load_config
@@ -174,7 +175,7 @@ def _abstention_llm(args: argparse.Namespace) -> int:
         cfg, kb=args.kb, dialogues=args.dialogues, **({"baselines": args.baselines} if args.baselines else {})
     )
     resolved = resolved_config(cfg)
-    names = [n for n in resolved["baselines"] if GROUPS[n] == "LLM"]
+    names = [n for n in resolved["baselines"] if uses_llm(n)]
     if not names:
         raise UsageError(f"abstention-llm: no LLM baseline in {resolved['baselines']}")
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
@@ -255,7 +256,7 @@ def register(subparsers) -> None:
     boot.add_argument("--level", choices=("per_turn", "per_dialogue"), default="per_turn")
     boot.add_argument("--pair", type=_pair, action="append", help="A:B:METRIC (repeatable; default Table 21)")
     boot.add_argument("--n-boot", type=int, default=1000)
-    boot.add_argument("--seed", type=int, default=42)
+    boot.add_argument("--seed", type=int, default=DEFAULT_SEED)
     boot.add_argument("--out", type=Path, required=True)
     boot.set_defaults(func=_bootstrap)
     abst = sub.add_parser("abstention", help="rankers' abstention on the unsolvable set (TravelBench, tau sweep)")
@@ -263,7 +264,7 @@ def register(subparsers) -> None:
     abst.add_argument("--dialogues", required=True, help="the solvable corpus (JSON lines)")
     abst.add_argument("--unsolvable", required=True, help="trace-crs dialogues unsolvable output")
     abst.add_argument("--n-solvable", type=int, default=300, help="seeded sample of solvable dialogues")
-    abst.add_argument("--seed", type=int, default=42)
+    abst.add_argument("--seed", type=int, default=DEFAULT_SEED)
     abst.add_argument("--out", type=Path, required=True, help="output directory")
     abst.set_defaults(func=_abstention)
     allm = sub.add_parser("abstention-llm", help="LLM baselines on the unsolvable set ([Unsolved] rule in the prompt)")
@@ -277,7 +278,7 @@ def register(subparsers) -> None:
         "--n-unsolvable", type=int, default=None, help="seeded subset of the unsolvable items (default all)"
     )
     allm.add_argument("--n-solvable", type=int, default=300, help="solvable dialogues sampled (default 300)")
-    allm.add_argument("--seed", type=int, default=42)
+    allm.add_argument("--seed", type=int, default=DEFAULT_SEED)
     allm.add_argument(
         "--out", type=Path, required=True, help="output directory (llm_abstention.csv, llm_decisions.parquet)"
     )
@@ -296,7 +297,7 @@ def register(subparsers) -> None:
     sens.add_argument("--runs", required=True, help="comma-separated run names (one for nli, bimodality)")
     sens.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
     sens.add_argument("--n-dialogues", type=int, help="seeded sample of each run's dialogues (default: all)")
-    sens.add_argument("--seed", type=int, default=42)
+    sens.add_argument("--seed", type=int, default=DEFAULT_SEED)
     sens.add_argument("--settings", help="comma-separated sweep settings (default: the paper's)")
     sens.add_argument("--entailment", default="embedding", help="NLI backend of nli, bimodality")
     sens.add_argument(
@@ -313,6 +314,6 @@ def register(subparsers) -> None:
     diag.add_argument("--corpus-runs", help="VARIANT=RUN,... runs of the same dialogues on a changed corpus")
     diag.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
     diag.add_argument("--n-dialogues", type=int, help="seeded sample of the run's dialogues (default: all)")
-    diag.add_argument("--seed", type=int, default=42)
+    diag.add_argument("--seed", type=int, default=DEFAULT_SEED)
     diag.add_argument("--out", type=Path, required=True, help="output Parquet file")
     diag.set_defaults(func=_diagnose)

@@ -133,20 +133,17 @@ def loosened(constraint: Constraint) -> Constraint | None:
     return None
 
 
+def empty_preferences() -> dict[str, Any]:
+    """A new ``hidden_preferences`` record with no constraint stated (ARCHITECTURE §2): the
+    single-valued facets ``None``, the list facets empty."""
+    return {"style": None, "price_max": None, "noise": None, "ambience": [], "features": [], "anchor": None}
+
+
 def hidden_preferences(constraints: list[Constraint]) -> dict[str, Any]:
     """The ``scenario.hidden_preferences`` record of a final constraint list (later values of
     single-valued facets replace earlier ones; list facets are sorted; avoided values as
     ``avoid: {facet: [values]}``, either-of groups as ``either: [[{facet, value}, ...]]``)."""
-    prefs: dict[str, Any] = {
-        "style": None,
-        "price_max": None,
-        "noise": None,
-        "ambience": [],
-        "features": [],
-        "anchor": None,
-        "avoid": {},
-        "either": [],
-    }
+    prefs: dict[str, Any] = {**empty_preferences(), "avoid": {}, "either": []}
     for facet, value in constraints:
         if facet == "avoid":
             prefs["avoid"][value[0]] = sorted(set(prefs["avoid"].get(value[0], [])) | {value[1]})

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import commit_files
 from trace_crs.dialogues.quotes import QuoteFinder
 from trace_crs.dialogues.schema import SPLITS
@@ -27,7 +28,7 @@ def city_hotspots(cities: list[str]) -> dict[str, list[dict[str, Any]]]:
 
 
 def generate_simulated(
-    kb: KB, n: int, seed: int = 42, progress: bool = False, mix: dict[str, float] | None = None
+    kb: KB, n: int, seed: int = DEFAULT_SEED, progress: bool = False, mix: dict[str, float] | None = None
 ) -> list[dict[str, Any]]:
     """``n`` simulated dialogues with tiers, splits and provenance."""
     if n < 1:

@@ -32,14 +32,16 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import mutual_info_score
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import ANCHOR_RADII_KM, Constraint, hidden_preferences, satisfying
 from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.kb.geo import city_table
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling
+from trace_crs.kb.satisfaction import FACETS as CONSTRAINT_FACETS
 from trace_crs.kb.store import KB
 
-FACETS: tuple[str, ...] = ("style", "price_max", "noise", "ambience", "features", "anchor")
+FACETS: tuple[str, ...] = CONSTRAINT_FACETS  # kb.satisfaction: every constraint facet
 _KM = re.compile(r"(\d+(?:\.\d+)?)\s*km", re.IGNORECASE)
 
 
@@ -165,7 +167,7 @@ def _facet_columns(dialogues: list[dict[str, Any]], facet: str) -> list[np.ndarr
 
 
 def persona_information(
-    dialogues: list[dict[str, Any]], seed: int = 42, n_control: int = 5
+    dialogues: list[dict[str, Any]], seed: int = DEFAULT_SEED, n_control: int = 5
 ) -> dict[str, dict[str, float]]:
     """Per facet: ``mi_bits`` = I(persona type; facet | POI type), ``control_bits`` with persona
     types shuffled within each POI type, and ``excess_bits`` = the difference."""

@@ -32,11 +32,13 @@ import numpy as np
 from rapidfuzz import fuzz
 from tqdm import tqdm
 
+from trace_crs import DEFAULT_SEED
+from trace_crs.dialogues.constraints import empty_preferences
 from trace_crs.dialogues.llm_schema import SchemaJSONAdapter, demo, output_schema, response_format, suggested_actions
 from trace_crs.dialogues.personas import sample_persona, scenario_cycle
 from trace_crs.dialogues.pools import expanded_pools, open_set, sample_candidates
 from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, REC_ACTIONS
-from trace_crs.dialogues.simulator import dialogue_id
+from trace_crs.dialogues.simulator import dialogue_id, scenario_record
 from trace_crs.dialogues.splits import assign_splits
 from trace_crs.dialogues.tiers import TIER_SPECS, allocate_tiers
 from trace_crs.dialogues.validate import FUZZY_THRESHOLD, dialogue_failures
@@ -306,7 +308,7 @@ def generate_llm(
     kb: KB,
     n: int,
     model: str,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     max_retries: int = 2,
     api_base: str | None = None,
     progress: bool = False,
@@ -338,22 +340,7 @@ def generate_llm(
             open_ids = open_set(kb, city, poi_type)
             base = {
                 "dialogue_id": dialogue_id(i),
-                "scenario": {
-                    "persona_type": persona_type,
-                    "persona": persona.text,
-                    "context": persona.context,
-                    "city": city,
-                    "poi_type": poi_type,
-                    "difficulty": tiers[i],
-                    "hidden_preferences": {
-                        "style": None,
-                        "price_max": None,
-                        "noise": None,
-                        "ambience": [],
-                        "features": [],
-                        "anchor": None,
-                    },
-                },
+                "scenario": scenario_record(persona_type, persona, city, poi_type, tiers[i], empty_preferences()),
                 "candidate_poi_ids": cands,
                 "expanded_pool_poi_ids": expanded_pools(open_ids, cands, rng),
                 "open_set_poi_ids": open_ids,

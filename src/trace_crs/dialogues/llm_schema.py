@@ -176,58 +176,60 @@ class SchemaJSONAdapter(dspy.JSONAdapter):
         return json.dumps(serialize_for_json({k.name: v for k, v in fields_with_values.items()}), ensure_ascii=False)
 
 
+def _candidate(n: int, name: str, stars: float, price: int, category: str, reviews: dict[int, str]) -> dict[str, Any]:
+    """One candidate POI of the demo (label ``P<n>``, reviews ``R<k>``: text)."""
+    return {
+        "label": f"P{n}",
+        "name": name,
+        "stars": stars,
+        "price": price,
+        "categories": ["Restaurants", category],
+        "reviews": [{"label": f"R{k}", "text": text} for k, text in reviews.items()],
+    }
+
+
 _DEMO_CANDIDATES = [
-    {
-        "label": "P1",
-        "name": "Casa Verde",
-        "stars": 4.5,
-        "price": 2,
-        "categories": ["Restaurants", "Mexican"],
-        "reviews": [
-            {
-                "label": "R1",
-                "text": "The mole was rich and smoky. Staff kept our water glasses full. "
-                "Patio seating is lovely at sunset.",
-            },
-            {"label": "R2", "text": "Loud on Friday nights, so bring your patience. The tacos are worth it."},
-        ],
-    },
-    {
-        "label": "P2",
-        "name": "Olive & Ash",
-        "stars": 4.0,
-        "price": 3,
-        "categories": ["Restaurants", "Italian"],
-        "reviews": [
-            {
-                "label": "R3",
-                "text": "A quiet, candlelit room that is perfect for a date. " "The handmade pasta was excellent.",
-            },
-            {"label": "R4", "text": "Pricey but the wine list is superb."},
-        ],
-    },
-    {
-        "label": "P3",
-        "name": "Desert Spoon",
-        "stars": 3.5,
-        "price": 1,
-        "categories": ["Restaurants", "Diners"],
-        "reviews": [
-            {"label": "R5", "text": "Cheap and cheerful breakfast. The pancakes are huge."},
-            {"label": "R6", "text": "Service was slow but friendly."},
-        ],
-    },
-    {
-        "label": "P4",
-        "name": "Saguaro Grill",
-        "stars": 4.0,
-        "price": 2,
-        "categories": ["Restaurants", "Steakhouses"],
-        "reviews": [
-            {"label": "R7", "text": "Great steaks and a calm dining room. We could actually talk."},
-            {"label": "R8", "text": "Reservations are easy to get on weekdays."},
-        ],
-    },
+    _candidate(
+        1,
+        "Casa Verde",
+        4.5,
+        2,
+        "Mexican",
+        {
+            1: "The mole was rich and smoky. Staff kept our water glasses full. Patio seating is lovely at sunset.",
+            2: "Loud on Friday nights, so bring your patience. The tacos are worth it.",
+        },
+    ),
+    _candidate(
+        2,
+        "Olive & Ash",
+        4.0,
+        3,
+        "Italian",
+        {
+            3: "A quiet, candlelit room that is perfect for a date. The handmade pasta was excellent.",
+            4: "Pricey but the wine list is superb.",
+        },
+    ),
+    _candidate(
+        3,
+        "Desert Spoon",
+        3.5,
+        1,
+        "Diners",
+        {5: "Cheap and cheerful breakfast. The pancakes are huge.", 6: "Service was slow but friendly."},
+    ),
+    _candidate(
+        4,
+        "Saguaro Grill",
+        4.0,
+        2,
+        "Steakhouses",
+        {
+            7: "Great steaks and a calm dining room. We could actually talk.",
+            8: "Reservations are easy to get on weekdays.",
+        },
+    ),
 ]
 
 

@@ -127,16 +127,13 @@ def _vary(
                 return
 
 
-def _attempt(
-    cands: list[POI],
-    spec: TierSpec,
-    hotspots: list[dict[str, Any]],
-    rng: np.random.Generator,
-    slack: int = 0,
-    prior: Favoured = frozenset(),
-) -> Plan | None:
-    """One random try; ``slack`` states that many fewer constraints before the first
-    recommendation (never fewer than one), which makes rejections feasible in sparse pools."""
+def _attempt(cands: list[POI], spec: TierSpec, *, rng: np.random.Generator, **how: Any) -> Plan | None:
+    """One random try (``how``: ``hotspots``, ``prior`` and ``slack`` of :func:`build_plan`);
+    ``slack`` states that many fewer constraints before the first recommendation (never fewer
+    than one), which makes rejections feasible in sparse pools."""
+    hotspots: list[dict[str, Any]] = how["hotspots"]
+    prior: Favoured = how.get("prior", frozenset())
+    slack: int = how.get("slack", 0)
     by_id = {p.business_id: p for p in cands}
     peers = np.array([sum(q.attributes.get("style") == p.attributes.get("style") for q in cands) for p in cands], float)
     liked = np.array([sum(favoured(c, prior) for c in preference_pool(p, hotspots)) for p in cands], float)
@@ -234,7 +231,7 @@ def build_plan(
 ) -> Plan | None:
     """A feasible plan for these candidates, or ``None`` after ``attempts`` random tries."""
     for i in range(attempts):
-        plan = _attempt(cands, spec, hotspots, rng, slack=i // SLACK_EVERY, prior=prior)
+        plan = _attempt(cands, spec, rng=rng, hotspots=hotspots, prior=prior, slack=i // SLACK_EVERY)
         if plan is not None:
             return plan
     return None

@@ -14,7 +14,7 @@ from typing import Any, cast
 import numpy as np
 
 from trace_crs.dialogues.constraints import Constraint, hidden_preferences
-from trace_crs.dialogues.personas import preference_prior, sample_persona, scenario_cycle
+from trace_crs.dialogues.personas import Persona, preference_prior, sample_persona, scenario_cycle
 from trace_crs.dialogues.phrasing import choose, evidence, prefs_text, render, templates
 from trace_crs.dialogues.plan import Plan, Step, build_plan
 from trace_crs.dialogues.pools import expanded_pools, open_set, sample_candidates
@@ -24,6 +24,21 @@ from trace_crs.kb.store import KB
 
 QUOTES_PER_POI = {"recommend": 2, "compare": 1}
 POOL_RESAMPLES = 8
+
+
+def scenario_record(
+    persona_type: str, persona: Persona, city: str, poi_type: str, difficulty: str, hidden: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``scenario`` record of a dialogue (ARCHITECTURE §2), for both generators."""
+    return {
+        "persona_type": persona_type,
+        "persona": persona.text,
+        "context": persona.context,
+        "city": city,
+        "poi_type": poi_type,
+        "difficulty": difficulty,
+        "hidden_preferences": hidden,
+    }
 
 
 def dialogue_id(index: int) -> str:
@@ -172,15 +187,7 @@ def simulate_dialogue(
         turns[i] = {"turn_id": i + 1, **turn}
     return {
         "dialogue_id": dialogue_id(index),
-        "scenario": {
-            "persona_type": persona_type,
-            "persona": persona.text,
-            "context": persona.context,
-            "city": city,
-            "poi_type": poi_type,
-            "difficulty": tier,
-            "hidden_preferences": hidden_preferences(plan.constraints),
-        },
+        "scenario": scenario_record(persona_type, persona, city, poi_type, tier, hidden_preferences(plan.constraints)),
         "candidate_poi_ids": cands,
         "expanded_pool_poi_ids": expanded_pools(open_ids, cands, rng),
         "open_set_poi_ids": open_ids,

@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.schema import SPLITS
 
 FRACTIONS: tuple[float, float, float] = (0.70, 0.15, 0.15)
 
 
-def assign_splits(dialogues: list[dict[str, Any]], seed: int = 42) -> dict[str, list[str]]:
+def assign_splits(dialogues: list[dict[str, Any]], seed: int = DEFAULT_SEED) -> dict[str, list[str]]:
     """Write ``split`` into every dialogue (in place); return ``{split: sorted ids}``."""
     strata: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for d in dialogues:

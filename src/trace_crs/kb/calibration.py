@@ -16,11 +16,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from trace_crs.kb.facets import LIST_FACETS
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.kb.yelp import BUSINESS_FILE, REVIEW_FILE, _literal, facets_of, poi_type_of
-
-LIST_FACETS = ("ambience", "features")
 
 
 def _values(facets: dict[str, Any]) -> set[tuple[str, str]]:

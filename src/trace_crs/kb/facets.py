@@ -72,4 +72,5 @@ FEATURES: tuple[str, ...] = (
     "free_cancellation",
     "guided_tours",
 )
-FACET_KEYS: tuple[str, ...] = ("style", "noise", "ambience", "features")
+FACET_KEYS: tuple[str, ...] = ("style", "noise", "ambience", "features")  # the canonical facets (ARCHITECTURE §1)
+LIST_FACETS: tuple[str, ...] = ("ambience", "features")  # the facets whose value is a list

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
 from trace_crs.kb.facets import FEATURES
 from trace_crs.kb.schema import POI, POI_TYPES
@@ -106,7 +107,7 @@ def coverage_rates(counts: dict[str, dict[str, int]] | None = None) -> dict[str,
     return out
 
 
-def degrade(pois: list[POI], rates: dict[str, dict[str, float]] | None = None, seed: int = 42) -> list[POI]:
+def degrade(pois: list[POI], rates: dict[str, dict[str, float]] | None = None, seed: int = DEFAULT_SEED) -> list[POI]:
     """``pois`` with facets removed at the rates' missingness (see the module docstring)."""
     rates = coverage_rates() if rates is None else rates
     rng = np.random.default_rng(seed)

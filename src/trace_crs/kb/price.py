@@ -45,6 +45,10 @@ from typing import Any, NamedTuple
 import yaml
 
 DEFAULT_POI_TYPE = "restaurant"
+# How a response names a POI's price level (POI.price 1-4) in words: the template baselines'
+# rating-meta sentence (baselines.responses, App. L); each word reads back as a ceiling at or
+# above its level (data/price_words.yaml).
+LEVEL_WORDS: dict[int, str] = {1: "cheap", 2: "affordable", 3: "moderate", 4: "upscale"}
 _WORD = re.compile(r"[\w'’-]+")
 
 

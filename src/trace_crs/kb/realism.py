@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.kb.review_grammar import facet_hits
 from trace_crs.kb.schema import REVIEW_MAX_CHARS
 from trace_crs.kb.store import iter_jsonl
@@ -80,7 +81,7 @@ def window_rates(tokens: Sequence[str], window: int = WINDOW) -> dict[str, float
     }
 
 
-def text_stats(corpus: Corpus, seed: int = 42) -> dict[str, Any]:
+def text_stats(corpus: Corpus, seed: int = DEFAULT_SEED) -> dict[str, Any]:
     """Aggregate statistics of one corpus (see the module docstring)."""
     texts, ids = corpus["texts"], corpus["business_ids"]
     if not texts:
@@ -112,7 +113,11 @@ def text_stats(corpus: Corpus, seed: int = 42) -> dict[str, Any]:
 
 
 def discriminator_auc(
-    synthetic: Sequence[str], real: Sequence[str], seed: int = 42, n_per_class: int = N_PER_CLASS, folds: int = FOLDS
+    synthetic: Sequence[str],
+    real: Sequence[str],
+    seed: int = DEFAULT_SEED,
+    n_per_class: int = N_PER_CLASS,
+    folds: int = FOLDS,
 ) -> dict[str, Any]:
     """Cross-validated ROC AUC of TF-IDF (word 1–2-grams, sublinear tf) + logistic regression
     telling ``synthetic`` (label 1) from ``real`` (label 0), on a seeded balanced sample of at
@@ -145,7 +150,7 @@ def discriminator_auc(
 
 
 def compare(
-    synthetic: Corpus, reference: Corpus | None, seed: int = 42, n_per_class: int = N_PER_CLASS
+    synthetic: Corpus, reference: Corpus | None, seed: int = DEFAULT_SEED, n_per_class: int = N_PER_CLASS
 ) -> dict[str, Any]:
     """Synthetic and reference statistics side by side, the length KS statistic and the
     discriminator; only the synthetic side when ``reference`` is ``None``."""

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.kb.facets import AMBIENCES, FEATURES, STYLES
 from trace_crs.kb.geo import CITIES, city_table, sample_location
 from trace_crs.kb.review_grammar import draw_voice
@@ -205,7 +206,7 @@ def make_poi(
     return poi, reviews
 
 
-def build_synthetic(per_cell: int = 100, seed: int = 42) -> tuple[list[POI], list[Review], dict[str, Any]]:
+def build_synthetic(per_cell: int = 100, seed: int = DEFAULT_SEED) -> tuple[list[POI], list[Review], dict[str, Any]]:
     """All POIs and reviews of the synthetic KB plus the manifest's source fields."""
     if per_cell < 1:
         raise ValueError(f"--per-cell must be >= 1, got {per_cell}")

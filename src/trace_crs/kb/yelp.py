@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.kb.geo import CITIES, canonical_city
 from trace_crs.kb.schema import POI, POI_TYPES, REVIEW_MAX_CHARS, KBFormatError, Review, check_poi_values
 from trace_crs.kb.store import iter_jsonl
@@ -214,7 +215,7 @@ def stratified_sample(ids: list[str], stars: list[float], k: int, rng: np.random
 
 
 def build_yelp(
-    yelp_dir: str | Path, per_cell: int = 100, seed: int = 42
+    yelp_dir: str | Path, per_cell: int = 100, seed: int = DEFAULT_SEED
 ) -> tuple[list[POI], list[Review], dict[str, Any]]:
     """POIs, reviews and manifest fields of a Yelp-derived KB (see module docstring)."""
     yelp_dir = Path(yelp_dir)

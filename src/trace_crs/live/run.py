@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trace_crs.baselines.registry import GROUPS
+from trace_crs.baselines import registry
 from trace_crs.errors import DataError, UsageError
 from trace_crs.judge.adapters import from_live
 from trace_crs.judge.transcript import transcript_record
@@ -179,7 +179,7 @@ def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None)
 
             user_lm = stack.enter_context(open_lm(resolve_lm_config(resolved["lm"], source="converse config lm")))
         for group in ("non-LLM", "LLM"):
-            members = [n for n in todo if GROUPS[n] == group]
+            members = [n for n in todo if registry.uses_llm(n) == (group == "LLM")]
             if not members:
                 continue
             kwargs = (

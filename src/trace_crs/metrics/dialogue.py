@@ -36,9 +36,6 @@ import numpy as np
 from trace_crs.dialogues.schema import REC_ACTIONS
 
 REJECT_ACTION = "reject_and_refine"
-# Corpus metrics that pool events over dialogues: metric → (numerator, denominator) columns
-# of the per-dialogue frame.  Aggregates and their cluster-bootstrap intervals both use them.
-POOLED_RATIOS: dict[str, tuple[str, str]] = {"rejection_recovery": ("recovery_hits", "recovery_episodes")}
 
 
 def task_success(hits: Sequence[float]) -> float:

@@ -22,12 +22,13 @@ import pandas as pd
 
 from trace_crs.config import ScoreConfig
 from trace_crs.kb import KB
+from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.metrics.dialogue import REC_ACTIONS
 from trace_crs.metrics.grounding import quote_passes
 from trace_crs.metrics.predictions import Key, cited_texts
 
-FACETS = ("style", "noise", "ambience", "features")
+FACETS = FACET_KEYS  # kb.facets: the canonical facets
 
 
 def grounding_errors(

@@ -204,7 +204,11 @@ def provenance_coverage(texts: Sequence[str], window: int = ScoreConfig.pc_windo
 
 
 def composite(
-    score: np.ndarray, cd: np.ndarray, pc: np.ndarray, cd_gate: float = 0.05, pc_floor: float = 0.5
+    score: np.ndarray,
+    cd: np.ndarray,
+    pc: np.ndarray,
+    cd_gate: float = ScoreConfig.cd_gate,
+    pc_floor: float = ScoreConfig.pc_floor,
 ) -> np.ndarray:
     """CGS (score = GS) or CGSent (score = entailment): score × 1[CD ≥ gate] × max(PC, floor)."""
     return np.asarray(score, float) * (np.asarray(cd) >= cd_gate) * np.maximum(np.asarray(pc, float), pc_floor)

@@ -40,6 +40,7 @@ import pandas as pd
 from dspy.utils.exceptions import AdapterParseError
 from scipy import stats
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.subset import seeded_indices
 from trace_crs.kb import KB
 from trace_crs.lm.backend import recording_usage
@@ -95,7 +96,7 @@ def judge_lm_overrides(judge: str) -> list[str]:
     return [f"model={judge}"]
 
 
-def judged_turns(corpus: Sequence[Mapping[str, Any]], n: int, seed: int = 42) -> list[Key]:
+def judged_turns(corpus: Sequence[Mapping[str, Any]], n: int, seed: int = DEFAULT_SEED) -> list[Key]:
     """The seeded judged subset: ``(dialogue_id, turn_id)`` of one recommend/compare turn in
     each of ``n`` seeded dialogues (all dialogues when ``n`` ≥ the corpus), in corpus order."""
     if n <= 0 or not corpus:
@@ -118,7 +119,7 @@ def judge_columns(
     per_turn: pd.DataFrame,
     lm: dspy.BaseLM,
     n: int = 200,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """``judge_<scale>`` and ``judge_overall`` columns aligned with ``per_turn`` (NaN outside the
     judged subset :func:`judged_turns` of ``corpus``, and for failed turns) and the judge usage

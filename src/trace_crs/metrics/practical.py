@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from trace_crs.config import ScoreConfig
 from trace_crs.kb.geo import haversine_km
 from trace_crs.kb.price import price_ceiling, price_ceiling_recall  # noqa: F401  (re-exported: the metric's ceiling)
 
@@ -46,7 +47,7 @@ def _distances(coords: Coords) -> np.ndarray:
     return haversine_km(xy[:, None, 0], xy[:, None, 1], xy[None, :, 0], xy[None, :, 1])
 
 
-def spatial_coherence(coords: Coords, max_km: float = 2.0) -> float:
+def spatial_coherence(coords: Coords, max_km: float = ScoreConfig.spatial_km) -> float:
     """Fraction of unordered POI pairs within ``max_km`` (NaN for < 2 POIs)."""
     if len(coords) < 2:
         return float("nan")

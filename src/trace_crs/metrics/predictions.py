@@ -1,4 +1,4 @@
-"""Reading and checking prediction files (ARCHITECTURE §5, issue 5 item 9).
+"""Reading and checking prediction files (ARCHITECTURE §5).
 
 A prediction is ``{"dialogue_id", "turn_id", "ranked_poi_ids": [...], "text": "...",
 "citations": [{"label": "R1", "review_id": "..."}]}`` (``citations`` optional), one per

@@ -33,10 +33,10 @@ from trace_crs.dialogues.personas import persona_dependent
 from trace_crs.errors import DataError
 from trace_crs.kb import KB
 from trace_crs.metrics import recommendation as rec
-from trace_crs.metrics.dialogue import POOLED_RATIOS, REC_ACTIONS, counted_positions, recovery_turns
+from trace_crs.metrics.dialogue import REC_ACTIONS, counted_positions, recovery_turns
 from trace_crs.metrics.entailment import Backend, entailment_scores
 from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, off_target, pool_of, scored_turns
-from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, TURN_METRICS
+from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, POOLED_RATIOS, TURN_METRICS
 
 
 @dataclass

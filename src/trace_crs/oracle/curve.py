@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.oracle.knapsack import LABEL, budget_oracle, quality_choice
 from trace_crs.oracle.mckp import prepare
 from trace_crs.oracle.table import OracleInstance
@@ -78,7 +79,7 @@ def elbow(budgets: Sequence[float], quality: Sequence[float]) -> float:
 
 
 def curve_bands(
-    inst: OracleInstance, budgets: Sequence[float], n_boot: int = 200, seed: int = 42, level: float = 0.95
+    inst: OracleInstance, budgets: Sequence[float], n_boot: int = 200, seed: int = DEFAULT_SEED, level: float = 0.95
 ) -> pd.DataFrame:
     """Percentile bands of the budget-oracle mean quality over dialogue bootstrap resamples.
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.oracle.curve import budget_curve, curve_bands, default_budgets, elbow
 from trace_crs.oracle.knapsack import LABEL, quality_oracle
 from trace_crs.oracle.table import OracleInstance
@@ -25,7 +26,11 @@ FIRST = ["kind", "baseline", "budget", "feasible", "mean_quality", "total_cost",
 
 
 def oracle_summary(
-    inst: OracleInstance, n_points: int = 20, n_boot: int = 200, seed: int = 42, meta: Mapping[str, Any] | None = None
+    inst: OracleInstance,
+    n_points: int = 20,
+    n_boot: int = 200,
+    seed: int = DEFAULT_SEED,
+    meta: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Single baselines, budget curve (with bands when ``n_boot``), quality oracle and elbow;
     ``meta`` (e.g. the cost column and runs) is carried as constant columns after ``n_dialogues``."""

@@ -1,4 +1,4 @@
-"""How long the build you are reading took, from its own step timings (issue 17 item 6).
+"""How long the build you are reading took, from its own step timings (the Reproduce page, ARCHITECTURE §9).
 
 Every step of ``make paper`` writes one JSON file when it finishes (``book/tools/pipeline.py
 timed``: ``step, seconds, finished, returncode, build, earlier_attempts``, read by :func:`trace_crs.report.provenance.timings`):

@@ -9,13 +9,15 @@ holds; :func:`wide` pivots it for display.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.baselines import registry
 from trace_crs.report import paper, present, results
 
@@ -106,10 +108,10 @@ def intervals(
     results_dir: str | Path,
     families: Sequence[str] = ("llm",),
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     elsewhere: Mapping[str, tuple[Sequence[str], str]] | None = None,
 ) -> pd.DataFrame:
-    """Display form with uncertainty for the rows of ``families`` (issue 17: every LLM number
+    """Display form with uncertainty for the rows of ``families`` (STYLE "Presentation": every LLM number
     with its n and a dialogue-cluster bootstrap interval): one row per paper label, one column
     per paper column holding ``ours [ci_low, ci_high]`` (95 %, :func:`trace_crs.stats.intervals.cell_intervals`)
     or ``ours (insufficient n)`` below the minimum number of dialogues or for a degenerate
@@ -194,17 +196,37 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def intervals_for(columns: Mapping[str, Derived], statistic: str) -> Callable[..., pd.DataFrame]:
+    """A table module's ``intervals(results_dir, runs=("closed", "closed_llm"), n_boot=1000,
+    seed=DEFAULT_SEED)``: :func:`derived_intervals` of its ``columns``; ``statistic`` says in the
+    docstring what each interval is of."""
+
+    def intervals(
+        results_dir: str | Path,
+        runs: Sequence[str] = ("closed", "closed_llm"),
+        n_boot: int = 1000,
+        seed: int = DEFAULT_SEED,
+    ) -> pd.DataFrame:
+        return derived_intervals(results_dir, runs, columns, n_boot=n_boot, seed=seed)
+
+    intervals.__doc__ = (
+        f"LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column ({statistic}; "
+        ':func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues).'
+    )
+    return intervals
+
+
 def derived_intervals(
     results_dir: str | Path,
     runs: Sequence[str],
     columns: Mapping[str, Derived],
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     families: Sequence[str] = ("llm",),
 ) -> pd.DataFrame:
     """:func:`ci_table` of the derived ``columns`` (paper column -> :class:`~trace_crs.stats.intervals.Derived`,
     :func:`~trace_crs.stats.intervals.statistic_intervals`) for the baselines of ``families``
-    scored in ``runs`` (registry order), read from their per-turn frames only (issue 17: the
+    scored in ``runs`` (registry order), read from their per-turn frames only (the
     non-LLM rows rest on the full corpus).  Empty when ``runs`` score no such baseline."""
     scored = {b for run in runs for b in results.run_baselines(results_dir, run)}
     names = [k for k in BASELINES if k in scored and family(k) in families]
@@ -234,3 +256,16 @@ def plot(long: pd.DataFrame, title: str) -> Figure:
     if len(both):
         ax.legend(fontsize=7, ncol=2)
     return fig
+
+
+def mean_drop(df: pd.DataFrame, first: str, last: str) -> dict[str, Any]:
+    """Mean of our values over baselines in column ``first`` and in column ``last`` of a long
+    reported-vs-reproduced frame, and the drop between them (glued facts of Tables 23, 24)."""
+    mean = df.groupby("column")["ours"].mean()
+    return {
+        "first": first,
+        "last": last,
+        "mean_first": float(mean[first]),
+        "mean_last": float(mean[last]),
+        "mean_drop": float(mean[first] - mean[last]),
+    }

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
+from trace_crs import results_layout as layout
 from trace_crs.judge.records import read_ratings
 from trace_crs.metrics.judge import cross_judge_agreement
 from trace_crs.report import compare, figures
@@ -59,7 +61,7 @@ def replayed(results_dir: str | Path, runs: Sequence[str] = REPLAYED_RUNS) -> di
     """Baseline → replayed aggregate metrics (the first run that scored it wins)."""
     out: dict[str, dict[str, float]] = {}
     for run in runs:
-        for path in sorted((Path(results_dir) / "scores" / run).glob("*.json")):
+        for path in sorted(layout.scores_dir(results_dir, run).glob("*.json")):
             metrics = json.loads(path.read_text()).get("metrics") or {}
             out.setdefault(path.stem, {m: metrics.get(m, float("nan")) for m in REPLAYED_METRICS})
     return out
@@ -76,7 +78,7 @@ def live_metrics(results_dir: str | Path, runs: Sequence[str] = LIVE_RUNS) -> di
     return out
 
 
-def load(results_dir: str | Path, judge: str = "core_a", n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
+def load(results_dir: str | Path, judge: str = "core_a", n_boot: int = 1000, seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """One row per judged baseline, best CoRE-Avg first (module docstring); empty when not run."""
     path = judged_path(results_dir, judge)
     if not path.exists():
@@ -155,7 +157,7 @@ ASK_COLUMNS = [
 ]
 
 
-def asking_effect(results_dir: str | Path, n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
+def asking_effect(results_dir: str | Path, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """Did asking help?  Per non-LLM baseline, live TSR and T2R with one clarifying question
     allowed (``live/live_ask``, ``converse --ask 1``) minus without (``live/live``), on the same
     dialogues and simulated users: the paired dialogue bootstrap of

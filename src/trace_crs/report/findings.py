@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from trace_crs.metrics.registry import POOLED_RATIOS
 from trace_crs.report import compare, results
 from trace_crs.stats.bootstrap import MIN_CLUSTERS
 from trace_crs.stats.intervals import cluster_mean_ci
@@ -48,8 +49,6 @@ EXCLUDED = ("memory",)
 # set by the checks below
 Side = tuple[str, str]
 COMPARED: dict[str, list[tuple[Side, Side, str]]] = {}
-# a metric whose interval is a pooled ratio of per-dialogue counts: (numerator, denominator)
-POOLED = {"rejection_recovery": ("recovery_hits", "recovery_episodes")}
 
 
 def _verdict(holds: bool) -> str:
@@ -178,8 +177,8 @@ CHECKS: dict[str, Callable[..., tuple[bool | None, str]]] = {
 
 def _interval(frames: dict[str, pd.DataFrame | None], side: Side, metric: str) -> dict | None:
     key, run = side
-    if metric in POOLED:
-        frame, (metric, denominator) = frames.get(f"{run}_dialogues"), POOLED[metric]
+    if metric in POOLED_RATIOS:  # a pooled ratio of per-dialogue counts (metrics.registry)
+        frame, (metric, denominator) = frames.get(f"{run}_dialogues"), POOLED_RATIOS[metric]
     else:
         frame, denominator = frames.get(run), None
     if frame is None:

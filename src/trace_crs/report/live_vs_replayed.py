@@ -1,4 +1,4 @@
-"""Replayed vs live (issue 19 item 4): does a baseline that scores well answering replayed
+"""Replayed vs live (CoRE's live-evaluation question, seed 001, on the live loop of :mod:`trace_crs.live`): does a baseline that scores well answering replayed
 reference conversations also succeed when it converses with the simulated user?
 
 Per baseline, its replayed scores (the first of ``replay_runs`` that scored it) beside its live
@@ -27,10 +27,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.stats import kendalltau
 
+from trace_crs import results_layout as layout
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, results
 
 NAME = "live_vs_replayed"
-METRICS: dict[str, str] = {"tsr": "TSR", "t2r": "T2R", "rejection_recovery": "Recovery"}
+METRICS: dict[str, str] = {k: metric_registry.label(k) for k in ("tsr", "t2r", "rejection_recovery")}
 LIVE_EXTRA: tuple[str, ...] = ("turns_to_success", "abstention_rate", "cgs")
 MIN_BASELINES = 3
 
@@ -46,7 +48,7 @@ def _live(results_dir: str | Path, live_run: str) -> dict[str, Any]:
 def _replayed(results_dir: str | Path, run: str, name: str, ids: set[str]) -> tuple[str, dict[str, float]]:
     """Replayed TSR, T2R and pooled recovery of ``name`` in ``run`` over the dialogues ``ids``
     (the run's aggregate when its per-dialogue frame is missing or shares none of them)."""
-    path = Path(results_dir) / "scores" / run / f"{name}.per_dialogue.parquet"
+    path = layout.score_file(results_dir, run, name, "per_dialogue")
     frame = pd.read_parquet(path) if path.is_file() and ids else pd.DataFrame(columns=["dialogue_id"])
     frame = frame[frame["dialogue_id"].isin(ids)]
     if frame.empty:
@@ -86,7 +88,7 @@ def load(
         for name, agg in sorted(live["baselines"].items()):
             if name in {r["baseline"] for r in rows}:
                 continue
-            run = next((r for r in replay_runs if (Path(results_dir) / "scores" / r / f"{name}.json").is_file()), None)
+            run = next((r for r in replay_runs if layout.score_file(results_dir, r, name).is_file()), None)
             scope, replayed = _replayed(results_dir, run, name, ids) if run else ("", {})
             row = {
                 "baseline": name,

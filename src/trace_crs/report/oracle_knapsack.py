@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.oracle import LABEL, oracle_instance, quality
 from trace_crs.oracle.summary import oracle_summary
 from trace_crs.report import compare, figures, results
@@ -39,7 +40,7 @@ def oracle_table(
     """``dialogue_id, baseline, quality, cost`` of the saved runs (:func:`oracle.quality.oracle_table`)."""
     frames, paths = [], []
     for run in runs:
-        path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+        path = results.records_file(results_dir, run)
         rec = pd.read_parquet(path)
         frames.append(rec if baselines is None else rec[rec["baseline"].isin(list(baselines))])
         paths.append(str(path))
@@ -59,7 +60,7 @@ def load(
     cost: str = "latency_s",
     n_points: int = 20,
     n_boot: int = 200,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """Budget curve, elbow, quality oracle and single-baseline points
     (:func:`trace_crs.oracle.summary.oracle_summary` of the saved runs' oracle table)."""

@@ -8,6 +8,7 @@ to floats (empty cell -> NaN).  Nothing outside the installed package is read.
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import resources
 
 import pandas as pd
@@ -29,6 +30,12 @@ def table(name: str) -> pd.DataFrame:
         raise KeyError(f"no paper table '{name}'; available: {available()}")
     with resource.open("r", encoding="utf-8") as fh:
         return pd.read_csv(fh, dtype=str, keep_default_na=False)
+
+
+@cache
+def header(name: str) -> tuple[str, ...]:
+    """The column headers of the paper table ``name``, as printed."""
+    return tuple(table(name).columns)
 
 
 def numeric(values: pd.Series) -> pd.Series:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from trace_crs import results_layout as layout
 from trace_crs.kb.store import MANIFEST_FILE, POIS_FILE, REVIEWS_FILE, sha256_file
 from trace_crs.lm.weights import WEIGHTS
 from trace_crs.report import present, results
@@ -50,13 +51,12 @@ def signature_fields(signature: str) -> dict[str, str]:
 
 def _lm(results_dir: str | Path, run: str) -> dict[str, str]:
     """LM model id(s), weights hash and summed latency of a run, from its config and records."""
-    root = Path(results_dir) / "runs" / run
     config: dict[str, Any] = {}
-    if (root / "config.yaml").exists():
+    if layout.run_file(results_dir, run, layout.RUN_CONFIG).exists():
         config = results.load_run_config(results_dir, run).get("lm") or {}
     models, latency = ABSENT, ABSENT
-    if (root / "records.parquet").exists():
-        records = pd.read_parquet(root / "records.parquet", columns=["model", "latency_s"])
+    if (path := layout.run_file(results_dir, run, layout.RECORDS)).exists():
+        records = pd.read_parquet(path, columns=["model", "latency_s"])
         models = ", ".join(sorted(str(m) for m in records["model"].dropna().unique())) or "none (no LM)"
         latency = f"{float(records['latency_s'].sum()):.1f}"
     weights = config.get("weights")
@@ -124,7 +124,7 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
     ``book/tools/pipeline.py timed``), ``finished, returncode, build`` (None in records made before
     builds were named) and ``earlier_attempts``."""
     rows = []
-    for f in sorted((Path(results_dir) / "timings").glob("*.json")):
+    for f in sorted(layout.timings_dir(results_dir).glob("*.json")):
         rec = json.loads(f.read_text())
         earlier = rec.get("earlier_attempts") or []
         rows.append(

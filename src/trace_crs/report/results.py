@@ -1,10 +1,19 @@
 """Load a profile's results (ARCHITECTURE §4, §5, §9) into pandas frames.
 
-``results_dir`` is always the profile directory ``results/<profile>``.  Score files of a
-run live in ``<results_dir>/scores/<run>/<baseline>.json|.per_turn.parquet|
-.per_dialogue.parquet``; run outputs in ``<results_dir>/runs/<run>/``.  Every loader
-raises :class:`ResultsMissing`, naming the missing path, when a run was not produced.
-This module only reads and concatenates; metrics and statistics come from upstream.
+``results_dir`` is always the profile directory ``results/<profile>``; every path under it comes
+from :mod:`trace_crs.results_layout`.  Where the numbers come from:
+
+* ``scores/<run>/<baseline>.json|.per_turn.parquet|.per_dialogue.parquet`` are written by
+  ``trace-crs score`` (:mod:`trace_crs.cli.score`, one call per baseline in ``mk/paper.mk``),
+  which calls :func:`trace_crs.metrics.score.score_predictions`; each metric column is an entry
+  of :data:`trace_crs.metrics.registry.METRICS`, whose entry names its function (e.g. ``recall@1``
+  → :func:`trace_crs.metrics.recommendation.recall_at_k`, ``cgs`` →
+  :func:`trace_crs.metrics.grounding.composite`) and how the corpus value aggregates it;
+* ``runs/<run>/`` (records, config, manifest, predictions) is written by ``trace-crs evaluate``
+  (:func:`trace_crs.runner.run.evaluate`).
+
+Every loader raises :class:`ResultsMissing`, naming the missing path, when a run was not
+produced.  This module only reads and concatenates; metrics and statistics come from upstream.
 """
 
 from __future__ import annotations
@@ -17,23 +26,13 @@ from typing import Any
 import pandas as pd
 import yaml
 
-TABLES_DIR = "tables"
+from trace_crs import results_layout as layout
+from trace_crs.atomic import write_atomic
+from trace_crs.results_layout import ResultsMissing, require
+
+__all__ = ["ResultsMissing", "require"]  # re-exported: the report modules' one existence check
+TABLES_DIR = layout.TABLES
 META_COLUMNS = ("run", "baseline", "n_dialogues", "n_turns", "n_missing", "signature")
-
-
-class ResultsMissing(FileNotFoundError):
-    """A results path a table needs does not exist; the message names it."""
-
-
-def require(path: str | Path, what: str) -> Path:
-    """Return ``path`` if it exists, else raise :class:`ResultsMissing` naming it."""
-    path = Path(path)
-    if not path.exists():
-        raise ResultsMissing(
-            f"{what} not found: {path} (produce it with `make paper` or `trace-crs evaluate`/"
-            f"`trace-crs score` for this profile)"
-        )
-    return path
 
 
 def _runs(runs: str | Iterable[str]) -> list[str]:
@@ -42,7 +41,7 @@ def _runs(runs: str | Iterable[str]) -> list[str]:
 
 def scores_dir(results_dir: str | Path, run: str) -> Path:
     """``<results_dir>/scores/<run>``, which must exist and hold at least one score file."""
-    path = require(Path(results_dir) / "scores" / run, f"score directory of run '{run}'")
+    path = require(layout.scores_dir(results_dir, run), f"score directory of run '{run}'")
     if not any(path.glob("*.json")):
         raise ResultsMissing(f"no score files (<baseline>.json) in {path}")
     return path
@@ -55,9 +54,7 @@ def run_baselines(results_dir: str | Path, run: str) -> list[str]:
 
 def read_aggregate(results_dir: str | Path, run: str, baseline: str) -> dict[str, Any]:
     """The aggregate score JSON of one baseline in one run (§5)."""
-    path = require(
-        Path(results_dir) / "scores" / run / f"{baseline}.json", f"score file of '{baseline}' in run '{run}'"
-    )
+    path = require(layout.score_file(results_dir, run, baseline), f"score file of '{baseline}' in run '{run}'")
     return json.loads(path.read_text())
 
 
@@ -84,7 +81,7 @@ def _keep(
         return frame.reset_index(drop=True)
     missing = [b for b in baselines if b not in set(frame["baseline"])]
     if missing:
-        dirs = [str(Path(results_dir) / "scores" / r) for r in _runs(runs)]
+        dirs = [str(layout.scores_dir(results_dir, r)) for r in _runs(runs)]
         raise ResultsMissing(f"baseline(s) {missing} not scored in any of {dirs}")
     return frame[frame["baseline"].isin(baselines)].reset_index(drop=True)
 
@@ -96,8 +93,7 @@ def _load_frames(
     for run in _runs(runs):
         for baseline in run_baselines(results_dir, run):
             path = require(
-                Path(results_dir) / "scores" / run / f"{baseline}.{kind}.parquet",
-                f"{kind} scores of '{baseline}' in run '{run}'",
+                layout.score_file(results_dir, run, baseline, kind), f"{kind} scores of '{baseline}' in run '{run}'"
             )
             frame = pd.read_parquet(path)
             frame.insert(0, "baseline", baseline)
@@ -122,13 +118,18 @@ def load_per_dialogue(
 
 def load_run_config(results_dir: str | Path, run: str) -> dict[str, Any]:
     """The resolved ``config.yaml`` of a run (§4)."""
-    path = require(Path(results_dir) / "runs" / run / "config.yaml", f"config of run '{run}'")
+    path = require(layout.run_file(results_dir, run, layout.RUN_CONFIG), f"config of run '{run}'")
     return yaml.safe_load(path.read_text()) or {}
+
+
+def records_file(results_dir: str | Path, run: str) -> Path:
+    """``runs/<run>/records.parquet`` of run ``run`` (§4), which must exist."""
+    return require(layout.run_file(results_dir, run, layout.RECORDS), f"records of run '{run}'")
 
 
 def load_run_manifest(results_dir: str | Path, run: str) -> dict[str, Any]:
     """The ``MANIFEST.json`` of a run (§4: inputs' and outputs' SHA256)."""
-    path = require(Path(results_dir) / "runs" / run / "MANIFEST.json", f"manifest of run '{run}'")
+    path = require(layout.run_file(results_dir, run, layout.RUN_MANIFEST), f"manifest of run '{run}'")
     return json.loads(path.read_text())
 
 
@@ -161,8 +162,8 @@ def with_metric(
 
 
 def write_table(frame: pd.DataFrame, results_dir: str | Path, name: str) -> Path:
-    """Write ``<results_dir>/tables/<name>.csv`` (deterministic: no index, fixed float format)."""
-    path = Path(results_dir) / TABLES_DIR / f"{name}.csv"
+    """Write ``<results_dir>/tables/<name>.csv`` whole or not at all (:func:`trace_crs.atomic.write_atomic`;
+    deterministic: no index, fixed float format)."""
+    path = layout.table(results_dir, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
-    return path
+    return write_atomic(path, lambda tmp: frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"))

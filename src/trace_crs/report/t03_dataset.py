@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.schema import load_dialogues
 from trace_crs.dialogues.stats import corpus_stats
 from trace_crs.kb.kbstats import summarize
@@ -153,7 +154,9 @@ def leakage_facts(df: pd.DataFrame) -> dict[str, Any]:
 PERSONA_PAIR = ("persona", "aspect", "recall@1")  # Persona-Grounded = Aspect + persona signals
 
 
-def persona_slice(results_dir: str | Path, run: str = "closed", n_boot: int = 1000, seed: int = 42) -> pd.DataFrame:
+def persona_slice(
+    results_dir: str | Path, run: str = "closed", n_boot: int = 1000, seed: int = DEFAULT_SEED
+) -> pd.DataFrame:
     """Persona-Grounded minus Aspect R@1 on the persona-dependent turns (hidden preferences
     include something the persona type's prior favours, ``persona_dependent`` in the per-turn
     scores) and on the rest: a paired dialogue-cluster bootstrap per slice

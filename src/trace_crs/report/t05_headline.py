@@ -2,7 +2,9 @@
 
 ``load`` joins our aggregates with the paper's printed Table 5 (long reported-vs-reproduced
 frame, see :mod:`trace_crs.report.compare`) and writes
-``<results_dir>/tables/table5_headline.csv``.
+``<results_dir>/tables/t05_headline.csv``.  The aggregates are read by
+:mod:`trace_crs.report.results`, which names their writer and the metric registry that defines
+each column (``R@1`` → ``recall@1``, ``CGS`` → ``cgs``: :data:`COLUMNS`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from matplotlib.figure import Figure
 from scipy.stats import kendalltau
 
 from trace_crs.baselines.registry import BASELINES, SESSION_ISOLATED
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, results
 
 # Table 5 rows: the 13 session-isolated baselines (§4; Memory-Aug. is reported apart and
@@ -24,25 +27,22 @@ TABLE5_BASELINES = tuple(b for b in BASELINES if b in SESSION_ISOLATED and b != 
 
 NAME = "t05_headline"  # notebook, module, table CSV and figure stem
 PAPER = "table5_headline"  # the printed table it is compared with (report/paper/)
-COLUMNS = {
-    "R@1": "recall@1",
-    "R@3": "recall@3",
-    "MRR": "mrr",
-    "BLEU": "bleu4",
-    "ROUGE-L": "rouge_l",
-    "CGS": "cgs",
-    "CiteDensity": "cd",
-    "TSR": "tsr",
-    "T2R": "t2r",
-}
+# printed column -> metric key; the headers are the registry's labels as Table 5 prints them
+COLUMNS = metric_registry.columns(
+    ("recall@1", "recall@3", "mrr", "bleu4", "rouge_l", "cgs", "cd", "tsr", "t2r"), paper.header(PAPER)
+)
+HEADER = {key: col for col, key in COLUMNS.items()}  # metric key -> its Table 5 column
 # The page shows Table 5 one axis at a time, so each fits the text column: the paper's three
 # competencies (§2, §6: accuracy, grounding, recovery), with text overlap apart (§6.2 reads it
 # beside grounding but it scores the reference response, not the reviews).
 AXES = {
-    "accuracy": ("R@1", "R@3", "MRR"),
-    "grounding": ("CGS", "CiteDensity"),
-    "recovery and dialogue success": ("TSR", "T2R"),
-    "text overlap with the reference": ("BLEU", "ROUGE-L"),
+    axis: tuple(HEADER[k] for k in keys)
+    for axis, keys in {
+        "accuracy": ("recall@1", "recall@3", "mrr"),
+        "grounding": ("cgs", "cd"),
+        "recovery and dialogue success": ("tsr", "t2r"),
+        "text overlap with the reference": ("bleu4", "rouge_l"),
+    }.items()
 }
 
 
@@ -59,13 +59,14 @@ def load(
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
     """Ours vs printed for every Table 5 cell; saved as ``figures/t05_headline``."""
-    fig = compare.plot(df[df["column"] != "T2R"], "Table 5: this run vs paper (T2R omitted)")
+    t2r = HEADER["t2r"]
+    fig = compare.plot(df[df["column"] != t2r], f"Table 5: this run vs paper ({t2r} omitted)")
     return figures.save(fig, NAME, figures_dir)
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the notebook prose (glued)."""
-    r1 = df[(df["column"] == "R@1") & df["ours"].notna()]
+    r1 = df[(df["column"] == HEADER["recall@1"]) & df["ours"].notna()]
     best = r1.loc[r1["ours"].idxmax()]
     return {
         "n_baselines": int(r1["baseline"].nunique()),
@@ -73,14 +74,14 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
         "best_r1": float(best["ours"]),
         "best_r1_paper": float(best["paper"]),
         "mean_abs_diff_r1": float(r1["diff"].abs().mean()),
-        "mean_abs_diff_cgs": float(df.loc[df["column"] == "CGS", "diff"].abs().mean()),
+        "mean_abs_diff_cgs": float(df.loc[df["column"] == HEADER["cgs"], "diff"].abs().mean()),
         **ordering_agreement(df),
-        **ordering_agreement(df, "CGS"),
-        **ordering_agreement(df, "CiteDensity"),
+        **ordering_agreement(df, HEADER["cgs"]),
+        **ordering_agreement(df, HEADER["cd"]),
     }
 
 
-def ordering_agreement(df: pd.DataFrame, column: str = "R@1", family: str = "non_llm") -> dict[str, Any]:
+def ordering_agreement(df: pd.DataFrame, column: str = HEADER["recall@1"], family: str = "non_llm") -> dict[str, Any]:
     """Kendall τ_b between the reproduced and the printed ordering of ``family`` rows on
     ``column`` (scipy ``kendalltau``), with its two-sided p-value and the number of rows; keys
     ``tau_<column slug>_<family>`` (``tau_r1_non_llm``, ``tau_cgs_non_llm``, …)."""
@@ -93,24 +94,15 @@ def ordering_agreement(df: pd.DataFrame, column: str = "R@1", family: str = "non
     return {key: float(res.statistic), f"{key}_p": float(res.pvalue), f"{key}_n": int(len(rows))}
 
 
-SLUGS = {
-    "R@1": "r1",
-    "R@3": "r3",
-    "MRR": "mrr",
-    "BLEU": "bleu",
-    "ROUGE-L": "rouge_l",
-    "CGS": "cgs",
-    "CiteDensity": "cd",
-    "TSR": "tsr",
-    "T2R": "t2r",
-}
+SLUGS = {col: metric_registry.slug(key) for col, key in COLUMNS.items()}  # column -> slug in glued keys
 
 
 def ordering_table(df: pd.DataFrame, family: str = "non_llm") -> pd.DataFrame:
     """One row per Table 5 column: Kendall τ_b of the ``family`` rows' ordering against the
     paper's (:func:`ordering_agreement`), its p-value and n; R@1 first, then grounding (CGS,
     CiteDensity), then the rest in the table's order."""
-    order = ["R@1", "CGS", "CiteDensity"] + [c for c in COLUMNS if c not in ("R@1", "CGS", "CiteDensity")]
+    first = [HEADER["recall@1"], HEADER["cgs"], HEADER["cd"]]
+    order = first + [c for c in COLUMNS if c not in first]
     rows = []
     for column in order:
         out = ordering_agreement(df, column, family)
@@ -143,7 +135,7 @@ def composition(
     baselines not in the run are left out."""
     from trace_crs.metrics.sentence_categories import composition as shares
 
-    path = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+    path = results.records_file(results_dir, run)
     records = pd.read_parquet(path, columns=["baseline", "text"])
     printed = paper.table(COMPOSITION).set_index("Baseline")
     rows = []

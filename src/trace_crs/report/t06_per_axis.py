@@ -15,17 +15,17 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, results
 
 NAME = "t06_per_axis"  # notebook, module, table CSV and figure stem
 PAPER = "table6_per_axis"  # the printed table it is compared with (report/paper/)
+# printed column -> metric key (the registry's labels as Table 6 prints them)
 COLUMNS = {
-    "R@1_open": "recall@1_open",
-    "GS": "gs",
-    "PC": "pc",
-    "NLI": "entailment",
-    "RejectionRecovery": "rejection_recovery",
+    f"{metric_registry.label('recall@1')}_open": "recall@1_open",
+    **metric_registry.columns(("gs", "pc", "entailment", "rejection_recovery"), paper.header(PAPER)),
 }
+HEADER = {key: col for col, key in COLUMNS.items()}  # metric key -> its Table 6 column
 
 
 def load(
@@ -48,12 +48,12 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the notebook prose (glued)."""
-    nli = df[(df["column"] == "NLI") & df["ours"].notna()]
-    rec = df[(df["column"] == "RejectionRecovery") & df["ours"].notna()]
+    nli = df[(df["column"] == HEADER["entailment"]) & df["ours"].notna()]
+    rec = df[(df["column"] == HEADER["rejection_recovery"]) & df["ours"].notna()]
     best = rec.loc[rec["ours"].idxmax()]
     return {
         "n_nli_baselines": int(len(nli)),
         "best_recovery_label": str(best["Baseline"]),
         "best_recovery": float(best["ours"]),
-        "mean_abs_diff_gs": float(df.loc[df["column"] == "GS", "diff"].abs().mean()),
+        "mean_abs_diff_gs": float(df.loc[df["column"] == HEADER["gs"], "diff"].abs().mean()),
     }

@@ -13,16 +13,14 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, results
 
 NAME = "t09_practical"  # notebook, module, table CSV and figure stem
 PAPER = "table9_practical"  # the printed table it is compared with (report/paper/)
-COLUMNS = {
-    "SpatialCoherence": "spatial_coherence",
-    "PriceAlignment": "price_alignment",
-    "ItineraryDiversity": "itinerary_diversity",
-    "GS": "gs",
-}
+COLUMNS = metric_registry.columns(  # printed column -> metric key
+    ("spatial_coherence", "price_alignment", "itinerary_diversity", "gs"), paper.header(PAPER)
+)
 
 
 def load(
@@ -40,7 +38,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Numbers quoted in the notebook prose (glued)."""
-    sc = df[(df["column"] == "SpatialCoherence") & df["ours"].notna()]
+    sc = df[(df["column"] == metric_registry.label("spatial_coherence")) & df["ours"].notna()]
     best = sc.loc[sc["ours"].idxmax()]
     return {
         "best_spatial_label": str(best["Baseline"]),

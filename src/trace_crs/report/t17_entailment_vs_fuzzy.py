@@ -14,16 +14,17 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, sensitivity
+from trace_crs.metrics import registry as metric_registry
+from trace_crs.report import compare, figures, paper, sensitivity
 from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t17_entailment_vs_fuzzy"  # notebook, module, table CSV and figure stem
 PAPER = "table17_entailment_vs_fuzzy"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"n_turns": "n_turns", "FuzzyGS": "gs", "EntailmentGS": "entailment", "Gap": "gap"}
+_PRINTED = metric_registry.columns(("gs", "entailment"), paper.header(PAPER))  # Table 17's spellings
+COLUMNS = {"n_turns": "n_turns", **_PRINTED, "Gap": "gap"}
 # The same numbers as statistics of a per-turn frame (the aggregates are means over turns).
 CI_COLUMNS = {
-    "FuzzyGS": Derived(turn_mean("gs"), needs=("gs",)),
-    "EntailmentGS": Derived(turn_mean("entailment"), needs=("entailment",)),
+    **{col: Derived(turn_mean(key), needs=(key,)) for col, key in _PRINTED.items()},
     "Gap": Derived(lambda f: turn_mean("gs")(f) - turn_mean("entailment")(f), needs=("gs", "entailment")),
 }
 
@@ -33,13 +34,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
 
 
-def intervals(
-    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
-) -> pd.DataFrame:
-    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (Gap: mean GS − mean entailment over
-    the same resampled dialogues; :func:`compare.derived_intervals`; "insufficient n" below the minimum number
-    of dialogues)."""
-    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
+intervals = compare.intervals_for(CI_COLUMNS, "Gap: mean GS − mean entailment over the same resampled dialogues")
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

@@ -13,12 +13,13 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, figures, sensitivity
+from trace_crs.metrics import registry as metric_registry
+from trace_crs.report import compare, figures, paper, sensitivity
 from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t22_cgs_variants"  # notebook, module, table CSV and figure stem
 PAPER = "table22_cgs_variants"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"GS": "gs", "Entail": "entailment", "CD": "cd", "PC": "pc", "CGS": "cgs", "CGSent": "cgs_ent"}
+COLUMNS = metric_registry.columns(("gs", "entailment", "cd", "pc", "cgs", "cgs_ent"), paper.header(PAPER))
 # The same numbers as statistics of a per-turn frame (the aggregates are means over turns).
 CI_COLUMNS = {col: Derived(turn_mean(metric), needs=(metric,)) for col, metric in COLUMNS.items()}
 
@@ -28,12 +29,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
 
 
-def intervals(
-    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
-) -> pd.DataFrame:
-    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (each a mean over turns;
-    :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
-    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
+intervals = compare.intervals_for(CI_COLUMNS, "each a mean over turns")
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

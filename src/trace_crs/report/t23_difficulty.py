@@ -41,12 +41,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
-def intervals(
-    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
-) -> pd.DataFrame:
-    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (mean R@1 over the tier's turns;
-    :func:`compare.derived_intervals`; "insufficient n" below the minimum number of dialogues)."""
-    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
+intervals = compare.intervals_for(CI_COLUMNS, "mean R@1 over the tier's turns")
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
@@ -56,12 +51,4 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Mean R@1 over baselines in the easiest and the hardest tier, and the drop between them."""
-    mean = df.groupby("column")["ours"].mean()
-    first, last = next(iter(COLUMNS)), list(COLUMNS)[-1]
-    return {
-        "first": first,
-        "last": last,
-        "mean_first": float(mean[first]),
-        "mean_last": float(mean[last]),
-        "mean_drop": float(mean[first] - mean[last]),
-    }
+    return compare.mean_drop(df, next(iter(COLUMNS)), list(COLUMNS)[-1])

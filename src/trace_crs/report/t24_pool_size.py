@@ -14,11 +14,12 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, results
 
 NAME = "t24_pool_size"  # notebook, module, table CSV and figure stem
 PAPER = "table24_pool_size"  # the printed table it is compared with (report/paper/)
-METRICS = {"R@1": "recall@1", "R@3": "recall@3", "GS": "gs"}
+METRICS = metric_registry.columns(("recall@1", "recall@3", "gs"))  # label -> metric key
 
 
 def load(
@@ -40,13 +41,5 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:
     """Mean R@1 over baselines at the first and the last pool, and the drop between them."""
-    r1 = df[df["column"].str.contains("R@1")]
-    first, last = r1["column"].iloc[0], r1["column"].iloc[-1]
-    mean = r1.groupby("column")["ours"].mean()
-    return {
-        "first": first,
-        "last": last,
-        "mean_first": float(mean[first]),
-        "mean_last": float(mean[last]),
-        "mean_drop": float(mean[first] - mean[last]),
-    }
+    r1 = df[df["column"].str.contains(metric_registry.label("recall@1"), regex=False)]
+    return compare.mean_drop(r1, r1["column"].iloc[0], r1["column"].iloc[-1])

@@ -15,11 +15,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.dialogues.splits import read_split_ids
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, results
 
 NAME = "t26_test_split"  # notebook, module, table CSV and figure stem
 PAPER = "table26_test_split"  # the printed table it is compared with (report/paper/)
-COLUMNS = {"R@1": "recall@1", "R@3": "recall@3", "MRR": "mrr", "GS": "gs", "CD": "cd", "PC": "pc", "CGS": "cgs"}
+COLUMNS = metric_registry.columns(("recall@1", "recall@3", "mrr", "gs", "cd", "pc", "cgs"), paper.header(PAPER))
 
 
 def load(results_dir: str | Path, splits_dir: str | Path, run: str = "closed", split: str = "test") -> pd.DataFrame:

@@ -62,13 +62,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 
-def intervals(
-    results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"), n_boot: int = 1000, seed: int = 42
-) -> pd.DataFrame:
-    """LLM rows with n and a 95 % dialogue-cluster bootstrap interval per column (the alt-only columns over the
-    dialogues with an alternative; :func:`compare.derived_intervals`; "insufficient n" below the minimum
-    number of dialogues)."""
-    return compare.derived_intervals(results_dir, runs, CI_COLUMNS, n_boot=n_boot, seed=seed)
+intervals = compare.intervals_for(CI_COLUMNS, "the alt-only columns over the dialogues with an alternative")
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.report import compare, figures, results
 from trace_crs.stats.bootstrap import MIN_CLUSTERS
 from trace_crs.stats.cost import cost_accounting, judge_costs, with_judge
@@ -63,7 +64,7 @@ def intervals(
     results_dir: str | Path,
     runs: Sequence[str] = ("closed", "closed_llm"),
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     min_clusters: int = MIN_CLUSTERS,
 ) -> pd.DataFrame:
     """One row per (baseline, scale): mean over the judged turns, its dialogue-cluster bootstrap
@@ -124,7 +125,7 @@ def costs(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"
     ``tables/table29_judge_cost.csv``."""
     own, usage = [], {}
     for run in runs:
-        rec = results.require(Path(results_dir) / "runs" / run / "records.parquet", f"records of run '{run}'")
+        rec = results.records_file(results_dir, run)
         own.append(cost_accounting(pd.read_parquet(rec), source=str(rec), strict=False).assign(run=run))
         for base in results.run_baselines(results_dir, run):
             usage[base] = results.read_aggregate(results_dir, run, base).get("judge_usage")

@@ -1,1 +1,1 @@
-"""The resumable evaluation runner behind ``trace-crs evaluate`` (issue 4 item 5, ARCHITECTURE §4)."""
+"""The resumable evaluation runner behind ``trace-crs evaluate`` (ARCHITECTURE §4)."""

@@ -1,4 +1,4 @@
-"""The run-wide cost guard of ``trace-crs evaluate --max-cost-usd`` (issue 17 item 2).
+"""The run-wide cost guard of ``trace-crs evaluate --max-cost-usd`` (ARCHITECTURE §4: admission stops before the budget, exit 4).
 
 The budget bounds the run's cost: the ``cost_usd`` of every record of the run directory (the
 chunks finished by earlier invocations included) plus what the jobs in flight may still

@@ -1,5 +1,5 @@
 """``trace-crs evaluate --estimate [K]``: projected LM calls, tokens, dollars and wall time of a
-run, from K measured dialogues (issue 17 item 2), before anything large runs.
+run, from K measured dialogues (ARCHITECTURE §4 ``--estimate K``), before anything large runs.
 
 The first ``K`` evaluated dialogues (corpus order) go through each LLM baseline of the config,
 one baseline at a time, into a temporary run directory; what they cost is scaled by
@@ -30,7 +30,8 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from trace_crs.baselines.registry import GROUPS
+from trace_crs import results_layout as layout
+from trace_crs.baselines.registry import uses_llm
 from trace_crs.kb.store import dump_jsonl
 from trace_crs.lm.backend import distinct_requests, process_usage
 from trace_crs.runner.llm_pool import auto_concurrency
@@ -47,7 +48,7 @@ def estimate(cfg: RunConfig, sample: int = 4) -> dict[str, Any]:
     if sample < 1:
         raise ValueError(f"--estimate: the sample must be >= 1 dialogue, got {sample}")
     resolved = resolved_config(cfg)
-    llm = [n for n in resolved["baselines"] if GROUPS[n] == "LLM"]
+    llm = [n for n in resolved["baselines"] if uses_llm(n)]
     if not llm:
         raise ValueError("--estimate: the config has no LLM baseline to estimate")
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
@@ -72,7 +73,7 @@ def estimate(cfg: RunConfig, sample: int = 4) -> dict[str, Any]:
             with distinct_requests() as distinct:
                 evaluate(run, Path(tmp) / name, workers=1, progress=False)
             wall, after = time.perf_counter() - start, process_usage()
-            table = pq.read_table(Path(tmp) / name / "records.parquet")
+            table = pq.read_table(Path(tmp) / name / layout.RECORDS)
             rows[name] = {
                 "turns": table.num_rows,
                 "calls": after.calls - before.calls,

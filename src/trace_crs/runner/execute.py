@@ -20,7 +20,7 @@ from typing import Any
 
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.popularity import fallback_output
-from trace_crs.baselines.registry import GROUPS, baseline_class, create
+from trace_crs.baselines.registry import baseline_class, create, uses_llm
 from trace_crs.kb import KB, load_kb
 from trace_crs.runner.records import to_record, write_chunk
 from trace_crs.runner.tasks import turn_contexts
@@ -33,7 +33,7 @@ def build_baselines(names: list[str], kb: KB, **llm_kwargs: Any) -> dict[str, An
     ``prefilter``) go to the LLM baselines that take them."""
     out = {}
     for name in names:
-        kwargs = llm_kwargs if GROUPS[name] == "LLM" else {}
+        kwargs = llm_kwargs if uses_llm(name) else {}
         accepted = inspect.signature(baseline_class(name)).parameters
         baseline = create(name, **{k: v for k, v in kwargs.items() if k in accepted})
         baseline.prepare(kb)

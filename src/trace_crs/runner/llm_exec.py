@@ -1,4 +1,4 @@
-"""Where the LLM chunks of a run execute (issue 17 items 1 and 5): in this process with a pool
+"""Where the LLM chunks of a run execute (ARCHITECTURE §4, concurrency and workers): in this process with a pool
 of threads (:func:`trace_crs.runner.llm_pool.run_jobs`), or — for an API model without a cost
 budget, ``workers`` > 1 — in ``workers`` spawned processes that share the concurrency
 (``ceil(concurrency / workers)`` threads each) and take the pending chunks round-robin.
@@ -20,6 +20,7 @@ import gc
 import math
 import multiprocessing as mp
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +32,24 @@ from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jo
 from trace_crs.runner.tasks import chunks, load_evaluated
 
 
-def run_llm(
-    cfg: Any,
-    kb: KB,
-    out: Path,
-    dialogues: list[dict[str, Any]],
-    parts: list[list[dict[str, Any]]],
-    todo: dict[int, dict[str, str]],
-    llm: list[str],
-    lm: dict[str, Any],
-    clock: Clock,
-    progress: bool,
-    workers: int = 1,
-) -> CostGuard | None:
-    """The pending LLM chunks of ``llm``; returns the cost guard (None without a budget)."""
+@dataclass(frozen=True)
+class Work:
+    """What one process executes: the run config, KB, evaluated dialogues and their chunks, the
+    pending chunk files per baseline (``todo``), the LLM baselines, the clock and progress."""
+
+    cfg: Any
+    kb: KB
+    dialogues: list[dict[str, Any]]
+    parts: list[list[dict[str, Any]]]
+    todo: dict[int, dict[str, str]]
+    llm: list[str]
+    clock: Clock = time.perf_counter
+    progress: bool = False
+
+
+def run_llm(work: Work, out: Path, lm: dict[str, Any], workers: int = 1) -> CostGuard | None:
+    """The pending LLM chunks of ``work.llm``; returns the cost guard (None without a budget)."""
+    cfg, todo, llm = work.cfg, work.todo, work.llm
     concurrency = auto_concurrency(cfg.concurrency, lm)
     pending = sorted(k for k in todo if any(n in todo[k] for n in llm))
     processes = min(workers, len(pending))
@@ -61,33 +66,31 @@ def run_llm(
     if cfg.max_cost_usd is not None:
         done = [p for n in llm for p in (out / "records" / n).glob("*.parquet")]
         guard = CostGuard.from_records(cfg.max_cost_usd, done)
-    complete = _in_process(
-        cfg, kb, dialogues, parts, todo, llm, endpoint_configs(lm, 1)[0], clock, concurrency, guard, progress
-    )
+    complete = _in_process(work, endpoint_configs(lm, 1)[0], concurrency, guard)
     if guard is not None:
         guard.stopped = not complete
     return guard
 
 
-def _in_process(
-    cfg: Any,
-    kb: KB,
-    dialogues: list[dict[str, Any]],
-    parts: list[list[dict[str, Any]]],
-    todo: dict[int, dict[str, str]],
-    llm: list[str],
-    lm: dict[str, Any] | None,
-    clock: Clock,
-    concurrency: int,
-    guard: CostGuard | None,
-    progress: bool,
-) -> bool:
-    baselines = build_baselines(llm, kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
+def _in_process(work: Work, lm: dict[str, Any] | None, concurrency: int, guard: CostGuard | None) -> bool:
+    cfg = work.cfg
+    baselines = build_baselines(work.llm, work.kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter)
     try:
         gc.freeze()  # the KB and the baselines outlive the run: no full collection walks them again
         # Memory-Aug.: memory fixed in corpus order, in the background (llm_pool.see_corpus_later)
         return run_jobs(
-            baselines, kb, parts, todo, llm, cfg.pool, cfg.seed, clock, concurrency, guard, progress, corpus=dialogues
+            baselines,
+            work.kb,
+            work.parts,
+            work.todo,
+            work.llm,
+            cfg.pool,
+            cfg.seed,
+            work.clock,
+            concurrency,
+            guard,
+            work.progress,
+            corpus=work.dialogues,
         )
     finally:
         gc.unfreeze()
@@ -98,18 +101,7 @@ def _in_process(
 def _shard(task: tuple[Any, dict[str, Any] | None, dict[int, dict[str, str]], list[str], int]) -> None:
     """One process's share of the chunks (the dialogues are re-read: same file, subset, seed)."""
     cfg, lm, todo, llm, concurrency = task
-    kb = load_kb(cfg.kb)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
     _in_process(
-        cfg,
-        kb,
-        dialogues,
-        chunks(dialogues, cfg.chunk_size),
-        todo,
-        llm,
-        lm,
-        time.perf_counter,
-        concurrency,
-        None,
-        False,
+        Work(cfg, load_kb(cfg.kb), dialogues, chunks(dialogues, cfg.chunk_size), todo, llm), lm, concurrency, None
     )

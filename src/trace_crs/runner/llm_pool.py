@@ -1,4 +1,4 @@
-"""Concurrent LLM turns inside ``trace-crs evaluate`` (issue 17 item 1; paper checklist item 8:
+"""Concurrent LLM turns inside ``trace-crs evaluate`` (ARCHITECTURE §4 ``concurrency``; paper checklist item 8:
 "async harness concurrency (semaphore) 256–512").
 
 A job is one (baseline, dialogue): its turns run in order in one thread (DST re-tracks its

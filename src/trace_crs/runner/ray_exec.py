@@ -1,4 +1,4 @@
-"""Scale-out on Ray: ``trace-crs evaluate --executor ray`` (issue 17 item 5).
+"""Scale-out on Ray: ``trace-crs evaluate --executor ray`` (ARCHITECTURE §4: identical output on any executor).
 
 The pending chunks (non-LLM and LLM) are dealt round-robin to ``workers`` Ray actors; each
 actor loads the KB and the run's dialogues once (same file, subset and seed as the driver),
@@ -34,7 +34,7 @@ class ShardRunner:
     """One actor: the run's KB, dialogues and baselines, built once; runs chunks on demand."""
 
     def __init__(self, cfg: Any, names: list[str], lm: dict[str, Any] | None, concurrency: int) -> None:
-        from trace_crs.baselines.registry import GROUPS
+        from trace_crs.baselines.registry import uses_llm
         from trace_crs.kb import load_kb
         from trace_crs.runner.execute import build_baselines, show_corpus
         from trace_crs.runner.tasks import chunks, load_evaluated
@@ -43,8 +43,8 @@ class ShardRunner:
         self.kb = load_kb(cfg.kb)
         dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
         self.parts = chunks(dialogues, cfg.chunk_size)
-        self.llm = [n for n in names if GROUPS[n] == "LLM"]
-        self.non_llm = build_baselines([n for n in names if GROUPS[n] != "LLM"], self.kb)
+        self.llm = [n for n in names if uses_llm(n)]
+        self.non_llm = build_baselines([n for n in names if not uses_llm(n)], self.kb)
         self.llm_baselines = (
             build_baselines(self.llm, self.kb, lm_config=lm, seed=cfg.seed, prefilter=cfg.prefilter) if self.llm else {}
         )

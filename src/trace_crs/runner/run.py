@@ -1,5 +1,5 @@
 """``trace-crs evaluate``: replay reference dialogues through baselines, resumably
-(issue 4 item 5, ARCHITECTURE §4).
+(ARCHITECTURE §4).
 
 Layout of ``out/``: ``config.yaml`` (resolved), ``records/<baseline>/<chunk>.parquet`` (atomic
 chunk files — a present file is a finished chunk, so a killed run resumes where it stopped),
@@ -30,8 +30,10 @@ import pyarrow.parquet as pq
 import yaml
 from tqdm import tqdm
 
+from trace_crs import results_layout as layout
 from trace_crs.atomic import write_text
-from trace_crs.baselines.registry import GROUPS, baseline_class
+from trace_crs.baselines import registry
+from trace_crs.baselines.registry import baseline_class
 from trace_crs.cache import CACHE_ENV
 from trace_crs.errors import UsageError
 from trace_crs.kb import load_kb
@@ -45,7 +47,7 @@ from trace_crs.runner.execute import (
     show_corpus,
     worker_task,
 )
-from trace_crs.runner.llm_exec import run_llm
+from trace_crs.runner.llm_exec import Work, run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
 from trace_crs.runner.records import read_records, write_predictions, write_table
 from trace_crs.runner.selection import Rules, Selection, uses_llm
@@ -87,7 +89,7 @@ def resolved_config(cfg: RunConfig) -> dict[str, Any]:
 def _claim(out: Path, resolved: dict[str, Any]) -> None:
     """Write ``config.yaml``, or check that an existing one describes the same run."""
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "config.yaml"
+    path = out / layout.RUN_CONFIG
     text = yaml.safe_dump(resolved, sort_keys=True)
     if path.exists():
         old = yaml.safe_load(path.read_text())
@@ -170,10 +172,10 @@ def evaluate(
 
         run_on_ray(cfg, todo, names, resolved["lm"], workers, auto_concurrency(cfg.concurrency, resolved["lm"]))
         todo = {}
-    _run_non_llm(cfg, kb, parts, todo, [n for n in names if GROUPS[n] == "non-LLM"], workers, clock, progress)
-    llm = [n for n in names if GROUPS[n] == "LLM"]
+    _run_non_llm(cfg, kb, parts, todo, [n for n in names if not registry.uses_llm(n)], workers, clock, progress)
+    llm = [n for n in names if registry.uses_llm(n)]
     if llm and any(n in t for t in todo.values() for n in llm):
-        guard = run_llm(cfg, kb, out, dialogues, parts, todo, llm, resolved["lm"], clock, progress, workers)
+        guard = run_llm(Work(cfg, kb, dialogues, parts, todo, llm, clock, progress), out, resolved["lm"], workers)
         if guard is not None and guard.stopped:
             left = _pending(out, names, len(parts))
             return {
@@ -195,8 +197,8 @@ def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunCo
     from trace_crs.metrics.predictions import index_predictions
     from trace_crs.metrics.score import ScoreConfig, score_predictions
 
-    table = pq.read_table(out / "records.parquet").to_pylist()
-    (out / "scores").mkdir(exist_ok=True)
+    table = pq.read_table(out / layout.RECORDS).to_pylist()
+    (out / layout.SCORES).mkdir(exist_ok=True)
     for name in names:
         rows = [r for r in table if r["baseline"] == name]
         preds = index_predictions(
@@ -218,7 +220,7 @@ def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunCo
         )
         scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
         write_text(
-            out / "scores" / f"{name}.json",
+            out / layout.SCORES / f"{name}.json",
             json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n",
         )
 
@@ -228,10 +230,10 @@ def finalize(
 ) -> dict[str, Any]:
     """Consolidate chunk files into ``records.parquet``, predictions, ``dialogue_ids.json``
     (the evaluated dialogues: a seeded subset is scored on exactly these) and ``MANIFEST.json``."""
-    write_text(out / "dialogue_ids.json", json.dumps(sorted(dialogue_ids)) + "\n")
+    write_text(out / layout.DIALOGUE_IDS, json.dumps(sorted(dialogue_ids)) + "\n")
     table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
-    write_table(table, out / "records.parquet")
-    preds = write_predictions(table, names, out / "predictions")
+    write_table(table, out / layout.RECORDS)
+    preds = write_predictions(table, names, out / layout.PREDICTIONS)
     counts, faults = {}, {}
     for name in names:
         total: Counter = Counter()
@@ -241,7 +243,7 @@ def finalize(
         mask = pc.equal(table.column("baseline"), name)
         sub = table.filter(mask)
         counts[name] = {"records": sub.num_rows, "fallbacks": int(pc.sum(sub.column("fallback")).as_py() or 0)}
-    outputs = [out / "config.yaml", out / "dialogue_ids.json", out / "records.parquet", *preds]
+    outputs = [out / layout.RUN_CONFIG, out / layout.DIALOGUE_IDS, out / layout.RECORDS, *preds]
     manifest = {
         "inputs": {
             f"kb/{POIS_FILE}": resolved["kb_sha256"],
@@ -254,5 +256,5 @@ def finalize(
         "complete": True,
         "faults": faults,  # endpoint faults met by the LM calls of the finished chunks (lm.faults)
     }
-    write_text(out / "MANIFEST.json", json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    write_text(out / layout.RUN_MANIFEST, json.dumps(manifest, sort_keys=True, indent=2) + "\n")
     return manifest

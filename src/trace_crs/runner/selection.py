@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trace_crs import __version__
-from trace_crs.baselines.registry import GROUPS, resolve
+from trace_crs import DEFAULT_SEED, __version__
+from trace_crs.baselines import registry
+from trace_crs.baselines.registry import resolve
 from trace_crs.config import POOLS
 from trace_crs.errors import UsageError
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
@@ -27,7 +28,7 @@ class Selection:
     baselines: str = "all"
     pool: str = "closed"
     subset: int | None = None
-    seed: int = 42
+    seed: int = DEFAULT_SEED
     prefilter: str = "tfidf"  # open-set prefilter of LLM Zero-Shot / RAG-Citation (Table 25)
     lm: dict[str, Any] | None = None  # LM block for LLM baselines (``--set lm.weights=…``), see lm.config
 
@@ -83,4 +84,4 @@ class Selection:
 
 def uses_llm(names: list[str]) -> bool:
     """Whether any of the baselines calls an LM."""
-    return any(GROUPS[n] == "LLM" for n in names)
+    return any(registry.uses_llm(n) for n in names)

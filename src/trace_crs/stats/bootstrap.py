@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.stats.frames import require_baselines, require_columns, require_finite
 
 #: Fewer dialogues than this and a cluster bootstrap says "insufficient n" (no p-value, no verdict).
@@ -51,7 +52,7 @@ TABLE21_PAIRS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def bootstrap_indices(n: int, n_boot: int = 1000, seed: int = 42) -> np.ndarray:
+def bootstrap_indices(n: int, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> np.ndarray:
     """Cluster indices of every replicate, shape (n_boot, n): ``default_rng(seed).choice(n, (n_boot, n))``."""
     if n < 1 or n_boot < 1:
         raise ValueError(f"bootstrap needs n ≥ 1 clusters and n_boot ≥ 1 (got n={n}, n_boot={n_boot})")
@@ -99,7 +100,7 @@ def bootstrap_pairs(
     frame: pd.DataFrame,
     pairs: Sequence[tuple[str, str, str]] = TABLE21_PAIRS,
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     level: float = 0.95,
     source: str = "scores",
     min_clusters: int = MIN_CLUSTERS,
@@ -156,7 +157,7 @@ def paired_bootstrap(
     b: str,
     metric: str,
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     level: float = 0.95,
     source: str = "scores",
 ) -> dict:

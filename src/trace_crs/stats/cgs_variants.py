@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from trace_crs.config import ScoreConfig
 from trace_crs.metrics.grounding import composite
 from trace_crs.stats.frames import require_columns, require_finite
 
@@ -29,7 +30,7 @@ Variant = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 def _factors(gs: np.ndarray, cd: np.ndarray, pc: np.ndarray) -> np.ndarray:
-    return np.vstack([gs, (cd >= 0.05).astype(float), np.maximum(pc, 0.5)])
+    return np.vstack([gs, (cd >= ScoreConfig.cd_gate).astype(float), np.maximum(pc, ScoreConfig.pc_floor)])
 
 
 def _harmonic(gs: np.ndarray, cd: np.ndarray, pc: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Cost accounting per baseline (issue 6; paper §5 efficiency, HotelQuEST Table 2).
+"""Cost accounting per baseline (paper §5 efficiency, HotelQuEST Table 2).
 
 Input: run records (ARCHITECTURE.md §4) with ``dialogue_id, baseline, model, prompt_tokens,
 completion_tokens, latency_s``.  Dollars are recomputed from the dated price table

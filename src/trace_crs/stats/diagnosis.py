@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_atomic
 from trace_crs.errors import UsageError
 from trace_crs.stats.cgs_variants import CGS_VARIANTS
@@ -78,7 +79,7 @@ def diagnose(
     corpus_runs: Mapping[str, str] | None = None,
     baselines: Sequence[str] | None = None,
     n_dialogues: int | None = None,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """Every variant of the module docstring on ``run`` (and ``corpus_runs``), a seeded sample of
     ``n_dialogues`` of its dialogues (all when None); columns ``run`` and ``n_dialogues`` added."""

@@ -26,7 +26,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from trace_crs.metrics.dialogue import POOLED_RATIOS
+from trace_crs import DEFAULT_SEED
+from trace_crs.metrics.registry import POOLED_RATIOS
 from trace_crs.stats.bootstrap import MIN_CLUSTERS, bootstrap_indices, resample_weights
 from trace_crs.stats.frames import require_columns
 
@@ -37,7 +38,7 @@ def cluster_mean_ci(
     frame: pd.DataFrame,
     metric: str,
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
     denominator: str | None = None,
@@ -79,14 +80,14 @@ def cell_intervals(
     per_dialogue: pd.DataFrame,
     metrics: Sequence[str],
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
 ) -> pd.DataFrame:
     """One row per (run, baseline, metric) found in the frames (:data:`CI_COLUMNS`).
 
     A metric is read from the per-turn frame when it has that column, else from the
-    per-dialogue frame; a pooled ratio (:data:`~trace_crs.metrics.dialogue.POOLED_RATIOS`,
+    per-dialogue frame; a pooled ratio (:data:`~trace_crs.metrics.registry.POOLED_RATIOS`,
     e.g. rejection recovery) from its numerator and denominator columns, as the aggregate is;
     metrics in neither are skipped (no interval can be formed)."""
     out = []
@@ -129,7 +130,7 @@ def cluster_statistic_ci(
     frame: pd.DataFrame,
     statistic: Callable[[pd.DataFrame], float],
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
 ) -> dict[str, float | int | bool]:
@@ -174,7 +175,7 @@ def statistic_intervals(
     per_turn: pd.DataFrame,
     columns: Mapping[str, Derived],
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
 ) -> pd.DataFrame:

@@ -22,6 +22,8 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from trace_crs import DEFAULT_SEED
+from trace_crs import results_layout as layout
 from trace_crs.dialogues import load_dialogues
 from trace_crs.dialogues.subset import select_subset
 from trace_crs.kb import KB, load_kb
@@ -29,6 +31,7 @@ from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.entailment import Backend, claim_sentences
 from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, scored_turns
 from trace_crs.metrics.score import ScoreConfig, score_predictions
+from trace_crs.results_layout import require
 
 EMPTY = {"ranked_poi_ids": [], "text": "", "citations": []}  # a missing prediction, as in scoring
 
@@ -101,31 +104,23 @@ def _first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["baseline", *[c for c in frame.columns if c != "baseline"]]]
 
 
-def require(path: str | Path, what: str) -> Path:
-    """Return ``path`` if it exists, else raise FileNotFoundError naming it (a usage error)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{what} not found: {path} (run `trace-crs evaluate` for it first)")
-    return path
-
-
 def run_inputs(
     results_dir: str | Path,
     run: str,
     baselines: Sequence[str] | None = None,
     n_dialogues: int | None = None,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
 ) -> RunInputs:
     """Read run ``run``: its KB, its dialogues (``n_dialogues`` drawn with ``seed`` from the
     run's own subset; all when None) and the predictions of ``baselines`` (all when None)."""
-    config_path = require(Path(results_dir) / "runs" / run / "config.yaml", f"config of run '{run}'")
+    config_path = require(layout.run_file(results_dir, run, layout.RUN_CONFIG), f"config of run '{run}'")
     config = yaml.safe_load(config_path.read_text()) or {}
     kb = load_kb(require(config["kb"], f"KB of run '{run}'"))
     corpus = load_dialogues(require(config["dialogues"], f"dialogues of run '{run}'"))
     dialogues = select_subset(
-        select_subset(corpus, config.get("subset"), int(config.get("seed", 42))), n_dialogues, seed
+        select_subset(corpus, config.get("subset"), int(config.get("seed", DEFAULT_SEED))), n_dialogues, seed
     )
-    folder = require(Path(results_dir) / "runs" / run / "predictions", f"predictions of run '{run}'")
+    folder = require(layout.predictions(results_dir, run), f"predictions of run '{run}'")
     names = sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl")) if baselines is None else list(baselines)
     keep = {d["dialogue_id"] for d in dialogues}
     predictions: dict[str, dict[Key, dict]] = {}

@@ -17,6 +17,7 @@ from typing import cast
 
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_atomic
 from trace_crs.config import ScoreConfig
 from trace_crs.errors import UsageError
@@ -135,7 +136,7 @@ def analyse(
     *,
     baselines: Sequence[str] | None = None,
     n_dialogues: int | None = None,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     settings: Sequence[Hashable] | None = None,
     entailment: str = "embedding",
     fuzzy_threshold: float = ScoreConfig.fuzzy_threshold,
