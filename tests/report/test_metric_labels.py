@@ -31,6 +31,7 @@ def test_deviating_says_better_or_worse():
                        "metric": ["recall@1", "t2r", "recall@1"], "paper": [0.5, 2.0, 0.5],
                        "ours": [0.2, 3.0, 0.5], "diff": [-0.3, 1.0, 0.0], "ci_low": [0.1, 2.5, 0.4],
                        "ci_high": [0.3, 3.5, 0.6], "n_clusters": [40] * 3,
-                       "verdict": ["deviates", "deviates", "within CI"], "cause": ["x", "y", ""]})
+                       "verdict": ["deviates", "deviates", "within CI"], "cause": ["x", "y", ""],
+                       deviations.OFFICIAL_COLUMN: ["not run"] * 3})
     out = deviations.deviating(df)
     assert list(out["Baseline"]) == ["B", "A"] and list(out["ours_vs_paper"]) == ["worse", "worse"]
