@@ -3,7 +3,7 @@
 #                      dialogues of the corpus, smoke: every dialogue (a prerequisite of the chapter)
 #   make live-llm   -> results/$(PROFILE)/live/live_llm/: the LLM baselines on the closed_llm run's
 #                      subset with its local model (configs/$(PROFILE)/closed_llm.yaml, its evaluate:
-#                      section); optional: the chapter shows it when present
+#                      section); judged by `make judge-live`, so part of `make paper`
 # Included before paper.mk (mk/*.mk sorted), so paths are spelled here rather than with $(RES).
 LIVE_ROOT      := results/$(PROFILE)/live
 LIVE_SUBSET    := $(if $(filter smoke,$(PROFILE)),,--subset 1000)
@@ -33,7 +33,8 @@ $(LIVE_ROOT)/live_ask/live_scores.json: $(DIALOGUES) $(KB_DIR)/MANIFEST.json $(L
 	$(call LIVE_TIMED,live_ask) $(VENV)/bin/trace-crs --quiet converse --kb $(KB_DIR) --dialogues $(DIALOGUES) \
 	  --baselines non-llm $(LIVE_SUBSET) --seed $(SEED) --max-turns $(LIVE_MAX_TURNS) --ask 1 --out $(@D)
 
-book/content/core_judge.ipynb: $(wildcard $(LIVE_ROOT)/live_ask/live_scores.json $(LIVE_ROOT)/live/live_scores.json)
+# The CoRE chapter reads all three (its live judge, mk/judge.mk, reads `live` and `live_llm`).
+book/content/core_judge.ipynb: $(LIVE_ROOT)/live_ask/live_scores.json $(LIVE_ROOT)/live/live_scores.json
 
 # The chapter that reads them (its recipe is paper.mk's pattern rule for book/content/%.ipynb).
 book/content/live_vs_replayed.ipynb: $(LIVE_ROOT)/live/live_scores.json
