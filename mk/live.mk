@@ -10,6 +10,9 @@ LIVE_SUBSET    := $(if $(filter smoke,$(PROFILE)),,--subset 1000)
 LIVE_MAX_TURNS ?= 4
 LIVE_SRC       := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py src/trace_crs/cli/evaluate.py,$(SRC))
 LIVE_LLM_CFG   := configs/$(PROFILE)/closed_llm.yaml
+# LLM baselines may ask this many questions, in their own words (the [Ask] rule in their prompt
+# while a question is left: trace_crs.baselines.ask_rule); CoRE's Proactiveness needs a system that can ask
+LIVE_LLM_ASK   ?= 1
 LIVE_LLM_W     := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(LIVE_LLM_CFG) 2>/dev/null))
 LIVE_TIMED      = $(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/$(1).json $(1) --
 
@@ -23,7 +26,7 @@ $(LIVE_ROOT)/live_llm/live_scores.json: $(LIVE_LLM_CFG) $(DIALOGUES) $(KB_DIR)/M
 	rm -rf $(@D)
 	mkdir -p results/$(PROFILE)/timings
 	$(call LIVE_TIMED,live_llm) $(VENV)/bin/trace-crs --quiet converse --config $(LIVE_LLM_CFG) --kb $(KB_DIR) \
-	  --dialogues $(DIALOGUES) --max-turns $(LIVE_MAX_TURNS) --out $(@D)
+	  --dialogues $(DIALOGUES) --max-turns $(LIVE_MAX_TURNS) --ask $(LIVE_LLM_ASK) --out $(@D)
 
 # The same non-LLM live run with one clarifying question allowed (trace_crs.live.ask: the facet
 # that splits the candidates most evenly); the CoRE chapter compares it with `live` (did asking help?).

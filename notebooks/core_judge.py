@@ -63,6 +63,35 @@ present.table(live, "CoRE-Avg on live conversations")
 core_live.plot(live);
 
 # %% [markdown]
+# How often the judge failed on these conversations, per baseline: the share of factor ratings
+# still empty after every re-ask (such a conversation has no CoRE-Avg), the share of the judge's
+# replies that were unusable (no parseable 0–4 rating: the parse-failure rate) and that were cut
+# at `max_tokens`, replies per rating, the judge's model seconds per conversation — and, beside
+# them, the share of the system's own turns answered by the Popularity fallback after its LLM
+# call failed (`trace_crs/report/judge_failures.py`).
+
+# %%
+from trace_crs.report import judge_failures
+
+live_fail = judge_failures.live(results_dir, judge=judges[0])
+results.write_table(live_fail, results_dir, "core_live_failures")
+present.table(live_fail, "Judge and system failure rates on the live conversations")
+
+# %% [markdown]
+# Cost against quality: each baseline's CoRE-Avg on live conversations against the model seconds
+# its system spends on one turn (the median over its turns in the replayed run, where time is
+# measured; the live outputs carry none so that they stay byte-identical;
+# `trace_crs/report/core_cost.py`). Non-LLM rankers answer in milliseconds, the LLM baselines in
+# seconds on this machine's local model.
+
+# %%
+from trace_crs.report import core_cost
+
+cost = core_cost.table(live, core_cost.model_seconds(results_dir))
+results.write_table(cost, results_dir, core_cost.NAME)
+core_cost.plot(cost);
+
+# %% [markdown]
 # Rank agreement of CoRE-Avg on live conversations with each replayed metric and with live TSR
 # (Kendall τ over the baselines judged): replayed Recall@1 {glue:md}`core_live_tau_recall1_md`,
 # replayed CGS {glue:md}`core_live_tau_cgs_md`, live TSR {glue:md}`core_live_tau_tsr_md`
@@ -96,6 +125,10 @@ present.table(ask, "Live TSR and T2R with one question allowed minus without")
 
 # %%
 present.table(df)
+
+# %%
+present.table(judge_failures.load(core_judge.judged_path(results_dir, run, judges[0])),
+              "Judge failure rates on the replayed transcripts (as above)")
 
 # %%
 core_judge.plot(df);
