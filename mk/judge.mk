@@ -46,14 +46,15 @@ judge: $(JDIR)/agreement.json judge-live ## CoRE judge (two judges) on a run's b
 # weights (the model of the LLM rows; configs/$(PROFILE)/closed_llm.yaml), JUDGE_LIVE_SET overrides
 # (`make paper JUDGE_LIVE_SET="lm.model=openai/gpt-4o-mini"`). Smoke: one dialogue per baseline,
 # one call for all factors, CoRE-Avg without the debate, no re-asks (plumbing only: the 135M model
-# rarely rates, and each of its calls takes ~10-50 s on a loaded 2-core machine).
+# rarely rates, and each of its calls takes ~10-50 s on a loaded 2-core machine). Elsewhere the
+# judge also rates Persuasiveness (CoRE Table 7's conventional metric, trace_crs.judge.persuasive).
 JUDGE_LIVE_N    ?= $(if $(filter smoke,$(PROFILE)),1,20)
 JLIVE           := $(RES)/judge/live
 JUDGE_LIVE_CFG  := configs/$(PROFILE)/closed_llm.yaml
 JUDGE_LIVE_W    := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(JUDGE_LIVE_CFG) 2>/dev/null))
 JUDGE_LIVE_SET  ?= lm.model=local $(if $(JUDGE_LIVE_W),lm.weights=$(JUDGE_LIVE_W))
 JUDGE_LIVE_AGG  ?= $(if $(filter smoke,$(PROFILE)),avg,$(JUDGE_AGG))
-JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--mode one-call --retries 0)
+JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--mode one-call --retries 0,--persuasiveness)
 # the LLM live run exists wherever the profile has a closed_llm config (mk/live.mk)
 JUDGE_LIVE_LLM   = $(if $(wildcard $(JUDGE_LIVE_CFG)),results/$(PROFILE)/live/live_llm)
 JUDGE_LIVE_RUNS  = results/$(PROFILE)/live/live $(JUDGE_LIVE_LLM)

@@ -44,7 +44,8 @@ prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.statu
 # `make live-llm`; `trace-crs converse`) are judged instead (`make judge-live`): only the opening
 # request, the same for every system, is shown as history; every rated turn is the system's or
 # the user's live turn. Baselines ranked by CoRE-Avg (0–4) with n conversations and a 95%
-# dialogue-bootstrap interval, beside live TSR and the replayed Trace metrics;
+# dialogue-bootstrap interval, beside Persuasiveness (0–2, CoRE Table 7's conventional metric, rated by
+# the same judge; `trace_crs/judge/persuasive.py`), live TSR and the replayed Trace metrics;
 # {glue:text}`core_live_n_baselines` baselines, {glue:text}`core_live_n_conversations`
 # conversations judged (non-LLM baselines on a seeded subset of the live run, LLM baselines on
 # the LLM live run's subset — different dialogues, so compare LLM and non-LLM rows with care).
