@@ -108,7 +108,10 @@ present.table(live_tau, "Rank agreement of live CoRE-Avg with Trace metrics (Ken
 # system may ask a clarifying question (`[Ask]`, `trace_crs/live/ask.py`); the non-LLM rankers
 # are given a policy — ask once about the facet that splits the candidates most evenly — and
 # the simulated user answers from its profile, or says it has no preference when the profile
-# says nothing (TravelBench: "not mentioned means unknown"). Live TSR and T2R with one question
+# says nothing (TravelBench: "not mentioned means unknown"). The LLM baselines decide for
+# themselves: in their live run (`make live-llm`) their instruction carries an `[Ask]` rule while
+# their one question is left (`trace_crs/baselines/ask_rule.py`), and the questions they asked are
+# the LLM rows' questions per dialogue in the ranking above. Live TSR and T2R with one question
 # allowed (`make live-ask`) minus without (`make live`), same dialogues and users, paired
 # dialogue bootstrap (95%); a question costs a turn, so T2R can rise even when TSR does.
 # Empty until both runs exist.
