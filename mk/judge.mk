@@ -41,20 +41,23 @@ judge: $(JDIR)/agreement.json judge-live ## CoRE judge (two judges) on a run's b
 # CoRE on the conversations systems actually had (`make live`, `make live-llm`): every non-LLM
 # baseline on JUDGE_LIVE_N seeded dialogues of the live run, every LLM baseline on as many of the
 # LLM live run's. Only the live turns are rated: the opening request, identical for every system,
-# is history (trace_crs.judge.adapters.from_live). One judge (its debate). A prerequisite of the
-# CoRE chapter, so `make paper` runs it: the judge is the local model on the closed_llm run's
-# weights (the model of the LLM rows; configs/$(PROFILE)/closed_llm.yaml), JUDGE_LIVE_SET overrides
-# (`make paper JUDGE_LIVE_SET="lm.model=openai/gpt-4o-mini"`). Smoke: one dialogue per baseline,
-# one call for all factors, CoRE-Avg without the debate, no re-asks (plumbing only: the 135M model
-# rarely rates, and each of its calls takes ~10-50 s on a loaded 2-core machine). Elsewhere the
-# judge also rates Persuasiveness (CoRE Table 7's conventional metric, trace_crs.judge.persuasive).
+# is history (trace_crs.judge.adapters.from_live). One judge, per factor, CoRE-Avg (the debate:
+# JUDGE_LIVE_AGG=debate), plus Persuasiveness. A prerequisite of the CoRE chapter, so `make paper`
+# runs it: the judge is the local model on the closed_llm run's weights (the model of the LLM rows;
+# configs/$(PROFILE)/closed_llm.yaml), JUDGE_LIVE_SET overrides
+# (`make paper JUDGE_LIVE_SET="lm.model=openai/gpt-4o-mini"`). Cost: the local judge spends minutes
+# per conversation on 2 shared cores (README: one transcript, 12 calls, 675 s of 0.5B model time at
+# load 15), so the default JUDGE_LIVE_N = 20 conversations per baseline (the fewest whose interval
+# the book treats as evidence) is hours; a smaller n: `make paper JUDGE_LIVE_N=5`. Smoke: one
+# conversation per baseline, replies cut at 64 tokens (the rating comes first), no re-asks, no
+# Persuasiveness (plumbing only: the 135M model rarely rates).
 JUDGE_LIVE_N    ?= $(if $(filter smoke,$(PROFILE)),1,20)
 JLIVE           := $(RES)/judge/live
 JUDGE_LIVE_CFG  := configs/$(PROFILE)/closed_llm.yaml
 JUDGE_LIVE_W    := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(JUDGE_LIVE_CFG) 2>/dev/null))
 JUDGE_LIVE_SET  ?= lm.model=local $(if $(JUDGE_LIVE_W),lm.weights=$(JUDGE_LIVE_W))
-JUDGE_LIVE_AGG  ?= $(if $(filter smoke,$(PROFILE)),avg,$(JUDGE_AGG))
-JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--mode one-call --retries 0,--persuasiveness)
+JUDGE_LIVE_AGG  ?= avg
+JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--retries 0 --set lm.max_tokens=64,--persuasiveness)
 # the LLM live run exists wherever the profile has a closed_llm config (mk/live.mk)
 JUDGE_LIVE_LLM   = $(if $(wildcard $(JUDGE_LIVE_CFG)),results/$(PROFILE)/live/live_llm)
 JUDGE_LIVE_RUNS  = results/$(PROFILE)/live/live $(JUDGE_LIVE_LLM)
