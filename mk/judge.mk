@@ -48,16 +48,17 @@ judge: $(JDIR)/agreement.json judge-live ## CoRE judge (two judges) on a run's b
 # (`make paper JUDGE_LIVE_SET="lm.model=openai/gpt-4o-mini"`). Cost: the local judge spends minutes
 # per conversation on 2 shared cores (README: one transcript, 12 calls, 675 s of 0.5B model time at
 # load 15), so the default JUDGE_LIVE_N = 20 conversations per baseline (the fewest whose interval
-# the book treats as evidence) is hours; a smaller n: `make paper JUDGE_LIVE_N=5`. Smoke: one
-# conversation per baseline, replies cut at 64 tokens (the rating comes first), no re-asks, no
-# Persuasiveness (plumbing only: the 135M model rarely rates).
+# the book treats as evidence) is hours; a smaller n: `make paper JUDGE_LIVE_N=5`. Smoke: two
+# seeded conversations of the collected ones (one per baseline), replies cut at 64 tokens, no
+# re-asks, no Persuasiveness (plumbing only: the 135M model never gave a usable rating here, and
+# one conversation took 756 s of model time at load 12-15).
 JUDGE_LIVE_N    ?= $(if $(filter smoke,$(PROFILE)),1,20)
 JLIVE           := $(RES)/judge/live
 JUDGE_LIVE_CFG  := configs/$(PROFILE)/closed_llm.yaml
 JUDGE_LIVE_W    := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(JUDGE_LIVE_CFG) 2>/dev/null))
 JUDGE_LIVE_SET  ?= lm.model=local $(if $(JUDGE_LIVE_W),lm.weights=$(JUDGE_LIVE_W))
 JUDGE_LIVE_AGG  ?= avg
-JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--retries 0 --set lm.max_tokens=64,--persuasiveness)
+JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--n 2 --retries 0 --set lm.max_tokens=64,--persuasiveness)
 # the LLM live run exists wherever the profile has a closed_llm config (mk/live.mk)
 JUDGE_LIVE_LLM   = $(if $(wildcard $(JUDGE_LIVE_CFG)),results/$(PROFILE)/live/live_llm)
 JUDGE_LIVE_RUNS  = results/$(PROFILE)/live/live $(JUDGE_LIVE_LLM)
