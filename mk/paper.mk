@@ -124,3 +124,25 @@ smoke-book: ## the whole paper chain on the smoke profile (tiny KB, few dialogue
 
 .PHONY: paper results notebooks book smoke-book FORCE
 FORCE:
+
+# Human evaluation (App. K): `make paper HUMAN_LABELS=labels.jsonl HUMAN_KEY=key.jsonl` analyses
+# the labels of a study (`trace-crs human agree`) into $(RES)/human/ for the "Human evaluation"
+# page. The smoke profile points at the test fixture's simulated annotators (tests/fixtures/human);
+# the analysis then records source=simulated and the page says these are not a study.
+HUMAN_FIXTURE := tests/fixtures/human/labels.jsonl
+ifeq ($(PROFILE),smoke)
+HUMAN_LABELS ?= $(HUMAN_FIXTURE)
+HUMAN_KEY    ?= tests/fixtures/human/key.jsonl
+endif
+HUMAN_SOURCE ?= $(if $(filter $(HUMAN_FIXTURE),$(HUMAN_LABELS)),simulated,study)
+HUMAN_NBOOT  ?= 1000
+ifneq ($(strip $(HUMAN_LABELS)),)
+$(RES)/human/summary.json: $(HUMAN_LABELS) $(HUMAN_KEY) $(filter src/trace_crs/human/% src/trace_crs/stats/%,$(SRC)) src/trace_crs/cli/human.py | $(STAMP)
+	$(TRACE) human agree --labels $(HUMAN_LABELS) $(if $(HUMAN_KEY),--key $(HUMAN_KEY)) --source $(HUMAN_SOURCE) \
+	  --n-boot $(HUMAN_NBOOT) --seed 42 --quiet --out $(@D)
+
+book/content/human_eval.ipynb: $(RES)/human/summary.json
+endif
+
+.PHONY: human
+human: $(if $(strip $(HUMAN_LABELS)),$(RES)/human/summary.json) ## Tables 10-15 twins from HUMAN_LABELS (+ HUMAN_KEY) into results/$(PROFILE)/human/

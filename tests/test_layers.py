@@ -24,11 +24,12 @@ ALLOWED: dict[str, set[str]] = {
     "runner": {"kb", "dialogues", "lm", "baselines", "metrics"},
     "live": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "judge"},   # the live loop; writes judge transcripts
     "stats": {"kb", "dialogues", "lm", "metrics"},
+    "human": {"kb", "dialogues", "stats"},   # the annotation study kit (paper App. K): labels, agreement, validation
     "oracle": {"kb", "dialogues", "lm", "metrics", "stats"},
     "release": {"kb", "dialogues"},   # the paper's release layout: import / export (paper §2.1)
-    "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "live"},
+    "report": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "judge", "live", "human"},
     "cli": {"kb", "dialogues", "lm", "baselines", "metrics", "runner", "stats", "oracle", "report", "judge", "live",
-            "release"},
+            "release", "human"},
     "api": {"kb", "dialogues", "metrics", "runner"},   # the Python API, beside the CLI at the top
 }
 

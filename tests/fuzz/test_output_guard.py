@@ -72,6 +72,16 @@ CASES = [
      ["{w}/d", "{w}/yelp", "{w}/yelp/out", "{w}"]),
     (f"release export --kb {K} --dialogues {D} --out {{o}}", ["{w}/kb", "{w}/kb/rel", "{w}/d"]),
     (f"release export --kb {K} --dialogues {D} --out {{w}}/rel --yelp-bundle {{o}}", ["{w}/kb", "{w}/kb/bundle", "{w}"]),
+    ("human agree --labels {w}/human.csv --key {w}/ids.json --out {o}", ["{w}/human.csv", "{w}/ids.json", "{w}"]),
+    (f"human sample --run {{w}}/results/runs/r1 --kb {K} --dialogues {D} --out {{o}} --key-out {{w}}/k.jsonl",
+     ["{w}/results/runs/r1/records.parquet", "{w}/kb/items.jsonl", D]),
+    (f"human sample --run {{w}}/results/runs/r1 --kb {K} --dialogues {D} --out {{w}}/i.jsonl --key-out {{o}}",
+     ["{w}/results/runs/r1", "{w}/kb/pois.jsonl", D]),
+    ("human serve --items {w}/preds.jsonl --db {o} --annotators A1", ["{w}/preds.jsonl"]),
+    ("human export --items {w}/preds.jsonl --labels-db {w}/records.parquet --out {o}",
+     ["{w}/preds.jsonl", "{w}/records.parquet"]),
+    ("human export --items {w}/preds.jsonl --labels-db {w}/records.parquet --out {w}/l.jsonl --csv {o}",
+     ["{w}/records.parquet"]),
 ]
 PARAMS = [(argv, o) for argv, outs in CASES for o in outs]
 

@@ -32,7 +32,7 @@ from typing import Any
 from trace_crs import __version__
 from trace_crs.errors import TraceError, UsageError
 
-COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge", "release")
+COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge", "release", "human")
 MAX_MESSAGE = 2000  # a hostile input must not produce a megabyte error line
 # argparse dests that name files or directories the command reads / writes
 INPUT_FLAGS = (
@@ -63,8 +63,24 @@ INPUT_FLAGS = (
     "dataset",
     "pois",
     "splits",
+    "labels",
+    "key",
+    "items",
+    "labels_db",
 )
-OUTPUT_FLAGS = ("out", "json", "per_turn", "cache_dir", "models_dir", "markdown", "mixture_out", "yelp_bundle")
+OUTPUT_FLAGS = (
+    "key_out",
+    "db",
+    "csv",
+    "out",
+    "json",
+    "per_turn",
+    "cache_dir",
+    "models_dir",
+    "markdown",
+    "mixture_out",
+    "yelp_bundle",
+)
 OTHER_FLAGS = (
     "source",
     "per_cell",
@@ -131,6 +147,10 @@ OTHER_FLAGS = (
     "ask",
     "domain",
     "persuasiveness",
+    "n_task2",
+    "annotators",
+    "host",
+    "port",
 )
 # bounds of the count flags, checked in one place before a command runs (a negative --n made
 # 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)
@@ -152,6 +172,8 @@ COUNT_BOUNDS: dict[str, tuple[int, int | None]] = {
     "min_reviews": (1, None),
     "seed": (0, 2**32 - 1),
     "max_retries": (0, 100),
+    "n_task2": (0, 10_000),
+    "port": (1, 65_535),
 }
 # (command, subcommand) whose --out is a directory; every other output flag names a file
 DIR_OUTPUTS = {
@@ -163,6 +185,7 @@ DIR_OUTPUTS = {
     ("stats", "abstention-llm"),
     ("release", "import"),
     ("release", "export"),
+    ("human", "agree"),
 }
 
 

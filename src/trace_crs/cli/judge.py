@@ -11,7 +11,9 @@
   ``judge transcripts --live DIR [--live DIR2] [--n N] --out T`` collects the live conversations
   ``converse`` wrote (only their live turns are rated, :func:`trace_crs.judge.adapters.from_live`).
 * ``judge agree --pred P.jsonl [--human H.jsonl] [--judge-b B.jsonl] [--repeat R.jsonl …]
-  [--out A.json]`` — meta-evaluation (:mod:`trace_crs.judge.agree`).
+  [--out A.json]`` — meta-evaluation (:mod:`trace_crs.judge.agree`); with several annotators per
+  dialogue (``annotator`` on each human line) the tables are computed per annotator and against
+  the mean over annotators.
 """
 
 from __future__ import annotations
@@ -257,7 +259,12 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
         raise UsageError(f"--select: candidate files need distinct names (stems), got {names}")
     frames = {n: (pred if i == 0 else read_ratings(p)) for i, (n, p) in enumerate(zip(names, paths, strict=False))}
     models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths, strict=False)}
-    selection = select_judges(frames, read_ratings(args.human, human=True))
+    from trace_crs.judge import agree
+
+    human = read_ratings(args.human, human=True)
+    if agree.several_annotators(human):  # judges are chosen against the mean label
+        human = agree.mean_over_annotators(human)
+    selection = select_judges(frames, human)
     if args.mixture_out:
         text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
         write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
@@ -284,6 +291,12 @@ def run_agree(args: argparse.Namespace) -> int:
     }
     if args.human:
         human = read_ratings(args.human, human=True)
+        if agree.several_annotators(human):  # per annotator first, then against the mean label
+            tables |= {
+                "factors_per_annotator": agree.per_annotator(pred, human, agree.factor_agreement),
+                "overall_per_annotator": agree.per_annotator(pred, human, agree.overall_agreement),
+            }
+            human = agree.mean_over_annotators(human)
         tables |= {
             "factors": agree.factor_agreement(pred, human),
             "overall": agree.overall_agreement(pred, human),

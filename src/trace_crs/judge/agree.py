@@ -87,11 +87,34 @@ def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     rows, pooled = [], ([], [])
     for name in FACTORS:
         ok = both[[f"{name}_j", f"{name}_h"]].dropna()
-        a, b = ok[f"{name}_j"].astype(int).to_numpy(), ok[f"{name}_h"].astype(int).to_numpy()
+        a, b = ok[f"{name}_j"].astype(int).to_numpy(), ok[f"{name}_h"].to_numpy(float)
         pooled[0].extend(a), pooled[1].extend(b)
-        rows.append({"factor": name, "qwk": qwk(a, b), **correlations(a, b)})
-    rows.append({"factor": "all factors", "qwk": qwk(*pooled), **correlations(*pooled)})
+        rows.append({"factor": name, "qwk": qwk(a, np.rint(b)), **correlations(a, b)})
+    rows.append({"factor": "all factors", "qwk": qwk(pooled[0], np.rint(pooled[1])), **correlations(*pooled)})
     return pd.DataFrame(rows)
+
+
+def several_annotators(human: pd.DataFrame) -> bool:
+    """True when some dialogue carries labels of more than one annotator."""
+    return "annotator" in human and bool(human["dialogue_id"].duplicated().any())
+
+
+def mean_over_annotators(human: pd.DataFrame) -> pd.DataFrame:
+    """One row per dialogue: each factor and ``overall`` averaged over its annotators (NaN skipped),
+    ``system`` kept and ``n_annotators`` added.  A mean factor is compared by correlation as is and
+    by QWK after rounding to the nearest label (``numpy.rint``) in :func:`factor_agreement`."""
+    cols = [c for c in (*FACTORS, "overall") if c in human]
+    g = human.groupby("dialogue_id", sort=True)
+    out = g[cols].mean()
+    out["system"] = g["system"].first()
+    out["n_annotators"] = g.size()
+    return out.reset_index()
+
+
+def per_annotator(judge: pd.DataFrame, human: pd.DataFrame, table) -> pd.DataFrame:
+    """``table(judge, labels of one annotator)`` for each annotator, stacked with an ``annotator`` column."""
+    parts = [table(judge, part).assign(annotator=ann) for ann, part in human.groupby("annotator", sort=True)]
+    return pd.concat(parts, ignore_index=True)
 
 
 def overall_agreement(

@@ -8,9 +8,10 @@ Judged record, one JSON line per transcript::
      "error"} | null, "usage": {"calls", "prompt_tokens", "completion_tokens", "cost_usd", "model_s"},
      "attempts": {"attempts"|"failed_attempts"|"truncated": {name: int}}, "key": "<request signature>"}
 
-Human labels (any file keyed by ``dialogue_id``)::
+Human labels (any file keyed by ``dialogue_id``; several annotators per dialogue when each
+line names its ``annotator`` — one line per (dialogue, annotator))::
 
-    {"dialogue_id", "factors": {name: 0-4, ...}?, "overall": number?, "system": str?}
+    {"dialogue_id", "factors": {name: 0-4, ...}?, "overall": number?, "system": str?, "annotator": str?}
 
 Both readers raise :class:`~trace_crs.errors.DataError` naming file, line and field.
 """
@@ -85,7 +86,8 @@ def _factor_ratings(rec: Mapping[str, Any], where: tuple[str, int], required: bo
 def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     """One row per dialogue: ``dialogue_id, system`` + the 12 factor columns (NaN = unrated) +
     ``overall`` (human: the ``overall`` label; judged: ``core_avg``) and, for judged files,
-    ``debate`` and the usage columns.  A repeated dialogue id is an error."""
+    ``debate`` and the usage columns; human files add ``annotator`` (None when unnamed).  A repeated
+    dialogue id is an error, except in a human file whose lines name distinct annotators."""
     rows, seen = [], set()
     for line, rec in iter_jsonl(path):
         where = (str(path), line)
@@ -93,10 +95,16 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
             raise DataError(
                 "expected an object with a string dialogue_id", file=where[0], line=line, field="dialogue_id"
             )
-        if rec["dialogue_id"] in seen:
-            raise DataError(f"duplicate {rec['dialogue_id']!r}", file=where[0], line=line, field="dialogue_id")
-        seen.add(rec["dialogue_id"])
+        annotator = rec.get("annotator") if human else None
+        if annotator is not None and (not isinstance(annotator, str) or not annotator):
+            raise DataError("expected a non-empty string", file=where[0], line=line, field="annotator")
+        if (rec["dialogue_id"], annotator) in seen:
+            who = f" by annotator {annotator!r}" if annotator else " (name each line's 'annotator' for several)"
+            raise DataError(f"duplicate {rec['dialogue_id']!r}{who}", file=where[0], line=line, field="dialogue_id")
+        seen.add((rec["dialogue_id"], annotator))
         row: dict[str, Any] = {"dialogue_id": rec["dialogue_id"], "system": rec.get("system")}
+        if human:
+            row["annotator"] = annotator
         row.update({n: float("nan") for n in FACTORS} | _factor_ratings(rec, where, required=not human))
         if human:
             overall = rec.get("overall")

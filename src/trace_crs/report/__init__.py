@@ -60,6 +60,7 @@ ARTIFACTS = (
     "t28_cross_judge",
     "deviations",
     "diagnosis",
+    "human_eval",
 )
 MODULES = HELPERS + ARTIFACTS
 

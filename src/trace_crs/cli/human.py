@@ -1,0 +1,192 @@
+"""`trace-crs human` commands: the paper's annotation study (seed 000 App. K).
+
+* ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot 1000] [--seed 42]
+  [--source study|simulated] --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
+  ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last).
+* ``trace-crs human sample --run RUN_DIR [--run …] --kb KB --dialogues D [--scores DIR …]
+  [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20] [--seed 42]
+  --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
+  (:mod:`trace_crs.human.sample`); the key file (item → baseline, automated scores) is a
+  separate output, kept away from annotators; the items file is written last.
+* ``trace-crs human serve --items ITEMS.jsonl --db LABELS.sqlite --annotators A1,A2,…
+  [--host 127.0.0.1] [--port 8765]`` — the annotation web tool (:mod:`trace_crs.human.app`);
+  prints each annotator's private link (tokens persist in the database).
+* ``trace-crs human export --items ITEMS.jsonl --labels-db LABELS.sqlite --out LABELS.jsonl
+  [--csv LABELS.csv]`` — complete labels as ``human agree`` reads them; incomplete ones are
+  listed on stderr (never silently dropped) and counted in the exit summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from trace_crs.atomic import commit_files
+from trace_crs.errors import UsageError
+from trace_crs.human.sample import sample_items
+from trace_crs.human.study import analyse
+
+DEFAULT_BASELINES = "tfidf,rag_citation,llm_zero_shot"  # the three audited in App. K
+
+
+def _jsonl(rows: list[dict]) -> str:
+    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows)
+
+
+def _sample(args: argparse.Namespace) -> int:
+    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.kb.store import load_kb
+
+    frames = [pd.read_parquet(Path(r) / "records.parquet") for r in args.run]
+    records = pd.concat(frames, ignore_index=True)
+    if records.duplicated(["dialogue_id", "turn_id", "baseline"]).any():
+        raise UsageError("--run: the runs share a (dialogue, turn, baseline); give each baseline from one run")
+    scores = None
+    if args.scores:
+        parts = [
+            pd.read_parquet(p).assign(baseline=p.name.split(".")[0])
+            for d in args.scores
+            for p in sorted(Path(d).glob("*.per_turn.parquet"))
+        ]
+        scores = pd.concat(parts, ignore_index=True) if parts else None
+    dialogues = {d["dialogue_id"]: d for d in load_dialogues(args.dialogues)}
+    t1, t2, key = sample_items(
+        records, dialogues, load_kb(args.kb), args.baselines.split(","), args.n, args.seed, args.n_task2, scores
+    )
+    text_items, text_key = _jsonl(t1 + t2), _jsonl(key)
+    commit_files(
+        {
+            args.key_out: lambda t: t.write_text(text_key, encoding="utf-8"),
+            args.out: lambda t: t.write_text(text_items, encoding="utf-8"),
+        },
+        args.out,
+    )
+    if not args.quiet:
+        print(f"{len(t1)} Task 1 items, {len(t2)} Task 2 items -> {args.out}; key -> {args.key_out}")
+    return 0
+
+
+def _agree(args: argparse.Namespace) -> int:
+    frames = analyse(args.labels, args.key, args.n_boot, args.seed)
+    out: Path = args.out
+    summary = {
+        "labels": str(args.labels),
+        "key": str(args.key) if args.key else None,
+        "n_boot": args.n_boot,
+        "seed": args.seed,
+        "source": args.source,
+        "tables": sorted(frames),
+        **{k: (None if v != v else v) for k, v in frames["alphas"].iloc[0].to_dict().items()},
+    }
+
+    def parquet(frame: pd.DataFrame) -> Callable[[Path], Any]:
+        return lambda t: frame.to_parquet(t, index=False)
+
+    writers: dict[str | Path, Callable[[Path], Any]] = {out / f"{n}.parquet": parquet(f) for n, f in frames.items()}
+    writers[out / "summary.json"] = lambda t: t.write_text(json.dumps(summary, sort_keys=True, indent=2) + "\n")
+    commit_files(writers, out / "summary.json")
+    if not args.quiet:
+        print(frames["table10"].to_string(index=False))
+        print(frames["alphas"].to_string(index=False))
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from trace_crs.human.app import create_app
+    from trace_crs.human.store import LabelStore, read_items
+
+    store = LabelStore(args.db, read_items(args.items))
+    tokens = store.add_annotators([a for a in args.annotators.split(",") if a])
+    for name, token in tokens.items():
+        print(f"{name}: http://{args.host}:{args.port}/a/{token}", flush=True)
+    uvicorn.run(create_app(store), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def _csv_rows(records: list[dict]) -> pd.DataFrame:
+    flat = [{k: ";".join(v) if isinstance(v, list) else v for k, v in r.items()} for r in records]
+    cols = [
+        "task",
+        "annotator",
+        "item_id",
+        "dialogue_id",
+        "quotes",
+        "errors",
+        "informativeness",
+        "naturalness",
+        "comment",
+        "pois",
+        "sentence",
+    ]
+    return pd.DataFrame(flat).reindex(columns=cols)
+
+
+def _export(args: argparse.Namespace) -> int:
+    import sys
+
+    from trace_crs.human.store import LabelStore, read_items
+
+    if not Path(args.labels_db).is_file():
+        raise FileNotFoundError(f"{args.labels_db}: no such database")
+    done, missing = LabelStore(args.labels_db, read_items(args.items)).export()
+    writers = {args.out: lambda t: t.write_text(_jsonl(done), encoding="utf-8")}
+    if args.csv:
+        writers = {args.csv: lambda t: _csv_rows(done).to_csv(t, index=False), **writers}
+    commit_files(writers, args.out)
+    for m in missing:
+        print(f"incomplete: {m['annotator']} {m['item_id']} lacks {', '.join(m['missing'])}", file=sys.stderr)
+    print(f"{len(done)} complete label(s) -> {args.out}; {len(missing)} incomplete (listed above)", file=sys.stderr)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``human agree``, ``human sample``, ``human serve`` and ``human export``."""
+    group = subparsers.add_parser("human", help="human evaluation kit (App. K): agreement and validation tables")
+    sub = group.add_subparsers(dest="human_command", required=True)
+    agree = sub.add_parser("agree", help="Krippendorff alpha, leave-out, Tables 10-15 twins from a labels file")
+    agree.add_argument("--labels", type=Path, required=True, help="labels JSON lines (Task 1 and Task 2)")
+    agree.add_argument("--key", type=Path, help="the sampler's key file (item -> baseline, metric scores)")
+    agree.add_argument("--n-boot", type=int, default=1000)
+    agree.add_argument("--seed", type=int, default=42)
+    agree.add_argument(
+        "--source",
+        choices=("study", "simulated"),
+        default="study",
+        help="where the labels come from; 'simulated' (a test fixture) is said on every page that shows them",
+    )
+    agree.add_argument("--quiet", action="store_true", help="no tables on stdout")
+    agree.add_argument("--out", type=Path, required=True, help="output directory")
+    agree.set_defaults(func=_agree)
+    smp = sub.add_parser("sample", help="blind annotation items (Task 1, Task 2) and their key from runs")
+    smp.add_argument("--run", action="append", required=True, help="a run directory (repeatable)")
+    smp.add_argument("--kb", required=True, help="the runs' KB directory")
+    smp.add_argument("--dialogues", required=True, help="the runs' dialogues (JSON lines)")
+    smp.add_argument("--scores", action="append", help="score directories (per_turn parquet) for the key")
+    smp.add_argument("--baselines", default=DEFAULT_BASELINES, help=f"comma-separated (default {DEFAULT_BASELINES})")
+    smp.add_argument("--n", type=int, default=30, help="dialogues (default 30)")
+    smp.add_argument("--n-task2", type=int, default=20, help="Task 2 dialogues, the first of the sample (default 20)")
+    smp.add_argument("--seed", type=int, default=42)
+    smp.add_argument("--quiet", action="store_true", help="no summary on stdout")
+    smp.add_argument("--out", type=Path, required=True, help="items JSON lines (what annotators see)")
+    smp.add_argument("--key-out", type=Path, required=True, help="the key JSON lines (never shown to annotators)")
+    smp.set_defaults(func=_sample)
+    srv = sub.add_parser("serve", help="the annotation web tool (FastAPI + SQLite)")
+    srv.add_argument("--items", type=Path, required=True, help="items of human sample")
+    srv.add_argument("--db", type=Path, required=True, help="SQLite label database (created if absent)")
+    srv.add_argument("--annotators", required=True, help="comma-separated annotator names (A1,A2,...)")
+    srv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
+    srv.add_argument("--port", type=int, default=8765)
+    srv.set_defaults(func=_serve)
+    exp = sub.add_parser("export", help="labels of the web tool as JSON lines (and CSV)")
+    exp.add_argument("--items", type=Path, required=True, help="the items the tool served")
+    exp.add_argument("--labels-db", type=Path, required=True, help="the tool's SQLite database")
+    exp.add_argument("--out", type=Path, required=True, help="labels JSON lines (human agree --labels)")
+    exp.add_argument("--csv", type=Path, help="the same labels as CSV (lists joined by ';')")
+    exp.set_defaults(func=_export)

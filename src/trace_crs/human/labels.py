@@ -1,0 +1,164 @@
+"""Human label records of the two annotation tasks (seed 000 App. K.1) and their JSONL reader.
+
+One JSON object per line, one line per (annotator, item):
+
+* Task 1 (rate a system response): ``{"task": "t1", "annotator", "item_id", "dialogue_id",
+  "baseline" (optional: filled from the sampler's key file), "quotes": [one of CITATION_LABELS per
+  quoted phrase, in order], "errors": [ERROR_CATEGORIES; "no_errors" only alone],
+  "informativeness": 1–5, "naturalness": 1–5, "comment": str}``.
+* Task 2 (blind expert recommendation): ``{"task": "t2", "annotator", "dialogue_id",
+  "pois": [1–3 candidate POI ids], "sentence": str}``.
+
+A line that breaks the contract is a :class:`~trace_crs.errors.DataError` naming file, line and
+field; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from trace_crs.errors import DataError
+
+#: Part A of Task 1, in order of decreasing support (App. K.1).
+CITATION_LABELS: tuple[str, ...] = ("supported", "partial", "not_supported")
+#: Part B of Task 1: the 8-way checklist; "no_errors" is exclusive (App. K.1, K.2).
+ERROR_CATEGORIES: tuple[str, ...] = (
+    "fabrication",
+    "wrong_poi",
+    "irrelevant_citation",
+    "too_vague",
+    "missing_citation",
+    "exaggeration",
+    "factual_error",
+    "no_errors",
+)
+#: what the annotators read for each category (App. K.1)
+ERROR_TEXT = {
+    "no_errors": "No errors",
+    "fabrication": "Fabricated claims",
+    "wrong_poi": "Wrong POI",
+    "irrelevant_citation": "Irrelevant citation",
+    "too_vague": "Too vague",
+    "missing_citation": "Missing citation",
+    "exaggeration": "Exaggeration",
+    "factual_error": "Factual error",
+}
+Likert = Annotated[int, Field(ge=1, le=5)]
+Ident = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Task1Label(BaseModel):
+    """One annotator's Task 1 label of one item (a system response)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    task: Literal["t1"]
+    annotator: Ident
+    item_id: Ident
+    dialogue_id: Ident
+    baseline: Ident | None = None
+    quotes: list[Literal["supported", "partial", "not_supported"]]
+    errors: list[Literal[ERROR_CATEGORIES]]  # type: ignore[valid-type]
+    informativeness: Likert
+    naturalness: Likert
+    comment: str = Field(default="", max_length=10_000)
+
+    @field_validator("errors")
+    @classmethod
+    def _exclusive(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("check at least one box ('no_errors' when the response is fine)")
+        if "no_errors" in v and len(v) > 1:
+            raise ValueError("'no_errors' excludes every other category")
+        if len(set(v)) != len(v):
+            raise ValueError("a category is listed twice")
+        return v
+
+
+class Task2Label(BaseModel):
+    """One annotator's blind recommendation for one dialogue."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    task: Literal["t2"]
+    annotator: Ident
+    dialogue_id: Ident
+    pois: Annotated[list[Ident], Field(min_length=1, max_length=3)]
+    sentence: str = Field(default="", max_length=10_000)
+
+
+def _where(err: ValidationError) -> str:
+    first = err.errors()[0]
+    return ".".join(str(p) for p in first["loc"]) or "record"
+
+
+def read_labels(path: str | Path) -> tuple[list[Task1Label], list[Task2Label]]:
+    """Task 1 and Task 2 labels of a JSONL file; a duplicate (annotator, item) is an error."""
+    path = Path(path)
+    t1: list[Task1Label] = []
+    t2: list[Task2Label] = []
+    seen: set[tuple[str, str, str]] = set()
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
+            if not isinstance(raw, dict):
+                raise DataError("a label is a JSON object", file=str(path), line=line_no)
+            model: type[Task1Label] | type[Task2Label]
+            if raw.get("task") == "t1":
+                model = Task1Label
+            elif raw.get("task") == "t2":
+                model = Task2Label
+            else:
+                raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
+            try:
+                rec: Task1Label | Task2Label = model.model_validate(raw)
+            except ValidationError as exc:
+                msg = exc.errors()[0]["msg"]
+                raise DataError(msg, file=str(path), line=line_no, field=_where(exc)) from None
+            unit = rec.item_id if isinstance(rec, Task1Label) else rec.dialogue_id
+            key = (rec.task, rec.annotator, unit)
+            if key in seen:
+                raise DataError(f"second label of {unit!r} by {rec.annotator!r}", file=str(path), line=line_no)
+            seen.add(key)
+            if isinstance(rec, Task1Label):
+                t1.append(rec)
+            else:
+                t2.append(rec)
+    return t1, t2
+
+
+def task1_frame(labels: list[Task1Label], key: pd.DataFrame | None = None, source: str = "labels") -> pd.DataFrame:
+    """One row per (annotator, item): ids, baseline, Likert scores, ``quotes`` and ``errors`` lists.
+
+    ``key`` (``item_id, baseline`` and optional metric columns, the sampler's key file) fills or
+    checks ``baseline`` and adds the item's automated scores."""
+    df = pd.DataFrame([r.model_dump() for r in labels])
+    if df.empty:
+        raise DataError("no Task 1 labels", file=source)
+    if key is not None:
+        missing = sorted(set(df["item_id"]) - set(key["item_id"]))
+        if missing:
+            raise DataError(f"item(s) {missing[:5]} not in the key file", file=source, field="item_id")
+        df = df.drop(columns="baseline").merge(key, on="item_id", how="left", suffixes=("", "_key"))
+        if "dialogue_id_key" in df:
+            if (df["dialogue_id"] != df["dialogue_id_key"]).any():
+                raise DataError("dialogue_id disagrees with the key file", file=source, field="dialogue_id")
+            df = df.drop(columns="dialogue_id_key")
+    if df["baseline"].isna().any():
+        raise DataError("labels without 'baseline' need the sampler's key file", file=source, field="baseline")
+    return df
+
+
+def task2_frame(labels: list[Task2Label]) -> pd.DataFrame:
+    """One row per (annotator, dialogue): ``annotator, dialogue_id, pois, sentence``."""
+    return pd.DataFrame(
+        [r.model_dump() for r in labels], columns=["task", "annotator", "dialogue_id", "pois", "sentence"]
+    )

@@ -1,0 +1,209 @@
+"""The annotation store: items (read-only JSON lines) and labels in SQLite (seed 000 App. K.1).
+
+Every change in the web tool is one field of one (annotator, item), saved on its own as an
+upsert into ``labels(annotator, item_id, field, value)`` — so a reload, a killed server or two
+open tabs lose at most the keystrokes not yet sent.  The database runs in WAL mode with
+``synchronous=FULL``; each operation opens its own connection (one writer at a time, readers
+never blocked).  Annotators are identified only by their secret token; no request names an
+annotator, so nobody can read or write another's labels.
+
+Fields: Task 1 — ``quote.<i>`` (one of CITATION_LABELS, 0 ≤ i < the item's number of quotes),
+``errors`` (a list of ERROR_CATEGORIES; "no_errors" alone), ``informativeness`` and
+``naturalness`` (1–5), ``comment``; Task 2 — ``pois`` (up to 3 of the item's candidates) and
+``sentence``.  :meth:`LabelStore.export` turns complete labels into
+:mod:`trace_crs.human.labels` records (what ``human agree`` reads) and lists incomplete ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from trace_crs.errors import DataError, UsageError
+from trace_crs.human.labels import CITATION_LABELS, ERROR_CATEGORIES, Task1Label, Task2Label
+
+MAX_TEXT = 10_000
+ITEM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS annotators (token TEXT PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+CREATE TABLE IF NOT EXISTS labels (annotator TEXT NOT NULL, item_id TEXT NOT NULL, field TEXT NOT NULL,
+  value TEXT NOT NULL, PRIMARY KEY (annotator, item_id, field));
+"""
+
+
+def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
+    """Items of ``human sample`` by id (file order kept)."""
+    items: dict[str, dict[str, Any]] = {}
+    with Path(path).open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
+            iid = rec.get("item_id") if isinstance(rec, dict) else None
+            if not isinstance(iid, str) or not ITEM_ID.match(iid) or iid in items:
+                raise DataError("missing, malformed or repeated", file=str(path), line=line_no, field="item_id")
+            if rec.get("task") not in ("t1", "t2"):
+                raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
+            items[iid] = rec
+    if not items:
+        raise DataError("no items", file=str(path))
+    return items
+
+
+def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
+    """``value`` if it is valid for ``field`` of ``item``, else ValueError (the API answers 422)."""
+    if item["task"] == "t1":
+        if field.startswith("quote."):
+            idx = field[6:]
+            if not idx.isdigit() or int(idx) >= len(item.get("quotes", [])):
+                raise ValueError(f"no quote {idx!r} in this item")
+            if value not in CITATION_LABELS:
+                raise ValueError(f"a quote label is one of {CITATION_LABELS}")
+            return value
+        if field == "errors":
+            if (
+                not isinstance(value, list)
+                or any(v not in ERROR_CATEGORIES for v in value)
+                or len(set(value)) != len(value)
+            ):
+                raise ValueError(f"errors: a list of distinct {ERROR_CATEGORIES}")
+            if "no_errors" in value and len(value) > 1:
+                raise ValueError("'no_errors' excludes every other category")
+            return sorted(value, key=ERROR_CATEGORIES.index)
+        if field in ("informativeness", "naturalness"):
+            if isinstance(value, bool) or value not in (1, 2, 3, 4, 5):
+                raise ValueError(f"{field}: an integer 1-5")
+            return int(value)
+        if field == "comment":
+            if not isinstance(value, str) or len(value) > MAX_TEXT:
+                raise ValueError(f"comment: text up to {MAX_TEXT} characters")
+            return value
+    else:
+        if field == "pois":
+            ids = {c["poi_id"] for c in item.get("candidates", [])}
+            if (
+                not isinstance(value, list)
+                or len(value) > 3
+                or len(set(value)) != len(value)
+                or any(v not in ids for v in value)
+            ):
+                raise ValueError("pois: up to 3 distinct candidates of this item")
+            return value
+        if field == "sentence":
+            if not isinstance(value, str) or len(value) > MAX_TEXT:
+                raise ValueError(f"sentence: text up to {MAX_TEXT} characters")
+            return value
+    raise ValueError(f"unknown field {field!r} for a {item['task']} item")
+
+
+class LabelStore:
+    """Labels of one study in one SQLite file (see the module docstring)."""
+
+    def __init__(self, db: str | Path, items: dict[str, dict[str, Any]]) -> None:
+        self.db, self.items = Path(db), items
+        self.db.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as con:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.executescript(SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        con = sqlite3.connect(self.db, timeout=30, isolation_level=None)
+        try:
+            con.execute("PRAGMA synchronous=FULL")
+            yield con
+        finally:
+            con.close()
+
+    def add_annotators(self, names: list[str]) -> dict[str, str]:
+        """``name -> token`` for each name (an existing annotator keeps their token)."""
+        out = {}
+        with self._connect() as con:
+            for name in names:
+                if not NAME.match(name):
+                    raise UsageError(f"annotator name {name!r}: letters, digits, '-' and '_' (1-32)")
+                con.execute("INSERT OR IGNORE INTO annotators VALUES (?, ?)", (secrets.token_urlsafe(18), name))
+                out[name] = con.execute("SELECT token FROM annotators WHERE name = ?", (name,)).fetchone()[0]
+        return out
+
+    def annotator(self, token: str) -> str | None:
+        """The name behind a token, None for an unknown one."""
+        with self._connect() as con:
+            row = con.execute("SELECT name FROM annotators WHERE token = ?", (token,)).fetchone()
+        return row[0] if row else None
+
+    def save(self, annotator: str, item_id: str, field: str, value: Any) -> Any:
+        """Validate and upsert one field; returns the stored value."""
+        value = check_value(self.items[item_id], field, value)
+        with self._connect() as con:
+            con.execute(
+                "INSERT INTO labels VALUES (?, ?, ?, ?) ON CONFLICT (annotator, item_id, field) "
+                "DO UPDATE SET value = excluded.value",
+                (annotator, item_id, field, json.dumps(value, ensure_ascii=False)),
+            )
+        return value
+
+    def fields(self, annotator: str, item_id: str | None = None) -> dict[str, dict[str, Any]]:
+        """``item_id -> {field: value}`` of one annotator (one item when given)."""
+        sql, args = "SELECT item_id, field, value FROM labels WHERE annotator = ?", [annotator]
+        if item_id is not None:
+            sql, args = sql + " AND item_id = ?", [annotator, item_id]
+        out: dict[str, dict[str, Any]] = {}
+        with self._connect() as con:
+            for iid, field, value in con.execute(sql + " ORDER BY item_id, field", args):
+                out.setdefault(iid, {})[field] = json.loads(value)
+        return out
+
+    def export(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """``(complete label records, incomplete: annotator, item_id, missing fields)``, sorted."""
+        with self._connect() as con:
+            names = [r[0] for r in con.execute("SELECT name FROM annotators ORDER BY name")]
+        done, missing = [], []
+        for name in names:
+            for iid, f in sorted(self.fields(name).items()):
+                item = self.items.get(iid)
+                if item is None:
+                    missing.append({"annotator": name, "item_id": iid, "missing": ["item not in the items file"]})
+                    continue
+                if item["task"] == "t1":
+                    need = [f"quote.{i}" for i in range(len(item.get("quotes", [])))]
+                    need += ["errors", "informativeness", "naturalness"]
+                else:
+                    need = ["pois"]
+                lack = [n for n in need if n not in f or (n in ("errors", "pois") and not f[n])]
+                if lack:
+                    missing.append({"annotator": name, "item_id": iid, "missing": lack})
+                    continue
+                if item["task"] == "t1":
+                    rec = Task1Label(
+                        task="t1",
+                        annotator=name,
+                        item_id=iid,
+                        dialogue_id=item["dialogue_id"],
+                        quotes=[f[f"quote.{i}"] for i in range(len(item.get("quotes", [])))],
+                        errors=f["errors"],
+                        informativeness=f["informativeness"],
+                        naturalness=f["naturalness"],
+                        comment=f.get("comment", ""),
+                    )
+                    done.append(rec.model_dump(exclude={"baseline"}))
+                else:
+                    rec2 = Task2Label(
+                        task="t2",
+                        annotator=name,
+                        dialogue_id=item["dialogue_id"],
+                        pois=f["pois"],
+                        sentence=f.get("sentence", ""),
+                    )
+                    done.append(rec2.model_dump())
+        return done, missing

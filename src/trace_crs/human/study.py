@@ -1,0 +1,74 @@
+"""One call from a labels file to every Table 10–15 twin (seed 000 App. K).
+
+:func:`analyse` returns named tidy frames; ``trace-crs human agree`` writes each as
+``<out>/<name>.parquet`` and ``summary.json`` (the marker, written last).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from trace_crs.errors import DataError
+from trace_crs.human.agreement import alphas, annotator_profile, leave_out, task2_agreement
+from trace_crs.human.labels import read_labels, task1_frame, task2_frame
+from trace_crs.human.validity import (
+    HUMAN_COLUMNS,
+    error_breakdown,
+    item_frame,
+    metric_correlations,
+    paired_tests,
+    table10,
+)
+
+#: the automated grounding metrics Table 14/15 set against the human ratings (paper §7.1, App. K.3)
+AUTO_METRICS = ("cgs", "gs", "cd")
+
+
+def read_key(path: str | Path) -> pd.DataFrame:
+    """The sampler's key file: ``item_id, dialogue_id, baseline`` (+ metric columns) per line."""
+    path = Path(path)
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
+            for field in ("item_id", "baseline"):
+                if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
+                    raise DataError("missing or not a string", file=str(path), line=line_no, field=field)
+            rows.append(rec)
+    key = pd.DataFrame(rows)
+    if key.empty or key["item_id"].duplicated().any():
+        raise DataError("empty, or an item_id appears twice", file=str(path), field="item_id")
+    return key.drop(columns=[c for c in ("system_label",) if c in key])
+
+
+def analyse(
+    labels: str | Path, key: str | Path | None = None, n_boot: int = 1000, seed: int = 42
+) -> dict[str, pd.DataFrame]:
+    """Every frame of the chapter from a labels file (and the key file, when labels are blind)."""
+    t1_raw, t2_raw = read_labels(labels)
+    t1 = task1_frame(t1_raw, read_key(key) if key else None, source=str(labels))
+    items = item_frame(t1)
+    metrics = [m for m in AUTO_METRICS if m in items]
+    n_ann = t1["annotator"].nunique()
+    out = {
+        "items": items,
+        "table10": table10(items),
+        "alphas": pd.DataFrame([{"n_annotators": n_ann, "n_items": int(items.shape[0]), **alphas(t1)}]),
+        "annotators": annotator_profile(t1),
+        "leave_one_out": leave_out(t1, 1) if n_ann >= 3 else pd.DataFrame(),
+        "leave_pair_out": leave_out(t1, 2) if n_ann >= 4 else pd.DataFrame(),
+        "errors": error_breakdown(t1),
+        "correlations": metric_correlations(items, metrics, HUMAN_COLUMNS, n_boot, seed) if metrics else pd.DataFrame(),
+        "paired": paired_tests(items, ["info", "cite_prec", *metrics]),
+    }
+    if t2_raw:
+        out["task2"] = pd.DataFrame([task2_agreement(task2_frame(t2_raw))])
+    return out
