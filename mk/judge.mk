@@ -1,7 +1,8 @@
 # `make judge`: CoRE (trace_crs.judge) on one run's baselines — the same seeded dialogues for every
 # baseline, two judges (Table 28's twin), read by notebooks/core_judge.py. Needs an LLM: judge A
-# defaults to the local llama.cpp model, judge B to any litellm model (JUDGE_B_SET). Never part of
-# `make paper`; the CoRE chapter says "not run" until these files exist.
+# defaults to the local llama.cpp model, judge B to any litellm model (JUDGE_B_SET). The replayed
+# judging is never part of `make paper` (its sections say "not run" until these files exist); the
+# live judging (`make judge-live`, below) is: the chapter's main table.
 #   make judge JUDGE_N=50 JUDGE_B_SET="lm.model=openai/gpt-4o-mini"
 #   make judge-bench   # seconds and tokens per transcript: per-factor vs one-call, and the debate
 # mk/*.mk are included in name order, before paper.mk: the paths it also defines (same values).
@@ -39,22 +40,43 @@ judge: $(JDIR)/agreement.json judge-live ## CoRE judge (two judges) on a run's b
 
 # CoRE on the conversations systems actually had (`make live`, `make live-llm`): every non-LLM
 # baseline on JUDGE_LIVE_N seeded dialogues of the live run, every LLM baseline on as many of the
-# LLM live run's (when it exists). Only the live turns are rated: the opening request, identical
-# for every system, is history (trace_crs.judge.adapters.from_live). Judge A only (its debate).
-JUDGE_LIVE_N    ?= 50
+# LLM live run's. Only the live turns are rated: the opening request, identical for every system,
+# is history (trace_crs.judge.adapters.from_live). One judge, per factor, CoRE-Avg (the debate:
+# JUDGE_LIVE_AGG=debate), plus Persuasiveness. A prerequisite of the CoRE chapter, so `make paper`
+# runs it: the judge is the local model on the closed_llm run's weights (the model of the LLM rows;
+# configs/$(PROFILE)/closed_llm.yaml), JUDGE_LIVE_SET overrides
+# (`make paper JUDGE_LIVE_SET="lm.model=openai/gpt-4o-mini"`). Cost: the local judge spends minutes
+# per conversation on 2 shared cores (README: one transcript, 12 calls, 675 s of 0.5B model time at
+# load 15), so the default JUDGE_LIVE_N = 20 conversations per baseline (the fewest whose interval
+# the book treats as evidence) is hours; a smaller n: `make paper JUDGE_LIVE_N=5`. Smoke: two
+# seeded conversations of the collected ones (one per baseline), replies cut at 64 tokens, no
+# re-asks, no Persuasiveness (plumbing only: the 135M model never gave a usable rating here, and
+# one conversation took 756 s of model time at load 12-15).
+JUDGE_LIVE_N    ?= $(if $(filter smoke,$(PROFILE)),1,20)
 JLIVE           := $(RES)/judge/live
-JUDGE_LIVE_RUNS  = results/$(PROFILE)/live/live $(patsubst %/live_scores.json,%,$(wildcard results/$(PROFILE)/live/live_llm/live_scores.json))
+JUDGE_LIVE_CFG  := configs/$(PROFILE)/closed_llm.yaml
+JUDGE_LIVE_W    := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(JUDGE_LIVE_CFG) 2>/dev/null))
+JUDGE_LIVE_SET  ?= lm.model=local $(if $(JUDGE_LIVE_W),lm.weights=$(JUDGE_LIVE_W))
+JUDGE_LIVE_AGG  ?= avg
+JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--n 2 --retries 0 --set lm.max_tokens=64,--persuasiveness)
+# the LLM live run exists wherever the profile has a closed_llm config (mk/live.mk)
+JUDGE_LIVE_LLM   = $(if $(wildcard $(JUDGE_LIVE_CFG)),results/$(PROFILE)/live/live_llm)
+JUDGE_LIVE_RUNS  = results/$(PROFILE)/live/live $(JUDGE_LIVE_LLM)
+JUDGE_LIVE_WGT  := $(if $(and $(filter lm.model=local,$(JUDGE_LIVE_SET)),$(JUDGE_LIVE_W)),models/$(JUDGE_LIVE_W).gguf $(VENV)/.llama-installed)
 
-$(JLIVE)/transcripts.jsonl: results/$(PROFILE)/live/live/live_scores.json $(wildcard results/$(PROFILE)/live/live_llm/live_scores.json) $(JUDGE_SRC)
+$(JLIVE)/transcripts.jsonl: $(addsuffix /live_scores.json,$(JUDGE_LIVE_RUNS)) $(JUDGE_SRC)
 	mkdir -p $(@D)
 	$(TRACE) judge transcripts $(addprefix --live ,$(JUDGE_LIVE_RUNS)) --n $(JUDGE_LIVE_N) --seed $(JUDGE_SEED) --out $@
 
-$(JLIVE)/core_a.jsonl: $(JLIVE)/transcripts.jsonl $(JUDGE_SRC)
-	$(TRACE) judge core --transcripts $< --out $@ --aggregator $(JUDGE_AGG) $(addprefix --set ,$(JUDGE_A_SET))
+$(JLIVE)/core_a.jsonl: $(JLIVE)/transcripts.jsonl $(JUDGE_SRC) $(JUDGE_LIVE_WGT)
+	mkdir -p results/$(PROFILE)/timings
+	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge_live.json judge-live -- \
+	  $(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator $(JUDGE_LIVE_AGG) $(JUDGE_LIVE_ARGS) \
+	  $(addprefix --set ,$(JUDGE_LIVE_SET))
 
 judge-live: $(JLIVE)/core_a.jsonl ## CoRE judge on the live conversations of every baseline (results/$(PROFILE)/judge/live/)
 
-book/content/core_judge.ipynb: $(wildcard $(JLIVE)/core_a.jsonl)
+book/content/core_judge.ipynb: $(JLIVE)/core_a.jsonl
 
 # The chapter re-executes when judge outputs appear or change (only those that exist: the judge
 # itself is never triggered by `make paper`).

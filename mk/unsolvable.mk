@@ -25,20 +25,23 @@ abstention: $(ABSTENTION_OUT)/tau_sweep.csv ## unsolvable set + rankers' abstent
 
 # The LLM baselines of the closed_llm run (its evaluate: section and local model) on a seeded
 # subset of the unsolvable set and of solvable dialogues, with TravelBench's [Unsolved] rule in
-# their prompt. Optional, like live-llm: the chapter shows LLM rows when this file exists.
-N_UNSOLVABLE_LLM  := $(if $(filter smoke,$(PROFILE)),10,60)
-N_SOLVABLE_LLM    := $(if $(filter smoke,$(PROFILE)),10,60)
+# their prompt. A prerequisite of the chapter (its LLM rows), so part of `make paper`; smoke: 2 + 2
+# items (plumbing only: each 135M turn takes ~10-50 s on a loaded 2-core machine).
+N_UNSOLVABLE_LLM  := $(if $(filter smoke,$(PROFILE)),2,60)
+N_SOLVABLE_LLM    := $(if $(filter smoke,$(PROFILE)),2,60)
 ABST_LLM_CFG      := configs/$(PROFILE)/closed_llm.yaml
+ABST_LLM_ARGS     ?=   # e.g. --baselines llm_zero_shot,rag_citation
 
 $(ABSTENTION_OUT)/llm_abstention.csv: $(UNSOLVABLE) $(ABST_LLM_CFG) data/dialogues/$(PROFILE)/dialogues.jsonl $(KB_DIR)/MANIFEST.json \
-		src/trace_crs/baselines/abstain.py src/trace_crs/baselines/unsolved_rule.py src/trace_crs/metrics/abstention.py | $(STAMP)
+		src/trace_crs/baselines/abstain.py src/trace_crs/baselines/unsolved_rule.py src/trace_crs/metrics/abstention.py \
+		$(filter src/trace_crs/baselines/llm_% src/trace_crs/lm/%,$(SRC)) $(if $(LIVE_LLM_W),models/$(LIVE_LLM_W).gguf $(VENV)/.llama-installed) | $(STAMP)
 	mkdir -p $(@D) results/$(PROFILE)/timings
 	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/abstention_llm.json abstention-llm -- \
 	  $(VENV)/bin/trace-crs stats abstention-llm --config $(ABST_LLM_CFG) --kb $(KB_DIR) \
 	  --dialogues data/dialogues/$(PROFILE)/dialogues.jsonl --unsolvable $(UNSOLVABLE) \
-	  --n-unsolvable $(N_UNSOLVABLE_LLM) --n-solvable $(N_SOLVABLE_LLM) --seed $(SEED) --out $(@D)
+	  --n-unsolvable $(N_UNSOLVABLE_LLM) --n-solvable $(N_SOLVABLE_LLM) --seed $(SEED) $(ABST_LLM_ARGS) --out $(@D)
 
-book/content/travelbench_abstention.ipynb: $(wildcard $(ABSTENTION_OUT)/llm_abstention.csv)
+book/content/travelbench_abstention.ipynb: $(ABSTENTION_OUT)/llm_abstention.csv
 
 abstention-llm: $(ABSTENTION_OUT)/llm_abstention.csv ## LLM baselines on the unsolvable set ([Unsolved] rule; local model)
 

@@ -44,7 +44,8 @@ prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.statu
 # `make live-llm`; `trace-crs converse`) are judged instead (`make judge-live`): only the opening
 # request, the same for every system, is shown as history; every rated turn is the system's or
 # the user's live turn. Baselines ranked by CoRE-Avg (0–4) with n conversations and a 95%
-# dialogue-bootstrap interval, beside live TSR and the replayed Trace metrics;
+# dialogue-bootstrap interval, beside Persuasiveness (0–2, CoRE Table 7's conventional metric, rated by
+# the same judge; `trace_crs/judge/persuasive.py`), live TSR and the replayed Trace metrics;
 # {glue:text}`core_live_n_baselines` baselines, {glue:text}`core_live_n_conversations`
 # conversations judged (non-LLM baselines on a seeded subset of the live run, LLM baselines on
 # the LLM live run's subset — different dialogues, so compare LLM and non-LLM rows with care).
@@ -63,6 +64,35 @@ present.table(live, "CoRE-Avg on live conversations")
 core_live.plot(live);
 
 # %% [markdown]
+# How often the judge failed on these conversations, per baseline: the share of factor ratings
+# still empty after every re-ask (such a conversation has no CoRE-Avg), the share of the judge's
+# replies that were unusable (no parseable 0–4 rating: the parse-failure rate) and that were cut
+# at `max_tokens`, replies per rating, the judge's model seconds per conversation — and, beside
+# them, the share of the system's own turns answered by the Popularity fallback after its LLM
+# call failed (`trace_crs/report/judge_failures.py`).
+
+# %%
+from trace_crs.report import judge_failures
+
+live_fail = judge_failures.live(results_dir, judge=judges[0])
+results.write_table(live_fail, results_dir, "core_live_failures")
+present.table(live_fail, "Judge and system failure rates on the live conversations")
+
+# %% [markdown]
+# Cost against quality: each baseline's CoRE-Avg on live conversations against the model seconds
+# its system spends on one turn (the median over its turns in the replayed run, where time is
+# measured; the live outputs carry none so that they stay byte-identical;
+# `trace_crs/report/core_cost.py`). Non-LLM rankers answer in milliseconds, the LLM baselines in
+# seconds on this machine's local model.
+
+# %%
+from trace_crs.report import core_cost
+
+cost = core_cost.table(live, core_cost.model_seconds(results_dir))
+results.write_table(cost, results_dir, core_cost.NAME)
+core_cost.plot(cost);
+
+# %% [markdown]
 # Rank agreement of CoRE-Avg on live conversations with each replayed metric and with live TSR
 # (Kendall τ over the baselines judged): replayed Recall@1 {glue:md}`core_live_tau_recall1_md`,
 # replayed CGS {glue:md}`core_live_tau_cgs_md`, live TSR {glue:md}`core_live_tau_tsr_md`
@@ -78,7 +108,10 @@ present.table(live_tau, "Rank agreement of live CoRE-Avg with Trace metrics (Ken
 # system may ask a clarifying question (`[Ask]`, `trace_crs/live/ask.py`); the non-LLM rankers
 # are given a policy — ask once about the facet that splits the candidates most evenly — and
 # the simulated user answers from its profile, or says it has no preference when the profile
-# says nothing (TravelBench: "not mentioned means unknown"). Live TSR and T2R with one question
+# says nothing (TravelBench: "not mentioned means unknown"). The LLM baselines decide for
+# themselves: in their live run (`make live-llm`) their instruction carries an `[Ask]` rule while
+# their one question is left (`trace_crs/baselines/ask_rule.py`), and the questions they asked are
+# the LLM rows' questions per dialogue in the ranking above. Live TSR and T2R with one question
 # allowed (`make live-ask`) minus without (`make live`), same dialogues and users, paired
 # dialogue bootstrap (95%); a question costs a turn, so T2R can rise even when TSR does.
 # Empty until both runs exist.
@@ -96,6 +129,10 @@ present.table(ask, "Live TSR and T2R with one question allowed minus without")
 
 # %%
 present.table(df)
+
+# %%
+present.table(judge_failures.load(core_judge.judged_path(results_dir, run, judges[0])),
+              "Judge failure rates on the replayed transcripts (as above)")
 
 # %%
 core_judge.plot(df);

@@ -75,10 +75,12 @@ report.travelbench_abstention.plot(frames["sweep"]);
 # seeded subset of the unsolvable items and of solvable dialogues (`make abstention-llm`, the
 # `closed_llm` run's local model; optional: "not run" below until it exists). They decline in
 # words, so there is no threshold: one row each, beside the rankers' best-τ rows above (whose τ
-# was chosen in-sample, an advantage the LLM rows do not have). `n_fallbacks` counts answers
-# replaced by the Popularity fallback after a failed call (they never decline).
+# was chosen in-sample, an advantage the LLM rows do not have). Recall and the false-abstention
+# rate carry Wilson 95% intervals over their n (`n_unsolvable`, `n_solvable`: a seeded subset, so
+# wide). `n_fallbacks` counts answers replaced by the Popularity fallback after a failed call
+# (unparseable, truncated or empty replies: the system's failure rate; they never decline).
 
 # %%
 llm = report.travelbench_abstention.llm_rows(results_dir)
 report.results.write_table(llm, results_dir, "travelbench_abstention_llm")
-llm if len(llm) else "LLM abstention not run on this profile (make abstention-llm)."
+report.present.table(llm, "LLM baselines on the unsolvable set ([Unsolved] rule)") if len(llm) else "LLM abstention not run on this profile (make abstention-llm)."

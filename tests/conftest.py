@@ -23,3 +23,34 @@ def browser():
         pytest.skip(f"{launcher.CHROMIUM} not installed (make browser installs it)")
     with launcher.chromium() as b:
         yield b
+
+
+@pytest.fixture
+def fake_openai(monkeypatch):
+    """The one fake OpenAI-compatible endpoint of the suite (``trace_crs.lm.fake_server`` on
+    127.0.0.1), as a factory: ``srv = fake_openai(reply)`` starts a server answering each request's
+    messages with ``reply(messages)`` and returns ``srv.url`` (for ``lm.api_base``) and ``srv.calls``
+    (every request's messages, in order).  Servers stop and DSPy's cache is reset to memory-only
+    when the test ends; ``OPENAI_API_KEY`` is set to a dummy (the server ignores it)."""
+    from contextlib import ExitStack
+    from types import SimpleNamespace
+
+    import dspy
+
+    from trace_crs.lm.fake_server import serve
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-server")
+    with ExitStack() as stack:
+
+        def start(reply):
+            calls: list = []
+
+            def answer(messages):
+                calls.append(messages)
+                return reply(messages)
+
+            srv = stack.enter_context(serve(reply=answer))
+            return SimpleNamespace(url=srv.api_base, calls=calls)
+
+        yield start
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)

@@ -7,13 +7,10 @@ import json
 import math
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
-import dspy
 import pytest
 
 from trace_crs.cli import main
-from trace_crs.lm.fake_server import serve
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 FIXTURE = Path(__file__).parent / "fixtures" / "movie_crs.jsonl"
@@ -34,17 +31,9 @@ def _tokens(text: str) -> int:
 
 
 @pytest.fixture
-def server():
-    """``trace_crs.lm.fake_server`` answering with :func:`_judge`; ``.calls`` holds each request's messages."""
-    calls: list = []
-
-    def reply(messages):
-        calls.append(messages)
-        return _judge(messages)
-
-    with serve(reply=reply) as srv:
-        yield SimpleNamespace(url=srv.api_base, calls=calls)
-    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+def server(fake_openai):
+    """The suite's fake OpenAI-compatible server (tests/conftest.py) answering with :func:`_judge`."""
+    return fake_openai(_judge)
 
 
 def test_openai_compatible_endpoint_usage_and_replay(server, tmp_path, monkeypatch):

@@ -7,15 +7,12 @@ import json
 import os
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
-import dspy
 import pytest
 
 from trace_crs.cli import main
 from trace_crs.judge import domain
 from trace_crs.judge.factors import FACTORS, guideline
-from trace_crs.lm.fake_server import serve
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 FOREIGN = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "foreign-transcripts" / "crsarena-5.jsonl"
@@ -29,16 +26,9 @@ def _reply(messages: list) -> str:
 
 
 @pytest.fixture
-def server():
-    calls: list = []
-
-    def reply(messages):
-        calls.append(messages)
-        return _reply(messages)
-
-    with serve(reply=reply) as srv:
-        yield SimpleNamespace(url=srv.api_base, calls=calls)
-    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+def server(fake_openai):
+    """The suite's fake OpenAI-compatible server (tests/conftest.py) answering with :func:`_reply`."""
+    return fake_openai(_reply)
 
 
 @pytest.mark.parametrize("value,expected", [(None, "travel"), ("", "travel"), ("restaurant", "travel"),

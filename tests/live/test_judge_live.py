@@ -9,9 +9,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
-import dspy
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -24,7 +22,6 @@ from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.live.ask import QUESTIONS, Asking, asked_facets  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
 from trace_crs.live.simulator import SimConfig, profile, state, turn_rng  # noqa: E402
-from trace_crs.lm.fake_server import serve  # noqa: E402
 
 
 def _judge_reply(messages: list) -> str:
@@ -34,16 +31,9 @@ def _judge_reply(messages: list) -> str:
 
 
 @pytest.fixture
-def server():
-    calls: list = []
-
-    def reply(messages):
-        calls.append(messages)
-        return _judge_reply(messages)
-
-    with serve(reply=reply) as srv:
-        yield SimpleNamespace(url=srv.api_base, calls=calls)
-    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+def server(fake_openai):
+    """The suite's fake OpenAI-compatible server (tests/conftest.py) answering with :func:`_judge_reply`."""
+    return fake_openai(_judge_reply)
 
 
 def asked_conversation(world):

@@ -69,3 +69,49 @@ def test_llm_user_rewrites_text_but_decides_as_the_template_user(world):
                                             rewrites[3]["rewritten"]]
     assert (row_l["tsr"], row_l["t2r"]) == (row_t["tsr"], row_t["t2r"]) == (1.0, 3.0)
     assert live["metadata"]["live"]["simulator"] == "LLMUser"
+
+
+def test_llm_asks_in_its_own_words_then_recommends(world):
+    """``converse --ask 1``: the LLM is told the [Ask] rule while its question is left, asks
+    about the budget in its own words, the user answers from its profile, the next pick is
+    accepted; the rule is gone from the prompt once the question is spent."""
+    from trace_crs.baselines.ask_rule import ASK_RULE
+    from trace_crs.live.ask import Asking
+    from trace_crs.live.simulator import state, turn_rng
+
+    kb, dialogues, _ = world
+    for d in dialogues:
+        prof = profile(d["scenario"]["hidden_preferences"])
+        pool = shuffled_pool(d, "closed", 42)
+        ok = satisfying([kb.pois[c] for c in pool], prof)
+        if ok and sum(c[0] == "price_max" for c in prof) == 1:
+            break
+    else:
+        raise AssertionError("no dialogue of the world has exactly one budget preference")
+    position = str(pool.index(ok[0]) + 1)
+    lm = DummyLM([{"ranked_ids": ["[Ask]"], "response": "[Ask] Roughly how much would you like to spend?"},
+                  {"ranked_ids": [position], "response": f"Try {kb.pois[ok[0]].name}."}])
+    inner = LLMZeroShotBaseline(resolve_lm_config({"mode": "generative", "retries": 0}), lm=lm)
+    transcript, row, preds = converse(Asking(inner, 1), "llm_zero_shot", d, kb, cfg=SimConfig(max_turns=3))
+    turns = transcript["turns"]
+    assert [t["action"] for t in turns] == ["greet_and_seek", "ask_preference", "provide_preference",
+                                            "recommend", "accept"]
+    assert turns[1]["text"] == "[Ask] Roughly how much would you like to spend?"
+    [wish] = [c for c in prof if c[0] == "price_max"]
+    assert turns[2]["text"] == state(wish, turn_rng(42, d["dialogue_id"], 2))
+    assert (row["tsr"], row["n_questions"], row["n_fallbacks"]) == (1.0, 1, 0)
+    prompts = ["\n".join(str(m.get("content")) for m in h["messages"]) for h in lm.history]
+    assert len(prompts) == 2 and ASK_RULE in prompts[0] and ASK_RULE not in prompts[1]
+
+
+def test_replay_instruction_has_no_ask_rule():
+    """Replay prompts are unchanged (no [Ask] rule outside the live loop): the same LM cache keys."""
+    from trace_crs.baselines.ask_rule import ASK_RULE, may_ask
+    from trace_crs.baselines.llm_common import ACTION_INSTRUCTIONS, instruction
+    from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
+
+    assert instruction("recommend") == f"{ACTION_INSTRUCTIONS['recommend']} {UNSOLVED_RULE}"
+    with may_ask():
+        assert instruction("recommend") == f"{ACTION_INSTRUCTIONS['recommend']} {UNSOLVED_RULE} {ASK_RULE}"
+    with may_ask(False):
+        assert ASK_RULE not in instruction("compare")

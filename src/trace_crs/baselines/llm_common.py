@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import dspy
 import numpy as np
 
+from trace_crs.baselines.ask_rule import ASK_RE, ASK_RULE, MAY_ASK
 from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
@@ -59,10 +60,13 @@ def history_text(turns: Sequence[dict[str, Any]]) -> str:
 
 
 def instruction(action: str) -> str:
-    """The one-sentence action instruction (ValueError for an unknown action)."""
+    """The one-sentence action instruction (ValueError for an unknown action), with TravelBench's
+    decline rule and, in the live loop while a question is left, the ``[Ask]`` rule
+    (:mod:`trace_crs.baselines.ask_rule`), each a separate sentence."""
     if action not in ACTION_INSTRUCTIONS:
         raise ValueError(f"no LLM instruction for action {action!r}; known: {sorted(ACTION_INSTRUCTIONS)}")
-    return f"{ACTION_INSTRUCTIONS[action]} {UNSOLVED_RULE}"  # TravelBench's decline rule, kept a separate sentence
+    ask = f" {ASK_RULE}" if MAY_ASK.get() else ""
+    return f"{ACTION_INSTRUCTIONS[action]} {UNSOLVED_RULE}{ask}"
 
 
 class Evidence:
@@ -123,7 +127,9 @@ def cards_text(kb: KB, ids: Sequence[str], evidence: Evidence | None) -> str:
 
 def parse_ranking(raw: Sequence[Any] | str, candidates: Sequence[str]) -> list[str]:
     """Valid candidate ids named in ``raw`` (ids, ``[id]`` or 1-based card numbers), deduplicated,
-    followed by the unnamed candidates in pool order.  ValueError when none is valid."""
+    followed by the unnamed candidates in pool order.  ValueError when none is valid,
+    :class:`Unsolved` for ``[Unsolved]``; an ``[Ask]`` ranking while asking is allowed is the pool
+    order (the reply carries the question)."""
     items = re.split(r"[,\s]+", raw) if isinstance(raw, str) else list(raw)
     named: list[str] = []
     for item in items:
@@ -133,9 +139,12 @@ def parse_ranking(raw: Sequence[Any] | str, candidates: Sequence[str]) -> list[s
         if token in candidates and token not in named:
             named.append(token)
     if not named:  # DSPy parses a bare "[Unsolved]" list field into ["Unsolved"]: the token counts too
-        if any(str(i).strip().strip("[]'\" ").casefold() == "unsolved" for i in items) or UNSOLVED.search(
-            raw if isinstance(raw, str) else " ".join(map(str, raw))
+        joined = raw if isinstance(raw, str) else " ".join(map(str, raw))
+        if MAY_ASK.get() and (
+            ASK_RE.search(joined) or any(str(i).strip().strip("[]'\" ").casefold() == "ask" for i in items)
         ):
+            return list(candidates)  # the model asks: its reply carries the question (live.ask reads it)
+        if any(str(i).strip().strip("[]'\" ").casefold() == "unsolved" for i in items) or UNSOLVED.search(joined):
             raise Unsolved("the model answered [Unsolved]")
         raise ValueError(f"unparseable ranking: none of {list(items)[:5]} is a candidate id")
     return named + [c for c in candidates if c not in named]
@@ -271,6 +280,6 @@ class LLMBaseline(Registered):
         )
         if pred is None:
             return fallback_output(ctx, error, usage)
-        if UNSOLVED.search(pred.text or ""):
-            return BaselineOutput([], pred.text, [], usage)
+        if UNSOLVED.search(pred.text or "") or (MAY_ASK.get() and ASK_RE.search(pred.text or "")):
+            return BaselineOutput([], pred.text, [], usage)  # a decline, or a question (live loop only)
         return BaselineOutput(list(pred.ranked_poi_ids), pred.text, list(pred.citations), usage)

@@ -146,6 +146,7 @@ OTHER_FLAGS = (
     "corpus_runs",
     "ask",
     "domain",
+    "persuasiveness",
     "n_task2",
     "annotators",
     "host",

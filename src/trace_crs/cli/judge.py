@@ -120,6 +120,7 @@ def run_core(args: argparse.Namespace) -> int:
             args.retries,
             args.max_rounds,
             args.domain,
+            args.persuasiveness,
         )
 
         def progress(i: int, n: int, hit: bool) -> None:
@@ -356,6 +357,11 @@ def register(subparsers) -> None:
     )
     p.add_argument("--retries", type=int, default=2, help="re-asks after an unparseable reply")
     p.add_argument("--max-rounds", type=int, default=4, help="debate round limit")
+    p.add_argument(
+        "--persuasiveness",
+        action="store_true",
+        help="also rate Persuasiveness (0-2, one call per transcript; CoRE Table 7's conventional metric)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=run_core)
     p = sub.add_parser("transcripts", help="export Trace dialogues, run predictions or a CRS log as transcripts")

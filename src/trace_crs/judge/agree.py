@@ -120,11 +120,14 @@ def per_annotator(judge: pd.DataFrame, human: pd.DataFrame, table) -> pd.DataFra
 
 
 def overall_agreement(
-    judge: pd.DataFrame, human: pd.DataFrame, scores: Sequence[str] = ("overall", "debate", "recall")
+    judge: pd.DataFrame,
+    human: pd.DataFrame,
+    scores: Sequence[str] = ("overall", "debate", "recall", "persuasiveness"),
 ) -> pd.DataFrame:
-    """Each overall judge score (``overall`` = CoRE-Avg, ``debate``, and ``recall``: the
-    transcript's ground-truth recall, CoRE Table 7's traditional-metric row) against the human
-    ``overall``; ``recall`` is left out when no record carries it."""
+    """Each overall judge score (``overall`` = CoRE-Avg, ``debate``, and CoRE Table 7's
+    conventional rows: ``recall``, the transcript's ground-truth recall, and ``persuasiveness``,
+    :mod:`trace_crs.judge.persuasive`) against the human ``overall``; a conventional row is left
+    out when no record carries it."""
     both = _paired(judge, human.rename(columns={"overall": "human_overall"}))
     rows = []
     for s in scores:
@@ -132,7 +135,7 @@ def overall_agreement(
         if col not in both.columns:
             continue
         ok = both[[col, "human_overall"]].dropna()
-        if ok.empty and s == "recall":  # records written before the recall field
+        if ok.empty and s in ("recall", "persuasiveness"):  # records without the field
             continue
         rows.append({"score": "core_avg" if s == "overall" else s, **correlations(ok[col], ok["human_overall"])})
     return pd.DataFrame(rows)

@@ -116,10 +116,11 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
             score = (rec.get("debate") or {}).get("score")
             row["debate"] = float("nan") if score is None else float(score)
             row["mode"] = rec.get("mode")
-            recall = rec.get("recall")  # Table 7's Recall row (judge/run.py); absent in older records
-            row["recall"] = (
-                float(recall) if isinstance(recall, (int, float)) and not isinstance(recall, bool) else float("nan")
-            )
+            for key in ("recall", "persuasiveness"):  # Table 7's conventional rows (judge/run.py); absent: NaN
+                value = rec.get(key)
+                row[key] = (
+                    float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
+                )
             row.update({k: float((rec.get("usage") or {}).get(k, 0) or 0) for k in USAGE_KEYS})
         rows.append(row)
     if not rows:

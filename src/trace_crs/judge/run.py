@@ -26,6 +26,7 @@ from trace_crs.judge.core import PROMPT_VERSION, CoreJudge, RateAllFactors, Rate
 from trace_crs.judge.debate import debate, debate_config
 from trace_crs.judge.domain import check_localised, current, domain_file, judging, localise
 from trace_crs.judge.factors import FACTORS, rubric_file
+from trace_crs.judge.persuasive import PERSUASIVE_VERSION, rate_persuasiveness
 from trace_crs.judge.records import judged_record
 from trace_crs.judge.transcript import Transcript, transcript_record
 from trace_crs.kb.store import iter_jsonl
@@ -33,11 +34,21 @@ from trace_crs.lm.backend import recording_usage
 
 
 def settings_of(
-    judges: Mapping[str, str], mode: str, aggregator: str, retries: int, max_rounds: int, domain: str | None = None
+    judges: Mapping[str, str],
+    mode: str,
+    aggregator: str,
+    retries: int,
+    max_rounds: int,
+    domain: str | None = None,
+    persuasiveness: bool = False,
 ) -> dict[str, Any]:
     """What decides a record besides the transcript (``judges``: factor → judge model id, plus
-    ``debate`` → the debate model; ``domain``: a ``--domain`` override of the transcripts' own)."""
+    ``debate`` → the debate model; ``domain``: a ``--domain`` override of the transcripts' own;
+    ``persuasiveness``: also rate it, :mod:`trace_crs.judge.persuasive` — a key only when on, so
+    records judged without it keep their keys)."""
+    extra = {"persuasiveness": PERSUASIVE_VERSION} if persuasiveness else {}
     return {
+        **extra,
         "judges": dict(sorted(judges.items())),
         "mode": mode,
         "aggregator": aggregator,
@@ -77,6 +88,11 @@ def judge_one(
             if settings["aggregator"] == "debate"
             else None
         )
+        persuasive = (
+            rate_persuasiveness(t, debate_lm or lms[FACTORS[0]], settings["retries"])
+            if "persuasiveness" in settings
+            else None
+        )
     judges = settings["judges"]
     single = len({judges[n] for n in FACTORS}) == 1
     meta = {
@@ -93,7 +109,11 @@ def judge_one(
         "cost_usd": round(tally.cost_usd, 8),
         "model_s": round(tally.model_s, 3),
     }
-    return {**judged_record(t.dialogue_id, t.system, results, argued, meta, usage), "recall": t.recall}
+    rec = {**judged_record(t.dialogue_id, t.system, results, argued, meta, usage), "recall": t.recall}
+    if persuasive is not None:
+        rec["persuasiveness"] = persuasive["rating"]  # 0-2, None after the last unusable reply
+        rec["persuasiveness_attempts"] = {k: persuasive[k] for k in ("attempts", "truncated", "error")}
+    return rec
 
 
 def cached_records(paths: Iterable[Path]) -> dict[str, dict[str, Any]]:

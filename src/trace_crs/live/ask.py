@@ -8,7 +8,9 @@
 * **What was asked.**  :func:`asked_facets` reads the facets a question is about from its words
   (:data:`CUES`): the simulated user understands a question the way a reader would, from the
   text alone, for the template questions and an LLM's own wording alike.
-* **Which facet to ask about** is the system's choice.  :class:`Asking` gives a ranker that
+* **Which facet to ask about** is the system's choice.  An LLM system (``uses_llm``) is told it
+  may ask — the ``[Ask]`` rule of :mod:`trace_crs.baselines.ask_rule` joins its instruction while
+  it has a question left — and asks, or not, in its own words.  :class:`Asking` gives a ranker that
   cannot ask by itself an uncertainty policy: ask about the facet whose values split the current
   candidates most evenly — the largest Shannon entropy of the partition of candidates by the
   facet's public KB value (:func:`facet_entropy`, ``scipy.stats.entropy``, nats) — among the
@@ -25,11 +27,10 @@ from typing import Any
 
 from scipy.stats import entropy
 
+from trace_crs.baselines.ask_rule import ASK_MARKER, ASK_RE, may_ask
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.kb.schema import POI
 
-ASK_MARKER = "[Ask]"
-ASK_RE = re.compile(r"\[\s*ask\s*\]", re.IGNORECASE)
 ASK_ACTION = "ask_preference"
 ASKABLE: tuple[str, ...] = ("style", "price_max", "noise", "ambience", "features")
 # The template question of each facet (the :class:`Asking` policy's wording).
@@ -95,8 +96,9 @@ def next_question(ctx: TurnContext, max_questions: int) -> str | None:
 
 
 class Asking:
-    """A system that asks up to ``max_questions`` questions (the uncertainty policy of the
-    module docstring) before answering as ``inner``; other attributes are ``inner``'s."""
+    """A system that may ask up to ``max_questions`` questions before answering as ``inner``
+    (module docstring): a ranker by the uncertainty policy, an LLM system (``inner.uses_llm``)
+    by its own choice under the ``[Ask]`` rule; other attributes are ``inner``'s."""
 
     def __init__(self, inner: Any, max_questions: int = 1) -> None:
         if max_questions < 0:
@@ -109,9 +111,17 @@ class Asking:
     def warm(self, contexts: Sequence[TurnContext]) -> None:
         """Warm ``inner`` only for the contexts it will answer."""
         warm = getattr(self.inner, "warm", None)
-        if warm is not None:
+        if warm is not None and not self.asks_itself:
             warm([c for c in contexts if next_question(c, self.max_questions) is None])
 
+    @property
+    def asks_itself(self) -> bool:
+        """Whether ``inner`` writes its own questions (an LLM system) rather than follow the policy."""
+        return bool(getattr(self.inner, "uses_llm", False))
+
     def predict(self, ctx: TurnContext) -> BaselineOutput:
+        if self.asks_itself:
+            with may_ask(already_asked(ctx.history)[0] < self.max_questions):
+                return self.inner.predict(ctx)
         question = next_question(ctx, self.max_questions)
         return BaselineOutput([], question) if question is not None else self.inner.predict(ctx)

@@ -46,6 +46,7 @@ COLUMNS = [
     "sufficient",
     "n_failed",
     "debate",
+    "persuasiveness",
     "live_tsr",
     "questions_per_dialogue",
     *(f"replayed_{m}" for m in REPLAYED_METRICS),
@@ -105,6 +106,10 @@ def load(results_dir: str | Path, judge: str = "core_a", n_boot: int = 1000, see
                 "sufficient": ci["sufficient"],
                 "n_failed": int(g["core_avg"].isna().sum()),
                 "debate": float(g["debate"].mean()) if g["debate"].notna().any() else float("nan"),
+                # CoRE Table 7's conventional metric (0-2, judge.persuasive), when the judge rated it
+                "persuasiveness": float(g["persuasiveness"].mean())
+                if g["persuasiveness"].notna().any()
+                else float("nan"),
                 "live_tsr": (live.get(name) or {}).get("tsr", float("nan")),
                 "questions_per_dialogue": (live.get(name) or {}).get("questions_per_dialogue", float("nan")),
                 **{f"replayed_{m}": (rep.get(name) or {}).get(m, float("nan")) for m in REPLAYED_METRICS},

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -80,7 +81,18 @@ def recall_by_reason(confidence: pd.DataFrame, best: pd.DataFrame) -> pd.DataFra
     return table.rename(columns=compare.label)
 
 
-LLM_COLUMNS = ["system", *OUTCOME_COLUMNS, "n_fallbacks"]
+# Wilson 95% intervals of the two rates an LLM row rests on (its n is small: a seeded subset)
+LLM_INTERVALS = ["recall_ci_low", "recall_ci_high", "far_ci_low", "far_ci_high"]
+LLM_COLUMNS = ["system", *OUTCOME_COLUMNS, *LLM_INTERVALS, "n_fallbacks"]
+
+
+def wilson(k: pd.Series, n: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson 95% interval of k successes in n (statsmodels ``proportion_confint``); NaN at n = 0."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    k, n = k.to_numpy(float), n.to_numpy(float)
+    lo, hi = proportion_confint(k, np.where(n > 0, n, 1), alpha=0.05, method="wilson")
+    return np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan)
 
 
 def llm_rows(results_dir: str | Path) -> pd.DataFrame:
@@ -92,7 +104,10 @@ def llm_rows(results_dir: str | Path) -> pd.DataFrame:
         return pd.DataFrame(columns=LLM_COLUMNS)
     df = pd.read_csv(path)
     df.insert(0, "system", df.pop("baseline").map(compare.label))
-    return df[LLM_COLUMNS + sorted(c for c in df.columns if c.startswith("recall_"))]
+    # recall = tp / (tp + fn); false-abstention rate = fp / n_solvable (metrics.abstention)
+    df["recall_ci_low"], df["recall_ci_high"] = wilson(df["tp"], df["tp"] + df["fn"])
+    df["far_ci_low"], df["far_ci_high"] = wilson(df["fp"], df["n_solvable"])
+    return df[LLM_COLUMNS + sorted(c for c in df.columns if c.startswith("recall_") and c not in LLM_INTERVALS)]
 
 
 def facts(frames: dict[str, pd.DataFrame]) -> dict[str, Any]:
