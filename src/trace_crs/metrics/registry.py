@@ -60,6 +60,12 @@ class Metric:
         assert (self.aggregation == "pooled_ratio") == (self.pooled is not None), self
         assert (self.aggregation == "alt_only") == (self.of is not None) == (self.fn is None), self
 
+    def compute(self, *args: Any) -> np.ndarray:
+        """The metric's values; an alt-only metric has no function of its own (read ``of``)."""
+        if self.fn is None:
+            raise TypeError(f"{self.label} is alt-only: it restricts {self.of!r}, it has no function")
+        return self.fn(*args)
+
 
 def _each(f: Callable[[Any, Any], float], field: str) -> Callable[..., np.ndarray]:
     """Apply a per-dialogue function to one field of every dialogue."""
@@ -206,7 +212,8 @@ def columns(keys: Iterable[str], header: Iterable[str] | None = None) -> dict[st
     out: dict[str, str] = {}
     for key in keys:
         spellings = (METRICS[key].label, *METRICS[key].printed)
-        found = spellings[0] if names is None else next((s for s in spellings if s in names), None)
+        matches = [s for s in spellings if names is None or s in names]
+        found = matches[0] if matches else None
         if found is None:
             raise KeyError(f"metric {key!r} ({', '.join(spellings)}) is not a column of {names}")
         out[found] = key

@@ -166,7 +166,7 @@ def score_predictions(
     for name in TURN_METRICS:
         if METRICS[name].needs == "entailment" and entailment is None:
             continue
-        cols[name] = METRICS[name].fn(tb, cols, cfg) if rows else np.zeros(0)
+        cols[name] = METRICS[name].compute(tb, cols, cfg) if rows else np.zeros(0)
     for name in cols:  # a missing prediction earns nothing, not a vacuous 1
         cols[name] = np.where(np.array(missing, dtype=bool), 0.0, cols[name]) if rows else cols[name]
     per_turn = pd.concat(
@@ -192,7 +192,7 @@ def score_predictions(
     per_dialogue = pd.DataFrame(
         {
             "dialogue_id": [d["dialogue_id"] for d in dialogues],
-            **{n: METRICS[n].fn(db, cfg) if dialogues else np.zeros(0) for n in DIALOGUE_METRICS},
+            **{n: METRICS[n].compute(db, cfg) if dialogues else np.zeros(0) for n in DIALOGUE_METRICS},
             "recovery_hits": [sum(h[t] for t in r) for h, r in zip(db.hit_by_turn, db.recovery, strict=False)],
             "recovery_episodes": [len(r) for r in db.recovery],
         }

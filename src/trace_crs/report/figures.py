@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -66,8 +66,12 @@ def fit(fig: Figure) -> Figure:
     for axis in (a for ax in fig.axes for a in (ax.xaxis, ax.yaxis)):
         # Tick labels are remade at each draw from the axis' own size, so raise that size; a log
         # axis' 10^k labels set k as a 0.7× superscript (mathtext): write them as plain numbers.
-        for which, ticks in (("major", axis.get_major_ticks()), ("minor", axis.get_minor_ticks())):
-            if any(t.label1.get_fontsize() < MIN_FONT_PT for t in ticks):
+        sides: tuple[tuple[Literal["major", "minor"], list[Any]], ...] = (
+            ("major", axis.get_major_ticks()),
+            ("minor", axis.get_minor_ticks()),
+        )
+        for which, ticks in sides:
+            if any(float(t.label1.get_fontsize()) < MIN_FONT_PT for t in ticks):
                 axis.set_tick_params(which=which, labelsize=MIN_FONT_PT)
         for fmt, setter in (
             (axis.get_major_formatter(), axis.set_major_formatter),
