@@ -5,7 +5,9 @@ Layout of ``out/``: ``config.yaml`` (resolved), ``records/<baseline>/<chunk>.par
 chunk files — a present file is a finished chunk, so a killed run resumes where it stopped),
 ``records.parquet`` (all chunks, sorted by dialogue_id, turn_id, baseline), ``predictions/
 <baseline>.jsonl`` and ``MANIFEST.json`` (SHA256 of inputs and outputs, record and fallback
-counts, endpoint faults).  Non-LLM baselines run over chunks in ``workers`` spawned processes;
+counts, endpoint faults), consolidated as one commit with the manifest last
+(:func:`trace_crs.atomic.commit_files`; a killed consolidation is rolled forward by the next
+run).  Non-LLM baselines run over chunks in ``workers`` spawned processes;
 LLM baselines run ``concurrency`` dialogues at a time (:mod:`trace_crs.runner.llm_pool`), in
 this process or, for an API model, in ``workers`` processes (:mod:`trace_crs.runner.llm_exec`),
 under an optional cost budget (``max_cost_usd``, :mod:`trace_crs.runner.budget`).
@@ -30,7 +32,7 @@ import pyarrow.parquet as pq
 import yaml
 from tqdm import tqdm
 
-from trace_crs.atomic import write_text
+from trace_crs.atomic import commit_files, recover, write_text
 from trace_crs.baselines.registry import GROUPS, baseline_class
 from trace_crs.cache import CACHE_ENV
 from trace_crs.errors import UsageError
@@ -47,7 +49,7 @@ from trace_crs.runner.execute import (
 )
 from trace_crs.runner.llm_exec import run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
-from trace_crs.runner.records import read_records, write_predictions, write_table
+from trace_crs.runner.records import read_records, write_predictions
 from trace_crs.runner.selection import Rules, Selection, uses_llm
 from trace_crs.runner.tasks import chunks, load_evaluated
 
@@ -161,6 +163,7 @@ def evaluate(
         check_ray(cfg)
     kb = load_kb(cfg.kb)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
+    recover(out / "MANIFEST.json")  # completes the consolidation a killed run had committed
     _claim(out, resolved)
     parts = chunks(dialogues, cfg.chunk_size)
     todo = _pending(out, names, len(parts))
@@ -183,22 +186,22 @@ def evaluate(
                 "spent_usd": round(guard.spent, 6),
                 "pending_chunks": sum(len(t) for t in left.values()),
             }
-    manifest = finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues])
-    if score:
-        score_run(out, names, kb, dialogues, cfg)
-    return manifest
+    table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
+    extra = score_writers(out, table, names, kb, dialogues, cfg) if score else {}
+    return finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues], table, extra)
 
 
-def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> None:
-    """The run's own aggregates, from its records (not its prediction files): ``trace-crs
-    score`` on ``predictions/<b>.jsonl`` with ``--dialogue-ids dialogue_ids.json`` must agree."""
+def score_writers(out: Path, table, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> dict:
+    """``{scores/<b>.json: writer}``: the run's own aggregates, from its records (not its
+    prediction files): ``trace-crs score`` on ``predictions/<b>.jsonl`` with ``--dialogue-ids
+    dialogue_ids.json`` must agree."""
     from trace_crs.metrics.predictions import index_predictions
     from trace_crs.metrics.score import ScoreConfig, score_predictions
 
-    table = pq.read_table(out / "records.parquet").to_pylist()
-    (out / "scores").mkdir(exist_ok=True)
+    rows_all = table.to_pylist()
+    texts = {}
     for name in names:
-        rows = [r for r in table if r["baseline"] == name]
+        rows = [r for r in rows_all if r["baseline"] == name]
         preds = index_predictions(
             (
                 (
@@ -217,21 +220,46 @@ def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunCo
             kb,
         )
         scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
-        write_text(
-            out / "scores" / f"{name}.json",
-            json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n",
-        )
+        texts[name] = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    return {out / "scores": lambda t: [_text(t / f"{n}.json", x) for n, x in texts.items()]}
+
+
+def _text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
 
 
 def finalize(
-    out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig, dialogue_ids: list[str]
+    out: Path,
+    names: list[str],
+    resolved: dict[str, Any],
+    cfg: RunConfig,
+    dialogue_ids: list[str],
+    table,
+    extra: dict | None = None,
 ) -> dict[str, Any]:
-    """Consolidate chunk files into ``records.parquet``, predictions, ``dialogue_ids.json``
-    (the evaluated dialogues: a seeded subset is scored on exactly these) and ``MANIFEST.json``."""
-    write_text(out / "dialogue_ids.json", json.dumps(sorted(dialogue_ids)) + "\n")
-    table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
-    write_table(table, out / "records.parquet")
-    preds = write_predictions(table, names, out / "predictions")
+    """Consolidate the chunk records ``table`` into ``records.parquet``, predictions,
+    ``dialogue_ids.json`` (the evaluated dialogues: a seeded subset is scored on exactly
+    these), the ``extra`` writers (scores) and ``MANIFEST.json``, as one commit with the
+    manifest as its marker (:func:`trace_crs.atomic.commit_files`): a run killed anywhere
+    has either its previous complete outputs or the new ones."""
+    written: dict[Path, Path] = {}  # output -> the temporary it was written to
+
+    def put(path: Path, write) -> tuple[Path, Any]:
+        def w(tmp: Path) -> None:
+            write(tmp)
+            written[path] = tmp
+
+        return path, w
+
+    writers = dict(
+        [
+            put(out / "dialogue_ids.json", lambda t: _text(t, json.dumps(sorted(dialogue_ids)) + "\n")),
+            put(out / "records.parquet", lambda t: pq.write_table(table, t, compression="zstd")),
+            put(out / "predictions", lambda t: write_predictions(table, names, t)),
+            *(extra or {}).items(),
+        ]
+    )
     counts, faults = {}, {}
     for name in names:
         total: Counter = Counter()
@@ -241,18 +269,25 @@ def finalize(
         mask = pc.equal(table.column("baseline"), name)
         sub = table.filter(mask)
         counts[name] = {"records": sub.num_rows, "fallbacks": int(pc.sum(sub.column("fallback")).as_py() or 0)}
-    outputs = [out / "config.yaml", out / "dialogue_ids.json", out / "records.parquet", *preds]
-    manifest = {
+    manifest: dict[str, Any] = {
         "inputs": {
             f"kb/{POIS_FILE}": resolved["kb_sha256"],
             f"kb/{REVIEWS_FILE}": sha256_file(Path(cfg.kb) / REVIEWS_FILE),
             "dialogues": resolved["dialogues_sha256"],
         },
-        "outputs": {str(p.relative_to(out)): sha256_file(p) for p in outputs},
         "counts": counts,
         "n_records": table.num_rows,
         "complete": True,
         "faults": faults,  # endpoint faults met by the LM calls of the finished chunks (lm.faults)
     }
-    write_text(out / "MANIFEST.json", json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+
+    def write_manifest(tmp: Path) -> None:  # written last: hashes what the others wrote
+        hashes = {"config.yaml": sha256_file(out / "config.yaml")}
+        hashes |= {"dialogue_ids.json": sha256_file(written[out / "dialogue_ids.json"])}
+        hashes |= {"records.parquet": sha256_file(written[out / "records.parquet"])}
+        hashes |= {f"predictions/{n}.jsonl": sha256_file(written[out / "predictions"] / f"{n}.jsonl") for n in names}
+        manifest["outputs"] = hashes
+        _text(tmp, json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+
+    commit_files({**writers, out / "MANIFEST.json": write_manifest}, marker=out / "MANIFEST.json")
     return manifest
