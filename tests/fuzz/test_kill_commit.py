@@ -123,6 +123,7 @@ def test_kb_build_killed_at_every_rename(tmp_path):
     assert kill_everywhere(argv(42), argv(1), out, tmp_path) >= 2
 
 
+@pytest.mark.slow  # one evaluate subprocess per kill point: > 25 min on the shared 2-core machine
 def test_evaluate_consolidation_killed_at_every_rename(corpus, tmp_path):
     """The same run re-consolidated with scores added (``--score``): records, predictions,
     scores and manifest move together."""

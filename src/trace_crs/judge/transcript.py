@@ -42,7 +42,8 @@ from trace_crs.kb.store import iter_jsonl
 
 
 def _visible_text(value: str) -> str:
-    if not unicodedata.normalize("NFKC", value).strip():
+    visible = "".join(c for c in unicodedata.normalize("NFKC", value) if unicodedata.category(c) not in ("Cf", "Cc"))
+    if not visible.strip():
         raise ValueError("empty user text (blank after Unicode normalisation): the user said nothing")
     return value
 
@@ -70,12 +71,19 @@ class Turn(BaseModel):
     evidence: dict[str, str] = Field(default_factory=dict)
 
 
+def _two_speakers(turns: list[Turn]) -> list[Turn]:
+    roles = {t.role for t in turns}
+    if roles != {"user", "assistant"}:  # CoRE rates an exchange between a user and a CRS (§4.1)
+        raise ValueError(f"only one speaker ({', '.join(sorted(roles))}); a transcript needs user and assistant turns")
+    return turns
+
+
 class Transcript(BaseModel):
     """One conversation between a user and a CRS (module docstring)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     dialogue_id: Annotated[str, AfterValidator(_id)]
-    turns: list[Turn] = Field(min_length=1)
+    turns: Annotated[list[Turn], Field(min_length=1), AfterValidator(_two_speakers)]
     ground_truth: list[str] = Field(default_factory=list)
     history_turns: int = Field(default=0, ge=0)
     system: str | None = None
@@ -85,11 +93,6 @@ class Transcript(BaseModel):
     def _history_within_turns(self) -> Transcript:
         if self.history_turns >= len(self.turns):
             raise ValueError(f"history_turns={self.history_turns} leaves no turn to rate ({len(self.turns)} turns)")
-        roles = {t.role for t in self.turns}
-        if roles != {"user", "assistant"}:  # CoRE rates an exchange between a user and a CRS (§4.1)
-            raise ValueError(
-                f"only one speaker ({', '.join(sorted(roles))}); a transcript needs user and assistant turns"
-            )
         if not any(t.role == "assistant" for t in self.turns[self.history_turns :]):
             raise ValueError("no assistant turn after the history: nothing of the system to rate")
         return self

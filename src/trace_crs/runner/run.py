@@ -152,11 +152,19 @@ def evaluate(
     writes ``scores/<baseline>.json`` (default :class:`ScoreConfig` for the run's pool).
     When the cost guard stops the run, nothing is consolidated and the returned report says
     ``complete: False``, what was spent and how many chunk files are pending."""
-    out = Path(out)
+    if cache_dir is None:
+        return _evaluate(cfg, Path(out), workers, clock, progress, score)
+    before = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(cache_dir)  # the spawned workers inherit it
+    try:
+        return _evaluate(cfg, Path(out), workers, clock, progress, score)
+    finally:  # an API call leaves the caller's environment as it found it
+        os.environ.pop(CACHE_ENV) if before is None else os.environ.__setitem__(CACHE_ENV, before)
+
+
+def _evaluate(cfg: RunConfig, out: Path, workers: int, clock: Clock, progress: bool, score: bool) -> dict[str, Any]:
     resolved = resolved_config(cfg)
     names = resolved["baselines"]
-    if cache_dir is not None:
-        os.environ[CACHE_ENV] = str(cache_dir)
     if cfg.executor == "ray":
         from trace_crs.runner.ray_exec import check_ray
 
@@ -221,12 +229,7 @@ def score_writers(out: Path, table, names: list[str], kb, dialogues: list[dict],
         )
         scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
         texts[name] = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
-    return {out / "scores": lambda t: [_text(t / f"{n}.json", x) for n, x in texts.items()]}
-
-
-def _text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="\n")
+    return {out / "scores": lambda t: [write_text(t / f"{n}.json", x) for n, x in texts.items()]}
 
 
 def finalize(
@@ -254,7 +257,7 @@ def finalize(
 
     writers = dict(
         [
-            put(out / "dialogue_ids.json", lambda t: _text(t, json.dumps(sorted(dialogue_ids)) + "\n")),
+            put(out / "dialogue_ids.json", lambda t: write_text(t, json.dumps(sorted(dialogue_ids)) + "\n")),
             put(out / "records.parquet", lambda t: pq.write_table(table, t, compression="zstd")),
             put(out / "predictions", lambda t: write_predictions(table, names, t)),
             *(extra or {}).items(),
@@ -287,7 +290,7 @@ def finalize(
         hashes |= {"records.parquet": sha256_file(written[out / "records.parquet"])}
         hashes |= {f"predictions/{n}.jsonl": sha256_file(written[out / "predictions"] / f"{n}.jsonl") for n in names}
         manifest["outputs"] = hashes
-        _text(tmp, json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+        write_text(tmp, json.dumps(manifest, sort_keys=True, indent=2) + "\n")
 
     commit_files({**writers, out / "MANIFEST.json": write_manifest}, marker=out / "MANIFEST.json")
     return manifest
