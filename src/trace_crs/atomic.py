@@ -8,14 +8,20 @@ goes through here.
   ``.<name>.tmp-<pid>`` and publishes it by renaming: the previous directory goes aside as
   ``.<name>.old-<pid>``, the staging directory takes its name, the old one is removed.
 * :func:`commit_files` writes several files that belong together (a score JSON and its
-  Parquet tables; a corpus and its split lists): all are written to temporary siblings first,
-  then the *marker* (the file readers look for, written last) is removed, the others are
-  renamed into place and the marker last.  A kill while writing leaves the previous complete
-  output; a kill inside the final renames leaves no marker — an absent output, never a
-  marker that disagrees with its tables.
-* :func:`clean_stale` removes what a killed writer left beside a target (``.<name>.tmp-*``,
-  ``.<name>.old-*``, ``.<name>.*.tmp``) when that process is gone, and restores a previous
-  directory a kill left aside between the two renames of :func:`publish_dir`.
+  Parquet tables; a corpus and its split lists; a run's records, predictions and manifest) as
+  one commit: all are written to temporary siblings first; then a *journal*
+  ``.<marker>.commit-<pid>`` listing the renames is written (atomically) beside the *marker*
+  (the file readers look for, renamed last) — that is the commit point; then the marker is
+  removed, the others renamed into place, the marker last, and the journal removed.  A kill
+  before the journal leaves the previous complete output (its temporaries are stale); a kill
+  after it leaves a journal that the next writer or reader (:func:`clean_stale`,
+  :func:`recover`) rolls forward to the new complete output.  Outputs outside the marker's
+  directory get a copy of the journal in theirs, written after the marker's.  This holds for
+  a killed process (kill -9), not for power loss (nothing is fsync'ed).
+* :func:`clean_stale` first rolls forward the journals killed writers left beside a target,
+  then removes their leftovers (``.<name>.tmp-*``, ``.<name>.old-*``, ``.<name>.*.tmp``) and
+  restores a previous directory a kill left aside between the two renames of
+  :func:`publish_dir`.  :func:`recover` is what a reader calls before it opens an output.
 * :func:`refuse_overlap` is the one output guard (CLI and API): an output that is, contains
   or lies inside an input is a :class:`~trace_crs.errors.UsageError`, inputs untouched.
 """
@@ -35,13 +41,16 @@ from trace_crs.errors import UsageError
 PathLike = str | Path
 # what follows ``<target name>.`` in a leftover's name (a writer's temporary file may itself be
 # written through write_atomic, hence the repeats)
-_STALE = re.compile(r"(?:\d+\.tmp|tmp-\d+|old-\d+)(?:\.\d+\.tmp)*")
+_STALE = re.compile(r"(?:\d+\.tmp|tmp-\d+|old-\d+|commit-\d+)(?:\.\d+\.tmp)*")
+_LEFTOVER = re.compile(r"\.(.+?)\.(" + _STALE.pattern + ")")
+_JOURNAL = re.compile(r"\..+\.commit-(\d+)(\.\d+\.tmp)?")  # a journal, or one being written
 
 
 def write_atomic(path: PathLike, write: Callable[[Path], Any]) -> Path:
     """Write ``path`` through ``write(tmp_path)``, then rename into place; returns ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale(path)  # what a killed earlier write of this path left
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         write(tmp)
@@ -73,23 +82,31 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def clean_stale(target: PathLike) -> list[Path]:
-    """Remove the leftovers of killed writers of ``target`` (see module docstring); returns
-    what was removed.  A ``.<name>.old-<pid>`` directory is moved back when ``target`` is
-    missing (the kill fell between the two renames of :func:`publish_dir`)."""
+def _leftover(name: str) -> tuple[str, str] | None:
+    """``(target name, suffix)`` when ``name`` is what a writer here leaves beside a target."""
+    m = _LEFTOVER.fullmatch(name)
+    return (m[1], m[2]) if m else None
+
+
+def clean_stale(target: PathLike, everything: bool = False) -> list[Path]:
+    """Roll forward the commits killed writers journaled beside ``target``, then remove their
+    leftovers of ``target`` — of every target in its directory when ``everything`` (see module
+    docstring); returns the journals and leftovers removed.  A ``.<name>.old-<pid>`` directory
+    is moved back when ``<name>`` is missing (the kill fell between the two renames of
+    :func:`publish_dir`)."""
     target = Path(target)
     if not target.parent.is_dir():
         return []
-    removed = []
+    removed = roll_forward(target.parent)
     for p in sorted(target.parent.iterdir()):
-        bare = p.name.lstrip(".")
-        if not (p.name.startswith(".") and bare.startswith(target.name + ".")):
+        parsed = _leftover(p.name)
+        if parsed is None or (parsed[0] != target.name and not everything):
             continue
-        rest = bare[len(target.name) + 1 :]
-        if not _STALE.fullmatch(rest) or any(_alive(int(pid)) for pid in re.findall(r"\d+", rest)):
+        name, rest = parsed
+        if any(_alive(int(pid)) for pid in re.findall(r"\d+", rest)) or not (p.exists() or p.is_symlink()):
             continue
-        if rest.startswith("old-") and not target.exists():
-            os.replace(p, target)
+        if rest.startswith("old-") and not (original := p.with_name(name)).exists():
+            os.replace(p, original)
             continue
         shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
         removed.append(p)
@@ -122,15 +139,67 @@ def publish_dir(directory: PathLike, write: Callable[[Path], Any], carry_hidden:
     return directory
 
 
-def _replace(src: Path, dst: Path) -> None:
-    """``os.replace`` that also replaces a non-empty directory (moved aside, then removed)."""
+def _replace(src: Path, dst: Path, pid: int | None = None) -> None:
+    """``os.replace`` that also replaces a non-empty directory (moved aside as
+    ``.<name>.old-<pid>``, then removed)."""
     if dst.is_dir() and not dst.is_symlink():
-        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
+        old = dst.with_name(f".{dst.name}.old-{pid or os.getpid()}")
         os.replace(dst, old)
         os.replace(src, dst)
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(src, dst)
+
+
+def _journals(marker: Path, renames: list[tuple[Path, Path]]) -> list[tuple[Path, str]]:
+    """``(journal path, text)`` per directory holding a rename, the marker's directory first;
+    paths in a journal are relative to its own directory."""
+    dirs = list(dict.fromkeys([marker.parent, *(dst.parent for _, dst in renames)]))
+    paths = [d / f".{marker.name}.commit-{os.getpid()}" for d in dirs]
+    out = []
+    for d, j in zip(dirs, paths, strict=True):
+        rel = [[os.path.relpath(t, d), os.path.relpath(p, d)] for t, p in renames]
+        body = {"renames": rel, "journals": [os.path.relpath(q, d) for q in paths]}
+        out.append((j, json.dumps(body, sort_keys=True) + "\n"))
+    return out
+
+
+def _apply(journal: Path, pid: int) -> None:
+    """Do the renames ``journal`` lists (temporaries still present, in order: idempotent),
+    then remove every copy of the journal."""
+    body = json.loads(journal.read_text(encoding="utf-8"))  # written atomically: whole or absent
+    d = journal.parent
+    for tmp, dst in ((d / t, d / p) for t, p in body["renames"]):
+        if tmp.exists() or tmp.is_symlink():
+            _replace(tmp, dst, pid)
+        old = dst.with_name(f".{dst.name}.old-{pid}")
+        shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
+    for other in body["journals"]:
+        (d / other).unlink(missing_ok=True)
+
+
+def roll_forward(directory: PathLike) -> list[Path]:
+    """Complete every commit of :func:`commit_files` whose (dead) writer left a journal in
+    ``directory`` (and removes journals a kill left half-written); returns the journals
+    completed or removed."""
+    directory = Path(directory)
+    done = []
+    for j in sorted(directory.iterdir()) if directory.is_dir() else []:
+        m = _JOURNAL.fullmatch(j.name)
+        if m and j.is_file() and not _alive(int(m[1])):
+            j.unlink() if m[2] else _apply(j, int(m[1]))  # an unfinished journal commits nothing
+            done.append(j)
+    return done
+
+
+def recover(path: PathLike) -> Path:
+    """What a reader calls before opening ``path``: completes a commit a killed writer
+    journaled, restores a directory left aside and removes the dead writers' leftovers in
+    ``path``'s directory; returns ``path``.  Touches nothing when no writer was killed there."""
+    path = Path(path)
+    if path.parent.is_dir() and any(_leftover(p.name) or _JOURNAL.fullmatch(p.name) for p in path.parent.iterdir()):
+        clean_stale(path, everything=True)
+    return path
 
 
 def commit_files(writers: Mapping[PathLike, Callable[[Path], Any]], marker: PathLike) -> list[Path]:
@@ -142,20 +211,23 @@ def commit_files(writers: Mapping[PathLike, Callable[[Path], Any]], marker: Path
     if marker not in [p for p, _ in items]:
         raise ValueError(f"commit_files: marker {marker} is not among the files written")
     tmps: dict[Path, Path] = {}
+    committed = False
     try:
         for path, write in items:
             path.parent.mkdir(parents=True, exist_ok=True)
             clean_stale(path)
             tmps[path] = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             write(tmps[path])
-        marker.unlink(missing_ok=True)  # from here on the previous output is no longer complete
-        for path, _ in items:
-            if path != marker:
-                _replace(tmps[path], path)
-        os.replace(tmps[marker], marker)
+        journals = _journals(marker, [(tmps[p], p) for p, _ in items if p != marker] + [(tmps[marker], marker)])
+        for journal, text in journals:  # the first one written (the marker's) is the commit point
+            write_text(journal, text)
+            committed = True
+        marker.unlink(missing_ok=True)  # a reader that skips recover() sees no output, never a mix
+        _apply(journals[0][0], os.getpid())
     finally:
-        for tmp in tmps.values():
-            shutil.rmtree(tmp, ignore_errors=True) if tmp.is_dir() else tmp.unlink(missing_ok=True)
+        if not committed:  # after the commit point a failure leaves the journal to roll forward
+            for tmp in tmps.values():
+                shutil.rmtree(tmp, ignore_errors=True) if tmp.is_dir() else tmp.unlink(missing_ok=True)
     return [p for p, _ in items if p != marker] + [marker]
 
 

@@ -97,7 +97,7 @@ def test_mixture_uses_the_table(tmp_path, monkeypatch):
 
 def test_errors_and_exit_codes(tmp_path, fake_lm, capsys):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"dialogue_id": "x", "turns": [{"role": "user", "text": "hi"}]}\n{"dialogue_id": "y", "turns": []}\n')
+    bad.write_text('{"dialogue_id": "x", "turns": [{"role": "user", "text": "hi"}, {"role": "assistant", "text": "hey"}]}\n{"dialogue_id": "y", "turns": []}\n')
     assert main(["judge", "core", "--transcripts", str(bad), "--out", str(tmp_path / "o.jsonl")]) == 3
     assert f"{bad}:2: field 'turns'" in capsys.readouterr().err
     assert main(["judge", "core", "--transcripts", str(bad), "--out", str(bad)]) == 2

@@ -85,7 +85,8 @@ def test_transcript_recall_and_table7_row():
                                            {"role": "assistant", "text": "A or B", "items": ["A", "B"]},
                                            {"role": "assistant", "text": "C", "items": ["C", "A"]}],
                    ground_truth=["A", "D"])
-    assert t.recall == 0.5 and Transcript(dialogue_id="e", turns=[{"role": "user", "text": "x"}]).recall is None
+    assert t.recall == 0.5 and Transcript(dialogue_id="e", turns=[{"role": "user", "text": "x"},
+                                                                          {"role": "assistant", "text": "y"}]).recall is None
     judge = pd.DataFrame({"dialogue_id": list("abcde"), "overall": [1, 2, 3, 4, 0], "debate": [10, 20, 30, 40, 0],
                           "recall": [0.0, 0.5, 0.5, 1.0, 0.0]})
     human = pd.DataFrame({"dialogue_id": list("abcde"), "overall": [1, 2, 3, 4, 0]})

@@ -151,6 +151,7 @@ OTHER_FLAGS = (
     "annotators",
     "host",
     "port",
+    "run_name",  # stats diagnose --run: a run's name under results/runs/, not a path
 )
 # bounds of the count flags, checked in one place before a command runs (a negative --n made
 # 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)

@@ -236,7 +236,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     refuse_inputs([args.out], [str(args.results / "runs")])
     frame = diagnosis.diagnose(
         args.results,
-        args.run,
+        args.run_name,
         diagnosis.parse_corpus_runs(args.corpus_runs),
         baselines=_names(args.baselines) if args.baselines else None,
         n_dialogues=args.n_dialogues,
@@ -310,7 +310,9 @@ def register(subparsers) -> None:
     sens.set_defaults(func=_sensitivity)
     diag = sub.add_parser("diagnose", help="score every variant that tests a cause of a deviation from the paper")
     diag.add_argument("--results", type=Path, required=True, help="results/<profile>/ (reads runs/<run>/)")
-    diag.add_argument("--run", default="closed", help="the run whose dialogues every variant scores")
+    diag.add_argument(
+        "--run", dest="run_name", default="closed", help="the run (a name under results/runs/) every variant scores"
+    )
     diag.add_argument("--corpus-runs", help="VARIANT=RUN,... runs of the same dialogues on a changed corpus")
     diag.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
     diag.add_argument("--n-dialogues", type=int, help="seeded sample of the run's dialogues (default: all)")

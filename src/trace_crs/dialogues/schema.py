@@ -17,7 +17,6 @@ import json
 import math
 import os
 import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,8 +26,9 @@ from typing import Any
 
 import jsonschema
 
+from trace_crs.atomic import recover
 from trace_crs.errors import DataError
-from trace_crs.kb.schema import KBFormatError, MissingInputError
+from trace_crs.kb.schema import KBFormatError, MissingInputError, bad_id
 from trace_crs.kb.store import iter_jsonl, sha256_file
 
 USER_ACTIONS: tuple[str, ...] = ("greet_and_seek", "provide_preference", "reject_and_refine", "accept")
@@ -104,14 +104,6 @@ def check_dialogue(rec: Any, path: str = "<memory>", line: int | None = None) ->
     if problem:
         raise DialogueFormatError(path, line, did, problem[0], problem[1])
     return rec
-
-
-def bad_id(value: str) -> bool:
-    """Whether an id is blank after Unicode normalisation (NFKC) or holds invisible format or
-    control characters (a zero-width space makes "P1\u200b" look like "P1" but not match it)."""
-    return not unicodedata.normalize("NFKC", value).strip() or any(
-        unicodedata.category(c) in ("Cf", "Cc") for c in value
-    )
 
 
 def _value_problem(rec: dict[str, Any]) -> tuple[str, str] | None:
@@ -198,7 +190,7 @@ def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[dict
 def load_dialogues(path: str | Path, trust_record: bool = True) -> list[dict[str, Any]]:
     """All validated dialogues of a file (raises on the first malformed line; an empty file is
     a data error: "0 passed" of nothing must not be recorded as a validated corpus)."""
-    out = list(iter_dialogues(path, trust_record))
+    out = list(iter_dialogues(recover(path), trust_record))  # rolls forward a killed commit
     if not out:
         raise DataError("no dialogues (an empty corpus)", file=str(path), field="<file>")
     return out

@@ -6,16 +6,16 @@ closing farewell; 6–12 turns; role-appropriate actions; action coverage (≥ 1
 ask_preference, ≥ 1 reject_and_refine, ≥ 1 compare, ≥ 3 distinct recommended POIs);
 compare turns recommend two POIs; every referenced POI exists in the KB and in the 8-POI
 pool; gold ⊆ referenced POIs, alternatives ⊆ pool \\ gold; every cited review exists and
-belongs to a POI the turn references; every quote matches its review with rapidfuzz
-partial ratio ≥ 0.80 (a quote longer than its review fails), its offsets and appears in the text as ``"quote" [Rn]``.
+belongs to a POI the turn references; every quote matches its offsets — or, if not, is
+grounded in its review by the grounding score's rule (:mod:`trace_crs.quote_rule`: ≥ 4 words,
+quote-in-review at τ = 0.80, each sentence too; else ``quote_mismatch``) — and appears in the
+text as ``"quote" [Rn]``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
-
-from rapidfuzz import fuzz
 
 from trace_crs.config import ScoreConfig
 from trace_crs.dialogues.schema import (
@@ -28,8 +28,9 @@ from trace_crs.dialogues.schema import (
     check_dialogue,
 )
 from trace_crs.kb.store import KB
+from trace_crs.quote_rule import quote_grounded
 
-FUZZY_THRESHOLD = 100.0 * ScoreConfig.fuzzy_threshold  # rapidfuzz partial_ratio is 0–100
+FUZZY_THRESHOLD = 100.0 * ScoreConfig.fuzzy_threshold  # rapidfuzz 0–100 scale (dialogues.llm alignment)
 MIN_TURNS, MAX_TURNS = 6, 12
 
 
@@ -64,7 +65,7 @@ def _turn_failures(turn: dict[str, Any], d: dict[str, Any], kb: KB) -> list[tupl
         if review.business_id not in turn["referenced_poi_ids"]:
             out.append(("review_poi_mismatch", f"turn {tid}: {c['review_id']}"))
         if review.text[c["start"] : c["end"]] != c["quote"]:
-            if len(c["quote"]) > len(review.text) or fuzz.partial_ratio(c["quote"], review.text) < FUZZY_THRESHOLD:
+            if not quote_grounded(c["quote"], review.text, ScoreConfig.fuzzy_threshold):  # the GS rule
                 out.append(("quote_mismatch", f"turn {tid}: {c['label']}"))
             else:
                 out.append(("offset_mismatch", f"turn {tid}: {c['label']}"))

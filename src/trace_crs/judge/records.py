@@ -20,15 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pandas as pd
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from trace_crs.errors import DataError
 from trace_crs.judge.aggregate import core_avg
 from trace_crs.judge.core import FactorResult, attempt_counts
 from trace_crs.judge.debate import DebateResult
 from trace_crs.judge.factors import FACTORS, SCORES
+from trace_crs.kb.schema import bad_id
 from trace_crs.kb.store import iter_jsonl
 
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "model_s")
@@ -57,71 +59,107 @@ def judged_record(
     }
 
 
-def _factor_ratings(rec: Mapping[str, Any], where: tuple[str, int], required: bool) -> dict[str, float]:
-    got = rec.get("factors")
-    if got is None and not required:
-        return {}
-    if not isinstance(got, dict):
-        raise DataError("expected a mapping factor -> rating", file=where[0], line=where[1], field="factors")
-    out = {}
-    for name, value in got.items():
+Rating = Annotated[int | float, AfterValidator(lambda v: _in(v, SCORES, "an integer 0-4 (or null)"))]
+
+
+def _in(value: float, allowed: tuple[int, ...], what: str) -> float:
+    if value not in allowed:
+        raise ValueError(f"rating {value!r} is not {what}")
+    return value
+
+
+def _factors(value: dict[str, float | None] | None) -> dict[str, float | None] | None:
+    for name in value or {}:
         if name not in FACTORS:
-            raise DataError(
-                f"unknown factor; expected one of {list(FACTORS)}",
-                file=where[0],
-                line=where[1],
-                field=f"factors.{name}",
-            )
-        if value is not None and (isinstance(value, bool) or value not in SCORES):
-            raise DataError(
-                f"rating {value!r} is not an integer 0-4 (or null)",
-                file=where[0],
-                line=where[1],
-                field=f"factors.{name}",
-            )
-        out[name] = float("nan") if value is None else float(value)
-    return out
+            raise ValueError(f"unknown factor {name!r}; expected one of {list(FACTORS)}")
+    return value
+
+
+def _id(value: str) -> str:
+    if bad_id(value):
+        raise ValueError(f"{value!r:.60} is blank or holds invisible/control characters")
+    return value
+
+
+class _Labels(BaseModel):
+    """What both files share; other keys (rationales, annotator, notes …) are carried, not read."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+    dialogue_id: Annotated[str, AfterValidator(_id)]
+    system: str | None = None
+    factors: Annotated[dict[str, Rating | None] | None, AfterValidator(_factors)] = None
+
+
+class HumanLabel(_Labels):
+    """A human label line: ratings 0-4 per factor, ``overall`` on CoRE's 0-100 scale (§3.3)."""
+
+    overall: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = None
+
+
+class _Debate(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+    score: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = None
+
+
+class JudgedLine(_Labels):
+    """A judged record as read back: CoRE-Avg is a mean of 0-4 ratings, the debate score 0-100,
+    recall a fraction, usage non-negative."""
+
+    factors: Annotated[dict[str, Rating | None], AfterValidator(_factors)]
+    core_avg: Annotated[float, Field(ge=0, le=4, allow_inf_nan=False)] | None = None
+    debate: _Debate | None = None
+    recall: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
+    persuasiveness: Annotated[float, Field(ge=0, le=2, allow_inf_nan=False)] | None = None  # judge/persuasive.py
+    mode: str | None = None
+    usage: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)] | None] = Field(default_factory=dict)
+
+
+def _parse(model: type[_Labels], rec: object, file: str, line: int) -> Any:
+    if not isinstance(rec, dict):
+        raise DataError("expected a JSON object", file=file, line=line, field="<record>")
+    try:
+        return model.model_validate(rec)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"] if p not in ("int", "float")) or "<record>"
+        msg = err["msg"].removeprefix("Value error, ")
+        raise DataError(f"{msg} (got {err.get('input')!r:.60})", file=file, line=line, field=where) from None
+
+
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
 
 
 def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     """One row per dialogue: ``dialogue_id, system`` + the 12 factor columns (NaN = unrated) +
     ``overall`` (human: the ``overall`` label; judged: ``core_avg``) and, for judged files,
-    ``debate`` and the usage columns; human files add ``annotator`` (None when unnamed).  A repeated
-    dialogue id is an error, except in a human file whose lines name distinct annotators."""
+    ``debate`` and the usage columns; human files add ``annotator`` (None when unnamed).  Each line
+    is validated (:class:`HumanLabel` / :class:`JudgedLine`); a bad value or a repeated dialogue id
+    (except in a human file whose lines name distinct annotators) raises :class:`DataError` naming
+    file, line and field."""
     rows, seen = [], set()
     for line, rec in iter_jsonl(path):
-        where = (str(path), line)
-        if not isinstance(rec, dict) or not isinstance(rec.get("dialogue_id"), str):
-            raise DataError(
-                "expected an object with a string dialogue_id", file=where[0], line=line, field="dialogue_id"
-            )
-        annotator = rec.get("annotator") if human else None
+        r = _parse(HumanLabel if human else JudgedLine, rec, str(path), line)
+        annotator = getattr(r, "annotator", None) if human else None
         if annotator is not None and (not isinstance(annotator, str) or not annotator):
-            raise DataError("expected a non-empty string", file=where[0], line=line, field="annotator")
-        if (rec["dialogue_id"], annotator) in seen:
+            raise DataError("expected a non-empty string", file=str(path), line=line, field="annotator")
+        if (r.dialogue_id, annotator) in seen:
             who = f" by annotator {annotator!r}" if annotator else " (name each line's 'annotator' for several)"
-            raise DataError(f"duplicate {rec['dialogue_id']!r}{who}", file=where[0], line=line, field="dialogue_id")
-        seen.add((rec["dialogue_id"], annotator))
-        row: dict[str, Any] = {"dialogue_id": rec["dialogue_id"], "system": rec.get("system")}
+            raise DataError(f"duplicate {r.dialogue_id!r}{who}", file=str(path), line=line, field="dialogue_id")
+        seen.add((r.dialogue_id, annotator))
+        row: dict[str, Any] = {"dialogue_id": r.dialogue_id, "system": r.system}
         if human:
             row["annotator"] = annotator
-        row.update({n: float("nan") for n in FACTORS} | _factor_ratings(rec, where, required=not human))
+        row.update({n: _nan((r.factors or {}).get(n)) for n in FACTORS})
         if human:
-            overall = rec.get("overall")
-            if overall is not None and (isinstance(overall, bool) or not isinstance(overall, (int, float))):
-                raise DataError(f"expected a number, got {overall!r}", file=where[0], line=line, field="overall")
-            row["overall"] = float("nan") if overall is None else float(overall)
+            row["overall"] = _nan(r.overall)
         else:
-            row["overall"] = float("nan") if rec.get("core_avg") is None else float(rec["core_avg"])
-            score = (rec.get("debate") or {}).get("score")
-            row["debate"] = float("nan") if score is None else float(score)
-            row["mode"] = rec.get("mode")
-            for key in ("recall", "persuasiveness"):  # Table 7's conventional rows (judge/run.py); absent: NaN
-                value = rec.get(key)
-                row[key] = (
-                    float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
-                )
-            row.update({k: float((rec.get("usage") or {}).get(k, 0) or 0) for k in USAGE_KEYS})
+            row["overall"] = _nan(r.core_avg)
+            row["debate"] = _nan(r.debate.score if r.debate else None)
+            row["mode"] = r.mode
+            row["recall"] = _nan(r.recall)  # Table 7's conventional rows (judge/run.py); absent: NaN
+            row["persuasiveness"] = _nan(r.persuasiveness)
+            row.update({k: float(r.usage.get(k, 0) or 0) for k in USAGE_KEYS})
         rows.append(row)
     if not rows:
         raise DataError("no records (empty file)", file=str(path))

@@ -9,7 +9,10 @@ JSON lines, one transcript per line (CoRE §4.1 and Fig. 13 "conversation log"):
      "ground_truth": ["Luigi's"], "history_turns": 0,
      "system": "tfidf", "domain": "restaurant"}
 
-* ``role`` is ``user`` or ``assistant``; ``items`` (optional) are the item names the system
+* ``role`` is ``user`` or ``assistant``; both must speak, a user turn must say something
+  (non-blank after Unicode normalisation), an assistant turn may be empty (a system that did not
+  answer that turn, as :mod:`trace_crs.judge.adapters` writes for a missing prediction), and the
+  rated part must hold an assistant turn; ``items`` (optional) are the item names the system
   recommended at that turn (CoRE concatenates them into the session-level recommendation list);
   ``evidence`` (optional, Trace's extension) maps a citation label to the text it cites, so
   Groundness can be checked against the cited review where there is one.
@@ -25,15 +28,30 @@ JSON lines, one transcript per line (CoRE §4.1 and Fig. 13 "conversation log"):
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from trace_crs.errors import DataError
+from trace_crs.kb.schema import bad_id
 from trace_crs.kb.store import iter_jsonl
+
+
+def _visible_text(value: str) -> str:
+    visible = "".join(c for c in unicodedata.normalize("NFKC", value) if unicodedata.category(c) not in ("Cf", "Cc"))
+    if not visible.strip():
+        raise ValueError("empty user text (blank after Unicode normalisation): the user said nothing")
+    return value
+
+
+def _id(value: str) -> str:
+    if bad_id(value):
+        raise ValueError(f"{value!r:.60} is blank or holds invisible/control characters")
+    return value
 
 
 class Turn(BaseModel):
@@ -42,16 +60,30 @@ class Turn(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     role: Literal["user", "assistant"]
     text: str
+
+    @model_validator(mode="after")
+    def _user_said_something(self) -> Turn:
+        if self.role == "user":
+            _visible_text(self.text)
+        return self
+
     items: list[str] = Field(default_factory=list)
     evidence: dict[str, str] = Field(default_factory=dict)
+
+
+def _two_speakers(turns: list[Turn]) -> list[Turn]:
+    roles = {t.role for t in turns}
+    if roles != {"user", "assistant"}:  # CoRE rates an exchange between a user and a CRS (§4.1)
+        raise ValueError(f"only one speaker ({', '.join(sorted(roles))}); a transcript needs user and assistant turns")
+    return turns
 
 
 class Transcript(BaseModel):
     """One conversation between a user and a CRS (module docstring)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    dialogue_id: str = Field(min_length=1)
-    turns: list[Turn] = Field(min_length=1)
+    dialogue_id: Annotated[str, AfterValidator(_id)]
+    turns: Annotated[list[Turn], Field(min_length=1), AfterValidator(_two_speakers)]
     ground_truth: list[str] = Field(default_factory=list)
     history_turns: int = Field(default=0, ge=0)
     system: str | None = None
@@ -61,6 +93,8 @@ class Transcript(BaseModel):
     def _history_within_turns(self) -> Transcript:
         if self.history_turns >= len(self.turns):
             raise ValueError(f"history_turns={self.history_turns} leaves no turn to rate ({len(self.turns)} turns)")
+        if not any(t.role == "assistant" for t in self.turns[self.history_turns :]):
+            raise ValueError("no assistant turn after the history: nothing of the system to rate")
         return self
 
     @property
@@ -127,7 +161,7 @@ def parse_transcript(rec: object, file: str = "<memory>", line: int | None = Non
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "<record>"
-        raise DataError(err["msg"], file=file, line=line, field=where) from None
+        raise DataError(err["msg"].removeprefix("Value error, ")[:300], file=file, line=line, field=where) from None
 
 
 def load_transcripts(path: str | Path) -> list[Transcript]:

@@ -7,6 +7,7 @@ naming the file, the line and the field, so that nothing is silently dropped.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -65,6 +66,21 @@ class Review:
         return asdict(self)
 
 
+def bad_id(value: str) -> bool:
+    """Whether an id is blank after Unicode normalisation (NFKC) or holds invisible format or
+    control characters (a zero-width space makes "P1\u200b" look like "P1" but not match it)."""
+    return not unicodedata.normalize("NFKC", value).strip() or any(
+        unicodedata.category(c) in ("Cf", "Cc") for c in value
+    )
+
+
+def _id(rec: dict, name: str, path: str, line: int | None) -> str:
+    value = _typed(rec, name, str, path, line)
+    if bad_id(value):
+        raise KBFormatError(path, line, name, f"{value!r:.60} is blank or holds invisible/control characters")
+    return value
+
+
 def _typed(
     rec: dict, name: str, types: type | tuple[type, ...], path: str, line: int | None, nullable: bool = False
 ) -> Any:
@@ -100,7 +116,7 @@ def poi_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) ->
         raise KBFormatError(path, line, "city", f"unknown city {city!r}; expected one of {CITIES}")
     return check_poi_values(
         POI(
-            business_id=_typed(rec, "business_id", str, path, line),
+            business_id=_id(rec, "business_id", path, line),
             name=_typed(rec, "name", str, path, line),
             address=_typed(rec, "address", str, path, line),
             city=city,
@@ -122,8 +138,10 @@ def poi_from_dict(rec: dict, path: str = "<memory>", line: int | None = None) ->
 def check_poi_values(poi: POI, path: str, line: int | None) -> POI:
     """Range checks every POI source shares: a non-empty id, finite coordinates on Earth,
     stars in [0, 5], a non-negative review count (NaN and ±Infinity fail every range test)."""
-    if not poi.business_id.strip():
-        raise KBFormatError(path, line, "business_id", "empty")
+    if bad_id(poi.business_id):
+        raise KBFormatError(
+            path, line, "business_id", f"{poi.business_id!r:.60} is blank or holds invisible characters"
+        )
     if not (-90 <= poi.latitude <= 90):
         raise KBFormatError(path, line, "latitude", f"{poi.latitude!r} is not a latitude in [-90, 90]")
     if not (-180 <= poi.longitude <= 180):
@@ -146,8 +164,8 @@ def review_from_dict(rec: dict, path: str = "<memory>", line: int | None = None)
     if not 1 <= stars <= 5:
         raise KBFormatError(path, line, "stars", f"{stars} not in 1..5")
     return Review(
-        review_id=_typed(rec, "review_id", str, path, line),
-        business_id=_typed(rec, "business_id", str, path, line),
+        review_id=_id(rec, "review_id", path, line),
+        business_id=_id(rec, "business_id", path, line),
         stars=stars,
         text=text,
         date=_typed(rec, "date", str, path, line),

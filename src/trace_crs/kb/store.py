@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trace_crs.atomic import publish_dir, write_atomic
+from trace_crs.atomic import publish_dir, recover, write_atomic
 from trace_crs.errors import DataError, UsageError
 from trace_crs.kb.schema import POI, KBFormatError, MissingInputError, Review, poi_from_dict, review_from_dict
 
@@ -103,7 +103,7 @@ class KB:
 
 def load_kb(directory: str | Path) -> KB:
     """Load and validate a KB directory; every review must belong to a known POI."""
-    directory = Path(directory)
+    directory = recover(directory)  # a KB a killed ``kb build`` left aside is restored first
     pois: dict[str, POI] = {}
     pois_path = directory / POIS_FILE
     for lineno, rec in iter_jsonl(pois_path):

@@ -49,13 +49,11 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
-from rapidfuzz import fuzz
 
 from trace_crs.config import ScoreConfig
 from trace_crs.metrics.quotes import LABEL_RE, label_offsets, parse_quotes
-from trace_crs.segment import sentence_spans, words
-
-MIN_QUOTE_WORDS = 4  # condition 1 of the GS rule (module docstring)
+from trace_crs.quote_rule import MIN_QUOTE_WORDS, _norm, quote_grounded, quote_match  # noqa: F401 (re-exported)
+from trace_crs.segment import words
 
 ASPECT_SEEDS: dict[str, tuple[str, ...]] = {
     "food_menu": (
@@ -116,31 +114,6 @@ _TERMS_RE = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
-_SPACE = re.compile(r"\s+")
-
-
-def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text.lower()).strip()
-
-
-@lru_cache(maxsize=200_000)
-def quote_match(quote: str, review_text: str) -> float:
-    """Fuzzy match (0–1) of ``quote`` *inside* ``review_text``: ``partial_ratio`` / 100 of the
-    normalised strings, and 0 when the quote is longer than the review (quote-in-review only)."""
-    q, r = _norm(quote), _norm(review_text)
-    if not q or len(q) > len(r):
-        return 0.0
-    return fuzz.partial_ratio(q, r) / 100.0
-
-
-@lru_cache(maxsize=200_000)
-def quote_grounded(quote: str, review_text: str, threshold: float) -> bool:
-    """Conditions 1–3 of the GS rule (module docstring): long enough, found in the review as a
-    whole, and each of its sentences found there too."""
-    if len(words(quote)) < MIN_QUOTE_WORDS or quote_match(quote, review_text) < threshold:
-        return False
-    spans = sentence_spans(quote)
-    return len(spans) <= 1 or all(quote_match(quote[a:b], review_text) >= threshold for a, b in spans)
 
 
 @lru_cache(maxsize=200_000)

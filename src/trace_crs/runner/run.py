@@ -5,7 +5,9 @@ Layout of ``out/``: ``config.yaml`` (resolved), ``records/<baseline>/<chunk>.par
 chunk files — a present file is a finished chunk, so a killed run resumes where it stopped),
 ``records.parquet`` (all chunks, sorted by dialogue_id, turn_id, baseline), ``predictions/
 <baseline>.jsonl`` and ``MANIFEST.json`` (SHA256 of inputs and outputs, record and fallback
-counts, endpoint faults).  Non-LLM baselines run over chunks in ``workers`` spawned processes;
+counts, endpoint faults), consolidated as one commit with the manifest last
+(:func:`trace_crs.atomic.commit_files`; a killed consolidation is rolled forward by the next
+run).  Non-LLM baselines run over chunks in ``workers`` spawned processes;
 LLM baselines run ``concurrency`` dialogues at a time (:mod:`trace_crs.runner.llm_pool`), in
 this process or, for an API model, in ``workers`` processes (:mod:`trace_crs.runner.llm_exec`),
 under an optional cost budget (``max_cost_usd``, :mod:`trace_crs.runner.budget`).
@@ -31,7 +33,7 @@ import yaml
 from tqdm import tqdm
 
 from trace_crs import results_layout as layout
-from trace_crs.atomic import write_text
+from trace_crs.atomic import commit_files, recover, write_text
 from trace_crs.baselines import registry
 from trace_crs.baselines.registry import baseline_class
 from trace_crs.cache import CACHE_ENV
@@ -49,7 +51,7 @@ from trace_crs.runner.execute import (
 )
 from trace_crs.runner.llm_exec import Work, run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
-from trace_crs.runner.records import read_records, write_predictions, write_table
+from trace_crs.runner.records import read_records, write_predictions
 from trace_crs.runner.selection import Rules, Selection, uses_llm
 from trace_crs.runner.tasks import chunks, load_evaluated
 
@@ -152,17 +154,26 @@ def evaluate(
     writes ``scores/<baseline>.json`` (default :class:`ScoreConfig` for the run's pool).
     When the cost guard stops the run, nothing is consolidated and the returned report says
     ``complete: False``, what was spent and how many chunk files are pending."""
-    out = Path(out)
+    if cache_dir is None:
+        return _evaluate(cfg, Path(out), workers, clock, progress, score)
+    before = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(cache_dir)  # the spawned workers inherit it
+    try:
+        return _evaluate(cfg, Path(out), workers, clock, progress, score)
+    finally:  # an API call leaves the caller's environment as it found it
+        os.environ.pop(CACHE_ENV) if before is None else os.environ.__setitem__(CACHE_ENV, before)
+
+
+def _evaluate(cfg: RunConfig, out: Path, workers: int, clock: Clock, progress: bool, score: bool) -> dict[str, Any]:
     resolved = resolved_config(cfg)
     names = resolved["baselines"]
-    if cache_dir is not None:
-        os.environ[CACHE_ENV] = str(cache_dir)
     if cfg.executor == "ray":
         from trace_crs.runner.ray_exec import check_ray
 
         check_ray(cfg)
     kb = load_kb(cfg.kb)
     dialogues = load_evaluated(cfg.dialogues, cfg.subset, cfg.seed)
+    recover(out / "MANIFEST.json")  # completes the consolidation a killed run had committed
     _claim(out, resolved)
     parts = chunks(dialogues, cfg.chunk_size)
     todo = _pending(out, names, len(parts))
@@ -185,22 +196,22 @@ def evaluate(
                 "spent_usd": round(guard.spent, 6),
                 "pending_chunks": sum(len(t) for t in left.values()),
             }
-    manifest = finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues])
-    if score:
-        score_run(out, names, kb, dialogues, cfg)
-    return manifest
+    table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
+    extra = score_writers(out, table, names, kb, dialogues, cfg) if score else {}
+    return finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues], table, extra)
 
 
-def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> None:
-    """The run's own aggregates, from its records (not its prediction files): ``trace-crs
-    score`` on ``predictions/<b>.jsonl`` with ``--dialogue-ids dialogue_ids.json`` must agree."""
+def score_writers(out: Path, table, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> dict:
+    """``{scores/<b>.json: writer}``: the run's own aggregates, from its records (not its
+    prediction files): ``trace-crs score`` on ``predictions/<b>.jsonl`` with ``--dialogue-ids
+    dialogue_ids.json`` must agree."""
     from trace_crs.metrics.predictions import index_predictions
     from trace_crs.metrics.score import ScoreConfig, score_predictions
 
-    table = pq.read_table(out / layout.RECORDS).to_pylist()
-    (out / layout.SCORES).mkdir(exist_ok=True)
+    rows_all = table.to_pylist()
+    texts = {}
     for name in names:
-        rows = [r for r in table if r["baseline"] == name]
+        rows = [r for r in rows_all if r["baseline"] == name]
         preds = index_predictions(
             (
                 (
@@ -219,21 +230,41 @@ def score_run(out: Path, names: list[str], kb, dialogues: list[dict], cfg: RunCo
             kb,
         )
         scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
-        write_text(
-            out / layout.SCORES / f"{name}.json",
-            json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n",
-        )
+        texts[name] = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    return {out / layout.SCORES: lambda t: [write_text(t / f"{n}.json", x) for n, x in texts.items()]}
 
 
 def finalize(
-    out: Path, names: list[str], resolved: dict[str, Any], cfg: RunConfig, dialogue_ids: list[str]
+    out: Path,
+    names: list[str],
+    resolved: dict[str, Any],
+    cfg: RunConfig,
+    dialogue_ids: list[str],
+    table,
+    extra: dict | None = None,
 ) -> dict[str, Any]:
-    """Consolidate chunk files into ``records.parquet``, predictions, ``dialogue_ids.json``
-    (the evaluated dialogues: a seeded subset is scored on exactly these) and ``MANIFEST.json``."""
-    write_text(out / layout.DIALOGUE_IDS, json.dumps(sorted(dialogue_ids)) + "\n")
-    table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
-    write_table(table, out / layout.RECORDS)
-    preds = write_predictions(table, names, out / layout.PREDICTIONS)
+    """Consolidate the chunk records ``table`` into ``records.parquet``, predictions,
+    ``dialogue_ids.json`` (the evaluated dialogues: a seeded subset is scored on exactly
+    these), the ``extra`` writers (scores) and ``MANIFEST.json``, as one commit with the
+    manifest as its marker (:func:`trace_crs.atomic.commit_files`): a run killed anywhere
+    has either its previous complete outputs or the new ones."""
+    written: dict[Path, Path] = {}  # output -> the temporary it was written to
+
+    def put(path: Path, write) -> tuple[Path, Any]:
+        def w(tmp: Path) -> None:
+            write(tmp)
+            written[path] = tmp
+
+        return path, w
+
+    writers = dict(
+        [
+            put(out / layout.DIALOGUE_IDS, lambda t: write_text(t, json.dumps(sorted(dialogue_ids)) + "\n")),
+            put(out / layout.RECORDS, lambda t: pq.write_table(table, t, compression="zstd")),
+            put(out / layout.PREDICTIONS, lambda t: write_predictions(table, names, t)),
+            *(extra or {}).items(),
+        ]
+    )
     counts, faults = {}, {}
     for name in names:
         total: Counter = Counter()
@@ -243,18 +274,27 @@ def finalize(
         mask = pc.equal(table.column("baseline"), name)
         sub = table.filter(mask)
         counts[name] = {"records": sub.num_rows, "fallbacks": int(pc.sum(sub.column("fallback")).as_py() or 0)}
-    outputs = [out / layout.RUN_CONFIG, out / layout.DIALOGUE_IDS, out / layout.RECORDS, *preds]
-    manifest = {
+    manifest: dict[str, Any] = {
         "inputs": {
             f"kb/{POIS_FILE}": resolved["kb_sha256"],
             f"kb/{REVIEWS_FILE}": sha256_file(Path(cfg.kb) / REVIEWS_FILE),
             "dialogues": resolved["dialogues_sha256"],
         },
-        "outputs": {str(p.relative_to(out)): sha256_file(p) for p in outputs},
         "counts": counts,
         "n_records": table.num_rows,
         "complete": True,
         "faults": faults,  # endpoint faults met by the LM calls of the finished chunks (lm.faults)
     }
-    write_text(out / layout.RUN_MANIFEST, json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+
+    def write_manifest(tmp: Path) -> None:  # written last: hashes what the others wrote
+        hashes = {"config.yaml": sha256_file(out / layout.RUN_CONFIG)}
+        hashes |= {"dialogue_ids.json": sha256_file(written[out / layout.DIALOGUE_IDS])}
+        hashes |= {"records.parquet": sha256_file(written[out / layout.RECORDS])}
+        hashes |= {
+            f"predictions/{n}.jsonl": sha256_file(written[out / layout.PREDICTIONS] / f"{n}.jsonl") for n in names
+        }
+        manifest["outputs"] = hashes
+        write_text(tmp, json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+
+    commit_files({**writers, out / layout.RUN_MANIFEST: write_manifest}, marker=out / layout.RUN_MANIFEST)
     return manifest
