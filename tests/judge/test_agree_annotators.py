@@ -53,7 +53,7 @@ def test_cli_per_annotator_tables(tmp_path):
     ids = [f"d{i}" for i in range(6)]
     pred = tmp_path / "p.jsonl"
     pred.write_text("".join(json.dumps({"dialogue_id": d, "system": "s", "factors": {f: (i % 5) for f in FACTORS},
-                                        "core_avg": float(i)}) + "\n" for i, d in enumerate(ids)))
+                                        "core_avg": float(i % 5)}) + "\n" for i, d in enumerate(ids)))
     rows = [{"dialogue_id": d, "annotator": a, "factors": {F: min(4, i % 5 + k)}, "overall": 10.0 * i + k}
             for i, d in enumerate(ids) for k, a in enumerate(("A", "B"))]
     out = tmp_path / "a.json"
