@@ -73,6 +73,7 @@ class LlamaServer:
         startup_timeout_s: float = 180.0,
         program: str = "trace",
         log_path: str | Path | None = None,
+        slots: int = 0,
     ) -> None:
         self.model_path = Path(model_path)
         if not self.model_path.exists():
@@ -80,6 +81,9 @@ class LlamaServer:
         self.alias, self.n_ctx, self.n_threads = alias, n_ctx, n_threads
         self.startup_timeout_s, self.program = startup_timeout_s, program
         self.log_path = Path(log_path) if log_path else None
+        if slots and program != "trace":
+            raise ValueError("parallel slots need the Trace worker (program='trace')")
+        self.slots = slots  # > 0: one process decoding that many requests in one batch (lm.batch_engine)
         self.port: int | None = None
         self.proc: subprocess.Popen | None = None
 
@@ -96,7 +100,7 @@ class LlamaServer:
         module, extra = (
             ("llama_cpp.server", ["--logits_all", "true"])
             if self.program == "llama_cpp"
-            else ("trace_crs.lm.llama_worker", [])
+            else ("trace_crs.lm.llama_worker", ["--parallel", str(self.slots)] if self.slots else [])
         )
         return [
             sys.executable,
