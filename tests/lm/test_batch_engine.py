@@ -1,6 +1,11 @@
-"""Batched decoding (``--parallel N``): replies do not depend on the slot count.  The same
-requests, sent concurrently, to the one-sequence worker and to the batched worker with 1 and 3
-slots (SmolLM2-135M, greedy) give the same messages, finish reasons, logprobs and usage."""
+"""Batched decoding (``--parallel N``, SmolLM2-135M, greedy).
+
+Requests sent one at a time give the same messages, finish reasons, logprobs and usage from the
+one-sequence worker and from the batched worker with 1 or 3 slots (the engine's prefix reuse,
+KV copies between slots, sampling and stop handling are the library's).  Sent concurrently, a
+reply can differ: llama.cpp's CPU kernels do not give bit-identical logits for one sequence
+when the batch holds other sequences too (measured and reported by
+``bench/bench_batch_slots.py``, not asserted here)."""
 from __future__ import annotations
 
 import json
@@ -35,20 +40,20 @@ def _bodies() -> list[dict]:
     return [*gen, *_requests()]
 
 
-def _replies(slots: int, bodies: list[dict]) -> list[tuple]:
-    with LlamaServer(SMOKE, "m", 2048, 1, slots=slots) as srv, ThreadPoolExecutor(max(slots, 1)) as pool:
+def _replies(slots: int, bodies: list[dict], clients: int = 1) -> list[tuple]:
+    with LlamaServer(SMOKE, "m", 2048, 1, slots=slots) as srv, ThreadPoolExecutor(clients) as pool:
         out = list(pool.map(lambda b: _post(srv.api_base, b), bodies))
     return [(o["choices"][0]["message"], o["choices"][0]["finish_reason"], o["choices"][0].get("logprobs"),
              o["usage"]) for o in out]
 
 
 @pytest.mark.skipif(not SMOKE.exists(), reason="make models-smoke")
-def test_replies_do_not_depend_on_the_slot_count():
+def test_replies_sent_one_at_a_time_do_not_depend_on_the_slot_count():
     pytest.importorskip("llama_cpp")
     bodies = _bodies()
     one = _replies(0, bodies)
-    assert _replies(1, bodies) == one
-    assert _replies(3, bodies) == one
+    assert _replies(1, bodies, clients=1) == one
+    assert _replies(3, bodies, clients=1) == one
     assert {r[1] for r in one} >= {"stop", "length"}  # the cases above end both ways
 
 

@@ -3,8 +3,9 @@
 
 llama-cpp-python's ``Llama`` decodes one sequence at a time; its server has no parallel slots.
 :class:`BatchEngine` opens a second llama.cpp context on the same loaded model with ``n_seq_max``
-= ``slots`` (one KV stream of ``n_ctx_slot`` cells per slot, ``kv_unified`` off, so a sequence's
-attention never sees another's cells) and runs one scheduler thread that, each step, puts into
+= ``slots`` over one unified KV cache of ``slots`` × ``n_ctx_slot`` cells (``kv_unified``: a
+prefix copied between sequences is shared cells, not a buffer copy; llama.cpp's cross-stream
+copy of the non-unified cache gave different logits in our tests) and runs one scheduler thread that, each step, puts into
 one ``llama_batch``
 
 * one token for every slot that is decoding (the token it sampled last step), then
@@ -18,7 +19,10 @@ per step for all active sequences.
 
 A request goes to the free slot whose KV cache shares the longest prefix with its prompt (ties:
 the lowest slot), so calls that extend one conversation, or the factor calls of one judged
-transcript, reuse the prefix as the one-sequence worker does.
+transcript, reuse the prefix as the one-sequence worker does; when another slot (busy or not)
+holds at least :data:`MIN_COPY` more tokens of the prompt, its KV cells are copied into the chosen
+slot (``llama_memory_seq_cp``) instead of evaluating that prefix again — the factor calls of one
+transcript read the conversation once.
 
 What the records depend on: each token's logits are computed from its own KV cells only; the
 tests (``tests/lm/test_batch_engine.py``) compare replies at slots = 1 and slots = 3 and with the
@@ -36,6 +40,7 @@ from typing import Any
 import numpy as np
 
 DONE = object()  # end of a job's token stream (sent by the engine)
+MIN_COPY = 32  # prompt tokens another slot must hold beyond a free slot's own prefix to be copied
 
 
 @dataclass
@@ -93,7 +98,7 @@ class BatchEngine:
         self.slots = [_Slot(seq) for seq in range(slots)]
         self.n_ctx_slot, self.n_batch = n_ctx_slot, n_batch
         params = llama_cpp.llama_context_params.from_buffer_copy(llama.context_params)  # the loaded settings
-        params.n_seq_max, params.n_ctx, params.kv_unified = slots, slots * n_ctx_slot, False
+        params.n_seq_max, params.n_ctx, params.kv_unified = slots, slots * n_ctx_slot, True
         params.n_batch = params.n_ubatch = n_batch
         self.ctx = _internals.LlamaContext(model=llama._model, params=params, verbose=False)
         self.memory = llama_cpp.llama_get_memory(self.ctx.ctx)
@@ -124,6 +129,12 @@ class BatchEngine:
             job = self.queue.pop(0)
             slot = max(free, key=lambda s: (common_prefix(s.tokens, job.prompt), -s.seq))
             keep = min(common_prefix(slot.tokens, job.prompt), len(job.prompt) - 1)  # ≥ 1 token: fresh logits
+            donor = max(self.slots, key=lambda s: (common_prefix(s.tokens, job.prompt), -s.seq))
+            shared = min(common_prefix(donor.tokens, job.prompt), len(job.prompt) - 1)
+            if shared >= keep + MIN_COPY:  # another slot already holds more of this prompt: copy its cells
+                self.C.llama_memory_seq_rm(self.memory, slot.seq, -1, -1)
+                self.C.llama_memory_seq_cp(self.memory, donor.seq, slot.seq, -1, -1)
+                slot.tokens, keep = list(donor.tokens), shared
             if not self.C.llama_memory_seq_rm(self.memory, slot.seq, keep, -1):
                 self.C.llama_memory_seq_rm(self.memory, slot.seq, -1, -1)
                 keep = 0

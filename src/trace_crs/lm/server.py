@@ -242,17 +242,25 @@ class ServerPool:
 
 @contextmanager
 def shared_pool(
-    model_path: str | Path, alias: str, n_ctx: int, plan: tuple[int, int], key: tuple = (), program: str = "trace"
+    model_path: str | Path,
+    alias: str,
+    n_ctx: int,
+    plan: tuple[int, int],
+    key: tuple = (),
+    program: str = "trace",
+    slots: int = 0,
 ) -> Iterator[ServerPool]:
     """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
     ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
     joins the running pool instead of starting a second one); stopped by the last user."""
-    key = (str(Path(model_path).resolve()), alias, n_ctx, program, key or plan)
+    key = (str(Path(model_path).resolve()), alias, n_ctx, program, slots, key or plan)
     with _LOCK:
         entry = _SHARED.get(key)
         if entry is None:
             servers, threads = plan
-            pool = ServerPool([LlamaServer(model_path, alias, n_ctx, threads, program=program) for _ in range(servers)])
+            pool = ServerPool(
+                [LlamaServer(model_path, alias, n_ctx, threads, program=program, slots=slots) for _ in range(servers)]
+            )
             entry = _SHARED[key] = [pool.start(), 0]
         entry[1] += 1
     try:
