@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import threading
 import time
 import uuid
@@ -234,6 +235,23 @@ class Worker:
         return out
 
 
+TIMINGS_ENV = "TRACE_WORKER_TIMINGS"  # a file: one JSON line per answered request (bench/bench_lm_profile.py)
+
+
+def log_timings(out: dict[str, Any]) -> None:
+    """Append the request's usage, timings and finish reason to ``$TRACE_WORKER_TIMINGS`` (if set)."""
+    path = os.environ.get(TIMINGS_ENV)
+    if not path:
+        return
+    line = {
+        "usage": out.get("usage"),
+        "timings": out.get("timings"),
+        "finish_reason": out["choices"][0].get("finish_reason"),
+    }
+    with open(path, "a", encoding="utf-8") as fh:  # one short O_APPEND write per line
+        fh.write(json.dumps(line) + "\n")
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -268,7 +286,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": "only /v1/chat/completions"}})
             return
         try:
-            self._send(200, self.server.worker.chat(json.loads(raw)))
+            out = self.server.worker.chat(json.loads(raw))
+            log_timings(out)
+            self._send(200, out)
         except ValueError as exc:  # bad request, context overflow, pydantic validation
             self._send(400, {"error": {"message": str(exc), "type": "invalid_request_error", "code": 400}})
         except Exception as exc:
