@@ -3,7 +3,8 @@
 ``trace-crs evaluate`` runs LLM baselines (default LLM Zero-Shot: RAG-Citation's 600-token
 replies take ~5 min a turn on one thread), closed pool, log-prob ranking, on a seeded subset of
 ``--subset`` dialogues (≥ 2: a dialogue is the unit of concurrency) on the local llama.cpp
-backend in the configurations of ``--configs`` (default ``serial,pool``), interleaved
+backend in the configurations of ``--configs`` (default ``pool,slots``: today's default path vs
+parallel slots, 4 dialogues, 1 repeat — ``make bench``'s small n), interleaved
 ``--repeats`` times, each run with an empty LM cache of its own:
 
 * **serial** — today's path before issue 17 item 4: llama-cpp-python's own server with
@@ -89,14 +90,14 @@ def main() -> None:
     ap.add_argument("--kb", default=KB)
     ap.add_argument("--dialogues", default=DIALOGUES)
     ap.add_argument("--baselines", default="llm_zero_shot")
-    ap.add_argument("--subset", type=int, default=2)
+    ap.add_argument("--subset", type=int, default=4)
     ap.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
     ap.add_argument("--models-dir", default="models")
     ap.add_argument("--threads", type=int, default=2,
                     help="threads of the pool (as 1-thread servers) and threads configs; 0 = auto (free cores)")
-    ap.add_argument("--configs", default="serial,pool", help="comma-separated: serial, pool, worker, threads, slots; the first is the reference")
+    ap.add_argument("--configs", default="pool,slots", help="comma-separated: serial, pool, worker, threads, slots; the first is the reference")
     ap.add_argument("--slots", type=int, default=4, help="parallel slots of the slots config")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", default="results/bench/lm_throughput.json")
     args = ap.parse_args()
@@ -121,7 +122,7 @@ def main() -> None:
                                         for m in ("turns_per_s", "tokens_per_s")} for label in list(plan)[1:]}
     result = {"date": time.strftime("%Y-%m-%d"), "weights": args.weights, "baselines": args.baselines,
               "subset": args.subset, "kb": kb, "dialogues": dialogues, "cores": len(os.sched_getaffinity(0)),
-              "threads": args.threads, "slots": args.slots, "configs": plan,
+              "threads": args.threads, "n_slots": args.slots, "configs": plan,
               "differing_records": {label: [sum(a != b for a, b in zip(reference, run["records"])) + abs(len(reference) - len(run["records"]))
                                             for run in rs] for label, rs in runs.items()}, **summary, "ratios": ratios, "records_identical": identical}
     text = json.dumps(result, indent=2, sort_keys=True)
