@@ -64,6 +64,8 @@ def free_port() -> int:
 class LlamaServer:
     """One llama.cpp server process serving ``model_path`` under the name ``alias``."""
 
+    slots = 0  # parallel slots of the Trace worker (0 = one request at a time)
+
     def __init__(
         self,
         model_path: str | Path,
