@@ -36,3 +36,19 @@ def test_concurrent_factor_calls_keep_factor_order():
     assert list(got) == list(FACTORS)
     assert [got[n].rating for n in FACTORS] == [3] * len(FACTORS)
     assert len(lm.history) == len(FACTORS)                                    # one call per factor
+
+
+def test_concurrent_calls_count_in_the_callers_usage_tally(monkeypatch):
+    from trace_crs.judge import core
+    from trace_crs.lm.backend import _TALLY, recording_usage
+
+    def fake_rate(t, n, lm, retries, predict):
+        for tally in _TALLY.get():  # what a TraceLM call does: add to every open tally
+            tally.add({"prompt_tokens": 10, "completion_tokens": 1, "cost_usd": 0.0, "latency_s": 0.5}, False, False)
+        return core.FactorResult(factor=n, rating=3, rationale=n, attempts=1)
+
+    monkeypatch.setattr(core, "rate_factor", fake_rate)
+    with recording_usage() as tally:
+        got = rate_transcript(T, _slotted(4))
+    assert list(got) == list(FACTORS)
+    assert (tally.calls, tally.prompt_tokens) == (12, 120)                   # 12 calls x 10 tokens

@@ -268,8 +268,9 @@ class CoreJudge(dspy.Module):
             return dspy.Prediction(results={n: rate(n) for n in FACTORS})
         first = rate(FACTORS[0])  # leaves the shared prefix in a slot for the others to copy
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge") as pool:
-            # each call in a copy of this context: the caller's usage tally sees every call
-            rest = list(pool.map(lambda n: contextvars.copy_context().run(rate, n), FACTORS[1:]))
+            # each call in its own copy of the caller's context: the caller's usage tally sees every call
+            ctxs = [contextvars.copy_context() for _ in FACTORS[1:]]
+            rest = list(pool.map(lambda c, n: c.run(rate, n), ctxs, FACTORS[1:]))
         return dspy.Prediction(results=dict(zip(FACTORS, [first, *rest], strict=True)))
 
 
