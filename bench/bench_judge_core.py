@@ -1,5 +1,8 @@
-"""Benchmark: the CoRE per-factor judge on one transcript, this checkout vs an older commit
-(not a timed test; README "Measured here").
+"""Benchmark: the CoRE per-factor judge on one transcript, two arms side by side (not a timed
+test; README "Measured here").  Default: today's path (one worker, the twelve calls in order)
+vs parallel slots (one worker with ``lm.slots=6``: the first factor alone, the other eleven
+decoded in one batch per step, the conversation's KV cells copied between slots), same code,
+same threads.
 
 Both arms run the same command, ``trace-crs judge core --mode per-factor`` on the same
 transcript with the same local weights, one llama.cpp process of ``--threads`` threads and an
@@ -12,7 +15,8 @@ record; the before/after ratios of the medians; the 1-minute load average at eac
 how many factor ratings agree between the arms (the prompts differ between ``core-v1`` and
 ``core-v2``, so agreement is reported, not expected).
 
-    python bench/bench_judge_core.py --transcripts t.jsonl --before 2b5789b --out results/bench/judge_core.json
+    python bench/bench_judge_core.py --out results/bench/judge_core.json
+    python bench/bench_judge_core.py --before 2b5789b --after-set lm.servers=1 --out ...  # core-v1 vs core-v2
 """
 from __future__ import annotations
 
@@ -56,11 +60,11 @@ def export_commit(ref: str, into: Path) -> Path:
     return into / "src"
 
 
-def judge_once(src: Path, transcripts: Path, weights: str, threads: int, work: Path, models: Path) -> dict:
-    """One cold run of ``judge core`` with ``src`` on the path; the record's usage, wall time, load."""
+def judge_once(src: Path, transcripts: Path, weights: str, arm_sets: list[str], work: Path, models: Path) -> dict:
+    """One cold run of ``judge core`` with ``src`` on the path and the arm's ``--set`` overrides;
+    the record's usage, wall time, load."""
     out, cache = work / "judged.jsonl", work / "cache"
-    sets = [f"lm.weights={weights}", f"lm.n_threads={threads}", "lm.servers=1", f"lm.cache_dir={cache}",
-            f"lm.models_dir={models}"]
+    sets = [f"lm.weights={weights}", *arm_sets, f"lm.cache_dir={cache}", f"lm.models_dir={models}"]
     cmd = [sys.executable, "-m", "trace_crs", "judge", "core", "--transcripts", str(transcripts), "--out", str(out),
            "--mode", "per-factor", "--quiet", *[a for s in sets for a in ("--set", s)]]
     load = os.getloadavg()[0]
@@ -77,9 +81,13 @@ def judge_once(src: Path, transcripts: Path, weights: str, threads: int, work: P
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--transcripts", help="transcripts JSON lines; the first one is judged (default: the smoke corpus's first)")
-    p.add_argument("--before", default="2b5789b", help="git ref of the 'before' arm")
+    p.add_argument("--before", default="HEAD", help="git ref of the 'before' arm's src/ (HEAD: this commit)")
     p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1, help="llama.cpp threads in all, both arms")
+    p.add_argument("--before-set", nargs="*", default=["lm.servers=1"],
+                   help="--set overrides of the 'before' arm (default: today's path, one worker, calls in order)")
+    p.add_argument("--after-set", nargs="*", default=["lm.servers=1", "lm.slots=6"],
+                   help="--set overrides of the 'after' arm (default: one worker with 6 parallel slots)")
     p.add_argument("--repeats", type=int, default=1, help="runs per arm, interleaved")
     p.add_argument("--models", default=str(ROOT / "models"))
     p.add_argument("--out", required=True)
@@ -93,13 +101,15 @@ def main(argv: list[str] | None = None) -> int:
             for arm in (("before", "after") if i % 2 == 0 else ("after", "before")):
                 work = tmp_path / f"{arm}{i}"
                 work.mkdir()
-                runs[arm].append(judge_once(srcs[arm], first, args.weights, args.threads, work, Path(args.models)))
+                sets = [f"lm.n_threads={args.threads}", *(args.before_set if arm == "before" else args.after_set)]
+                runs[arm].append(judge_once(srcs[arm], first, args.weights, sets, work, Path(args.models)))
                 print(arm, {k: v for k, v in runs[arm][-1].items() if k not in ("factors", "failures")}, flush=True)
     med = {arm: {k: statistics.median(r[k] for r in rs) for k in ("wall_s", "model_s", "prompt_tokens",
                                                                   "completion_tokens", "calls")}
            for arm, rs in runs.items()}
     pairs = [(b["factors"][n], a["factors"][n]) for b, a in zip(runs["before"], runs["after"]) for n in b["factors"]]
     result = {"transcripts": args.transcripts, "before": args.before, "weights": args.weights, "threads": args.threads,
+              "before_set": args.before_set, "after_set": args.after_set, "date": time.strftime("%Y-%m-%d"),
               "repeats": args.repeats, "cpu_count": os.cpu_count(), "runs": runs, "median": med,
               "ratio_before_over_after": {k: round(med["before"][k] / med["after"][k], 3) if med["after"][k] else None
                                           for k in ("wall_s", "model_s", "prompt_tokens", "completion_tokens")},

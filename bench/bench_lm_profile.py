@@ -16,6 +16,12 @@ and tokens decoded.  Modes:
 Token counts (prompt, prefill, decode, replies that hit ``max_tokens``) do not depend on the
 machine's load; the seconds do (the 1-minute load average is recorded).
 
+Per LLM baseline (``--baselines``, default every one of ``baselines.registry.LLM``; ``--baselines``
+with no name skips them): ``trace-crs evaluate`` of that baseline alone on ``--subset`` seeded
+dialogues of the closed pool, cold LM cache, the Trace worker (one process), with
+``TRACE_WORKER_TIMINGS`` set so the worker appends each answered request's usage, llama.cpp
+counters and finish reason to a file; the row sums them (same columns as the judge modes).
+
     python bench/bench_lm_profile.py --transcripts t.jsonl --out results/bench/lm_profile.json
 """
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,11 +39,13 @@ from pathlib import Path
 
 import dspy
 
+from trace_crs.baselines.registry import LLM
 from trace_crs.judge.core import RateAllFactors, RateFactor
 from trace_crs.judge.factors import FACTORS, guideline
 from trace_crs.judge.transcript import parse_transcript
 from trace_crs.lm.backend import END_MARKER
 from trace_crs.lm.config import LMConfig
+from trace_crs.lm.llama_worker import TIMINGS_ENV
 from trace_crs.lm.server import LlamaServer
 from trace_crs.lm.weights import verified_path
 
@@ -99,6 +108,38 @@ def profile(model: Path, calls: list[list[dict]], guarded: bool, max_tokens: int
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in tot.items()}
 
 
+def sum_lines(lines: list[dict], wall_s: float, load: float) -> dict:
+    """The profile columns summed over the worker's timing lines of one run."""
+    tot = {"calls": len(lines), "prompt_tokens": 0, "prefill_tokens": 0, "decode_tokens": 0, "prefill_s": 0.0,
+           "decode_s": 0.0, "hit_max_tokens": 0, "wall_s": round(wall_s, 2), "load_1min": round(load, 2)}
+    for line in lines:
+        t = line["timings"] or {}
+        tot["prompt_tokens"] += (line["usage"] or {}).get("prompt_tokens", 0)
+        tot["prefill_tokens"] += t.get("prompt_n", 0)
+        tot["decode_tokens"] += t.get("predicted_n", 0)
+        tot["prefill_s"] += t.get("prompt_ms", 0.0) / 1000
+        tot["decode_s"] += t.get("predicted_ms", 0.0) / 1000
+        tot["hit_max_tokens"] += line["finish_reason"] == "length"
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in tot.items()}
+
+
+def profile_baseline(name: str, args: argparse.Namespace, tmp: Path) -> dict:
+    """One baseline alone through ``trace-crs evaluate`` (module docstring)."""
+    log, out = tmp / f"{name}.timings.jsonl", tmp / name
+    cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", args.kb, "--dialogues", args.dialogues,
+           "--baselines", name, "--pool", "closed", "--subset", str(args.subset), "--seed", "42", "--quiet",
+           "--out", str(out)]
+    for s in (f"lm.weights={args.weights}", f"lm.models_dir={args.models}", f"lm.cache_dir={tmp / (name + '-lm')}",
+              f"lm.n_threads={args.threads}", "lm.servers=1", "concurrency=1"):
+        cmd += ["--set", s]
+    load, start = os.getloadavg()[0], time.perf_counter()
+    done = subprocess.run(cmd, env={**os.environ, TIMINGS_ENV: str(log)}, capture_output=True, text=True)
+    if done.returncode != 0:
+        return {"error": f"exit {done.returncode}: {done.stderr[-300:]}"}
+    lines = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+    return {**sum_lines(lines, time.perf_counter() - start, load), "dialogues": args.subset}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--transcripts", help="transcripts JSON lines; the first one is profiled (default: the smoke corpus's first)")
@@ -107,22 +148,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-tokens", type=int, default=LMConfig().max_tokens)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--n-ctx", type=int, default=LMConfig().n_ctx)
-    p.add_argument("--modes", nargs="*", help="subset of the modes (default: all)")
+    p.add_argument("--modes", nargs="*", help="subset of the judge modes (default: all; --modes with no name: none)")
+    p.add_argument("--baselines", nargs="*", default=list(LLM), help="LLM baselines to profile (default: all)")
+    p.add_argument("--subset", type=int, default=1, help="dialogues per baseline")
+    p.add_argument("--kb", default="data/kb/default")
+    p.add_argument("--dialogues", default="data/dialogues/default/dialogues.jsonl")
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_profile_") as tmp:
         first = json.loads(first_transcript(args.transcripts, Path(tmp)).read_text())
     log = parse_transcript(first).log()
     model = verified_path(args.weights, args.models)
-    modes = {m: r for m, r in requests(log).items() if not args.modes or m in args.modes}
+    modes = {m: r for m, r in requests(log).items() if args.modes is None or m in args.modes}
     result = {"transcript": first.get("dialogue_id"), "weights": args.weights, "max_tokens": args.max_tokens,
-              "threads": args.threads, "modes": {}}
+              "threads": args.threads, "modes": {}, "baselines": {}, "subset": args.subset}
     for mode, (calls, guarded) in modes.items():
         try:
             result["modes"][mode] = profile(model, calls, guarded, args.max_tokens, args.threads, args.n_ctx)
         except urllib.error.HTTPError as exc:   # e.g. one-call's prompt beyond n_ctx: recorded, not hidden
             result["modes"][mode] = {"error": f"HTTP {exc.code}: {exc.read().decode(errors='replace')[:300]}"}
         print(mode, result["modes"][mode], flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench_profile_bl_") as tmp:
+        for name in args.baselines:
+            result["baselines"][name] = profile_baseline(name, args, Path(tmp))
+            print(name, result["baselines"][name], flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     return 0

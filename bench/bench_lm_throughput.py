@@ -3,7 +3,8 @@
 ``trace-crs evaluate`` runs LLM baselines (default LLM Zero-Shot: RAG-Citation's 600-token
 replies take ~5 min a turn on one thread), closed pool, log-prob ranking, on a seeded subset of
 ``--subset`` dialogues (≥ 2: a dialogue is the unit of concurrency) on the local llama.cpp
-backend in the configurations of ``--configs`` (default ``serial,pool``), interleaved
+backend in the configurations of ``--configs`` (default ``pool,slots``: today's default path vs
+parallel slots, 4 dialogues, 1 repeat — ``make bench``'s small n), interleaved
 ``--repeats`` times, each run with an empty LM cache of its own:
 
 * **serial** — today's path before issue 17 item 4: llama-cpp-python's own server with
@@ -14,7 +15,10 @@ backend in the configurations of ``--configs`` (default ``serial,pool``), interl
   ``lm.config.default_threads``), concurrency = their number;
 * **worker** (optional, ``--configs``) — one 1-thread worker process, concurrency 1: the
   worker's share of the gain without the pool's;
-* **threads** (optional, ``--configs``) — one server with ``--threads`` threads, concurrency 1.
+* **threads** (optional, ``--configs``) — one server with ``--threads`` threads, concurrency 1;
+* **slots** (``--configs pool,slots``, what ``make bench`` runs) — one worker process with
+  ``--threads`` threads and ``--slots`` parallel slots (:mod:`trace_crs.lm.batch_engine`),
+  concurrency = slots; ``--subset`` should be ≥ slots (a dialogue's calls are sequential).
 
 Reported per configuration: wall seconds of the whole ``evaluate`` (server start included),
 aggregate turns/s and tokens/s (records' prompt + completion tokens over wall), medians over
@@ -50,9 +54,10 @@ def inputs(kb: str, dialogues: str) -> tuple[str, str]:
     raise SystemExit(f"{kb} / {dialogues} missing (and no smoke corpus): build the data first")
 
 
-def configs(threads: int, names: str = "serial,pool") -> dict[str, list[str]]:
+def configs(threads: int, names: str = "serial,pool", slots: int = 4) -> dict[str, list[str]]:
     """``--set`` overrides of the configurations ``names`` (module docstring)."""
-    known = {"serial": ["lm.server=llama_cpp", "lm.servers=1", "lm.n_threads=1", "concurrency=1"],
+    known = {"slots": [f"lm.n_threads={threads}", "lm.servers=1", f"lm.slots={slots}", "concurrency=0"],
+             "serial": ["lm.server=llama_cpp", "lm.servers=1", "lm.n_threads=1", "concurrency=1"],
              "worker": ["lm.servers=1", "lm.n_threads=1", "concurrency=1"],
              "pool": [f"lm.n_threads={threads}", "lm.servers=0", "concurrency=0"],
              "threads": [f"lm.n_threads={threads}", "lm.servers=1", "concurrency=1"]}
@@ -85,18 +90,19 @@ def main() -> None:
     ap.add_argument("--kb", default=KB)
     ap.add_argument("--dialogues", default=DIALOGUES)
     ap.add_argument("--baselines", default="llm_zero_shot")
-    ap.add_argument("--subset", type=int, default=2)
+    ap.add_argument("--subset", type=int, default=4)
     ap.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
     ap.add_argument("--models-dir", default="models")
     ap.add_argument("--threads", type=int, default=2,
                     help="threads of the pool (as 1-thread servers) and threads configs; 0 = auto (free cores)")
-    ap.add_argument("--configs", default="serial,pool", help="comma-separated: serial (the reference), pool, threads")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--configs", default="pool,slots", help="comma-separated: serial, pool, worker, threads, slots; the first is the reference")
+    ap.add_argument("--slots", type=int, default=4, help="parallel slots of the slots config")
+    ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--out", default="results/bench/lm_throughput.json")
     args = ap.parse_args()
     kb, dialogues = inputs(args.kb, args.dialogues)
-    plan = configs(args.threads, args.configs)
+    plan = configs(args.threads, args.configs, args.slots)
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in plan}
     with tempfile.TemporaryDirectory(prefix="bench-lm-throughput-") as name:
         for r in range(args.repeats):                       # interleaved: serial, pool, serial, pool, ...
@@ -116,7 +122,9 @@ def main() -> None:
                                         for m in ("turns_per_s", "tokens_per_s")} for label in list(plan)[1:]}
     result = {"date": time.strftime("%Y-%m-%d"), "weights": args.weights, "baselines": args.baselines,
               "subset": args.subset, "kb": kb, "dialogues": dialogues, "cores": len(os.sched_getaffinity(0)),
-              "threads": args.threads, "configs": plan, **summary, "ratios": ratios, "records_identical": identical}
+              "threads": args.threads, "n_slots": args.slots, "configs": plan,
+              "differing_records": {label: [sum(a != b for a, b in zip(reference, run["records"])) + abs(len(reference) - len(run["records"]))
+                                            for run in rs] for label, rs in runs.items()}, **summary, "ratios": ratios, "records_identical": identical}
     text = json.dumps(result, indent=2, sort_keys=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text + "\n")

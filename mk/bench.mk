@@ -17,3 +17,11 @@ bench-llm-scale: $(STAMP) ## LLM half at scale against the fake API (LLM_SCALE_N
 	$(PY) bench/bench_llm_scale.py --n $(LLM_SCALE_N) --kill-at 0.5 --out results/bench/llm_scale_$(LLM_SCALE_N).json
 
 .PHONY: bench-llm-scale
+
+# The README's generated block of the offline LLM speed benchmarks (judge slots ÷ today's path,
+# LLM Zero-Shot slots ÷ pool, the default KB build vs 60 s, the prefill/decode profile), read
+# from results/bench/*.json written by `make bench`; numbers are never typed into the README.
+bench-table: ## rewrite README's "bench:llm-speed" block from results/bench/*.json
+	$(PY) bench/measured_table.py --bench results/bench --readme README.md
+
+.PHONY: bench-table

@@ -17,6 +17,10 @@ Prompt layout (``core-v2``; ``core-v1`` put the guideline first and the rating l
   per-factor calls of one transcript share the system message *and* the conversation as a
   token prefix, which the local llama.cpp worker keeps in its KV cache between calls (the
   calls of one transcript run in order in one thread, so on one worker);
+* with a local model in parallel slots (``lm.slots`` > 0, :mod:`trace_crs.lm.batch_engine`) the
+  first factor is rated alone and the other eleven concurrently (:func:`factor_workers`
+  threads): the worker copies the conversation's KV cells from the first call's slot and decodes
+  the eleven replies in one batch per step.  Results are kept in factor order;
 * the rating is the first output field and the rationale is asked to stay brief (CoRE App. E,
   Table 20: 167–759 output tokens per factor on average): a reply cut at ``max_tokens`` still
   carries its rating, and the cut is counted (``FactorResult.truncated``);
@@ -26,7 +30,9 @@ Prompt layout (``core-v2``; ``core-v1`` put the guideline first and the rating l
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -37,6 +43,7 @@ from trace_crs.judge import MODES
 from trace_crs.judge.factors import FACTORS, SCORES, guideline
 from trace_crs.judge.transcript import Transcript
 from trace_crs.lm.backend import recording_usage
+from trace_crs.lm.config import local_concurrency
 
 PROMPT_VERSION = "core-v2"
 RATIONALE_WORDS = 120  # "a brief explanation" (CoRE App. D steps; App. E Table 20 lengths)
@@ -252,9 +259,28 @@ class CoreJudge(dspy.Module):
             return dspy.Prediction(
                 results=rate_all_in_one(transcript, per_factor[FACTORS[0]], retries=self.retries, predict=self.rate_all)
             )
-        return dspy.Prediction(
-            results={n: rate_factor(transcript, n, per_factor[n], self.retries, self.rate_one) for n in FACTORS}
-        )
+        workers = factor_workers(per_factor)
+
+        def rate(n: str) -> FactorResult:
+            return rate_factor(transcript, n, per_factor[n], self.retries, self.rate_one)
+
+        if workers <= 1:
+            return dspy.Prediction(results={n: rate(n) for n in FACTORS})
+        first = rate(FACTORS[0])  # leaves the shared prefix in a slot for the others to copy
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge") as pool:
+            # each call in its own copy of the caller's context: the caller's usage tally sees every call
+            ctxs = [contextvars.copy_context() for _ in FACTORS[1:]]
+            rest = list(pool.map(lambda c, n: c.run(rate, n), ctxs, FACTORS[1:]))
+        return dspy.Prediction(results=dict(zip(FACTORS, [first, *rest], strict=True)))
+
+
+def factor_workers(per_factor: Mapping[str, dspy.BaseLM]) -> int:
+    """Concurrent factor calls: the slots of one local LM in parallel-slot mode, else 1."""
+    cfgs = {id(lm): getattr(lm, "trace_config", None) for lm in per_factor.values()}
+    cfg = next(iter(cfgs.values())) if len(cfgs) == 1 else None
+    if cfg is None or not getattr(cfg, "is_local", False) or not cfg.slots:
+        return 1
+    return local_concurrency(cfg.n_threads, cfg.servers, cfg.slots)
 
 
 def rate_transcript(

@@ -50,6 +50,9 @@ from trace_crs.lm.weights import get_weights, verified_path
 LOCAL_API_KEY = "sk-local-no-key"
 
 
+_TALLY_ADD = threading.Lock()
+
+
 @dataclass
 class UsageTally:
     """Token usage, cost and model seconds summed over the LM calls of one block."""
@@ -64,6 +67,10 @@ class UsageTally:
     truncated: int = 0  # replies cut at max_tokens (finish_reason "length")
 
     def add(self, usage: dict[str, float], cache_hit: bool, replayed: bool, truncated: bool = False) -> None:
+        with _TALLY_ADD:  # concurrent calls of one block (the judge's factor calls) add to one tally
+            self._add(usage, cache_hit, replayed, truncated)
+
+    def _add(self, usage: dict[str, float], cache_hit: bool, replayed: bool, truncated: bool) -> None:
         self.calls += 1
         self.cache_hits += int(cache_hit)
         self.truncated += int(truncated)
@@ -324,6 +331,7 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
         return
     w = get_weights(cfg.weights)
     path = verified_path(cfg.weights, cfg.models_dir)
-    plan = server_plan(cfg.n_threads, cfg.servers)
-    with shared_pool(path, w.alias, cfg.n_ctx, plan, key=(cfg.n_threads, cfg.servers), program=cfg.server) as pool:
+    plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
+    key = (cfg.n_threads, cfg.servers)
+    with shared_pool(path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots) as pool:
         yield build_lm(cfg, endpoints=pool)

@@ -50,6 +50,10 @@ class LMConfig:
     # of the LM cache key; 0 keeps config.yaml independent of the machine's load.
     n_threads: int = 0
     servers: int = 0
+    # parallel slots per server process (lm.batch_engine: continuous batching, one llama_decode per
+    # step for all active requests); 0 = off (one request at a time per process).  With slots and
+    # servers 0, one process gets all the threads.  Not part of the LM cache key.
+    slots: int = 0
     # the local server program: "trace" = trace_crs.lm.llama_worker (log-prob calls without
     # logits_all), "llama_cpp" = llama-cpp-python's own server with logits_all (the reference;
     # same answers, slower).  Not part of the LM cache key.
@@ -82,8 +86,8 @@ class LMConfig:
             raise ValueError(f"lm config: max_tokens, num_threads must be >= 1 and retries, http_retries >= 0: {self}")
         if self.repeat_ngram < 0:
             raise ValueError(f"lm.repeat_ngram: expected an integer >= 0 (0 = off), got {self.repeat_ngram!r}")
-        if self.n_threads < 0 or self.servers < 0:
-            raise ValueError(f"lm config: n_threads and servers must be >= 0 (0 = auto): {self}")
+        if self.n_threads < 0 or self.servers < 0 or self.slots < 0:
+            raise ValueError(f"lm config: n_threads, servers and slots must be >= 0 (0 = auto/off): {self}")
         if self.backoff_s < 0 or self.backoff_max_s < 0:
             raise ValueError(f"lm config: backoff_s and backoff_max_s must be >= 0: {self}")
 
@@ -117,6 +121,14 @@ def default_threads() -> int:
         return int(raw)
     cores = usable_cores()
     return max(1, min(cores, round(cores - load_average())))
+
+
+def local_concurrency(n_threads: int = 0, servers: int = 0, slots: int = 0) -> int:
+    """Requests the local backend answers at once: ``slots`` per process when batching (one
+    process unless ``servers`` says otherwise), else one per process of :func:`server_plan`."""
+    if slots:
+        return (servers or 1) * slots
+    return server_plan(n_threads, servers)[0]
 
 
 def server_plan(n_threads: int = 0, servers: int = 0) -> tuple[int, int]:

@@ -39,13 +39,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from trace_crs.lm.batch_worker import BatchedWorker
 
 HOST = "127.0.0.1"
 _EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
@@ -100,19 +104,24 @@ class FastLogprobs:
                     [*(kw.get("stopping_criteria") or []), RepeatStop(len(prompt), self._repeat_ngram)]
                 )
             return self._llama.create_completion(prompt=prompt, **kw)
-        if (
-            kw.get("max_tokens") != 1
-            or kw.get("temperature") != 0.0
-            or kw.get("stream")
-            or kw.get("grammar") is not None
-            or kw.get("logit_bias")
-            or kw.get("logits_processor")
-        ):
-            raise ValueError(
-                "this server returns logprobs only for 1-token greedy answers "
-                "(max_tokens=1, temperature=0, no grammar, bias or stream)"
-            )
+        check_one_token(kw)
         return one_token_logprobs(self._llama, list(prompt), int(kw["logprobs"]), kw.get("stop"), kw.get("model"))
+
+
+def check_one_token(kw: dict[str, Any]) -> None:
+    """Refuse a logprobs request this server cannot answer from one row of logits."""
+    if (
+        kw.get("max_tokens") != 1
+        or kw.get("temperature") != 0.0
+        or kw.get("stream")
+        or kw.get("grammar") is not None
+        or kw.get("logit_bias")
+        or kw.get("logits_processor")
+    ):
+        raise ValueError(
+            "this server returns logprobs only for 1-token greedy answers "
+            "(max_tokens=1, temperature=0, no grammar, bias or stream)"
+        )
 
 
 def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
@@ -139,13 +148,16 @@ def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
     return row.copy()
 
 
-def one_token_logprobs(llama: Any, prompt: list[int], top_k: int, stop: Any, model: str | None) -> dict[str, Any]:
+def one_token_logprobs(
+    llama: Any, prompt: list[int], top_k: int, stop: Any, model: str | None, logits: np.ndarray | None = None
+) -> dict[str, Any]:
     """The text-completion response ``Llama.create_completion`` gives for ``max_tokens=1``,
-    ``temperature=0`` and ``logprobs=top_k`` (echo off), from the last row of logits."""
+    ``temperature=0`` and ``logprobs=top_k`` (echo off), from the last row of logits (``logits``
+    when given, else evaluated here with :func:`last_logits`)."""
     from llama_cpp import Llama
     from llama_cpp import llama_cpp as C
 
-    logprobs = Llama.logits_to_logprobs(last_logits(llama, prompt))
+    logprobs = Llama.logits_to_logprobs(last_logits(llama, prompt) if logits is None else logits)
     token = int(np.argmax(logprobs))  # greedy: the first maximum
     finish, completion = "length", [token]
     if C.llama_vocab_is_eog(llama._model.vocab, token):  # as Llama._create_completion
@@ -223,6 +235,23 @@ class Worker:
         return out
 
 
+TIMINGS_ENV = "TRACE_WORKER_TIMINGS"  # a file: one JSON line per answered request (bench/bench_lm_profile.py)
+
+
+def log_timings(out: dict[str, Any]) -> None:
+    """Append the request's usage, timings and finish reason to ``$TRACE_WORKER_TIMINGS`` (if set)."""
+    path = os.environ.get(TIMINGS_ENV)
+    if not path:
+        return
+    line = {
+        "usage": out.get("usage"),
+        "timings": out.get("timings"),
+        "finish_reason": out["choices"][0].get("finish_reason"),
+    }
+    with open(path, "a", encoding="utf-8") as fh:  # one short O_APPEND write per line
+        fh.write(json.dumps(line) + "\n")
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -257,7 +286,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": "only /v1/chat/completions"}})
             return
         try:
-            self._send(200, self.server.worker.chat(json.loads(raw)))
+            out = self.server.worker.chat(json.loads(raw))
+            log_timings(out)
+            self._send(200, out)
         except ValueError as exc:  # bad request, context overflow, pydantic validation
             self._send(400, {"error": {"message": str(exc), "type": "invalid_request_error", "code": 400}})
         except Exception as exc:
@@ -267,7 +298,7 @@ class _Handler(BaseHTTPRequestHandler):
 class WorkerServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, worker: Worker, port: int) -> None:
+    def __init__(self, worker: Worker | BatchedWorker, port: int) -> None:
         self.worker = worker
         super().__init__((HOST, port), _Handler)
 
@@ -301,8 +332,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n_threads_batch", type=int, default=1)
     p.add_argument("--n_gpu_layers", type=int, default=0)
     p.add_argument("--verbose", type=lambda s: s.lower() == "true", default=False)
+    p.add_argument("--parallel", type=int, default=0, help="slots decoded in one batch (0 = one request at a time)")
     args = p.parse_args(argv)
-    server = WorkerServer(Worker(load(args), args.model_alias), args.port)
+    if args.parallel < 0:
+        p.error(f"--parallel: expected an integer >= 0, got {args.parallel}")
+    worker: Worker | BatchedWorker
+    if args.parallel:
+        from trace_crs.lm.batch_worker import BatchedWorker
+
+        n_ctx, args.n_ctx = args.n_ctx, 512  # each slot has n_ctx cells; the model's own context is unused
+        worker = BatchedWorker(load(args), args.model_alias, args.parallel, n_ctx)
+    else:
+        worker = Worker(load(args), args.model_alias)
+    server = WorkerServer(worker, args.port)
     try:
         server.serve_forever()
     finally:

@@ -64,6 +64,8 @@ def free_port() -> int:
 class LlamaServer:
     """One llama.cpp server process serving ``model_path`` under the name ``alias``."""
 
+    slots = 0  # parallel slots of the Trace worker (0 = one request at a time)
+
     def __init__(
         self,
         model_path: str | Path,
@@ -73,6 +75,7 @@ class LlamaServer:
         startup_timeout_s: float = 180.0,
         program: str = "trace",
         log_path: str | Path | None = None,
+        slots: int = 0,
     ) -> None:
         self.model_path = Path(model_path)
         if not self.model_path.exists():
@@ -80,6 +83,9 @@ class LlamaServer:
         self.alias, self.n_ctx, self.n_threads = alias, n_ctx, n_threads
         self.startup_timeout_s, self.program = startup_timeout_s, program
         self.log_path = Path(log_path) if log_path else None
+        if slots and program != "trace":
+            raise ValueError("parallel slots need the Trace worker (program='trace')")
+        self.slots = slots  # > 0: one process decoding that many requests in one batch (lm.batch_engine)
         self.port: int | None = None
         self.proc: subprocess.Popen | None = None
 
@@ -96,7 +102,7 @@ class LlamaServer:
         module, extra = (
             ("llama_cpp.server", ["--logits_all", "true"])
             if self.program == "llama_cpp"
-            else ("trace_crs.lm.llama_worker", [])
+            else ("trace_crs.lm.llama_worker", ["--parallel", str(self.slots)] if self.slots else [])
         )
         return [
             sys.executable,
@@ -238,17 +244,25 @@ class ServerPool:
 
 @contextmanager
 def shared_pool(
-    model_path: str | Path, alias: str, n_ctx: int, plan: tuple[int, int], key: tuple = (), program: str = "trace"
+    model_path: str | Path,
+    alias: str,
+    n_ctx: int,
+    plan: tuple[int, int],
+    key: tuple = (),
+    program: str = "trace",
+    slots: int = 0,
 ) -> Iterator[ServerPool]:
     """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
     ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
     joins the running pool instead of starting a second one); stopped by the last user."""
-    key = (str(Path(model_path).resolve()), alias, n_ctx, program, key or plan)
+    key = (str(Path(model_path).resolve()), alias, n_ctx, program, slots, key or plan)
     with _LOCK:
         entry = _SHARED.get(key)
         if entry is None:
             servers, threads = plan
-            pool = ServerPool([LlamaServer(model_path, alias, n_ctx, threads, program=program) for _ in range(servers)])
+            pool = ServerPool(
+                [LlamaServer(model_path, alias, n_ctx, threads, program=program, slots=slots) for _ in range(servers)]
+            )
             entry = _SHARED[key] = [pool.start(), 0]
         entry[1] += 1
     try:

@@ -46,9 +46,9 @@ def auto_concurrency(concurrency: int | None, lm: dict[str, Any] | None) -> int:
         return int(concurrency)
     if lm is not None and lm.get("model") != "local":
         return API_CONCURRENCY
-    from trace_crs.lm.config import server_plan
+    from trace_crs.lm.config import local_concurrency
 
-    return server_plan(int((lm or {}).get("n_threads") or 0), int((lm or {}).get("servers") or 0))[0]
+    return local_concurrency(*(int((lm or {}).get(k) or 0) for k in ("n_threads", "servers", "slots")))
 
 
 def endpoint_configs(lm: dict[str, Any] | None, n: int) -> list[dict[str, Any] | None]:

@@ -1,0 +1,108 @@
+"""The README's generated "Measured here" block for the offline LLM speed benchmarks, rendered
+from ``make bench``'s JSON files (numbers are read, never typed).
+
+    python bench/measured_table.py --bench results/bench --readme README.md
+
+rewrites the lines between ``<!-- bench:llm-speed:begin -->`` and ``<!-- bench:llm-speed:end -->``
+(the whole file is replaced atomically); without ``--readme`` the block is printed.  A missing
+JSON file gives a "not run" row.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+BEGIN, END = "<!-- bench:llm-speed:begin -->", "<!-- bench:llm-speed:end -->"
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def judge_row(d: dict[str, Any] | None) -> str:
+    what = "CoRE per-factor judge, one transcript (`bench_judge_core.py`): today's path ÷ parallel slots"
+    if d is None:
+        return f"| {what} | not run | ≥ 4× |"
+    m, r = d["median"], d["ratio_before_over_after"]
+    loads = [run["load_1min"] for rs in d["runs"].values() for run in rs]
+    return (f"| {what}; {d['weights']}, {d['threads']} thread(s), before `{' '.join(d.get('before_set', []))}`, "
+            f"after `{' '.join(d.get('after_set', []))}`; n = {d['repeats']} pair(s), 1-min load {min(loads)}–{max(loads)} "
+            f"({d.get('date', '')}) | wall {m['before']['wall_s']:.0f} s ÷ {m['after']['wall_s']:.0f} s = "
+            f"**{r['wall_s']:.2f}×**; prompt tokens {m['before']['prompt_tokens']:.0f} vs {m['after']['prompt_tokens']:.0f}; "
+            f"{d['ratings_equal']} of {d['ratings_compared']} ratings equal | ≥ 4× |")
+
+
+def throughput_row(d: dict[str, Any] | None) -> str:
+    what = "LLM Zero-Shot turns/s (`bench_lm_throughput.py`): parallel slots ÷ the two-process pool"
+    if d is None or "slots" not in d.get("configs", {}):
+        return f"| {what} | not run | ≥ 2× |"
+    first = next(iter(d["configs"]))
+    ratio = d["ratios"].get(f"slots_over_{first}", {}).get("turns_per_s")
+    loads = [run["load_1min"] for c in d["configs"] for run in d[c]["runs"]]
+    return (f"| {what}; {d['weights']}, {d['subset']} dialogues, {d['threads']} threads, {d['n_slots']} slots, "
+            f"n = {len(d[first]['runs'])} run(s) each, 1-min load {min(loads)}–{max(loads)} ({d['date']}) | "
+            f"{d['slots']['median_turns_per_s']} ÷ "
+            f"{d[first]['median_turns_per_s']} turns/s = **{ratio}×**; records differing from the first run: "
+            f"{d['differing_records']} of {d[first]['runs'][0]['turns']} | ≥ 2× |")
+
+
+def kb_row(d: dict[str, Any] | None) -> str:
+    what = "`trace-crs kb build` at its default size, one process (`bench_kb.py`)"
+    if d is None or "cli_build_seconds" not in d:
+        return f"| {what} | not run | ≤ 60 s |"
+    verdict = "within" if d["cli_within_budget"] else "**over**"
+    return (f"| {what}, 1-min load {d['cli_load_1min']} | {d['cli_build_seconds']:.1f} s ({verdict} the "
+            f"{d['cli_budget_seconds']:.0f} s budget) | ≤ 60 s |")
+
+
+def profile_rows(d: dict[str, Any] | None) -> list[str]:
+    if d is None:
+        return ["| LM profile per judge mode and LLM baseline (`bench_lm_profile.py`) | not run | |"]
+    rows = []
+    for kind, items in (("judge", d.get("modes", {})), ("baseline", d.get("baselines", {}))):
+        for name, p in items.items():
+            label = f"profile, {kind} `{name}` ({d['weights']}"
+            label += f", {p['dialogues']} dialogue(s))" if "dialogues" in p else ", one transcript)"
+            if "error" in p:
+                rows.append(f"| {label} | {p['error'][:120]} | |")
+                continue
+            rows.append(f"| {label} | {p['calls']} calls; prompt {p['prompt_tokens']} tokens, prefill (evaluated) "
+                        f"{p['prefill_tokens']}, decode {p['decode_tokens']}; {p['prefill_s']:.0f} s prefill vs "
+                        f"{p['decode_s']:.0f} s decode; {p['hit_max_tokens']} replies at `max_tokens`; load "
+                        f"{p['load_1min']} | |")
+    return rows
+
+
+def block(bench: Path) -> str:
+    rows = [judge_row(_load(bench / "judge_core.json")), throughput_row(_load(bench / "lm_throughput.json")),
+            kb_row(_load(bench / "kb.json")), *profile_rows(_load(bench / "lm_profile.json"))]
+    return "\n".join([BEGIN, "| What | Measured | Target |", "|---|---|---|", *rows, END])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bench", default="results/bench")
+    p.add_argument("--readme")
+    args = p.parse_args(argv)
+    text = block(Path(args.bench))
+    if not args.readme:
+        print(text)
+        return 0
+    readme = Path(args.readme)
+    old = readme.read_text()
+    if BEGIN not in old or END not in old:
+        raise SystemExit(f"{readme}: no {BEGIN} … {END} block to replace")
+    new = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END):]
+    fd, tmp = tempfile.mkstemp(dir=readme.parent, prefix=".readme.")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(new)
+    os.replace(tmp, readme)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,219 @@
+"""Batched decoding for the local worker: N sequences in one ``llama_decode`` per step (issue
+"offline LLM speed", item 4: parallel slots with continuous batching on CPU).
+
+llama-cpp-python's ``Llama`` decodes one sequence at a time; its server has no parallel slots.
+:class:`BatchEngine` opens a second llama.cpp context on the same loaded model with ``n_seq_max``
+= ``slots`` over one unified KV cache of ``slots`` × ``n_ctx_slot`` cells (``kv_unified``: a
+prefix copied between sequences is shared cells, not a buffer copy; llama.cpp's cross-stream
+copy of the non-unified cache gave different logits in our tests) and runs one scheduler thread that, each step, puts into
+one ``llama_batch``
+
+* one token for every slot that is decoding (the token it sampled last step), then
+* as many prompt tokens of slots still reading their prompt as the batch budget ``n_batch``
+  leaves (continuous batching: a new request joins while others decode),
+
+calls ``llama_decode`` once, and samples each decoding slot with its own llama.cpp sampler chain
+(the chain ``Llama._init_sampler`` builds for the request, so greedy decoding with the request's
+repeat penalty is the same as on the one-sequence path).  On CPU the weights are then read once
+per step for all active sequences.
+
+A request goes to the free slot whose KV cache shares the longest prefix with its prompt (ties:
+the lowest slot), so calls that extend one conversation, or the factor calls of one judged
+transcript, reuse the prefix as the one-sequence worker does; when another slot (busy or not)
+holds at least :data:`MIN_COPY` more tokens of the prompt, its KV cells are copied into the chosen
+slot (``llama_memory_seq_cp``) instead of evaluating that prefix again — the factor calls of one
+transcript read the conversation once.
+
+What the records depend on: each token's logits are computed from its own KV cells only; the
+tests (``tests/lm/test_batch_engine.py``) compare replies at slots = 1 and slots = 3 and with the
+one-sequence worker, greedy, on SmolLM2-135M.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+DONE = object()  # end of a job's token stream (sent by the engine)
+MIN_COPY = 32  # prompt tokens another slot must hold beyond a free slot's own prefix to be copied
+
+
+@dataclass
+class Job:
+    """One request: a prompt, then either sampled tokens (``sampler`` set) or, with no sampler,
+    the logits row of the last prompt position (the log-prob ranking's one-token question)."""
+
+    prompt: list[int]
+    sampler: Any = None
+    criteria: Any = None  # llama-cpp-python StoppingCriteriaList, called as in Llama.generate
+    out: queue.Queue = field(default_factory=queue.Queue)
+    generated: list[int] = field(default_factory=list)
+    cancelled: bool = False
+    stopped_by_criteria: bool = False
+    prompt_n: int = 0  # prompt tokens evaluated (after the reused prefix)
+    predicted_n: int = 0  # sampled tokens evaluated
+    prompt_ms: float = 0.0  # this job's share of the steps' wall time
+    predicted_ms: float = 0.0
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+@dataclass
+class _Slot:
+    seq: int
+    tokens: list[int] = field(default_factory=list)  # what this sequence's KV cells hold
+    job: Job | None = None
+    pending: list[int] = field(default_factory=list)  # tokens to evaluate next
+    decoding: bool = False  # past the prompt
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class BatchEngine:
+    """``slots`` sequences decoded together on ``llama``'s model (module docstring)."""
+
+    def __init__(self, llama: Any, slots: int, n_ctx_slot: int, n_batch: int = 512) -> None:
+        import llama_cpp
+        from llama_cpp import _internals
+
+        if slots < 1 or n_ctx_slot < 8 or n_batch < slots:
+            raise ValueError(
+                f"BatchEngine: slots >= 1, n_ctx_slot >= 8, n_batch >= slots; got {slots}, {n_ctx_slot}, {n_batch}"
+            )
+        self.C, self.llama = llama_cpp, llama
+        self.slots = [_Slot(seq) for seq in range(slots)]
+        self.n_ctx_slot, self.n_batch = n_ctx_slot, n_batch
+        params = llama_cpp.llama_context_params.from_buffer_copy(llama.context_params)  # the loaded settings
+        params.n_seq_max, params.n_ctx, params.kv_unified = slots, slots * n_ctx_slot, True
+        params.n_batch = params.n_ubatch = n_batch
+        self.ctx = _internals.LlamaContext(model=llama._model, params=params, verbose=False)
+        self.memory = llama_cpp.llama_get_memory(self.ctx.ctx)
+        self.batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self.queue: list[Job] = []
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._run, name="batch-engine", daemon=True)
+        self.thread.start()
+
+    # -- client side ---------------------------------------------------------------------
+    def submit(self, job: Job) -> Job:
+        if len(job.prompt) >= self.n_ctx_slot:
+            raise ValueError(f"Requested tokens ({len(job.prompt)}) exceed context window of {self.n_ctx_slot}")
+        if not job.prompt:
+            raise ValueError("empty prompt")
+        with self.cond:
+            self.queue.append(job)
+            self.cond.notify()
+        return job
+
+    # -- scheduler -------------------------------------------------------------------------
+    def _assign(self) -> None:
+        """Queued jobs, first come first served, to free slots (longest cached prefix first)."""
+        while self.queue:
+            free = [s for s in self.slots if s.job is None]
+            if not free:
+                return
+            job = self.queue.pop(0)
+            slot = max(free, key=lambda s: (common_prefix(s.tokens, job.prompt), -s.seq))
+            keep = min(common_prefix(slot.tokens, job.prompt), len(job.prompt) - 1)  # ≥ 1 token: fresh logits
+            donor = max(self.slots, key=lambda s: (common_prefix(s.tokens, job.prompt), -s.seq))
+            shared = min(common_prefix(donor.tokens, job.prompt), len(job.prompt) - 1)
+            if shared >= keep + MIN_COPY:  # another slot already holds more of this prompt: copy its cells
+                self.C.llama_memory_seq_rm(self.memory, slot.seq, -1, -1)
+                self.C.llama_memory_seq_cp(self.memory, donor.seq, slot.seq, -1, -1)
+                slot.tokens, keep = list(donor.tokens), shared
+            if not self.C.llama_memory_seq_rm(self.memory, slot.seq, keep, -1):
+                self.C.llama_memory_seq_rm(self.memory, slot.seq, -1, -1)
+                keep = 0
+            slot.tokens, slot.job = slot.tokens[:keep], job
+            slot.pending, slot.decoding = job.prompt[keep:], False
+
+    def _release(self, slot: _Slot, item: Any = DONE) -> None:
+        if slot.job is not None:
+            slot.job.out.put(item)
+        slot.job, slot.pending, slot.decoding = None, [], False
+
+    def _run(self) -> None:
+        while True:
+            with self.cond:
+                for slot in self.slots:  # a client that stopped reading frees its slot
+                    if slot.job is not None and slot.job.cancelled:
+                        self._release(slot)
+                self._assign()
+                if not any(s.job is not None for s in self.slots):
+                    self.cond.wait()
+                    continue
+            self._step()
+
+    def _step(self) -> None:
+        """One ``llama_decode`` over every active slot (module docstring)."""
+        b, budget, plan = self.batch, self.n_batch, []  # plan: (slot, count, logits index or -1)
+        order = [s for s in self.slots if s.job is not None and s.decoding] + [
+            s for s in self.slots if s.job is not None and not s.decoding
+        ]
+        n = 0
+        for slot in order:
+            take = slot.pending[: max(0, budget - n)]
+            if not take:
+                continue
+            done_prompt = slot.decoding or len(take) == len(slot.pending)
+            for j, tok in enumerate(take):
+                b.token[n], b.pos[n], b.n_seq_id[n] = tok, len(slot.tokens) + j, 1
+                b.seq_id[n][0] = slot.seq
+                b.logits[n] = done_prompt and j == len(take) - 1
+                n += 1
+            plan.append((slot, len(take), n - 1 if done_prompt else -1))
+        b.n_tokens = n
+        start = time.perf_counter()
+        code = self.C.llama_decode(self.ctx.ctx, b)
+        share = (time.perf_counter() - start) * 1000.0 / max(n, 1)
+        for slot, count, index in plan:
+            job = slot.job
+            assert job is not None
+            if code != 0:
+                self.C.llama_memory_seq_rm(self.memory, slot.seq, -1, -1)
+                slot.tokens = []
+                self._release(slot, RuntimeError(f"llama_decode failed with code {code}"))
+                continue
+            if slot.decoding:
+                job.predicted_n, job.predicted_ms = job.predicted_n + count, job.predicted_ms + share * count
+            else:
+                job.prompt_n, job.prompt_ms = job.prompt_n + count, job.prompt_ms + share * count
+            slot.tokens += slot.pending[:count]
+            slot.pending = slot.pending[count:]
+            if index >= 0:
+                self._after_logits(slot, job, index)
+
+    def _after_logits(self, slot: _Slot, job: Job, index: int) -> None:
+        """Sample (or hand back the logits row) as ``Llama.generate`` does after an eval."""
+        if job.sampler is None:
+            row = self.C.llama_get_logits_ith(self.ctx.ctx, index)
+            self._release(slot, np.ctypeslib.as_array(row, shape=(self.llama.n_vocab(),)).copy())
+            return
+        token = int(job.sampler.sample(self.ctx, index))  # the chain accepts the token itself
+        if job.criteria is not None:  # checked on what was yielded so far, as Llama.generate
+            row = np.ctypeslib.as_array(self.C.llama_get_logits_ith(self.ctx.ctx, index), shape=(self.llama.n_vocab(),))
+            if job.criteria(np.asarray(job.prompt + job.generated, dtype=np.intc), row):
+                job.stopped_by_criteria = True
+                self._release(slot)
+                return
+        job.generated.append(token)
+        job.out.put(token)
+        eog = self.C.llama_vocab_is_eog(self.llama._model.vocab, token)
+        if eog or len(slot.tokens) + 1 >= self.n_ctx_slot:
+            self._release(slot)
+        else:
+            slot.pending, slot.decoding = [token], True

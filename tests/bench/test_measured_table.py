@@ -1,0 +1,42 @@
+"""The README's generated benchmark block: rendered from the JSON files, "not run" without them,
+and the README rewritten only between its markers."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import measured_table as mt  # noqa: E402
+
+JUDGE = {"weights": "w", "threads": 1, "repeats": 1, "before_set": ["lm.servers=1"], "after_set": ["lm.slots=6"],
+         "date": "2026-11-27", "ratings_equal": 11, "ratings_compared": 12,
+         "runs": {"before": [{"load_1min": 9.5}], "after": [{"load_1min": 12.0}]},
+         "median": {"before": {"wall_s": 600.0, "prompt_tokens": 1000}, "after": {"wall_s": 150.0, "prompt_tokens": 1000}},
+         "ratio_before_over_after": {"wall_s": 4.0}}
+
+
+def test_rows_from_json_and_not_run(tmp_path):
+    (tmp_path / "judge_core.json").write_text(json.dumps(JUDGE))
+    (tmp_path / "kb.json").write_text(json.dumps({"cli_build_seconds": 12.34, "cli_within_budget": True,
+                                                  "cli_budget_seconds": 60.0, "cli_load_1min": 1.0}))
+    text = mt.block(tmp_path)
+    assert "600 s ÷ 150 s = **4.00×**" in text          # 600 / 150 by hand
+    assert "11 of 12 ratings equal" in text and "load 9.5–12.0" in text
+    assert "12.3 s (within the 60 s budget)" in text
+    assert text.count("not run") == 2                     # throughput and profile absent
+    assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
+
+
+def test_readme_block_replaced_between_markers_only(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{mt.BEGIN}\nold\n{mt.END}\nafter\n")
+    assert mt.main(["--bench", str(tmp_path), "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith("\nafter\n") and "old" not in text
+    readme.write_text("no markers\n")
+    with pytest.raises(SystemExit, match="no <!-- bench"):
+        mt.main(["--bench", str(tmp_path), "--readme", str(readme)])
+    assert readme.read_text() == "no markers\n"        # untouched on error
