@@ -13,7 +13,7 @@ arithmetic for a token depends on what else is in its batch (measured: ``tests/l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from llama_cpp import Llama, StoppingCriteriaList
@@ -62,7 +62,8 @@ class SlotLlama:
         criteria = kw.pop("stopping_criteria", None)
         if self._repeat_ngram > 0:
             criteria = StoppingCriteriaList([*(criteria or []), RepeatStop(len(tokens), self._repeat_ngram)])
-        sampler = self._init_sampler(**kw)  # the chain Llama.generate builds for these arguments
+        # the chain Llama.generate builds for these arguments (SlotLlama carries the state it reads)
+        sampler = self._init_sampler(**kw)  # type: ignore[misc]
         job = self._engine.submit(Job(prompt=list(tokens), sampler=sampler, criteria=criteria))
         self.jobs.append(job)
         yielded: list[int] = []
@@ -104,7 +105,7 @@ class _Handed:
 
     def create_completion(self, prompt: list[int], **kw: Any) -> Any:
         if kw.get("logprobs") is None:
-            return self._slot.create_completion(prompt=prompt, **kw)
+            return self._slot.create_completion(prompt=prompt, **kw)  # type: ignore[misc]  # Llama's method on a slot
         return self._slot.create_completion_logprobs(prompt, kw)
 
 
@@ -133,7 +134,7 @@ class BatchedWorker:
             or llama_chat_format.get_chat_completion_handler(llama.chat_format)
         )
         slot = SlotLlama(llama, self.engine, repeat_ngram)
-        out = handler(llama=_Handed(slot), **req.model_dump(exclude=_EXCLUDE))
+        out = cast(dict[str, Any], handler(llama=cast(Llama, _Handed(slot)), **req.model_dump(exclude=_EXCLUDE)))
         jobs = slot.jobs
         out["timings"] = {  # llama.cpp server's names; the milliseconds are this request's share of each step
             "prompt_n": sum(j.prompt_n for j in jobs),
