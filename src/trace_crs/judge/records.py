@@ -30,7 +30,7 @@ from trace_crs.judge.aggregate import core_avg
 from trace_crs.judge.core import FactorResult, attempt_counts
 from trace_crs.judge.debate import DebateResult
 from trace_crs.judge.factors import FACTORS, SCORES
-from trace_crs.kb.schema import bad_id
+from trace_crs.judge.transcript import checked_id
 from trace_crs.kb.store import iter_jsonl
 
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "model_s")
@@ -75,17 +75,11 @@ def _factors(value: dict[str, float | None] | None) -> dict[str, float | None] |
     return value
 
 
-def _id(value: str) -> str:
-    if bad_id(value):
-        raise ValueError(f"{value!r:.60} is blank or holds invisible/control characters")
-    return value
-
-
 class _Labels(BaseModel):
     """What both files share; other keys (rationales, annotator, notes …) are carried, not read."""
 
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
-    dialogue_id: Annotated[str, AfterValidator(_id)]
+    dialogue_id: Annotated[str, AfterValidator(checked_id)]
     system: str | None = None
     factors: Annotated[dict[str, Rating | None] | None, AfterValidator(_factors)] = None
 

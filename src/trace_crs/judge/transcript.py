@@ -48,7 +48,8 @@ def _visible_text(value: str) -> str:
     return value
 
 
-def _id(value: str) -> str:
+def checked_id(value: str) -> str:
+    """An id validator for pydantic models: refuses blank ids and invisible/control characters."""
     if bad_id(value):
         raise ValueError(f"{value!r:.60} is blank or holds invisible/control characters")
     return value
@@ -82,7 +83,7 @@ class Transcript(BaseModel):
     """One conversation between a user and a CRS (module docstring)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    dialogue_id: Annotated[str, AfterValidator(_id)]
+    dialogue_id: Annotated[str, AfterValidator(checked_id)]
     turns: Annotated[list[Turn], Field(min_length=1), AfterValidator(_two_speakers)]
     ground_truth: list[str] = Field(default_factory=list)
     history_turns: int = Field(default=0, ge=0)

@@ -19,7 +19,7 @@ import numpy as np
 from llama_cpp import Llama, StoppingCriteriaList
 
 from trace_crs.lm.batch_engine import DONE, BatchEngine, Job
-from trace_crs.lm.llama_worker import REPEAT_KEY, RepeatStop, check_one_token, one_token_logprobs
+from trace_crs.lm.llama_worker import RepeatStop, check_one_token, one_token_logprobs, parse_chat_request
 
 _EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
 
@@ -118,15 +118,8 @@ class BatchedWorker:
 
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         from llama_cpp import llama_chat_format
-        from llama_cpp.server.types import CreateChatCompletionRequest
 
-        body = dict(body)
-        repeat_ngram = body.pop(REPEAT_KEY, 0) or 0
-        if isinstance(repeat_ngram, bool) or not isinstance(repeat_ngram, int) or repeat_ngram < 0:
-            raise ValueError(f"{REPEAT_KEY}: expected an integer >= 0, got {repeat_ngram!r}")
-        req = CreateChatCompletionRequest(**body)
-        if req.stream:
-            raise ValueError("streaming is not supported by this server")
+        req, repeat_ngram = parse_chat_request(body)
         llama = self.llama
         handler = (
             llama.chat_handler

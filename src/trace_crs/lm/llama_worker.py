@@ -192,6 +192,21 @@ def one_token_logprobs(
     }
 
 
+def parse_chat_request(body: dict[str, Any]) -> tuple[Any, int]:
+    """A chat request parsed with the library's request model and defaults, and our
+    repetition-guard n-gram (:data:`REPEAT_KEY`, 0 = off); streaming is refused."""
+    from llama_cpp.server.types import CreateChatCompletionRequest
+
+    body = dict(body)
+    repeat_ngram = body.pop(REPEAT_KEY, 0) or 0
+    if isinstance(repeat_ngram, bool) or not isinstance(repeat_ngram, int) or repeat_ngram < 0:
+        raise ValueError(f"{REPEAT_KEY}: expected an integer >= 0, got {repeat_ngram!r}")
+    req = CreateChatCompletionRequest(**body)
+    if req.stream:
+        raise ValueError("streaming is not supported by this server")
+    return req, repeat_ngram
+
+
 class Worker:
     """One model, one request at a time."""
 
@@ -202,15 +217,8 @@ class Worker:
         """``POST /v1/chat/completions``: parsed with the library's request model and defaults."""
         from llama_cpp import llama_chat_format
         from llama_cpp import llama_cpp as C
-        from llama_cpp.server.types import CreateChatCompletionRequest
 
-        body = dict(body)
-        repeat_ngram = body.pop(REPEAT_KEY, 0) or 0
-        if isinstance(repeat_ngram, bool) or not isinstance(repeat_ngram, int) or repeat_ngram < 0:
-            raise ValueError(f"{REPEAT_KEY}: expected an integer >= 0, got {repeat_ngram!r}")
-        req = CreateChatCompletionRequest(**body)
-        if req.stream:
-            raise ValueError("streaming is not supported by this server")
+        req, repeat_ngram = parse_chat_request(body)
         kwargs = req.model_dump(exclude=_EXCLUDE)
         with self.lock:
             llama = self.llama
