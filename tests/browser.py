@@ -247,6 +247,7 @@ def figures_unscaled(page: Any, url: str) -> list[str]:
             for f in page.evaluate(_FIGURES) if f["in_output"] and f["natural"] and f["shown"] < 0.95 * f["natural"]]
 
 
+SCREENSHOT_ALT = "Screenshot"  # alt text that marks a raster figure as a screenshot (report.human_eval)
 MIN_PT = 9.0  # the smallest text of a figure, at the size it is shown (STYLE "Presentation")
 
 # Each figure of the page (an <img> of an output or figure, or an inline <svg>): its SVG laid
@@ -260,13 +261,13 @@ _TEXT_SIZES = """async () => {
   document.body.appendChild(sandbox);
   const out = [];
   const figures = Array.from(document.querySelectorAll('main img')).filter(i => i.closest('.cell_output, figure'))
-    .map(i => ({name: i.getAttribute('src'), src: i.currentSrc || i.src, box: i.getBoundingClientRect()}));
+    .map(i => ({name: i.getAttribute('src'), src: i.currentSrc || i.src, alt: i.getAttribute('alt') || '', box: i.getBoundingClientRect()}));
   for (const svg of document.querySelectorAll('main .cell_output svg, main figure svg'))
     if (!svg.parentElement.closest('svg')) figures.push({name: 'inline svg ' + (svg.id || ''), svg});
   for (const f of figures) {
     let svg = f.svg;
     if (!svg) {
-      if (!/\\.svg([?#]|$)/i.test(f.src) && !f.src.startsWith('data:image/svg')) { out.push({name: f.name, raster: true}); continue; }
+      if (!/\\.svg([?#]|$)/i.test(f.src) && !f.src.startsWith('data:image/svg')) { out.push({name: f.name, raster: true, alt: f.alt}); continue; }
       const doc = new DOMParser().parseFromString(await (await fetch(f.src)).text(), 'image/svg+xml');
       svg = document.importNode(doc.documentElement, true);
       svg.setAttribute('width', f.box.width); svg.setAttribute('height', f.box.height);
@@ -295,6 +296,8 @@ def figure_text(page: Any, url: str, min_pt: float = MIN_PT) -> list[str]:
     page.goto(url, wait_until="load")
     problems = []
     for f in page.evaluate(_TEXT_SIZES):
+        if f.get("raster") and f.get("alt", "").startswith(SCREENSHOT_ALT):
+            continue  # a screenshot of a UI: its text is the app's own, kept unshrunk by shrunk_figures
         if f.get("raster"):
             problems.append(f"figure {f['name']} is a raster image: its text size cannot be measured (show the SVG)")
             continue
