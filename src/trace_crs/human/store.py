@@ -27,6 +27,7 @@ from typing import Any
 
 from trace_crs.errors import DataError, UsageError
 from trace_crs.human.labels import CITATION_LABELS, ERROR_CATEGORIES, Task1Label, Task2Label
+from trace_crs.kb.store import iter_jsonl
 
 MAX_TEXT = 10_000
 ITEM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -41,20 +42,13 @@ CREATE TABLE IF NOT EXISTS labels (annotator TEXT NOT NULL, item_id TEXT NOT NUL
 def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
     """Items of ``human sample`` by id (file order kept)."""
     items: dict[str, dict[str, Any]] = {}
-    with Path(path).open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
-            iid = rec.get("item_id") if isinstance(rec, dict) else None
-            if not isinstance(iid, str) or not ITEM_ID.match(iid) or iid in items:
-                raise DataError("missing, malformed or repeated", file=str(path), line=line_no, field="item_id")
-            if rec.get("task") not in ("t1", "t2"):
-                raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
-            items[iid] = rec
+    for line_no, rec in iter_jsonl(path):
+        iid = rec.get("item_id") if isinstance(rec, dict) else None
+        if not isinstance(iid, str) or not ITEM_ID.match(iid) or iid in items:
+            raise DataError("missing, malformed or repeated", file=str(path), line=line_no, field="item_id")
+        if rec.get("task") not in ("t1", "t2"):
+            raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
+        items[iid] = rec
     if not items:
         raise DataError("no items", file=str(path))
     return items

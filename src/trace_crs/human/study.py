@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +21,7 @@ from trace_crs.human.validity import (
     paired_tests,
     table10,
 )
+from trace_crs.kb.store import iter_jsonl
 
 #: the automated grounding metrics Table 14/15 set against the human ratings (paper §7.1, App. K.3)
 AUTO_METRICS = ("cgs", "gs", "cd")
@@ -31,18 +31,11 @@ def read_key(path: str | Path) -> pd.DataFrame:
     """The sampler's key file: ``item_id, dialogue_id, baseline`` (+ metric columns) per line."""
     path = Path(path)
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
-            for field in ("item_id", "baseline"):
-                if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
-                    raise DataError("missing or not a string", file=str(path), line=line_no, field=field)
-            rows.append(rec)
+    for line_no, rec in iter_jsonl(path):
+        for field in ("item_id", "baseline"):
+            if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
+                raise DataError("missing or not a string", file=str(path), line=line_no, field=field)
+        rows.append(rec)
     key = pd.DataFrame(rows)
     if key.empty or key["item_id"].duplicated().any():
         raise DataError("empty, or an item_id appears twice", file=str(path), field="item_id")
