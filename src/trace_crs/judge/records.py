@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from trace_crs.errors import DataError
 from trace_crs.judge.aggregate import core_avg
 from trace_crs.judge.core import FactorResult, attempt_counts
 from trace_crs.judge.debate import DebateResult
 from trace_crs.judge.factors import FACTORS, SCORES
-from trace_crs.judge.transcript import checked_id
+from trace_crs.judge.transcript import checked_id, validate_record
 from trace_crs.kb.store import iter_jsonl
 
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "model_s")
@@ -108,18 +108,6 @@ class JudgedLine(_Labels):
     usage: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)] | None] = Field(default_factory=dict)
 
 
-def _parse(model: type[_Labels], rec: object, file: str, line: int) -> Any:
-    if not isinstance(rec, dict):
-        raise DataError("expected a JSON object", file=file, line=line, field="<record>")
-    try:
-        return model.model_validate(rec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"] if p not in ("int", "float")) or "<record>"
-        msg = err["msg"].removeprefix("Value error, ")
-        raise DataError(f"{msg} (got {err.get('input')!r:.60})", file=file, line=line, field=where) from None
-
-
 def _nan(value: float | None) -> float:
     return float("nan") if value is None else float(value)
 
@@ -133,7 +121,7 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     file, line and field."""
     rows, seen = [], set()
     for line, rec in iter_jsonl(path):
-        r = _parse(HumanLabel if human else JudgedLine, rec, str(path), line)
+        r: Any = validate_record(HumanLabel if human else JudgedLine, rec, str(path), line)
         annotator = getattr(r, "annotator", None) if human else None
         if annotator is not None and (not isinstance(annotator, str) or not annotator):
             raise DataError("expected a non-empty string", file=str(path), line=line, field="annotator")

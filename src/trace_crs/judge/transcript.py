@@ -32,7 +32,7 @@ import unicodedata
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -53,6 +53,9 @@ def checked_id(value: str) -> str:
     if bad_id(value):
         raise ValueError(f"{value!r:.60} is blank or holds invisible/control characters")
     return value
+
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class Turn(BaseModel):
@@ -155,14 +158,21 @@ class Transcript(BaseModel):
 
 def parse_transcript(rec: object, file: str = "<memory>", line: int | None = None) -> Transcript:
     """Validate one record; a problem raises :class:`DataError` naming file, line and field."""
+    return validate_record(Transcript, rec, file, line)
+
+
+def validate_record(model: type[M], rec: object, file: str, line: int | None) -> M:
+    """``rec`` as a ``model``; a problem raises :class:`DataError` naming file, line and the
+    field pydantic reports first (union tags such as ``int``/``float`` dropped from its path)."""
     if not isinstance(rec, dict):
         raise DataError("expected a JSON object", file=file, line=line, field="<record>")
     try:
-        return Transcript.model_validate(rec)
+        return model.model_validate(rec)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "<record>"
-        raise DataError(err["msg"].removeprefix("Value error, ")[:300], file=file, line=line, field=where) from None
+        where = ".".join(str(p) for p in err["loc"] if p not in ("int", "float")) or "<record>"
+        msg = err["msg"].removeprefix("Value error, ")[:300]
+        raise DataError(f"{msg} (got {err.get('input')!r:.60})", file=file, line=line, field=where) from None
 
 
 def load_transcripts(path: str | Path) -> list[Transcript]:
