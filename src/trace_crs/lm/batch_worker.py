@@ -63,7 +63,7 @@ class SlotLlama:
         if self._repeat_ngram > 0:
             criteria = StoppingCriteriaList([*(criteria or []), RepeatStop(len(tokens), self._repeat_ngram)])
         # the chain Llama.generate builds for these arguments (SlotLlama carries the state it reads)
-        sampler = self._init_sampler(**kw)  # type: ignore[misc]
+        sampler = self._init_sampler(**kw)
         job = self._engine.submit(Job(prompt=list(tokens), sampler=sampler, criteria=criteria))
         self.jobs.append(job)
         yielded: list[int] = []
@@ -105,7 +105,7 @@ class _Handed:
 
     def create_completion(self, prompt: list[int], **kw: Any) -> Any:
         if kw.get("logprobs") is None:
-            return self._slot.create_completion(prompt=prompt, **kw)  # type: ignore[misc]  # Llama's method on a slot
+            return self._slot.create_completion(prompt=prompt, **kw)
         return self._slot.create_completion_logprobs(prompt, kw)
 
 

@@ -231,7 +231,7 @@ class Worker:
                     or llama._chat_handlers.get(llama.chat_format)
                     or llama_chat_format.get_chat_completion_handler(llama.chat_format)
                 )
-                out = handler(llama=FastLogprobs(llama, repeat_ngram), **kwargs)  # type: ignore[arg-type]  # duck-types Llama
+                out = handler(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
             perf = C.llama_perf_context(llama._ctx.ctx)
         # llama.cpp server's names: prompt tokens evaluated (after the reused KV prefix) and decoded
         out["timings"] = {
