@@ -46,8 +46,7 @@ prose.glue_facts("oracle", oracle_knapsack.facts(df))
 # {glue:text}`oracle_oracle_quality:.3f` (+{glue:text}`oracle_oracle_gain:.3f`) at
 # {glue:text}`oracle_oracle_cost:.4g` per dialogue, routing most often to
 # {glue:md}`oracle_oracle_top_label` ({glue:text}`oracle_oracle_top_share:.2f` of dialogues). The
-# budget curve's elbow is at {glue:text}`oracle_elbow_cost:.4g` per dialogue with quality
-# {glue:text}`oracle_elbow_quality:.3f`. All of these are {glue:md}`oracle_label`.
+# budget curve {glue:md}`oracle_elbow_text`. All of these are {glue:md}`oracle_label`.
 
 # %%
 present.table(df[df["kind"] != "budget"])

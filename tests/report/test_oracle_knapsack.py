@@ -101,3 +101,16 @@ def test_dollars_come_from_the_price_table_not_the_records(tmp_path, scores):
     assert table["cost"].tolist() == [0.0, 0.0, 0.0, 0.0]
     only_tfidf = kr.oracle_table(tmp_path, baselines=["tfidf"], cost="cost_usd")
     assert only_tfidf["baseline"].unique().tolist() == ["tfidf"]
+
+
+def test_elbow_text_says_so_when_the_curve_has_no_elbow():
+    import pandas as pd
+
+    from trace_crs.report.oracle_knapsack import elbow_text
+
+    none = elbow_text(pd.DataFrame({"mean_cost": [], "mean_quality": []}))
+    assert "no elbow" in none and "nan" not in none
+    assert "no elbow" in elbow_text(pd.DataFrame({"mean_cost": [float("nan")], "mean_quality": [0.5]}))
+    assert elbow_text(pd.DataFrame({"mean_cost": [12.5], "mean_quality": [0.4567]})) == (
+        "has its elbow at 12.5 per dialogue with quality 0.457"
+    )

@@ -130,7 +130,15 @@ def facts(df: pd.DataFrame) -> dict[str, Any]:
         "oracle_gain": float(qo["mean_quality"] - single.at[best, "mean_quality"]),
         "oracle_top_label": compare.label(top.split(":", 1)[1]),
         "oracle_top_share": float(qo[top]),
-        "elbow_cost": float(knee["mean_cost"].iloc[0]) if len(knee) else float("nan"),
-        "elbow_quality": float(knee["mean_quality"].iloc[0]) if len(knee) else float("nan"),
+        "elbow_text": elbow_text(knee),
         "label": LABEL,
     }
+
+
+def elbow_text(knee: pd.DataFrame) -> str:
+    """The prose's elbow clause; a flat or too-short curve (:func:`trace_crs.oracle.curve.elbow`
+    returns NaN) has none, and the page says so instead of printing 'nan'."""
+    if not len(knee) or pd.isna(knee["mean_cost"].iloc[0]):
+        return "has no elbow (fewer than three budgets, or the same quality at the smallest and largest budget)"
+    cost, quality = float(knee["mean_cost"].iloc[0]), float(knee["mean_quality"].iloc[0])
+    return f"has its elbow at {cost:.4g} per dialogue with quality {quality:.3f}"
