@@ -1,7 +1,7 @@
 """``trace-crs converse``: baselines converse live with the simulated user (issue 19 item 3).
 
     trace-crs converse --kb D --dialogues F --baselines non-llm|llm|all|a,b \\
-        [--subset N] [--seed 42] [--max-turns 4] [--pool closed] --out DIR
+        [--subset N] [--seed N] [--max-turns 4] [--pool closed] --out DIR
 
 Writes ``DIR/transcripts|predictions/<b>.jsonl``, ``DIR/outcomes/<b>.parquet`` and
 ``DIR/live_scores.json|parquet`` (:mod:`trace_crs.live.run`).  Re-running into the same
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from trace_crs.cli import add_run_arguments
+from trace_crs.cli import add_run_arguments, given_flags
 
 
 def config_section(path: str | None) -> str:
@@ -40,10 +40,7 @@ def _run(args: argparse.Namespace) -> int:
     from trace_crs.live.run import LiveConfig, run_live
 
     cfg = load_config(LiveConfig, args.config, args.set, section=config_section(args.config))
-    flags = {
-        f.name: getattr(args, f.name) for f in dataclasses.fields(LiveConfig) if getattr(args, f.name, None) is not None
-    }
-    cfg = dataclasses.replace(cfg, **flags)
+    cfg = dataclasses.replace(cfg, **given_flags(LiveConfig, args))
     if not cfg.kb or not cfg.dialogues:
         raise ValueError("converse: --kb and --dialogues are required (or set them in --config)")
 
@@ -72,7 +69,7 @@ def register(subparsers) -> None:
         config="config YAML: LiveConfig keys, or a project config (its converse: section)",
         dialogues="dialogues JSON-lines file (the users' hidden preferences and pools)",
         baselines=" (default non-llm)",
-        seed="seed of the subset, pool shuffles and the simulator (default 42)",
+        seed="seed of the subset, pool shuffles and the simulator",
     )
     p.add_argument("--max-turns", dest="max_turns", type=int, help="system turns before the user gives up (default 4)")
     p.add_argument(

@@ -1,7 +1,7 @@
 """``trace-crs evaluate``: replay reference dialogues through baselines (ARCHITECTURE §4).
 
     trace-crs evaluate --kb D --dialogues F --baselines all|non-llm|llm|name,... \\
-        --pool closed|16|32|open [--subset N] [--seed 42] [--workers 2] --out results/runs/<run_id>
+        --pool closed|16|32|open [--subset N] [--seed N] [--workers 2] --out results/runs/<run_id>
 
 A ``--config`` YAML — keys of :class:`trace_crs.runner.run.RunConfig`, or the project's own
 ``configs/<profile>/<run>.yaml`` (its ``evaluate:`` section) — and ``--set k=v`` give the same
@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from trace_crs import results_layout as layout
-from trace_crs.cli import add_run_arguments
+from trace_crs.cli import add_run_arguments, given_flags
 from trace_crs.config import load_config
 from trace_crs.errors import UsageError
 
@@ -32,10 +32,7 @@ def _run(args: argparse.Namespace) -> int:
     from trace_crs.runner.run import RunConfig, evaluate
 
     cfg = load_config(RunConfig, args.config, args.set, section="evaluate")
-    flags = {
-        f.name: getattr(args, f.name) for f in dataclasses.fields(RunConfig) if getattr(args, f.name, None) is not None
-    }
-    cfg = dataclasses.replace(cfg, **flags)
+    cfg = dataclasses.replace(cfg, **given_flags(RunConfig, args))
     if not cfg.kb or not cfg.dialogues:
         raise ValueError("evaluate: --kb and --dialogues are required (or set them in --config)")
     if args.workers < 1:
@@ -89,7 +86,7 @@ def register(subparsers) -> None:
         config="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)",
         dialogues="dialogues JSON-lines file",
         baselines="",
-        seed="run seed (pool shuffles, subsets, LLM sampling); default 42",
+        seed="run seed (pool shuffles, subsets, LLM sampling)",
     )
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
     p.add_argument(

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from trace_crs.atomic import commit_files, refuse_overlap
+from trace_crs.cli import add_seed, given_flags
 from trace_crs.config import POOLS, ScoreConfig, load_config, parse_overrides
 from trace_crs.errors import DataError, UsageError
 from trace_crs.results_layout import score_outputs
@@ -66,7 +67,7 @@ def register(subparsers) -> None:
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
     p.add_argument("--out", help="aggregate JSON path (default: beside the predictions)")
     p.add_argument("--strict", action="store_true", default=None, help="a missing prediction is an error")
-    p.add_argument("--seed", type=int, default=None, help="seed of the judged subset")
+    add_seed(p, "seed of the judged subset", from_config=True)
     p.add_argument("--quiet", action="store_true", help="no summary table on stderr (warnings stay)")
     p.set_defaults(func=run)
 
@@ -78,24 +79,10 @@ def _lm(model: str, stack: contextlib.ExitStack, overrides: list[str] | None = N
     return stack.enter_context(open_lm(resolve_lm_config(parse_overrides(overrides or [f"model={model}"]))))
 
 
-FLAG_KEYS = (
-    "pool",
-    "fuzzy_threshold",
-    "cd_gate",
-    "pc_window",
-    "spatial_km",
-    "entailment",
-    "judge",
-    "judge_n",
-    "strict",
-    "seed",
-)
-
-
 def score_config(args: argparse.Namespace) -> ScoreConfig:
     """The validated :class:`ScoreConfig`: defaults < ``--config`` (its ``score:`` section) <
     ``--set`` < explicit flags."""
-    flags = [f"{k}={getattr(args, k)}" for k in FLAG_KEYS if getattr(args, k, None) is not None]
+    flags = [f"{k}={v}" for k, v in given_flags(ScoreConfig, args).items()]
     return load_config(ScoreConfig, args.config, [*(args.set or []), *flags], section="score")
 
 
