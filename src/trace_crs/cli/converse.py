@@ -1,4 +1,5 @@
-"""``trace-crs converse``: baselines converse live with the simulated user (issue 19 item 3).
+"""``trace-crs converse``: baselines converse live with the simulated user (TravelBench's
+simulated-user loop, seed 003 §3; :mod:`trace_crs.live`).
 
     trace-crs converse --kb D --dialogues F --baselines non-llm|llm|all|a,b \\
         [--subset N] [--seed N] [--max-turns 4] [--pool closed] --out DIR

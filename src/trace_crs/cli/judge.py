@@ -1,4 +1,4 @@
-"""``trace-crs judge``: CoRE, the user-centric LLM evaluator, on any CRS transcript (issue 18).
+"""``trace-crs judge``: CoRE, the user-centric LLM evaluator, on any CRS transcript (seeds 001/002 §4).
 
 * ``judge core --transcripts T.jsonl --out O.jsonl [--set lm.<key>=…] [--n N --seed N]
   [--mode per-factor|one-call] [--aggregator avg|debate|mixture] [--mixture TABLE.yaml]`` —
