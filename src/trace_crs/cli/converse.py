@@ -19,21 +19,16 @@ import argparse
 import dataclasses
 import json
 import sys
-from pathlib import Path
-
-import yaml
 
 from trace_crs.cli import add_run_arguments, given_flags
+from trace_crs.config import config_sections
 
 
 def config_section(path: str | None) -> str:
     """``converse``; for a project run config without one, its ``evaluate`` section (the live
     run then evaluates what the replayed run evaluates: baselines, pool, subset, seed, lm)."""
-    if path and Path(path).is_file():
-        data = yaml.safe_load(Path(path).read_text())
-        if isinstance(data, dict) and "converse" not in data and isinstance(data.get("evaluate"), dict):
-            return "evaluate"
-    return "converse"
+    sections = config_sections(path)
+    return "evaluate" if "converse" not in sections and "evaluate" in sections else "converse"
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -19,13 +19,26 @@ import argparse
 import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trace_crs import results_layout as layout
 from trace_crs.cli import add_run_arguments, given_flags
-from trace_crs.config import load_config
+from trace_crs.config import ScoreConfig, config_sections, load_config
 from trace_crs.errors import UsageError
 
+if TYPE_CHECKING:
+    from trace_crs.runner.run import RunConfig
+
 BUDGET_EXIT = 4  # stopped by --max-cost-usd: complete chunks kept, nothing consolidated
+
+
+def run_score_config(path: str | None, run: RunConfig) -> ScoreConfig:
+    """The settings of ``--score``: the ``score:`` section of a project config — what
+    ``trace-crs score --config`` reads, so the run's own scores equal the pipeline's — with the
+    run's pool; without one, the defaults for the run's pool and seed."""
+    if "score" not in config_sections(path):
+        return ScoreConfig(pool=run.pool, seed=run.seed)
+    return load_config(ScoreConfig, path, [f"pool={run.pool}"], section="score")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -56,8 +69,9 @@ def _run(args: argparse.Namespace) -> int:
             f"--out {out} is a non-empty directory that is not a run (no config.yaml); "
             "choose a new or empty directory"
         )
+    score = run_score_config(args.config, cfg) if args.score else None
     manifest = evaluate(
-        cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir, score=args.score
+        cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir, score=score
     )
     if not manifest["complete"]:
         print(json.dumps({"out": args.out, **manifest}, sort_keys=True))
@@ -125,7 +139,8 @@ def register(subparsers) -> None:
     p.add_argument(
         "--score",
         action="store_true",
-        help="also write scores/<baseline>.json (default score settings for the run's pool)",
+        help="also write scores/<baseline>.json: the --config's score: section, else the default settings "
+        "(the run's pool always)",
     )
     p.add_argument("--out", help="run directory, e.g. results/runs/<run_id> (required unless --estimate)")
     p.set_defaults(func=_run)
