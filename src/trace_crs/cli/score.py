@@ -20,12 +20,16 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trace_crs.atomic import commit_files, refuse_overlap
 from trace_crs.cli import add_seed, given_flags
 from trace_crs.config import POOLS, ScoreConfig, load_config
 from trace_crs.errors import DataError, UsageError
 from trace_crs.results_layout import score_outputs
+
+if TYPE_CHECKING:
+    from trace_crs.metrics.score import ScoreFile
 
 SUMMARY = ("recall@1", "recall@3", "mrr", "mr_recall@1", "gs", "cd", "pc", "cgs", "tsr", "t2r", "rejection_recovery")
 
@@ -107,7 +111,7 @@ def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
             raise UsageError(f"output {out} is a directory; --out names a JSON file")
 
 
-def summary(agg: dict) -> str:
+def summary(agg: ScoreFile) -> str:
     """The one-screen summary printed on stderr: key, label, direction (↑ higher is better) and value."""
     from trace_crs.metrics.registry import higher_is_better, label
 

@@ -58,9 +58,9 @@ def score_with_backends(
                 seed=cfg.seed,
             )
             scores.per_turn = scores.per_turn.join(judged)
-            scores.aggregate = (
-                aggregate(scores.per_turn, scores.per_dialogue, kb, cfg, scores.aggregate["n_missing"], ent)
-                | {k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))}
-                | {"judge_usage": usage}
-            )
+            merged = aggregate(scores.per_turn, scores.per_dialogue, kb, cfg, scores.aggregate["n_missing"], ent)
+            merged["n_off_target_citations"] = scores.aggregate["n_off_target_citations"]
+            merged["n_ignored_predictions"] = scores.aggregate["n_ignored_predictions"]
+            merged["judge_usage"] = usage
+            scores.aggregate = merged
     return scores
