@@ -1,4 +1,4 @@
-# The dialogue corpus (issue 3): simulated generator by default (offline, deterministic).
+# The dialogue corpus (paper §2; ARCHITECTURE §2): simulated generator by default (offline, deterministic).
 #   make dialogues                 -> data/dialogues/$(PROFILE)/dialogues.jsonl (+ dialogues.splits/, stats.json, leakage.json)
 #   make dialogues PROFILE=smoke   -> 60 dialogues
 KB_DIR          ?= data/kb/$(PROFILE)

@@ -1,4 +1,4 @@
-# The POI knowledge base (issue 2): synthetic by default, a real Yelp bundle when YELP_DIR is set.
+# The POI knowledge base (paper §2, App. D; ARCHITECTURE §1): synthetic by default, a real Yelp bundle when YELP_DIR is set.
 #   make kb                      -> data/kb/$(PROFILE)/{pois,reviews}.jsonl + MANIFEST.json
 #   make kb YELP_DIR=/path/yelp  -> the same from yelp_academic_dataset_{business,review}.json
 KB_DIR      := data/kb/$(PROFILE)

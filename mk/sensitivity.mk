@@ -1,6 +1,6 @@
 # The analyses that re-score runs at other settings (App. L Tables 16, 18, the NLI threshold sweep
 # and its bimodality check; App. O Figure 6 error rates), computed by `trace-crs stats sensitivity`
-# (trace_crs.stats.sensitivity) so that the book only reads results (issue 16):
+# (trace_crs.stats.sensitivity) so that the book only reads results (STYLE "Book": it never runs models):
 #   make sensitivity -> results/$(PROFILE)/sensitivity/<stem>.parquet, <stem> = the notebook / table stem
 # Sample sizes, seed, runs and settings are parameters of this stage, not of the notebooks; override
 # them on the command line (make paper T16_N=100 NLI_ENTAILMENT=hf:models/deberta); a changed value

@@ -1,4 +1,4 @@
-"""Are two results directories' tables byte-identical? (issue 16 item 5: behaviour kept).
+"""Are two results directories' tables byte-identical? (a refactor must not change a reported number).
 
 Compares every table CSV (``tables/*.csv``) and figure data CSV (``figures/*.csv``, if any)
 under two profile results directories by SHA256 and prints the files only in A (removed), only
@@ -7,8 +7,8 @@ table maps an old file name to its new one, so a renamed table is compared with 
 
     python book/tools/identical.py A B [--renames FILE.yaml]
 
-``FILE.yaml`` holds ``old.csv: new.csv`` lines; :data:`RENAMES` (the issue-16 renames) is the
-default.  Exit 0 when identical, 1 on any difference, 2 on a usage error.
+``FILE.yaml`` holds ``old.csv: new.csv`` lines; :data:`RENAMES` (the move to one ``tNN_<name>``
+stem per paper artifact) is the default.  Exit 0 when identical, 1 on any difference, 2 on a usage error.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import yaml
 
 SUBDIRS = ("tables", "figures")
 
-# Issue 16 item 1: one stem per paper artifact (notebook = report module = CSV).
+# Old table names -> the one stem per paper artifact (notebook = report module = CSV).
 RENAMES: dict[str, str] = {
     "tables/table3_dataset_stats.csv": "tables/t03_dataset.csv",
     "tables/table5_headline.csv": "tables/t05_headline.csv",

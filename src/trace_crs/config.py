@@ -79,6 +79,15 @@ def from_mapping(cls: type[T], data: dict[str, Any], source: str = "<mapping>") 
     return cls(**{k: _cast(cls, k, v, source) for k, v in data.items()})
 
 
+def config_sections(path: str | Path | None) -> set[str]:
+    """The top-level keys of YAML file ``path`` that hold a mapping — the command sections of a
+    project config (``evaluate:``, ``score:``, ``converse:``); empty when there is no such file."""
+    if not path or not Path(path).is_file():
+        return set()
+    loaded = yaml.safe_load(Path(path).read_text())
+    return {k for k, v in loaded.items() if isinstance(v, dict)} if isinstance(loaded, dict) else set()
+
+
 def load_config(
     cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None, section: str | None = None
 ) -> T:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dspy
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.itinerary import EDGE_KM, MAX_NEIGHBOURS, format_distance, proximity_graph
 from trace_crs.baselines.llm_common import LLMBaseline
@@ -48,7 +49,7 @@ class ItineraryZeroShotModule(ZeroShotModule):
 class ItineraryLLMBaseline(LLMBaseline, key="itinerary_llm"):
     """LLM Zero-Shot + 500 m proximity graph (Finding 1d)."""
 
-    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
+    def __init__(self, lm_config=None, lm=None, seed: int = DEFAULT_SEED, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter
         super().__init__(lm_config, lm, seed)
 

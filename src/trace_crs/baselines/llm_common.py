@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import dspy
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.ask_rule import ASK_RE, ASK_RULE, MAY_ASK
 from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.popularity import fallback_output
@@ -210,7 +211,7 @@ class LLMBaseline(Registered):
     ranks_with_llm: ClassVar[bool] = True
 
     def __init__(
-        self, lm_config: LMConfig | dict[str, Any] | None = None, lm: dspy.LM | None = None, seed: int = 42
+        self, lm_config: LMConfig | dict[str, Any] | None = None, lm: dspy.LM | None = None, seed: int = DEFAULT_SEED
     ) -> None:
         self.lm_config = lm_config if isinstance(lm_config, LMConfig) else resolve_lm_config(lm_config)
         self.seed = seed

@@ -15,6 +15,7 @@ import zlib
 import dspy
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.llm_common import (
     Evidence,
@@ -121,7 +122,7 @@ class ZeroShotModule(dspy.Module):
 class LLMZeroShotBaseline(LLMBaseline, key="llm_zero_shot"):
     """Unaugmented LLM (the paper's reference LLM baseline)."""
 
-    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
+    def __init__(self, lm_config=None, lm=None, seed: int = DEFAULT_SEED, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter
         super().__init__(lm_config, lm, seed)
 

@@ -36,6 +36,7 @@ from typing import Any
 import dspy
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.llm_common import LLMBaseline
 from trace_crs.baselines.llm_zero_shot import ZeroShotModule
@@ -166,7 +167,7 @@ class MemoryAugmentedBaseline(LLMBaseline, key="memory"):
         self,
         lm_config: Any = None,
         lm: dspy.LM | None = None,
-        seed: int = 42,
+        seed: int = DEFAULT_SEED,
         memory_path: str | Path | None = None,
         session_gap_h: float = 24.0,
         top_k: int = 3,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dspy
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.llm_common import (
     Evidence,
@@ -118,7 +119,7 @@ class RAGCitationModule(dspy.Module):
 class RAGCitationBaseline(LLMBaseline, key="rag_citation"):
     """Retrieval-augmented generation with a verbatim-quote constraint."""
 
-    def __init__(self, lm_config=None, lm=None, seed: int = 42, prefilter: str = "tfidf") -> None:
+    def __init__(self, lm_config=None, lm=None, seed: int = DEFAULT_SEED, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter  # open set: "tfidf" (paper) or "dense" top-16 (Table 25)
         super().__init__(lm_config, lm, seed)
 

@@ -22,6 +22,7 @@ the reason, no traceback.  Messages are cut to :data:`MAX_MESSAGE` characters.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import os
 import re
@@ -29,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trace_crs import __version__
+from trace_crs import DEFAULT_SEED, __version__
 from trace_crs.errors import TraceError, UsageError
 
 COMMAND_MODULES = ("kb", "dialogues", "evaluate", "score", "lm", "stats", "converse", "judge", "release", "human")
@@ -190,6 +191,22 @@ DIR_OUTPUTS = {
 }
 
 
+def given_flags(cls: type, args: argparse.Namespace) -> dict[str, Any]:
+    """The flags of ``args`` that name a field of the config dataclass ``cls`` and were given
+    (not ``None``): the "explicit flags win" layer of ``evaluate``, ``converse`` and ``score``."""
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name, None) is not None}
+
+
+def add_seed(p: argparse.ArgumentParser, what: str, *, from_config: bool = False) -> None:
+    """``--seed``, default 42 (:data:`trace_crs.DEFAULT_SEED`; paper §5 "random seed for all
+    sampling"); ``what`` says which draws it seeds.  ``from_config``: the flag defaults to
+    ``None`` so that a ``--config``/``--set`` seed is not overridden (the config's own default
+    is the same 42)."""
+    p.add_argument(
+        "--seed", type=int, default=None if from_config else DEFAULT_SEED, help=f"{what} (default {DEFAULT_SEED})"
+    )
+
+
 def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
     """The flags ``evaluate`` and ``converse`` share (``--config``/``--set``, inputs, baselines,
     pool, subset, seed); the keyword arguments are the help texts that differ."""
@@ -202,7 +219,7 @@ def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str
     p.add_argument("--baselines", help=f"all | non-llm | llm | comma-separated registry keys{baselines}")
     p.add_argument("--pool", choices=list(POOLS), help="candidate pool (default closed)")
     p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
-    p.add_argument("--seed", type=int, help=seed)
+    add_seed(p, seed, from_config=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,8 @@
-"""``trace-crs converse``: baselines converse live with the simulated user (issue 19 item 3).
+"""``trace-crs converse``: baselines converse live with the simulated user (TravelBench's
+simulated-user loop, seed 003 §3; :mod:`trace_crs.live`).
 
     trace-crs converse --kb D --dialogues F --baselines non-llm|llm|all|a,b \\
-        [--subset N] [--seed 42] [--max-turns 4] [--pool closed] --out DIR
+        [--subset N] [--seed N] [--max-turns 4] [--pool closed] --out DIR
 
 Writes ``DIR/transcripts|predictions/<b>.jsonl``, ``DIR/outcomes/<b>.parquet`` and
 ``DIR/live_scores.json|parquet`` (:mod:`trace_crs.live.run`).  Re-running into the same
@@ -18,21 +19,16 @@ import argparse
 import dataclasses
 import json
 import sys
-from pathlib import Path
 
-import yaml
-
-from trace_crs.cli import add_run_arguments
+from trace_crs.cli import add_run_arguments, given_flags
+from trace_crs.config import config_sections
 
 
 def config_section(path: str | None) -> str:
     """``converse``; for a project run config without one, its ``evaluate`` section (the live
     run then evaluates what the replayed run evaluates: baselines, pool, subset, seed, lm)."""
-    if path and Path(path).is_file():
-        data = yaml.safe_load(Path(path).read_text())
-        if isinstance(data, dict) and "converse" not in data and isinstance(data.get("evaluate"), dict):
-            return "evaluate"
-    return "converse"
+    sections = config_sections(path)
+    return "evaluate" if "converse" not in sections and "evaluate" in sections else "converse"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -40,10 +36,7 @@ def _run(args: argparse.Namespace) -> int:
     from trace_crs.live.run import LiveConfig, run_live
 
     cfg = load_config(LiveConfig, args.config, args.set, section=config_section(args.config))
-    flags = {
-        f.name: getattr(args, f.name) for f in dataclasses.fields(LiveConfig) if getattr(args, f.name, None) is not None
-    }
-    cfg = dataclasses.replace(cfg, **flags)
+    cfg = dataclasses.replace(cfg, **given_flags(LiveConfig, args))
     if not cfg.kb or not cfg.dialogues:
         raise ValueError("converse: --kb and --dialogues are required (or set them in --config)")
 
@@ -72,7 +65,7 @@ def register(subparsers) -> None:
         config="config YAML: LiveConfig keys, or a project config (its converse: section)",
         dialogues="dialogues JSON-lines file (the users' hidden preferences and pools)",
         baselines=" (default non-llm)",
-        seed="seed of the subset, pool shuffles and the simulator (default 42)",
+        seed="seed of the subset, pool shuffles and the simulator",
     )
     p.add_argument("--max-turns", dest="max_turns", type=int, help="system turns before the user gives up (default 4)")
     p.add_argument(

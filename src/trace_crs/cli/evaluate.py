@@ -1,7 +1,7 @@
 """``trace-crs evaluate``: replay reference dialogues through baselines (ARCHITECTURE §4).
 
     trace-crs evaluate --kb D --dialogues F --baselines all|non-llm|llm|name,... \\
-        --pool closed|16|32|open [--subset N] [--seed 42] [--workers 2] --out results/runs/<run_id>
+        --pool closed|16|32|open [--subset N] [--seed N] [--workers 2] --out results/runs/<run_id>
 
 A ``--config`` YAML — keys of :class:`trace_crs.runner.run.RunConfig`, or the project's own
 ``configs/<profile>/<run>.yaml`` (its ``evaluate:`` section) — and ``--set k=v`` give the same
@@ -19,23 +19,33 @@ import argparse
 import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trace_crs import results_layout as layout
-from trace_crs.cli import add_run_arguments
-from trace_crs.config import load_config
+from trace_crs.cli import add_run_arguments, given_flags
+from trace_crs.config import ScoreConfig, config_sections, load_config
 from trace_crs.errors import UsageError
 
+if TYPE_CHECKING:
+    from trace_crs.runner.run import RunConfig
+
 BUDGET_EXIT = 4  # stopped by --max-cost-usd: complete chunks kept, nothing consolidated
+
+
+def run_score_config(path: str | None, run: RunConfig) -> ScoreConfig:
+    """The settings of ``--score``: the ``score:`` section of a project config — what
+    ``trace-crs score --config`` reads, so the run's own scores equal the pipeline's — with the
+    run's pool; without one, the defaults for the run's pool and seed."""
+    if "score" not in config_sections(path):
+        return ScoreConfig(pool=run.pool, seed=run.seed)
+    return load_config(ScoreConfig, path, [f"pool={run.pool}"], section="score")
 
 
 def _run(args: argparse.Namespace) -> int:
     from trace_crs.runner.run import RunConfig, evaluate
 
     cfg = load_config(RunConfig, args.config, args.set, section="evaluate")
-    flags = {
-        f.name: getattr(args, f.name) for f in dataclasses.fields(RunConfig) if getattr(args, f.name, None) is not None
-    }
-    cfg = dataclasses.replace(cfg, **flags)
+    cfg = dataclasses.replace(cfg, **given_flags(RunConfig, args))
     if not cfg.kb or not cfg.dialogues:
         raise ValueError("evaluate: --kb and --dialogues are required (or set them in --config)")
     if args.workers < 1:
@@ -59,8 +69,9 @@ def _run(args: argparse.Namespace) -> int:
             f"--out {out} is a non-empty directory that is not a run (no config.yaml); "
             "choose a new or empty directory"
         )
+    score = run_score_config(args.config, cfg) if args.score else None
     manifest = evaluate(
-        cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir, score=args.score
+        cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir, score=score
     )
     if not manifest["complete"]:
         print(json.dumps({"out": args.out, **manifest}, sort_keys=True))
@@ -89,7 +100,7 @@ def register(subparsers) -> None:
         config="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)",
         dialogues="dialogues JSON-lines file",
         baselines="",
-        seed="run seed (pool shuffles, subsets, LLM sampling); default 42",
+        seed="run seed (pool shuffles, subsets, LLM sampling)",
     )
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
     p.add_argument(
@@ -128,7 +139,8 @@ def register(subparsers) -> None:
     p.add_argument(
         "--score",
         action="store_true",
-        help="also write scores/<baseline>.json (default score settings for the run's pool)",
+        help="also write scores/<baseline>.json: the --config's score: section, else the default settings "
+        "(the run's pool always)",
     )
     p.add_argument("--out", help="run directory, e.g. results/runs/<run_id> (required unless --estimate)")
     p.set_defaults(func=_run)

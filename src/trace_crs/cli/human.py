@@ -1,11 +1,11 @@
 """`trace-crs human` commands: the paper's annotation study (seed 000 App. K).
 
-* ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot 1000] [--seed 42]
+* ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot 1000] [--seed N]
   [--source study|simulated] --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
   ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last: the tables it lists, the labels'
   and key's paths and sha256, the source).
 * ``trace-crs human sample --run RUN_DIR [--run …] --kb KB --dialogues D [--scores DIR …]
-  [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20 (≤ --n)] [--seed 42]
+  [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20 (≤ --n)] [--seed N]
   --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
   (:mod:`trace_crs.human.sample`); the key file (item → baseline, automated scores) is a
   separate output, kept away from annotators; the items file is written last.
@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from trace_crs.atomic import commit_files
+from trace_crs.cli import add_seed
 from trace_crs.errors import UsageError
 from trace_crs.human.sample import N_TASK2, sample_items, task2_count
 from trace_crs.human.study import analyse
@@ -163,7 +164,7 @@ def register(subparsers) -> None:
     agree.add_argument("--labels", type=Path, required=True, help="labels JSON lines (Task 1 and Task 2)")
     agree.add_argument("--key", type=Path, help="the sampler's key file (item -> baseline, metric scores)")
     agree.add_argument("--n-boot", type=int, default=1000)
-    agree.add_argument("--seed", type=int, default=42)
+    add_seed(agree, "seed of the bootstrap resamples")
     agree.add_argument(
         "--source",
         choices=("study", "simulated"),
@@ -185,7 +186,7 @@ def register(subparsers) -> None:
         type=int,
         help=f"Task 2 dialogues, the first of the sample (default {N_TASK2}, or --n when smaller; more than --n is an error)",
     )
-    smp.add_argument("--seed", type=int, default=42)
+    add_seed(smp, "seed of the sampled dialogues and item order")
     smp.add_argument("--quiet", action="store_true", help="no summary on stdout")
     smp.add_argument("--out", type=Path, required=True, help="items JSON lines (what annotators see)")
     smp.add_argument("--key-out", type=Path, required=True, help="the key JSON lines (never shown to annotators)")

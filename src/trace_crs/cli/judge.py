@@ -1,12 +1,12 @@
-"""``trace-crs judge``: CoRE, the user-centric LLM evaluator, on any CRS transcript (issue 18).
+"""``trace-crs judge``: CoRE, the user-centric LLM evaluator, on any CRS transcript (seeds 001/002 §4).
 
-* ``judge core --transcripts T.jsonl --out O.jsonl [--set lm.<key>=…] [--n N --seed 42]
+* ``judge core --transcripts T.jsonl --out O.jsonl [--set lm.<key>=…] [--n N --seed N]
   [--mode per-factor|one-call] [--aggregator avg|debate|mixture] [--mixture TABLE.yaml]`` —
   one line per transcript (:mod:`trace_crs.judge.records`), written atomically in input order;
   finished transcripts are appended to ``O.jsonl.partial`` as they complete, so a killed run
   resumes where it stopped (and a rerun reuses ``O.jsonl`` itself).
 * ``judge transcripts --dialogues F [--kb D] [--predictions P --system NAME | --run DIR]
-  [--n N --seed 42] --out T`` or ``judge transcripts --generic LOG --out T`` — export to the
+  [--n N --seed N] --out T`` or ``judge transcripts --generic LOG --out T`` — export to the
   transcript format (a seeded subset of dialogues, the same for every system of a run);
   ``judge transcripts --live DIR [--live DIR2] [--n N] --out T`` collects the live conversations
   ``converse`` wrote (only their live turns are rated, :func:`trace_crs.judge.adapters.from_live`).
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from trace_crs.atomic import write_atomic
+from trace_crs.cli import add_seed
 from trace_crs.cli.score import refuse_inputs
 from trace_crs.errors import UsageError
 
@@ -344,7 +345,7 @@ def register(subparsers) -> None:
         "--set", action="append", metavar="lm.KEY=VALUE", help="LM setting, e.g. lm.model=openai/gpt-4o-mini"
     )
     p.add_argument("--n", type=int, help="judge a seeded subset of N transcripts")
-    p.add_argument("--seed", type=int, default=42, help="seed of the subset")
+    add_seed(p, "seed of the subset")
     p.add_argument(
         "--mode", choices=MODES, default="per-factor", help="one call per factor (paper) or one call for all"
     )
@@ -372,7 +373,7 @@ def register(subparsers) -> None:
     p.add_argument("--run", help="a run directory: every predictions/<baseline>.jsonl")
     p.add_argument("--dialogue-ids", help="JSON list of dialogue ids to export (default: the run's, else all)")
     p.add_argument("--n", type=int, help="export a seeded subset of N dialogues (the same for every system)")
-    p.add_argument("--seed", type=int, default=42, help="seed of the subset")
+    add_seed(p, "seed of the subset")
     p.add_argument("--generic", help="a CRS log in the generic {dialogue_id, turns: [{role, text}]} layout")
     p.add_argument("--live", action="append", help="a converse output directory (its judge/*.jsonl); repeatable")
     p.add_argument("--out", required=True, help="transcripts JSON lines to write")

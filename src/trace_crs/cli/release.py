@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 
+from trace_crs.cli import add_seed
+
 
 def _import(args: argparse.Namespace) -> int:
     from trace_crs.release.importer import import_release
@@ -63,7 +65,7 @@ def register(subparsers) -> None:
         help="Yelp Open Dataset bundle (yelp_academic_dataset_{business,review}.json)",
     )
     p.add_argument("--out", required=True, help="output directory: kb/, dialogues.jsonl, mapping_report.json")
-    p.add_argument("--seed", type=int, default=42, help="seed of the re-drawn 16/32 pools (default 42)")
+    add_seed(p, "seed of the re-drawn 16/32 pools")
     p.set_defaults(func=_import)
     p = sub.add_parser("export", help="write our corpus in the official layout ([Q:N] placeholders, cards, splits)")
     p.add_argument("--kb", required=True, help="KB directory")

@@ -16,16 +16,20 @@ every baseline) and its LM usage goes into the aggregate as ``judge_usage``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trace_crs.atomic import commit_files, refuse_overlap
-from trace_crs.config import POOLS, ScoreConfig, load_config, parse_overrides
+from trace_crs.cli import add_seed, given_flags
+from trace_crs.config import POOLS, ScoreConfig, load_config
 from trace_crs.errors import DataError, UsageError
 from trace_crs.results_layout import score_outputs
+
+if TYPE_CHECKING:
+    from trace_crs.metrics.score import ScoreFile
 
 SUMMARY = ("recall@1", "recall@3", "mrr", "mr_recall@1", "gs", "cd", "pc", "cgs", "tsr", "t2r", "rejection_recovery")
 
@@ -66,36 +70,15 @@ def register(subparsers) -> None:
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
     p.add_argument("--out", help="aggregate JSON path (default: beside the predictions)")
     p.add_argument("--strict", action="store_true", default=None, help="a missing prediction is an error")
-    p.add_argument("--seed", type=int, default=None, help="seed of the judged subset")
+    add_seed(p, "seed of the judged subset", from_config=True)
     p.add_argument("--quiet", action="store_true", help="no summary table on stderr (warnings stay)")
     p.set_defaults(func=run)
-
-
-def _lm(model: str, stack: contextlib.ExitStack, overrides: list[str] | None = None):
-    from trace_crs.lm.backend import open_lm
-    from trace_crs.lm.config import resolve_lm_config
-
-    return stack.enter_context(open_lm(resolve_lm_config(parse_overrides(overrides or [f"model={model}"]))))
-
-
-FLAG_KEYS = (
-    "pool",
-    "fuzzy_threshold",
-    "cd_gate",
-    "pc_window",
-    "spatial_km",
-    "entailment",
-    "judge",
-    "judge_n",
-    "strict",
-    "seed",
-)
 
 
 def score_config(args: argparse.Namespace) -> ScoreConfig:
     """The validated :class:`ScoreConfig`: defaults < ``--config`` (its ``score:`` section) <
     ``--set`` < explicit flags."""
-    flags = [f"{k}={getattr(args, k)}" for k in FLAG_KEYS if getattr(args, k, None) is not None]
+    flags = [f"{k}={v}" for k, v in given_flags(ScoreConfig, args).items()]
     return load_config(ScoreConfig, args.config, [*(args.set or []), *flags], section="score")
 
 
@@ -128,7 +111,7 @@ def refuse_inputs(outputs: list[Path], inputs: list[str | None]) -> None:
             raise UsageError(f"output {out} is a directory; --out names a JSON file")
 
 
-def summary(agg: dict) -> str:
+def summary(agg: ScoreFile) -> str:
     """The one-screen summary printed on stderr: key, label, direction (↑ higher is better) and value."""
     from trace_crs.metrics.registry import higher_is_better, label
 
@@ -149,10 +132,8 @@ def run(args: argparse.Namespace) -> int:
     """Load inputs, score, write the outputs, print the output path."""
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb import load_kb
-    from trace_crs.metrics.entailment import make_backend
-    from trace_crs.metrics.judge import judge_columns, judge_lm_overrides
+    from trace_crs.metrics.backed import score_with_backends
     from trace_crs.metrics.predictions import read_predictions
-    from trace_crs.metrics.score import aggregate, score_predictions
 
     if not Path(args.kb).is_dir():
         raise FileNotFoundError(f"KB directory {args.kb} not found")
@@ -171,25 +152,7 @@ def run(args: argparse.Namespace) -> int:
     predictions = read_predictions(
         args.predictions, dialogues, kb, pool=cfg.pool, outside={d["dialogue_id"] for d in corpus} - scored
     )
-    with contextlib.ExitStack() as stack:
-        ent = make_backend(cfg.entailment, _lm(args.lm_model, stack) if cfg.entailment == "llm" else None)
-        scores = score_predictions(kb, dialogues, predictions, cfg, entailment=ent)
-        if cfg.judge != "none":
-            judged, usage = judge_columns(
-                kb,
-                corpus,
-                predictions,
-                scores.per_turn,
-                _lm(cfg.judge, stack, judge_lm_overrides(cfg.judge)),
-                n=cfg.judge_n,
-                seed=cfg.seed,
-            )
-            scores.per_turn = scores.per_turn.join(judged)
-            scores.aggregate = (
-                aggregate(scores.per_turn, scores.per_dialogue, kb, cfg, scores.aggregate["n_missing"], ent)
-                | {k: v for k, v in scores.aggregate.items() if k.startswith(("n_off", "n_ignored"))}
-                | {"judge_usage": usage}
-            )
+    scores = score_with_backends(kb, corpus, dialogues, predictions, cfg, args.lm_model)
     text = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
     writers: dict[str | Path, Callable[[Path], object]] = {
         outputs[1]: lambda t: scores.per_turn.to_parquet(t, index=False),

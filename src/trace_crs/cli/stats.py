@@ -1,9 +1,9 @@
 """`trace-crs stats` commands: cluster bootstrap and routing oracles over score parquet files.
 
 * ``trace-crs stats bootstrap --scores DIR [--level per_turn|per_dialogue] [--pair A:B:METRIC ...]
-  [--n-boot 1000] [--seed 42] --out CSV`` — Table 21 pairs by default.
+  [--n-boot 1000] [--seed N] --out CSV`` — Table 21 pairs by default.
 * ``trace-crs stats abstention --kb DIR --dialogues FILE --unsolvable FILE [--n-solvable 300]
-  [--seed 42] --out DIR`` — TravelBench-style abstention of the rankers with a confidence
+  [--seed N] --out DIR`` — TravelBench-style abstention of the rankers with a confidence
   (:mod:`trace_crs.baselines.abstain`): best candidate score at the first request of every
   unsolvable item and of a seeded sample of solvable dialogues (``confidence.parquet``), the
   τ sweep of :func:`trace_crs.metrics.abstention.tau_sweep` (``tau_sweep.csv``) and the items
@@ -13,11 +13,11 @@
   with perfect foresight); the quality of a dialogue is the mean of the listed metrics
   (turn metrics first averaged over the dialogue's turns; undefined components skipped).
 * ``trace-crs stats sensitivity fuzzy|spatial|nli|bimodality|errors --results DIR --runs A[,B]
-  [--baselines X,Y] [--n-dialogues N] [--seed 42] [--settings S1,S2,...] [--entailment SPEC]
+  [--baselines X,Y] [--n-dialogues N] [--seed N] [--settings S1,S2,...] [--entailment SPEC]
   [--fuzzy-threshold 0.8] --out FILE.parquet`` — the re-scoring analyses of App. L / App. O
   (:mod:`trace_crs.stats.sensitivity`) on a seeded sample of each run's dialogues.
 * ``trace-crs stats diagnose --results DIR [--run closed] [--corpus-runs kb_missingness=closed_missing]
-  [--n-dialogues N] [--seed 42] --out FILE.parquet`` — every variant that tests a cause of a
+  [--n-dialogues N] [--seed N] --out FILE.parquet`` — every variant that tests a cause of a
   deviation from the paper (:mod:`trace_crs.stats.diagnosis`), for the Deviations page.
 """
 
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
+from trace_crs.cli import add_seed
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
@@ -256,7 +256,7 @@ def register(subparsers) -> None:
     boot.add_argument("--level", choices=("per_turn", "per_dialogue"), default="per_turn")
     boot.add_argument("--pair", type=_pair, action="append", help="A:B:METRIC (repeatable; default Table 21)")
     boot.add_argument("--n-boot", type=int, default=1000)
-    boot.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_seed(boot, "seed of the bootstrap resamples")
     boot.add_argument("--out", type=Path, required=True)
     boot.set_defaults(func=_bootstrap)
     abst = sub.add_parser("abstention", help="rankers' abstention on the unsolvable set (TravelBench, tau sweep)")
@@ -264,7 +264,7 @@ def register(subparsers) -> None:
     abst.add_argument("--dialogues", required=True, help="the solvable corpus (JSON lines)")
     abst.add_argument("--unsolvable", required=True, help="trace-crs dialogues unsolvable output")
     abst.add_argument("--n-solvable", type=int, default=300, help="seeded sample of solvable dialogues")
-    abst.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_seed(abst, "seed of the solvable sample")
     abst.add_argument("--out", type=Path, required=True, help="output directory")
     abst.set_defaults(func=_abstention)
     allm = sub.add_parser("abstention-llm", help="LLM baselines on the unsolvable set ([Unsolved] rule in the prompt)")
@@ -278,7 +278,7 @@ def register(subparsers) -> None:
         "--n-unsolvable", type=int, default=None, help="seeded subset of the unsolvable items (default all)"
     )
     allm.add_argument("--n-solvable", type=int, default=300, help="solvable dialogues sampled (default 300)")
-    allm.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_seed(allm, "seed of the samples and the LLM baselines")
     allm.add_argument(
         "--out", type=Path, required=True, help="output directory (llm_abstention.csv, llm_decisions.parquet)"
     )
@@ -297,7 +297,7 @@ def register(subparsers) -> None:
     sens.add_argument("--runs", required=True, help="comma-separated run names (one for nli, bimodality)")
     sens.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
     sens.add_argument("--n-dialogues", type=int, help="seeded sample of each run's dialogues (default: all)")
-    sens.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_seed(sens, "seed of the dialogue sample")
     sens.add_argument("--settings", help="comma-separated sweep settings (default: the paper's)")
     sens.add_argument("--entailment", default="embedding", help="NLI backend of nli, bimodality")
     sens.add_argument(
@@ -316,6 +316,6 @@ def register(subparsers) -> None:
     diag.add_argument("--corpus-runs", help="VARIANT=RUN,... runs of the same dialogues on a changed corpus")
     diag.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
     diag.add_argument("--n-dialogues", type=int, help="seeded sample of the run's dialogues (default: all)")
-    diag.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_seed(diag, "seed of the dialogue sample")
     diag.add_argument("--out", type=Path, required=True, help="output Parquet file")
     diag.set_defaults(func=_diagnose)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import jsonschema
 
@@ -71,6 +71,47 @@ class Span:
 SPLITS: tuple[str, ...] = ("train", "val", "test")
 
 
+# The records of ``dialogue.schema.json`` as types (ARCHITECTURE §2): what a loaded corpus holds
+# when it crosses into the baselines, metrics and runner layers.  The schema is the validator;
+# these only name the keys.
+class Citation(TypedDict):
+    """One citation of a reference turn: ``review.text[start:end] == quote``."""
+
+    label: str
+    review_id: str
+    quote: str
+    start: int
+    end: int
+
+
+class Turn(TypedDict):
+    """One turn; system recommend/compare turns also carry the gold and acceptable alternatives."""
+
+    turn_id: int
+    role: str
+    action: str
+    text: str
+    referenced_poi_ids: list[str]
+    referenced_review_ids: list[str]
+    citations: list[Citation]
+    gold_poi_ids: NotRequired[list[str]]
+    acceptable_alternative_poi_ids: NotRequired[list[str]]
+
+
+class Dialogue(TypedDict):
+    """One line of a dialogues file (``scenario`` and ``metadata`` as in the schema)."""
+
+    dialogue_id: str
+    scenario: dict[str, Any]
+    candidate_poi_ids: list[str]
+    expanded_pool_poi_ids: dict[str, list[str]]
+    open_set_poi_ids: list[str]
+    turns: list[Turn]
+    split: str
+    metadata: dict[str, Any]
+    unsolvable: NotRequired[dict[str, Any]]
+
+
 class DialogueFormatError(DataError):
     """A dialogue record is malformed; the message names file, line, dialogue id and field (exit 3)."""
 
@@ -92,7 +133,7 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(dialogue_schema())
 
 
-def check_dialogue(rec: Any, path: str = "<memory>", line: int | None = None) -> dict[str, Any]:
+def check_dialogue(rec: Any, path: str = "<memory>", line: int | None = None) -> Dialogue:
     """Validate one record against the schema; return it or raise :class:`DialogueFormatError`."""
     did = rec.get("dialogue_id") if isinstance(rec, dict) else None
     errors = sorted(_validator().iter_errors(rec), key=lambda e: list(e.absolute_path))
@@ -103,7 +144,7 @@ def check_dialogue(rec: Any, path: str = "<memory>", line: int | None = None) ->
     problem = _value_problem(rec)
     if problem:
         raise DialogueFormatError(path, line, did, problem[0], problem[1])
-    return rec
+    return cast(Dialogue, rec)  # the schema just checked every key Dialogue names
 
 
 def _value_problem(rec: dict[str, Any]) -> tuple[str, str] | None:

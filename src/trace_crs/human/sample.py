@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.schema import parse_quotes
 from trace_crs.errors import UsageError
 from trace_crs.kb.store import KB
@@ -94,7 +95,7 @@ def sample_items(
     kb: KB,
     baselines: Sequence[str],
     n: int,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     n_task2: int | None = None,
     scores: pd.DataFrame | None = None,
 ) -> tuple[list[dict], list[dict], list[dict]]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.errors import DataError
 from trace_crs.human.agreement import alphas, annotator_profile, leave_out, task2_agreement
 from trace_crs.human.labels import read_labels, task1_frame, task2_frame
@@ -43,7 +44,7 @@ def read_key(path: str | Path) -> pd.DataFrame:
 
 
 def analyse(
-    labels: str | Path, key: str | Path | None = None, n_boot: int = 1000, seed: int = 42
+    labels: str | Path, key: str | Path | None = None, n_boot: int = 1000, seed: int = DEFAULT_SEED
 ) -> dict[str, pd.DataFrame]:
     """Every frame of the chapter from a labels file (and the key file, when labels are blind)."""
     t1_raw, t2_raw = read_labels(labels)

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.human.labels import CITATION_LABELS, ERROR_CATEGORIES
 from trace_crs.stats.bootstrap import bootstrap_indices
 from trace_crs.stats.paired import paired_t
@@ -125,7 +126,7 @@ def metric_correlations(
     metrics: Sequence[str],
     humans: Sequence[str] = HUMAN_COLUMNS,
     n_boot: int = 1000,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     level: float = 0.95,
 ) -> pd.DataFrame:
     """``metric, human, method, r, ci_low, ci_high, n`` over items where both are defined."""

@@ -1,4 +1,4 @@
-"""CoRE: a user-centric LLM evaluator for any CRS transcript (seeds 001/002, issue 18).
+"""CoRE: a user-centric LLM evaluator for any CRS transcript (seeds 001/002 §4).
 
 ``transcript`` (the input format) and ``adapters`` (Trace dialogues, run predictions, generic
 CRS logs) → ``factors`` (the 12 factors and their 0–4 rubrics, ``data/rubrics.yaml``) →

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ def sha256_file(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def dump_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
+def dump_jsonl(records: Iterable[Mapping[str, Any]], path: str | Path) -> None:
     """Write records atomically (temp file + rename) as canonical JSON lines."""
 
     def write(tmp: Path) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from rapidfuzz import fuzz
 
@@ -33,6 +33,24 @@ from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
 
 Key = tuple[str, int]
+
+
+class PredictedCitation(TypedDict):
+    """One citation of a prediction: its label in the text and the review it cites (a ``quote``
+    from the runner's records may ride along; it is never read)."""
+
+    label: str
+    review_id: str
+
+
+class Prediction(TypedDict):
+    """One line of a predictions file, the ``trace-crs score`` input (ARCHITECTURE §5)."""
+
+    dialogue_id: str
+    turn_id: int
+    ranked_poi_ids: list[str]
+    text: str
+    citations: list[PredictedCitation]
 
 
 CITABLE_TOP = 3

@@ -23,7 +23,7 @@ import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -39,11 +39,28 @@ from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, o
 from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, POOLED_RATIOS, TURN_METRICS
 
 
+class ScoreFile(TypedDict):
+    """The aggregate JSON of ``trace-crs score`` (ARCHITECTURE §5; fixed keys, STYLE "``trace-crs
+    score``"): counts, the provenance signature and resolved config, the metric means."""
+
+    n_dialogues: int
+    n_turns: int
+    n_missing: int
+    signature: str
+    config: dict[str, Any]
+    entailment_backend: str
+    n_undefined: dict[str, int]
+    metrics: dict[str, float | None]
+    n_off_target_citations: NotRequired[int]
+    n_ignored_predictions: NotRequired[int]
+    judge_usage: NotRequired[dict[str, Any]]
+
+
 @dataclass
 class Scores:
     per_turn: pd.DataFrame
     per_dialogue: pd.DataFrame
-    aggregate: dict[str, Any]
+    aggregate: ScoreFile
 
 
 @dataclass
@@ -222,7 +239,7 @@ def aggregate(
     cfg: ScoreConfig,
     n_missing: int,
     entailment: Backend | None = None,
-) -> dict[str, Any]:
+) -> ScoreFile:
     """The score-file dictionary (NaN → None so that it is valid JSON)."""
     metrics: dict[str, float | None] = {}
     for name in METRICS:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_json
 from trace_crs.dialogues.generate import write_corpus
 from trace_crs.dialogues.pools import expanded_pools
@@ -157,7 +158,12 @@ def _verify_cards(cards: list[dict[str, Any]], kb: KB, path: str) -> int:
 
 
 def import_release(
-    dataset: str | Path, pois: str | Path, splits: str | Path, yelp_dir: str | Path, out: str | Path, seed: int = 42
+    dataset: str | Path,
+    pois: str | Path,
+    splits: str | Path,
+    yelp_dir: str | Path,
+    out: str | Path,
+    seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
     """Map, hydrate, verify and publish (see module docstring); returns the mapping report."""
     dataset, pois, splits, out = Path(dataset), Path(pois), Path(splits), Path(out)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, TypedDict
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.release import release_dialogue
 from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.kb.store import KB
@@ -89,7 +90,7 @@ EMPTY_PREFERENCES: dict[str, Any] = {
     "features": [],
     "anchor": None,
 }
-METADATA_DEFAULTS: dict[str, Any] = {"generator": "llm", "model": None, "seed": 42, "retries": 0}
+METADATA_DEFAULTS: dict[str, Any] = {"generator": "llm", "model": None, "seed": DEFAULT_SEED, "retries": 0}
 
 
 def span_sha256(text: str) -> str:

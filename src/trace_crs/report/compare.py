@@ -123,13 +123,7 @@ def intervals(
     if part.empty:
         return pd.DataFrame()
     runs, names = sorted(set(part["run"].dropna())), sorted(set(part["baseline"]))
-    ci = cell_intervals(
-        results.load_per_turn(results_dir, runs, names),
-        results.load_per_dialogue(results_dir, runs, names),
-        sorted(set(part["metric"])),
-        n_boot=n_boot,
-        seed=seed,
-    )
+    ci = run_intervals(results_dir, runs, sorted(set(part["metric"])), names, n_boot, seed)
     ci_cols = ["ci_low", "ci_high", "n_clusters", "sufficient"]
     part = part.merge(ci[["run", "baseline", "metric", *ci_cols]], on=["run", "baseline", "metric"], how="left")
     for metric, (other_runs, source) in (elsewhere or {}).items():
@@ -138,19 +132,32 @@ def intervals(
             continue
         wanted = sorted(set(part.loc[have, "baseline"]))
         there = (
-            cell_intervals(
-                results.load_per_turn(results_dir, other_runs, wanted),
-                results.load_per_dialogue(results_dir, other_runs, wanted),
-                [source],
-                n_boot=n_boot,
-                seed=seed,
-            )
+            run_intervals(results_dir, other_runs, [source], wanted, n_boot, seed)
             .drop_duplicates("baseline")
             .set_index("baseline")
         )
         for col in ci_cols:
             part.loc[have, col] = part.loc[have, "baseline"].map(there[col]).to_numpy()
     return ci_table(part)
+
+
+def run_intervals(
+    results_dir: str | Path,
+    runs: Sequence[str],
+    metrics: Sequence[str],
+    baselines: Sequence[str] | None = None,
+    n_boot: int = 1000,
+    seed: int = DEFAULT_SEED,
+) -> pd.DataFrame:
+    """:func:`trace_crs.stats.intervals.cell_intervals` of ``metrics`` over the per-turn and
+    per-dialogue score frames of ``runs`` (``baselines``: all when ``None``) under ``results_dir``."""
+    return cell_intervals(
+        results.load_per_turn(results_dir, runs, baselines),
+        results.load_per_dialogue(results_dir, runs, baselines),
+        metrics,
+        n_boot=n_boot,
+        seed=seed,
+    )
 
 
 def ci_table(part: pd.DataFrame) -> pd.DataFrame:

@@ -28,7 +28,7 @@ import yaml
 from trace_crs import DEFAULT_SEED
 from trace_crs.metrics.registry import METRICS, higher_is_better
 from trace_crs.report import compare, results
-from trace_crs.stats.intervals import MIN_CLUSTERS, cell_intervals
+from trace_crs.stats.intervals import MIN_CLUSTERS
 
 NAME = "deviations"
 TABLES: tuple[str, ...] = ("t05_headline", "t06_per_axis", "t09_practical")
@@ -113,7 +113,9 @@ def official_dir(results_dir: str | Path) -> Path | None:
     return path
 
 
-def official_cells(long: pd.DataFrame, official: Path | None, n_boot: int = 1000, seed: int = 42) -> list[str]:
+def official_cells(
+    long: pd.DataFrame, official: Path | None, n_boot: int = 1000, seed: int = DEFAULT_SEED
+) -> list[str]:
     """Per cell of ``long`` (``run, baseline, metric, paper``): the official corpus's value and
     interval with the printed value's verdict against it, e.g. ``0.250 [0.18, 0.31] within CI``;
     :data:`OFFICIAL_HOW` when there is no official-corpus run, :data:`OFFICIAL_NO_ROW` when that
@@ -123,13 +125,9 @@ def official_cells(long: pd.DataFrame, official: Path | None, n_boot: int = 1000
     runs = [r for r in sorted(set(long["run"].dropna())) if any((official / "scores" / r).glob("*.json"))]
     if not runs:
         return [OFFICIAL_NO_ROW] * len(long)
-    ci = cell_intervals(
-        results.load_per_turn(official, runs),
-        results.load_per_dialogue(official, runs),
-        sorted(set(long["metric"])),
-        n_boot=n_boot,
-        seed=seed,
-    ).set_index(["run", "baseline", "metric"])
+    ci = compare.run_intervals(official, runs, sorted(set(long["metric"])), n_boot=n_boot, seed=seed).set_index(
+        ["run", "baseline", "metric"]
+    )
     out = []
     for run, baseline, metric, paper in zip(long["run"], long["baseline"], long["metric"], long["paper"], strict=False):
         if (run, baseline, metric) not in ci.index:
@@ -163,13 +161,7 @@ def load(
         cells.append(frame.assign(table=module.PAPER))
     long = pd.concat(cells, ignore_index=True)
     runs = sorted(set(long["run"].dropna()))
-    intervals = cell_intervals(
-        results.load_per_turn(results_dir, runs),
-        results.load_per_dialogue(results_dir, runs),
-        sorted(set(long["metric"])),
-        n_boot=n_boot,
-        seed=seed,
-    )
+    intervals = compare.run_intervals(results_dir, runs, sorted(set(long["metric"])), n_boot=n_boot, seed=seed)
     long = long.merge(intervals.drop(columns="mean"), on=["run", "baseline", "metric"], how="left")
     long["sufficient"] = long["sufficient"].astype("boolean").fillna(False).astype(bool)
     long["verdict"] = [

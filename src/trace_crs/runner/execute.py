@@ -22,7 +22,7 @@ from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.registry import baseline_class, create, uses_llm
 from trace_crs.kb import KB, load_kb
-from trace_crs.runner.records import to_record, write_chunk
+from trace_crs.runner.records import Record, to_record, write_chunk
 from trace_crs.runner.tasks import turn_contexts
 
 Clock = Callable[[], float]
@@ -53,7 +53,7 @@ def show_corpus(baselines: dict[str, Any], dialogues: list[dict[str, Any]], kb: 
             baseline.see_corpus(contexts)
 
 
-def predict_records(name: str, baseline: Any, contexts: list[TurnContext], clock: Clock) -> list[dict[str, Any]]:
+def predict_records(name: str, baseline: Any, contexts: list[TurnContext], clock: Clock) -> list[Record]:
     """Records of one baseline over ``contexts`` (turn order)."""
     warm = getattr(baseline, "warm", None)
     if warm is not None:

@@ -33,7 +33,7 @@ from trace_crs.atomic import write_text
 from trace_crs.kb import KB
 from trace_crs.lm.faults import counting_faults
 from trace_crs.runner.execute import Clock, predict_records, show_corpus
-from trace_crs.runner.records import write_chunk
+from trace_crs.runner.records import Record, write_chunk
 from trace_crs.runner.tasks import turn_contexts
 
 API_CONCURRENCY = 64
@@ -90,7 +90,7 @@ class ChunkSink:
             if n == 0:
                 self._write(key)
 
-    def add(self, job: Job, rows: list[dict[str, Any]], faults: Counter) -> None:
+    def add(self, job: Job, rows: list[Record], faults: Counter) -> None:
         key = (job.chunk, job.name)
         self.rows[key][job.index] = rows
         self.faults[key].update(faults)
@@ -158,7 +158,7 @@ def run_jobs(
     sink = ChunkSink(parts, targets)
     background, gates = see_corpus_later(baselines, kb, corpus, pool, seed)
 
-    def run(job: Job) -> tuple[list[dict[str, Any]], Counter]:
+    def run(job: Job) -> tuple[list[Record], Counter]:
         if job.name in gates:
             gates[job.name].result()  # the memory is fixed before its first turn (re-raises its error)
         contexts = turn_contexts(job.dialogue, kb, pool, seed)

@@ -6,9 +6,9 @@ baseline, their atomic chunk files, the consolidated ``records.parquet`` and the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.kb.store import dump_jsonl
+from trace_crs.metrics.predictions import Prediction
 
 SCHEMA = pa.schema(
     [
@@ -40,7 +41,27 @@ SCHEMA = pa.schema(
 KEYS: tuple[str, ...] = ("dialogue_id", "turn_id", "baseline")
 
 
-def to_record(ctx: TurnContext, baseline: str, out: BaselineOutput, latency_s: float) -> dict[str, Any]:
+class Record(TypedDict):
+    """One row of :data:`SCHEMA` (``citations``: the baseline's citations as a JSON string)."""
+
+    dialogue_id: str
+    turn_id: int
+    baseline: str
+    pool: str
+    ranked_poi_ids: list[str]
+    text: str
+    citations: str
+    latency_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    model: str
+    mode: str
+    fallback: bool
+    error: str
+
+
+def to_record(ctx: TurnContext, baseline: str, out: BaselineOutput, latency_s: float) -> Record:
     """The record of one prediction; ``latency_s`` is used unless the baseline set its own."""
     u = out.usage
     return {
@@ -68,7 +89,7 @@ def write_table(table: pa.Table, path: Path) -> None:
     write_atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
-def write_chunk(rows: list[dict[str, Any]], path: Path) -> None:
+def write_chunk(rows: Sequence[Record], path: Path) -> None:
     """One baseline × chunk file of records (written even when empty: the chunk is done)."""
     write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
 
@@ -86,7 +107,7 @@ def read_records(paths: Iterable[Path]) -> pa.Table:
     return table
 
 
-def prediction_rows(table: pa.Table, baseline: str) -> list[dict[str, Any]]:
+def prediction_rows(table: pa.Table, baseline: str) -> list[Prediction]:
     """Score-format predictions of one baseline, in (dialogue_id, turn_id) order."""
     columns = ["dialogue_id", "turn_id", "ranked_poi_ids", "text", "citations"]
     rows = table.filter(pc.equal(table.column("baseline"), baseline)).select(columns).to_pylist()

@@ -37,6 +37,7 @@ from trace_crs.atomic import commit_files, recover, write_text
 from trace_crs.baselines import registry
 from trace_crs.baselines.registry import baseline_class
 from trace_crs.cache import CACHE_ENV
+from trace_crs.config import ScoreConfig
 from trace_crs.errors import UsageError
 from trace_crs.kb import load_kb
 from trace_crs.kb.store import POIS_FILE, REVIEWS_FILE, sha256_file
@@ -51,7 +52,7 @@ from trace_crs.runner.execute import (
 )
 from trace_crs.runner.llm_exec import Work, run_llm
 from trace_crs.runner.llm_pool import FAULTS_SUFFIX
-from trace_crs.runner.records import read_records, write_predictions
+from trace_crs.runner.records import prediction_rows, read_records, write_predictions
 from trace_crs.runner.selection import Rules, Selection, uses_llm
 from trace_crs.runner.tasks import chunks, load_evaluated
 
@@ -148,10 +149,10 @@ def evaluate(
     clock: Clock = time.perf_counter,
     progress: bool = True,
     cache_dir: str | Path | None = None,
-    score: bool = False,
+    score: ScoreConfig | None = None,
 ) -> dict[str, Any]:
-    """Run (or resume) one evaluation into ``out``; returns the manifest.  ``score`` also
-    writes ``scores/<baseline>.json`` (default :class:`ScoreConfig` for the run's pool).
+    """Run (or resume) one evaluation into ``out``; returns the manifest.  ``score`` (its pool
+    must be the run's) also writes ``scores/<baseline>.json`` with those settings.
     When the cost guard stops the run, nothing is consolidated and the returned report says
     ``complete: False``, what was spent and how many chunk files are pending."""
     if cache_dir is None:
@@ -164,7 +165,11 @@ def evaluate(
         os.environ.pop(CACHE_ENV) if before is None else os.environ.__setitem__(CACHE_ENV, before)
 
 
-def _evaluate(cfg: RunConfig, out: Path, workers: int, clock: Clock, progress: bool, score: bool) -> dict[str, Any]:
+def _evaluate(
+    cfg: RunConfig, out: Path, workers: int, clock: Clock, progress: bool, score: ScoreConfig | None
+) -> dict[str, Any]:
+    if score is not None and score.pool != cfg.pool:
+        raise UsageError(f"score pool '{score.pool}' is not the run's pool '{cfg.pool}'")
     resolved = resolved_config(cfg)
     names = resolved["baselines"]
     if cfg.executor == "ray":
@@ -197,39 +202,27 @@ def _evaluate(cfg: RunConfig, out: Path, workers: int, clock: Clock, progress: b
                 "pending_chunks": sum(len(t) for t in left.values()),
             }
     table = read_records(p for n in names for p in (out / "records" / n).glob("*.parquet"))
-    extra = score_writers(out, table, names, kb, dialogues, cfg) if score else {}
+    extra = score_writers(out, table, names, kb, dialogues, cfg.dialogues, score) if score else {}
     return finalize(out, names, resolved, cfg, [d["dialogue_id"] for d in dialogues], table, extra)
 
 
-def score_writers(out: Path, table, names: list[str], kb, dialogues: list[dict], cfg: RunConfig) -> dict:
-    """``{scores/<b>.json: writer}``: the run's own aggregates, from its records (not its
-    prediction files): ``trace-crs score`` on ``predictions/<b>.jsonl`` with ``--dialogue-ids
-    dialogue_ids.json`` must agree."""
+def score_writers(
+    out: Path, table, names: list[str], kb, dialogues: list[dict], corpus_path: str, score: ScoreConfig
+) -> dict:
+    """``{scores/<b>.json: writer}``: the run's own aggregates with the settings ``score``, from
+    its records (not its prediction files): ``trace-crs score`` with the same settings on
+    ``predictions/<b>.jsonl`` and ``--dialogue-ids dialogue_ids.json`` must agree (both go
+    through :func:`trace_crs.metrics.backed.score_with_backends`)."""
+    from trace_crs.dialogues.schema import load_dialogues
+    from trace_crs.metrics.backed import score_with_backends
     from trace_crs.metrics.predictions import index_predictions
-    from trace_crs.metrics.score import ScoreConfig, score_predictions
 
-    rows_all = table.to_pylist()
-    texts = {}
+    corpus, texts = load_dialogues(corpus_path), {}
     for name in names:
-        rows = [r for r in rows_all if r["baseline"] == name]
-        preds = index_predictions(
-            (
-                (
-                    f"{out}/records.parquet:{name}",
-                    {
-                        "dialogue_id": r["dialogue_id"],
-                        "turn_id": r["turn_id"],
-                        "ranked_poi_ids": list(r["ranked_poi_ids"]),
-                        "text": r["text"],
-                        "citations": json.loads(r["citations"]),
-                    },
-                )
-                for r in rows
-            ),
-            dialogues,
-            kb,
-        )
-        scores = score_predictions(kb, dialogues, preds, ScoreConfig(pool=cfg.pool, seed=cfg.seed))
+        source = f"{out}/records.parquet:{name}"
+        rows = ((source, p) for p in prediction_rows(table, name))  # what predictions/<name>.jsonl holds
+        preds = index_predictions(rows, dialogues, kb, pool=score.pool)
+        scores = score_with_backends(kb, corpus, dialogues, preds, score)
         texts[name] = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
     return {out / layout.SCORES: lambda t: [write_text(t / f"{n}.json", x) for n, x in texts.items()]}
 

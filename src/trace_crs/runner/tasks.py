@@ -30,7 +30,10 @@ def load_evaluated(path: str | Path, subset: int | None, seed: int) -> list[dict
     lines = list(dialogue_lines(path))
     if not lines:
         raise DataError("no dialogues (an empty corpus)", file=str(path), field="<file>")
-    return [check_dialogue(rec, str(path), lineno) for lineno, rec in select_subset(lines, subset, seed)]
+    picked = select_subset(lines, subset, seed)
+    for lineno, rec in picked:
+        check_dialogue(rec, str(path), lineno)
+    return [rec for _, rec in picked]
 
 
 def pool_ids(dialogue: dict[str, Any], pool: str) -> list[str]:
