@@ -5,6 +5,15 @@
 * rejection rate: reject_and_refine turns / user turns, over the corpus;
 * tier counts, persona archetypes used, candidates per dialogue;
 * share of recommend/compare turns with ≥ 1 acceptable alternative (Appendix S).
+
+With the KB (:func:`evidence_stats`), two properties the data card reports:
+
+* quote specificity — the share of cited quotes found in the reviews of exactly one POI
+  (:func:`trace_crs.dialogues.quotes.quote_specificity`; §2.2, a quote grounds a claim about
+  one POI);
+* travellers' language (:func:`preference_language`) — the share of dialogues whose hidden
+  preferences hold a negated (``avoid``) or a disjunctive (``either``) preference, and whether
+  gold honours them (ARCHITECTURE §2).
 """
 
 from __future__ import annotations
@@ -14,7 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from trace_crs.dialogues.constraints import constraints_of, meets
+from trace_crs.dialogues.quotes import quote_specificity
 from trace_crs.dialogues.schema import REC_ACTIONS, SPLITS, TIERS
+from trace_crs.kb.store import KB
+
+COMPOSITE = ("avoid", "either")  # the negated and the disjunctive preference kinds
 
 
 def corpus_stats(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
@@ -50,3 +64,58 @@ def corpus_stats(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
         "persona_archetypes": len({d["scenario"]["persona_type"] for d in dialogues}),
         "candidates_per_dialogue": float(np.mean([len(d["candidate_poi_ids"]) for d in dialogues])) if n else nan,
     }
+
+
+def preference_language(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, Any]:
+    """Negated and disjunctive preferences of a corpus and whether gold honours them.
+
+    A dialogue *has* a negated (disjunctive) preference when its ``hidden_preferences`` hold an
+    ``avoid`` value (an ``either`` group).  Gold is checked on every recommend/compare turn
+    whose next user turn is not ``reject_and_refine``: by the time of such a turn the user has
+    stated every hidden preference (the simulator's plan states one per rejection, and the
+    hidden preferences are what was stated), so each gold POI must meet each composite
+    constraint (:func:`~trace_crs.dialogues.constraints.meets`).  A rejected turn's gold may
+    have an avoided value — that is the rejection's reason ("too loud — nothing loud") —
+    and is counted apart (``rejected_gold_with_avoided``).  Counts are (gold POI, constraint)
+    pairs; ``share`` fields are over all dialogues (NaN for none)."""
+    n = len(dialogues)
+    has = {kind: 0 for kind in COMPOSITE}
+    pairs = {kind: 0 for kind in COMPOSITE}
+    violations = {kind: 0 for kind in COMPOSITE}
+    rejected_avoided = 0
+    for d in dialogues:
+        composite = [c for c in constraints_of(d["scenario"]["hidden_preferences"]) if c[0] in COMPOSITE]
+        for kind in COMPOSITE:
+            has[kind] += any(c[0] == kind for c in composite)
+        turns = d["turns"]
+        for i, turn in enumerate(turns):
+            if turn["action"] not in REC_ACTIONS:
+                continue
+            rejected = i + 1 < len(turns) and turns[i + 1]["action"] == "reject_and_refine"
+            for bid in turn.get("gold_poi_ids") or turn["referenced_poi_ids"]:
+                if bid not in kb.pois:
+                    raise KeyError(f"{d['dialogue_id']}: turn {turn['turn_id']}: gold POI {bid} is not in the KB")
+                for c in composite:
+                    ok = meets(kb.pois[bid], c)
+                    if rejected:
+                        rejected_avoided += c[0] == "avoid" and not ok
+                    else:
+                        pairs[c[0]] += 1
+                        violations[c[0]] += not ok
+    nan = float("nan")
+    return {
+        "dialogues": n,
+        "negated_dialogues": has["avoid"],
+        "negated_share": has["avoid"] / n if n else nan,
+        "disjunctive_dialogues": has["either"],
+        "disjunctive_share": has["either"] / n if n else nan,
+        "gold_pairs_checked": pairs,
+        "gold_violations": violations,
+        "rejected_gold_with_avoided": rejected_avoided,
+    }
+
+
+def evidence_stats(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, Any]:
+    """The KB-dependent statistics of the data card: ``quotes`` (quote specificity) and
+    ``preferences`` (:func:`preference_language`)."""
+    return {"quotes": quote_specificity(dialogues, kb), "preferences": preference_language(dialogues, kb)}
