@@ -6,7 +6,8 @@ import math
 import pytest
 
 from trace_crs.dialogues.constraints import constraints_of, hidden_preferences
-from trace_crs.dialogues.stats import evidence_stats, preference_language
+from trace_crs.dialogues.quotes import quote_owner_counts
+from trace_crs.dialogues.stats import evidence_stats, preference_language, preference_rows
 from trace_crs.kb.schema import POI, Review
 from trace_crs.kb.store import KB
 
@@ -66,6 +67,19 @@ def test_golden_corpus():
         "gold_violations": {"avoid": 1, "either": 1},
         "rejected_gold_with_avoided": 1,
     }
+
+
+def test_rows_per_dialogue():
+    rows = preference_rows([_dialogue("d1", AVOID_LOUD, ["L"], ["Q"]), _dialogue("d3", EITHER, ["C", "Q"])], KB_)
+    assert [(r["dialogue_id"], r["negated"], r["disjunctive"], r["avoid_pairs"], r["avoid_violations"],
+             r["either_pairs"], r["either_violations"], r["rejected_gold_with_avoided"]) for r in rows] == [
+        ("d1", True, False, 1, 0, 0, 0, 1), ("d3", False, True, 0, 0, 2, 1, 0)]
+
+
+def test_quote_owner_counts_per_citation():
+    d = _dialogue("d1", {}, ["L"], ["Q"])
+    d["turns"][3]["citations"] = [{"quote": "Cozy at C."}, {"quote": "Quiet at Q."}]  # C only; Q and C
+    assert quote_owner_counts([d], KB_) == [("d1", 1), ("d1", 2), ("d1", 2)]
 
 
 def test_empty_corpus_is_nan():

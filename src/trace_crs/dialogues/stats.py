@@ -19,7 +19,7 @@ With the KB (:func:`evidence_stats`), two properties the data card reports:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -66,27 +66,34 @@ def corpus_stats(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def preference_language(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, Any]:
-    """Negated and disjunctive preferences of a corpus and whether gold honours them.
+class PreferenceRow(TypedDict):
+    """One dialogue's negated/disjunctive preferences and gold checks (:func:`preference_rows`)."""
 
-    A dialogue *has* a negated (disjunctive) preference when its ``hidden_preferences`` hold an
-    ``avoid`` value (an ``either`` group).  Gold is checked on every recommend/compare turn
-    whose next user turn is not ``reject_and_refine``: by the time of such a turn the user has
-    stated every hidden preference (the simulator's plan states one per rejection, and the
-    hidden preferences are what was stated), so each gold POI must meet each composite
-    constraint (:func:`~trace_crs.dialogues.constraints.meets`).  A rejected turn's gold may
-    have an avoided value — that is the rejection's reason ("too loud — nothing loud") —
-    and is counted apart (``rejected_gold_with_avoided``).  Counts are (gold POI, constraint)
-    pairs; ``share`` fields are over all dialogues (NaN for none)."""
-    n = len(dialogues)
-    has = {kind: 0 for kind in COMPOSITE}
-    pairs = {kind: 0 for kind in COMPOSITE}
-    violations = {kind: 0 for kind in COMPOSITE}
-    rejected_avoided = 0
+    dialogue_id: str
+    negated: bool
+    disjunctive: bool
+    avoid_pairs: int
+    avoid_violations: int
+    either_pairs: int
+    either_violations: int
+    rejected_gold_with_avoided: int
+
+
+def preference_rows(dialogues: list[dict[str, Any]], kb: KB) -> list[PreferenceRow]:
+    """Per dialogue: whether its hidden preferences hold a negated (``avoid``) value and a
+    disjunctive (``either``) group, and the gold check.
+
+    Gold is checked on every recommend/compare turn whose next user turn is not
+    ``reject_and_refine``: by then the user has stated every hidden preference (the simulator's
+    plan states one per rejection, and the hidden preferences are what was stated), so each
+    gold POI must meet each composite constraint (:func:`~trace_crs.dialogues.constraints.meets`);
+    ``*_pairs`` count the (gold POI, constraint) pairs checked, ``*_violations`` those not met.
+    A rejected turn's gold may have an avoided value — that is the rejection's reason ("too
+    loud — nothing loud") — and is counted apart (``rejected_gold_with_avoided``)."""
+    rows: list[PreferenceRow] = []
     for d in dialogues:
         composite = [c for c in constraints_of(d["scenario"]["hidden_preferences"]) if c[0] in COMPOSITE]
-        for kind in COMPOSITE:
-            has[kind] += any(c[0] == kind for c in composite)
+        pairs, bad, rejected_avoided = Counter[str](), Counter[str](), 0
         turns = d["turns"]
         for i, turn in enumerate(turns):
             if turn["action"] not in REC_ACTIONS:
@@ -95,23 +102,50 @@ def preference_language(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, An
             for bid in turn.get("gold_poi_ids") or turn["referenced_poi_ids"]:
                 if bid not in kb.pois:
                     raise KeyError(f"{d['dialogue_id']}: turn {turn['turn_id']}: gold POI {bid} is not in the KB")
-                for c in composite:
-                    ok = meets(kb.pois[bid], c)
+                for kind, value in composite:
+                    ok = meets(kb.pois[bid], (kind, value))
                     if rejected:
-                        rejected_avoided += c[0] == "avoid" and not ok
+                        rejected_avoided += kind == "avoid" and not ok
                     else:
-                        pairs[c[0]] += 1
-                        violations[c[0]] += not ok
+                        pairs[kind] += 1
+                        bad[kind] += not ok
+        rows.append(
+            {
+                "dialogue_id": d["dialogue_id"],
+                "negated": any(c[0] == "avoid" for c in composite),
+                "disjunctive": any(c[0] == "either" for c in composite),
+                "avoid_pairs": pairs["avoid"],
+                "avoid_violations": bad["avoid"],
+                "either_pairs": pairs["either"],
+                "either_violations": bad["either"],
+                "rejected_gold_with_avoided": rejected_avoided,
+            }
+        )
+    return rows
+
+
+def preference_language(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, Any]:
+    """Corpus totals of :func:`preference_rows`; ``share`` fields are over all dialogues (NaN
+    for none)."""
+    rows = preference_rows(dialogues, kb)
+    n = len(rows)
+    negated, disjunctive = sum(r["negated"] for r in rows), sum(r["disjunctive"] for r in rows)
     nan = float("nan")
     return {
         "dialogues": n,
-        "negated_dialogues": has["avoid"],
-        "negated_share": has["avoid"] / n if n else nan,
-        "disjunctive_dialogues": has["either"],
-        "disjunctive_share": has["either"] / n if n else nan,
-        "gold_pairs_checked": pairs,
-        "gold_violations": violations,
-        "rejected_gold_with_avoided": rejected_avoided,
+        "negated_dialogues": negated,
+        "negated_share": negated / n if n else nan,
+        "disjunctive_dialogues": disjunctive,
+        "disjunctive_share": disjunctive / n if n else nan,
+        "gold_pairs_checked": {
+            "avoid": sum(r["avoid_pairs"] for r in rows),
+            "either": sum(r["either_pairs"] for r in rows),
+        },
+        "gold_violations": {
+            "avoid": sum(r["avoid_violations"] for r in rows),
+            "either": sum(r["either_violations"] for r in rows),
+        },
+        "rejected_gold_with_avoided": sum(r["rejected_gold_with_avoided"] for r in rows),
     }
 
 
