@@ -95,8 +95,12 @@ def test_older_corpus_without_composites():
 
 
 def test_unknown_gold_poi_is_named():
-    with pytest.raises(KeyError, match="d: turn 4: gold POI X"):
-        preference_language([_dialogue("d", AVOID_LOUD, ["X"])], KB_)
+    from trace_crs.errors import DataError
+
+    corpus = [_dialogue("d0", {}, ["Q"]), _dialogue("d", AVOID_LOUD, ["X"])]
+    with pytest.raises(DataError, match=r"c\.jsonl:2: field 'gold_poi_ids': dialogue d, turn 4: gold POI X") as err:
+        preference_language(corpus, KB_, "c.jsonl")
+    assert err.value.exit_code == 3
 
 
 def test_evidence_stats_holds_quote_specificity():

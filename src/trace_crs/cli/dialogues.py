@@ -179,7 +179,7 @@ def _stats(args: argparse.Namespace) -> int:
     if args.kb:  # quote specificity and travellers' language need the KB
         from trace_crs.dialogues.stats import evidence_stats
 
-        stats.update(evidence_stats(dialogues, _load_kb(args.kb)))
+        stats.update(evidence_stats(dialogues, _load_kb(args.kb), str(args.file)))
     if args.json:
         write_text(args.json, json.dumps(stats, indent=2, sort_keys=True) + "\n")
     if args.global_json:

@@ -26,6 +26,7 @@ import numpy as np
 from trace_crs.dialogues.constraints import constraints_of, meets
 from trace_crs.dialogues.quotes import quote_specificity
 from trace_crs.dialogues.schema import REC_ACTIONS, SPLITS, TIERS
+from trace_crs.errors import DataError
 from trace_crs.kb.store import KB
 
 COMPOSITE = ("avoid", "either")  # the negated and the disjunctive preference kinds
@@ -79,7 +80,7 @@ class PreferenceRow(TypedDict):
     rejected_gold_with_avoided: int
 
 
-def preference_rows(dialogues: list[dict[str, Any]], kb: KB) -> list[PreferenceRow]:
+def preference_rows(dialogues: list[dict[str, Any]], kb: KB, source: str | None = None) -> list[PreferenceRow]:
     """Per dialogue: whether its hidden preferences hold a negated (``avoid``) value and a
     disjunctive (``either``) group, and the gold check.
 
@@ -89,9 +90,11 @@ def preference_rows(dialogues: list[dict[str, Any]], kb: KB) -> list[PreferenceR
     gold POI must meet each composite constraint (:func:`~trace_crs.dialogues.constraints.meets`);
     ``*_pairs`` count the (gold POI, constraint) pairs checked, ``*_violations`` those not met.
     A rejected turn's gold may have an avoided value — that is the rejection's reason ("too
-    loud — nothing loud") — and is counted apart (``rejected_gold_with_avoided``)."""
+    loud — nothing loud") — and is counted apart (``rejected_gold_with_avoided``).  A gold POI
+    missing from the KB is a :class:`~trace_crs.errors.DataError` naming ``source`` (the corpus
+    file) and the dialogue's line (one dialogue per line)."""
     rows: list[PreferenceRow] = []
-    for d in dialogues:
+    for line, d in enumerate(dialogues, start=1):
         composite = [c for c in constraints_of(d["scenario"]["hidden_preferences"]) if c[0] in COMPOSITE]
         pairs, bad, rejected_avoided = Counter[str](), Counter[str](), 0
         turns = d["turns"]
@@ -101,7 +104,12 @@ def preference_rows(dialogues: list[dict[str, Any]], kb: KB) -> list[PreferenceR
             rejected = i + 1 < len(turns) and turns[i + 1]["action"] == "reject_and_refine"
             for bid in turn.get("gold_poi_ids") or turn["referenced_poi_ids"]:
                 if bid not in kb.pois:
-                    raise KeyError(f"{d['dialogue_id']}: turn {turn['turn_id']}: gold POI {bid} is not in the KB")
+                    raise DataError(
+                        f"dialogue {d['dialogue_id']}, turn {turn['turn_id']}: gold POI {bid} is not in the KB",
+                        file=source,
+                        line=line,
+                        field="gold_poi_ids",
+                    )
                 for kind, value in composite:
                     ok = meets(kb.pois[bid], (kind, value))
                     if rejected:
@@ -124,10 +132,10 @@ def preference_rows(dialogues: list[dict[str, Any]], kb: KB) -> list[PreferenceR
     return rows
 
 
-def preference_language(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, Any]:
+def preference_language(dialogues: list[dict[str, Any]], kb: KB, source: str | None = None) -> dict[str, Any]:
     """Corpus totals of :func:`preference_rows`; ``share`` fields are over all dialogues (NaN
     for none)."""
-    rows = preference_rows(dialogues, kb)
+    rows = preference_rows(dialogues, kb, source)
     n = len(rows)
     negated, disjunctive = sum(r["negated"] for r in rows), sum(r["disjunctive"] for r in rows)
     nan = float("nan")
@@ -149,7 +157,7 @@ def preference_language(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, An
     }
 
 
-def evidence_stats(dialogues: list[dict[str, Any]], kb: KB) -> dict[str, Any]:
+def evidence_stats(dialogues: list[dict[str, Any]], kb: KB, source: str | None = None) -> dict[str, Any]:
     """The KB-dependent statistics of the data card: ``quotes`` (quote specificity) and
     ``preferences`` (:func:`preference_language`)."""
-    return {"quotes": quote_specificity(dialogues, kb), "preferences": preference_language(dialogues, kb)}
+    return {"quotes": quote_specificity(dialogues, kb), "preferences": preference_language(dialogues, kb, source)}
