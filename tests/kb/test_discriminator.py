@@ -74,3 +74,12 @@ def test_only_single_function_words_of_real_text_are_named():
     out = feature_categories(syn, real, seed=42, n_per_class=300, top=50)
     assert out["real_function_words"] and all(w in ENGLISH_STOP_WORDS for w in out["real_function_words"])
     assert sum(c["features"] for c in out["real"].values()) == 50
+
+
+def test_real_vs_real_auc_is_near_chance_on_one_source_and_seeded():
+    from trace_crs.kb.discriminator import real_vs_real_auc
+
+    rng = np.random.default_rng(0)
+    one_source = [" ".join(rng.choice(["alpha", "beta", "gamma", "delta", "omega"], 12)) for _ in range(400)]
+    auc = real_vs_real_auc(one_source, seed=1, n_per_class=200)
+    assert abs(auc - 0.5) < 0.1 and real_vs_real_auc(one_source, seed=1, n_per_class=200) == auc

@@ -108,6 +108,7 @@ def test_cli_realism_on_a_small_kb_writes_aggregates_only(tmp_path):
     dumped = out.read_text()
     assert not any(len(t) > 30 and t[:30] in dumped for t in real[:500])   # no Yelp text leaks
     assert 0 <= report["discriminator"]["length_only_auc"] <= 1
+    assert abs(report["discriminator"]["real_vs_real_auc"] - 0.5) < 0.1  # two halves of the Yelp sample
     cats = report["discriminator"]["categories"]
     assert sum(c["features"] for c in cats["real"].values()) == cats["top"]
 

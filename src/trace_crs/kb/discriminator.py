@@ -10,6 +10,8 @@ schema caps synthetic reviews; :func:`trace_crs.kb.realism.yelp_corpus` truncate
   cross-validated ROC AUC (scikit-learn; the vectoriser is fitted inside each fold);
 * :func:`length_only_auc` — the same cross-validation with the character length as the only
   feature: how much length alone gives away (≈ 0.5 when the length distributions match);
+* :func:`real_vs_real_auc` — the same discriminator between two random halves of the real
+  corpus, the chance level it reaches at this sample size;
 * :func:`feature_categories` — the classifier fitted once on the whole sample; its ``top``
   largest coefficients towards each class, grouped into word *categories* (personal pronouns,
   other function words, facet-lexicon words, numbers, other words).  The only words it names are synthetic features
@@ -101,6 +103,15 @@ def length_only_auc(
     texts, y = balanced_sample(synthetic, real, seed, n_per_class)
     x = np.array([[len(t)] for t in texts], dtype=float)
     return float(_cv_auc(make_pipeline(StandardScaler(), LogisticRegression()), x, y, seed, FOLDS)["auc"])
+
+
+def real_vs_real_auc(real: Sequence[str], seed: int = DEFAULT_SEED, n_per_class: int = N_PER_CLASS) -> float:
+    """The discriminator's AUC between two seeded random halves of the real corpus: what the
+    same classifier reaches when there is nothing to find (near one half)."""
+    order = np.random.default_rng(seed).permutation(len(real))
+    half = len(order) // 2
+    a, b = [real[i] for i in order[:half]], [real[i] for i in order[half : 2 * half]]
+    return float(discriminator_auc(a, b, seed, n_per_class)["auc"])
 
 
 def category(feature: str, lexicon_words: frozenset[str], function_words: frozenset[str]) -> str:

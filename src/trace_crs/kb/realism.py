@@ -25,7 +25,13 @@ from typing import Any, TypedDict
 import numpy as np
 
 from trace_crs import DEFAULT_SEED
-from trace_crs.kb.discriminator import N_PER_CLASS, discriminator_auc, feature_categories, length_only_auc
+from trace_crs.kb.discriminator import (
+    N_PER_CLASS,
+    discriminator_auc,
+    feature_categories,
+    length_only_auc,
+    real_vs_real_auc,
+)
 from trace_crs.kb.review_grammar import facet_hits
 from trace_crs.kb.schema import REVIEW_MAX_CHARS
 from trace_crs.kb.store import iter_jsonl
@@ -149,6 +155,7 @@ def compare(
     out["mean_length_ratio"] = out["synthetic"]["length_mean"] / out["reference"]["length_mean"]
     out["discriminator"] = discriminator_auc(synthetic["texts"], reference["texts"], seed, n_per_class)
     out["discriminator"]["length_only_auc"] = length_only_auc(synthetic["texts"], reference["texts"], seed, n_per_class)
+    out["discriminator"]["real_vs_real_auc"] = real_vs_real_auc(reference["texts"], seed, n_per_class)
     out["discriminator"]["categories"] = feature_categories(synthetic["texts"], reference["texts"], seed, n_per_class)
     return out
 
@@ -190,7 +197,8 @@ def definitions() -> str:
         "- *distinct texts*, *texts shared by 2+ POIs*: exact text identity;\n"
         "- *discriminator*: equal numbers of texts per side (seeded sample), TF-IDF word 1–2-grams with "
         "l2-normalised rows + logistic regression, stratified cross-validated ROC AUC; the *length-only* "
-        "control is the same cross-validation with the character length as the only feature.\n"
+        "control is the same cross-validation with the character length as the only feature, the *real vs real* "
+        "control the same discriminator between two random halves of the real sample.\n"
     )
 
 
@@ -239,7 +247,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"Discriminator ({d['features']} + {d['model']}, {d['folds']}-fold cross-validated, "
         f"{d['n_per_class']:,} reviews per class, seed {report['seed']}): ROC AUC {d['auc']:.3f} "
         f"(SD over folds {d['auc_sd']:.3f}; 0.5 = indistinguishable, 1.0 = always told apart); "
-        f"on the character length alone: ROC AUC {d['length_only_auc']:.3f}.\n\n"
+        f"on the character length alone: ROC AUC {d['length_only_auc']:.3f}; between two random halves of "
+        f"the real sample (nothing to find): ROC AUC {d['real_vs_real_auc']:.3f}.\n\n"
         + (categories_markdown(d["categories"]) + "\n" if "categories" in d else "")
         + definitions()
     )
