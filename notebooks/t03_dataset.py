@@ -81,7 +81,7 @@ report.present.table(leak)
 # %%
 evidence = report.t03_dataset.evidence(kb_dir, dialogues_path, n_boot=n_boot)
 report.prose.glue_facts("t03_ev", report.t03_dataset.evidence_facts(evidence))
-report.present.table(evidence.reset_index(drop=True))
+report.present.table(report.t03_dataset.evidence_display(evidence))
 
 # %% [markdown]
 # {glue:text}`t03_ev_quote_single_share:.3f` of the {glue:text}`t03_ev_quote_single_n` cited

@@ -105,3 +105,13 @@ def test_evidence_table_on_a_generated_corpus(tmp_path):
             assert row["ci_low"] <= row["share"] <= row["ci_high"], key
     facts = t03_dataset.evidence_facts(df)
     assert facts["negated_n"] == 40 and facts["quote_single_share"] == df.at["quote_single", "share"]
+
+
+def test_evidence_display_formats_intervals():
+    import pandas as pd
+
+    df = pd.DataFrame({"measure": ["m"], "share": [0.25], "ci_low": [0.18], "ci_high": [0.31], "k": [5], "n": [20],
+                       "target": ["≥ 0.10"]}, index=pd.Index(["negated"], name="key"))
+    out = t03_dataset.evidence_display(df)
+    assert out.to_dict("records") == [{"measure": "m", "share [95 % interval]": "0.250 [0.18, 0.31]", "k": 5, "n": 20,
+                                       "target": "≥ 0.10"}]

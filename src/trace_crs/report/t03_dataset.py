@@ -274,3 +274,15 @@ def evidence_facts(df: pd.DataFrame) -> dict[str, Any]:
         out |= {f"{key}_share": float(row["share"]), f"{key}_low": float(row["ci_low"])}
         out |= {f"{key}_high": float(row["ci_high"]), f"{key}_k": int(row["k"]), f"{key}_n": int(row["n"])}
     return out
+
+
+def evidence_display(df: pd.DataFrame) -> pd.DataFrame:
+    """The evidence table for the page: each share as ``0.250 [0.18, 0.31]`` (the book's
+    interval form, :func:`trace_crs.report.present.interval`), then ``k``, ``n`` and the target."""
+    from trace_crs.report import present
+
+    shown = [present.interval(r["share"], r["ci_low"], r["ci_high"]) for _, r in df.iterrows()]
+    return pd.DataFrame(
+        {"measure": df["measure"].to_list(), "share [95 % interval]": shown, "k": df["k"].to_list()}
+        | {"n": df["n"].to_list(), "target": df["target"].to_list()}
+    )
