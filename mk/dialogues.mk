@@ -13,7 +13,7 @@ $(DIALOGUES): $(KB_DIR)/MANIFEST.json $(DIALOGUE_SOURCES) | $(STAMP)
 	mkdir -p $(@D)
 	$(call DIALOGUES_TIMED,generate) generate --kb $(KB_DIR) --n $(N_DIALOGUES) --generator simulated --seed $(SEED) --out $@
 	$(call DIALOGUES_TIMED,validate) validate $@ --kb $(KB_DIR)
-	$(call DIALOGUES_TIMED,stats) stats $@ --json $(@D)/stats.json
+	$(call DIALOGUES_TIMED,stats) stats $@ --kb $(KB_DIR) --json $(@D)/stats.json
 	$(call DIALOGUES_TIMED,leakage) leakage $@ --kb $(KB_DIR) --seed $(SEED) --json $(@D)/leakage.json
 endif
 

@@ -30,7 +30,7 @@ FORCE:
 # synthetic side is reported.
 KB_REALISM_REF ?= ../shared/data/yelp-sample
 KB_REALISM     := results/$(PROFILE)/kb_realism.json
-$(KB_REALISM): $(KB_DIR)/MANIFEST.json src/trace_crs/kb/realism.py
+$(KB_REALISM): $(KB_DIR)/MANIFEST.json src/trace_crs/kb/realism.py src/trace_crs/kb/discriminator.py
 	mkdir -p $(@D) $(BOOK_DIR)/content
 	$(VENV)/bin/trace-crs kb realism --kb $(KB_DIR) $(if $(wildcard $(KB_REALISM_REF)/yelp_academic_dataset_review.json),--reference $(KB_REALISM_REF)) --out $@ --markdown $(BOOK_DIR)/content/kb_realism.md
 

@@ -23,7 +23,7 @@ data/dialogues/official/dialogues.jsonl: $(RELEASE_INPUTS) $(RELEASE_SRC) | $(ST
 	$(PY) book/tools/pipeline.py timed results/official/timings/release-import.json release/import -- \
 	  $(VENV)/bin/trace-crs --quiet release import --dataset $(RELEASE_DIR)/crs_dataset.json \
 	  --pois $(RELEASE_DIR)/poi_knowledge_base.json --splits $(RELEASE_DIR)/splits --yelp-dir $(YELP_DIR) --seed $(SEED) --out $(@D)
-	$(call DIALOGUES_TIMED,stats) stats $@ --json $(@D)/stats.json
+	$(call DIALOGUES_TIMED,stats) stats $@ --kb $(@D)/kb --json $(@D)/stats.json
 	$(call DIALOGUES_TIMED,leakage) leakage $@ --kb $(@D)/kb --seed $(SEED) --json $(@D)/leakage.json
 
 data/kb/official/MANIFEST.json: data/dialogues/official/dialogues.jsonl

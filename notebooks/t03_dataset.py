@@ -65,6 +65,33 @@ report.present.table(leak)
 # ({glue:md}`t03_leak_mi_min_facet`).
 
 # %% [markdown]
+# ## Does a quote ground in one POI, and do travellers negate?
+#
+# A cited quote supports a claim about one POI only if it occurs in that POI's reviews and no
+# other's (§2.2), so every quote the reference turns cite is searched verbatim in all review
+# texts of the KB. The simulated traveller also states preferences *against* a value
+# ("nothing loud") and either-of preferences ("a patio or a rooftop"); gold must honour both.
+# Gold is checked on the recommend/compare turns the user does not reject, by which time every
+# hidden preference has been stated; a rejected turn's POI may have an avoided value, since
+# that is why it was rejected. Shares carry a dialogue-cluster bootstrap 95 % interval (exact
+# Clopper–Pearson where no or every row is an event); `k` of `n` counts quotes, dialogues or
+# (gold POI, preference) pairs. The same statistics are in the corpus's `stats.json`
+# (`trace-crs dialogues stats --kb`).
+
+# %%
+evidence = report.t03_dataset.evidence(kb_dir, dialogues_path, n_boot=n_boot)
+report.prose.glue_facts("t03_ev", report.t03_dataset.evidence_facts(evidence))
+report.present.table(report.t03_dataset.evidence_display(evidence))
+
+# %% [markdown]
+# {glue:text}`t03_ev_quote_single_share:.3f` of the {glue:text}`t03_ev_quote_single_n` cited
+# quotes occur in the reviews of exactly one POI; {glue:text}`t03_ev_negated_share:.3f` of the
+# {glue:text}`t03_ev_negated_n` dialogues state a negated preference and
+# {glue:text}`t03_ev_disjunctive_share:.3f` a disjunctive one; gold violates a negated preference
+# in {glue:text}`t03_ev_avoid_k` of {glue:text}`t03_ev_avoid_n` checked pairs and a disjunctive
+# one in {glue:text}`t03_ev_either_k` of {glue:text}`t03_ev_either_n`.
+
+# %% [markdown]
 # ## Does the persona signal reach a baseline?
 #
 # Persona-Grounded is Aspect plus two persona signals: a hand-written aspect prior per archetype

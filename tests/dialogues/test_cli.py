@@ -21,3 +21,20 @@ def test_user_errors_exit_2(tmp_path, capsys):
     assert main(["dialogues", "generate", "--kb", str(tmp_path / "nokb"), "--n", "3", "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "not a KB directory" in capsys.readouterr().err
     assert main(["dialogues", "stats", str(tmp_path / "missing.jsonl")]) == 2
+
+
+def test_stats_with_kb_adds_evidence_statistics(tmp_path, tiny_kb_dir):
+    import json
+
+    out, js = tmp_path / "d.jsonl", tmp_path / "s.json"
+    assert main(["dialogues", "generate", "--kb", str(tiny_kb_dir), "--n", "6", "--seed", "42", "--out", str(out)]) == 0
+    assert main(["dialogues", "stats", "--dialogues", str(out), "--kb", str(tiny_kb_dir), "--out", str(js)]) == 0
+    stats = json.loads(js.read_text())
+    dialogues = [json.loads(line) for line in out.read_text().splitlines()]
+    # counted independently: every citation of a system turn, and dialogues with an avoided value
+    n_cited = sum(len(t["citations"]) for d in dialogues for t in d["turns"] if t["role"] == "system")
+    assert stats["quotes"]["n_quotes"] == n_cited and sum(stats["quotes"]["by_n_pois"].values()) == n_cited
+    negated = sum(bool(d["scenario"]["hidden_preferences"].get("avoid")) for d in dialogues)
+    assert stats["preferences"]["negated_dialogues"] == negated
+    assert stats["preferences"]["gold_violations"] == {"avoid": 0, "either": 0}  # the generator's gold honours them
+    assert stats["dialogues"] == 6  # the corpus statistics are still there

@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trace_crs.kb.realism import compare, discriminator_auc, kb_corpus, text_stats, window_rates, yelp_corpus
+from trace_crs.kb.realism import (compare, discriminator_auc, kb_corpus, review_tokens, text_stats, window_rates,
+                                  yelp_corpus)
 
 YELP = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "yelp-sample"
 needs_yelp = pytest.mark.skipif(not (YELP / "yelp_academic_dataset_review.json").is_file(), reason="no ../shared Yelp sample")
@@ -21,6 +22,18 @@ def test_window_rates_golden(tokens, window, ttr, bigram, windows):
     out = window_rates(tokens, window)
     assert out["windows"] == windows
     np.testing.assert_allclose([out["type_token_ratio"], out["distinct_bigram_rate"]], [ttr, bigram])
+
+
+def test_window_rates_do_not_count_bigrams_across_reviews():
+    # reviews [a b] [a b]: pairs ab, (b|a across the boundary: skipped), ab -> 1 distinct of 2
+    out = window_rates(["a", "b", "a", "b"], 4, review_of=[0, 0, 1, 1])
+    assert out["distinct_bigram_rate"] == pytest.approx(1 / 2) and out["type_token_ratio"] == pytest.approx(2 / 4)
+
+
+def test_review_tokens_leave_out_the_last_word_of_a_capped_text():
+    assert review_tokens("Nice room. Quiet.") == ["nice", "room", "quiet"]
+    capped = ("word " * 99 + "cutoff")[:500]  # 495 characters of words, then "cutof" cut at the cap
+    assert len(capped) == 500 and review_tokens(capped) == ["word"] * 99
 
 
 def test_text_stats_golden():
@@ -94,6 +107,10 @@ def test_cli_realism_on_a_small_kb_writes_aggregates_only(tmp_path):
     real = yelp_corpus(YELP)["texts"]
     dumped = out.read_text()
     assert not any(len(t) > 30 and t[:30] in dumped for t in real[:500])   # no Yelp text leaks
+    assert 0 <= report["discriminator"]["length_only_auc"] <= 1
+    assert abs(report["discriminator"]["real_vs_real_auc"] - 0.5) < 0.1  # two halves of the Yelp sample
+    cats = report["discriminator"]["categories"]
+    assert sum(c["features"] for c in cats["real"].values()) == cats["top"]
 
 
 @needs_yelp

@@ -174,7 +174,12 @@ def _stats(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.dialogues.stats import corpus_stats
 
-    stats = corpus_stats(load_dialogues(args.file))
+    dialogues = load_dialogues(args.file)
+    stats = corpus_stats(dialogues)
+    if args.kb:  # quote specificity and travellers' language need the KB
+        from trace_crs.dialogues.stats import evidence_stats
+
+        stats.update(evidence_stats(dialogues, _load_kb(args.kb), str(args.file)))
     if args.json:
         write_text(args.json, json.dumps(stats, indent=2, sort_keys=True) + "\n")
     if args.global_json:
@@ -308,6 +313,12 @@ def register(subparsers) -> None:
     p.set_defaults(func=_validate)
     p = sub.add_parser("stats", help="Table-3 dialogue statistics")
     _corpus_arg(p)
+    p.add_argument(
+        "--kb",
+        default=None,
+        help="KB directory the dialogues were generated from (adds quote specificity and "
+        "negated/disjunctive preferences)",
+    )
     p.add_argument("--out", "--json", dest="json", default=None, help="also write the statistics to this JSON file")
     p.set_defaults(func=_stats)
     p = sub.add_parser("leakage", help="audit: keyword-decoder recovery of the acceptable sets, persona information")

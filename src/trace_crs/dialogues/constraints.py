@@ -28,6 +28,7 @@ __all__ = [
     "AVOIDABLE",
     "Constraint",
     "avoid_pool",
+    "constraints_of",
     "hidden_preferences",
     "loosened",
     "meeting",
@@ -155,3 +156,14 @@ def hidden_preferences(constraints: list[Constraint]) -> dict[str, Any]:
             prefs[facet] = value
     prefs["avoid"] = dict(sorted(prefs["avoid"].items()))
     return prefs
+
+
+def constraints_of(hidden: dict[str, Any]) -> list[Constraint]:
+    """The constraints of a ``hidden_preferences`` record (the inverse of
+    :func:`hidden_preferences` up to order): single-valued facets, list facets, the anchor,
+    then avoided values and either-of groups (both optional: older corpora lack them)."""
+    out: list[Constraint] = [(f, hidden[f]) for f in ("style", "price_max", "noise") if hidden.get(f) is not None]
+    out += [(f, v) for f in ("ambience", "features") for v in hidden.get(f) or []]
+    out += [("anchor", hidden["anchor"])] if hidden.get("anchor") else []
+    out += [("avoid", (f, v)) for f, values in (hidden.get("avoid") or {}).items() for v in values]
+    return out + [("either", tuple((m["facet"], m["value"]) for m in group)) for group in hidden.get("either") or []]

@@ -89,11 +89,10 @@ class QuoteFinder:
         return Span(review.review_id, a, b, review.text[a:b]) if b > a else None
 
 
-def quote_specificity(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]:
-    """How many POIs' reviews hold each cited quote verbatim (paper §2.2: a quote grounds a
-    claim about one POI).  Every ``citations[].quote`` of every system turn is searched in all
-    review texts of the KB (case-sensitive substring); returns the number of quotes, the share
-    found in the reviews of exactly one POI, and the counts by number of POIs (0, 1, 2, 3+)."""
+def quote_owner_counts(dialogues: Iterable[dict[str, Any]], kb: KB) -> list[tuple[str, int]]:
+    """``(dialogue_id, number of POIs)`` for every ``citations[].quote`` of every system turn, in
+    corpus order: the number of distinct POIs whose review texts hold the quote verbatim
+    (case-sensitive substring; a quote never matches across two reviews)."""
     texts, owners, offsets, pos = [], [], [], 0
     for bid, reviews in sorted(kb.reviews_by_poi.items()):
         for review in reviews:
@@ -102,16 +101,30 @@ def quote_specificity(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, 
             offsets.append(pos)
             pos += len(review.text) + 1
     corpus = "\x00".join(texts)
-    counts: dict[str, int] = {"0": 0, "1": 0, "2": 0, "3+": 0}
-    n = 0
+    seen: dict[str, int] = {}  # quote -> number of POIs (corpora repeat quotes: search each once)
+    out = []
     for dialogue in dialogues:
         for turn in dialogue["turns"]:
             for citation in turn.get("citations", []) if turn["role"] == "system" else []:
-                pois, at = set(), corpus.find(citation["quote"])
-                while at != -1:
-                    pois.add(owners[bisect_right(offsets, at) - 1])
-                    at = corpus.find(citation["quote"], at + 1)
-                k = len(pois)
-                counts["3+" if k >= 3 else str(k)] += 1
-                n += 1
+                quote = citation["quote"]
+                if quote not in seen:
+                    pois, at = set(), corpus.find(quote)
+                    while at != -1:
+                        pois.add(owners[bisect_right(offsets, at) - 1])
+                        at = corpus.find(quote, at + 1)
+                    seen[quote] = len(pois)
+                out.append((dialogue.get("dialogue_id", ""), seen[quote]))
+    return out
+
+
+def quote_specificity(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]:
+    """How many POIs' reviews hold each cited quote verbatim (paper §2.2: a quote grounds a
+    claim about one POI; :func:`quote_owner_counts`): the number of quotes, the share found in
+    the reviews of exactly one POI, and the counts by number of POIs (0, 1, 2, 3+).  Every
+    citation counts, repeats included (the share is of quotes as the corpus cites them)."""
+    counts: dict[str, int] = {"0": 0, "1": 0, "2": 0, "3+": 0}
+    owners = quote_owner_counts(dialogues, kb)
+    for _, k in owners:
+        counts["3+" if k >= 3 else str(k)] += 1
+    n = len(owners)
     return {"n_quotes": n, "single_poi_share": counts["1"] / n if n else float("nan"), "by_n_pois": counts}

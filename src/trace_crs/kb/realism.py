@@ -1,15 +1,17 @@
 """How far synthetic reviews are from real ones, by their statistics (paper §2.1, App. D: the
 synthetic KB stands in for Yelp, whose review text is truncated at 500 characters).
 
-:func:`text_stats` summarises one corpus of review texts: length distribution, sentences per
-review (``trace_crs.segment``, the one splitter), type-token ratio and distinct-bigram rate per
-10k tokens (``segment.terms`` tokens, averaged over consecutive 10,000-token windows of a seeded
-shuffle, so corpora of different size compare), the share of sentences that name a facet value
-or price (``kb.review_grammar.facet_hits`` over the public lexicon), the duplicate-text rate
-and the number of texts shared by two or more POIs.  :func:`compare` adds the two-sample
-Kolmogorov–Smirnov statistic of the lengths (scipy) and a *discriminator*: TF-IDF word 1–2-grams
-+ logistic regression trained to tell synthetic from real reviews on a seeded balanced sample,
-its 5-fold cross-validated ROC AUC (scikit-learn; 0.5 = indistinguishable).  Only aggregate
+:func:`text_stats` summarises one corpus of review texts, with the same definitions on both
+sides: length distribution; sentences per review (``trace_crs.segment``, the one splitter);
+type-token ratio and distinct-bigram rate per 10k tokens — ``segment.terms`` tokens of the
+reviews in a seeded shuffle, cut into consecutive 10,000-token windows, each rate averaged over
+the full windows, so a 34k-review corpus and a 5k one are compared on equal-size samples
+(bigrams never span two reviews; a text at the cap leaves out its last, possibly cut, token);
+the share of sentences that name a facet value or price (``kb.review_grammar.facet_hits``, the
+one detector, over the public lexicon); the duplicate-text rate and the number of texts shared
+by two or more POIs.  :func:`compare` adds the two-sample Kolmogorov–Smirnov statistic of the
+lengths (scipy) and the discriminator of :mod:`trace_crs.kb.discriminator` (its AUC, a
+length-only control and the word categories that tell the sides apart).  Only aggregate
 statistics leave this module — never a review text.
 """
 
@@ -23,14 +25,19 @@ from typing import Any, TypedDict
 import numpy as np
 
 from trace_crs import DEFAULT_SEED
+from trace_crs.kb.discriminator import (
+    N_PER_CLASS,
+    discriminator_auc,
+    feature_categories,
+    length_only_auc,
+    real_vs_real_auc,
+)
 from trace_crs.kb.review_grammar import facet_hits
 from trace_crs.kb.schema import REVIEW_MAX_CHARS
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.segment import sentence_spans, terms
 
 WINDOW = 10_000  # tokens per window of the type-token and bigram rates
-N_PER_CLASS = 2_000  # reviews per class for the discriminator
-FOLDS = 5
 
 
 class Corpus(TypedDict):
@@ -63,22 +70,39 @@ def yelp_corpus(yelp_dir: str | Path, max_chars: int = REVIEW_MAX_CHARS) -> Corp
     return {"texts": texts, "business_ids": ids}
 
 
-def window_rates(tokens: Sequence[str], window: int = WINDOW) -> dict[str, float | int]:
-    """Distinct unigrams and distinct bigrams per ``window`` tokens, averaged over the
-    consecutive full windows of ``tokens`` (one partial window if the corpus is shorter)."""
+def window_rates(
+    tokens: Sequence[str], window: int = WINDOW, review_of: Sequence[int] | None = None
+) -> dict[str, float | int]:
+    """Distinct unigrams per token and distinct bigrams per bigram in each ``window`` tokens,
+    averaged over the consecutive full windows of ``tokens`` (one partial window if the corpus
+    is shorter).  With ``review_of`` (the review index of each token) a bigram is two
+    consecutive tokens of the same review: pairs across a review boundary are not counted."""
+    same = (
+        [True] * max(len(tokens) - 1, 0)
+        if review_of is None
+        else [a == b for a, b in zip(review_of, review_of[1:], strict=False)]
+    )
     starts = list(range(0, max(len(tokens) - window + 1, 1), window)) if len(tokens) >= window else [0]
     ttr, big = [], []
     for s in starts:
         chunk = tokens[s : s + window]
-        if len(chunk) < 2:
+        pairs = [(chunk[i], chunk[i + 1]) for i in range(len(chunk) - 1) if same[s + i]]
+        if not pairs:
             continue
         ttr.append(len(set(chunk)) / len(chunk))
-        big.append(len(set(zip(chunk, chunk[1:], strict=False))) / (len(chunk) - 1))
+        big.append(len(set(pairs)) / len(pairs))
     return {
         "type_token_ratio": float(np.mean(ttr)) if ttr else float("nan"),
         "distinct_bigram_rate": float(np.mean(big)) if big else float("nan"),
         "windows": len(ttr),
     }
+
+
+def review_tokens(text: str) -> list[str]:
+    """``segment.terms`` of a review; a text at the 500-character cap may end in a cut word
+    (real reviews are truncated there), so its last token is left out — on both sides."""
+    tokens = terms(text)
+    return tokens[:-1] if len(text) >= REVIEW_MAX_CHARS else tokens
 
 
 def text_stats(corpus: Corpus, seed: int = DEFAULT_SEED) -> dict[str, Any]:
@@ -93,7 +117,9 @@ def text_stats(corpus: Corpus, seed: int = DEFAULT_SEED) -> dict[str, Any]:
         n_sent.append(len(spans))
         n_facet += sum(bool(facet_hits(t[a:b])) for a, b in spans)
     order = np.random.default_rng(seed).permutation(len(texts))
-    tokens = [tok for i in order for tok in terms(texts[i])]
+    per_review = [review_tokens(texts[i]) for i in order]
+    tokens = [tok for toks in per_review for tok in toks]
+    review_of = [k for k, toks in enumerate(per_review) for _ in toks]
     owners: dict[str, set[str]] = defaultdict(set)
     for t, b in zip(texts, ids, strict=False):
         owners[t].add(b)
@@ -105,47 +131,10 @@ def text_stats(corpus: Corpus, seed: int = DEFAULT_SEED) -> dict[str, Any]:
         "share_at_cap": float((lengths >= REVIEW_MAX_CHARS).mean()),
         "sentences_per_review": float(np.mean(n_sent)),
         "facet_sentence_share": n_facet / max(sum(n_sent), 1),
-        **window_rates(tokens),
+        **window_rates(tokens, WINDOW, review_of),
         "distinct_text_rate": len(owners) / len(texts),
         "duplicate_rate": 1 - len(owners) / len(texts),
         "texts_shared_by_pois": sum(len(b) > 1 for b in owners.values()),
-    }
-
-
-def discriminator_auc(
-    synthetic: Sequence[str],
-    real: Sequence[str],
-    seed: int = DEFAULT_SEED,
-    n_per_class: int = N_PER_CLASS,
-    folds: int = FOLDS,
-) -> dict[str, Any]:
-    """Cross-validated ROC AUC of TF-IDF (word 1–2-grams, sublinear tf) + logistic regression
-    telling ``synthetic`` (label 1) from ``real`` (label 0), on a seeded balanced sample of at
-    most ``n_per_class`` texts per class; the vectoriser is fitted inside each fold."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
-    from sklearn.pipeline import make_pipeline
-
-    rng = np.random.default_rng(seed)
-    n = min(n_per_class, len(synthetic), len(real))
-    if n < folds:
-        raise ValueError(f"discriminator needs >= {folds} texts per class, got {n}")
-    syn = [synthetic[i] for i in sorted(rng.choice(len(synthetic), n, replace=False))]
-    ref = [real[i] for i in sorted(rng.choice(len(real), n, replace=False))]
-    model = make_pipeline(
-        TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True), LogisticRegression(max_iter=1000, C=1.0)
-    )
-    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    scores = cross_val_score(model, syn + ref, [1] * n + [0] * n, cv=cv, scoring="roc_auc")
-    return {
-        "auc": float(scores.mean()),
-        "auc_sd": float(scores.std(ddof=1)),
-        "auc_folds": [float(s) for s in scores],
-        "n_per_class": n,
-        "folds": folds,
-        "features": "tfidf word 1-2-grams",
-        "model": "logistic regression",
     }
 
 
@@ -165,6 +154,9 @@ def compare(
     out["length_ks_pvalue"] = float(ks.pvalue)
     out["mean_length_ratio"] = out["synthetic"]["length_mean"] / out["reference"]["length_mean"]
     out["discriminator"] = discriminator_auc(synthetic["texts"], reference["texts"], seed, n_per_class)
+    out["discriminator"]["length_only_auc"] = length_only_auc(synthetic["texts"], reference["texts"], seed, n_per_class)
+    out["discriminator"]["real_vs_real_auc"] = real_vs_real_auc(reference["texts"], seed, n_per_class)
+    out["discriminator"]["categories"] = feature_categories(synthetic["texts"], reference["texts"], seed, n_per_class)
     return out
 
 
@@ -188,6 +180,53 @@ LABELS = {
 }
 
 
+def definitions() -> str:
+    """How each statistic of the table is computed (Markdown list; the data card shows it)."""
+    return (
+        "Definitions (the same code on both sides):\n\n"
+        f"- *length*: characters of the review text, real texts truncated at {REVIEW_MAX_CHARS} as the Yelp "
+        "loader does;\n"
+        "- *sentences*: the project's one sentence splitter (`trace_crs.segment`);\n"
+        f"- *type-token ratio* and *distinct bigrams per {WINDOW:,} tokens*: lower-cased word tokens of the reviews "
+        f"in a seeded random order, cut into consecutive {WINDOW:,}-token windows; per window, distinct words / "
+        "tokens and distinct word pairs / word pairs (a pair never spans two reviews), averaged over the full "
+        "windows — equal-size samples, so a large and a small corpus compare; a text at the cap leaves out its "
+        "last, possibly cut, word;\n"
+        "- *sentences naming a facet*: sentences in which the public facet lexicon or price vocabulary matches "
+        "(`kb.review_grammar.facet_hits`);\n"
+        "- *distinct texts*, *texts shared by 2+ POIs*: exact text identity;\n"
+        "- *discriminator*: equal numbers of texts per side (seeded sample), TF-IDF word 1–2-grams with "
+        "l2-normalised rows + logistic regression, stratified cross-validated ROC AUC; the *length-only* "
+        "control is the same cross-validation with the character length as the only feature, the *real vs real* "
+        "control the same discriminator between two random halves of the real sample.\n"
+    )
+
+
+def categories_markdown(cats: dict[str, Any]) -> str:
+    """The word categories of the discriminator's strongest features per side (Markdown)."""
+    from trace_crs.kb.discriminator import CATEGORIES
+
+    rows = [
+        f"What tells them apart: the classifier's {cats['top']} largest coefficients towards each side, by word "
+        "category (features of that category, and their share of the coefficient mass).",
+        "",
+        "| word category | towards synthetic | towards real |",
+        "|---|---:|---:|",
+    ]
+    for c in CATEGORIES:
+        a, b = cats["synthetic"][c], cats["real"][c]
+        rows.append(f"| {c} | {a['features']} ({a['coef_share']:.3f}) | {b['features']} ({b['coef_share']:.3f}) |")
+    rows.append("")
+    rows.append("Strongest synthetic features: " + ", ".join(f"`{f}`" for f in cats["synthetic_examples"]) + ".")
+    if cats["real_function_words"]:
+        rows.append(
+            "Function words among the real side's strongest: "
+            + ", ".join(f"`{f}`" for f in cats["real_function_words"])
+            + "."
+        )
+    return "\n".join(rows) + "\n"
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     """The data card's table (Markdown, ≤ 3 decimals) and its one-line summary, from a report
     of :func:`compare`; aggregate statistics only."""
@@ -198,12 +237,18 @@ def to_markdown(report: dict[str, Any]) -> str:
         cells = [report[s][key] for s in sides]
         rows.append(f"| {label} | " + " | ".join(f"{v:,}" if isinstance(v, int) else f"{v:.3f}" for v in cells) + " |")
     if "reference" not in report:
-        return "\n".join(rows) + "\n\nNo reference corpus was given, so no side-by-side comparison was computed.\n"
+        return "\n".join(rows) + (
+            "\n\nNo reference corpus was given, so no side-by-side comparison was computed.\n\n" + definitions()
+        )
     d = report["discriminator"]
     return "\n".join(rows) + (
         f"\n\nLength distribution: two-sample Kolmogorov–Smirnov statistic {report['length_ks']:.3f}; "
         f"mean length ratio (synthetic / real) {report['mean_length_ratio']:.3f}. "
         f"Discriminator ({d['features']} + {d['model']}, {d['folds']}-fold cross-validated, "
         f"{d['n_per_class']:,} reviews per class, seed {report['seed']}): ROC AUC {d['auc']:.3f} "
-        f"(SD over folds {d['auc_sd']:.3f}; 0.5 = indistinguishable, 1.0 = always told apart).\n"
+        f"(SD over folds {d['auc_sd']:.3f}; 0.5 = indistinguishable, 1.0 = always told apart); "
+        f"on the character length alone: ROC AUC {d['length_only_auc']:.3f}; between two random halves of "
+        f"the real sample (nothing to find): ROC AUC {d['real_vs_real_auc']:.3f}.\n\n"
+        + (categories_markdown(d["categories"]) + "\n" if "categories" in d else "")
+        + definitions()
     )
