@@ -162,7 +162,7 @@ def local_decoding(cfg: LMConfig, limit: Any, extra_body: dict[str, Any], stop: 
     * ``max_tokens`` repeated in the body: litellm sends ``max_completion_tokens``, which
       llama-cpp-python's server ignores (it would generate until EOS);
     * ``stop`` at DSPy's end marker, so the model does not decode past the last field;
-    * the Trace worker's repetition guard (``trace_repeat_ngram``, :class:`trace_crs.lm.llama_worker.RepeatStop`).
+    * the Trace worker's repetition guard (``trace_repeat_ngram``, :class:`trace_crs.lm.llama_requests.RepeatStop`).
 
     Not applied to API models: some (reasoning models) reject ``stop``, and they do not loop.
     """
