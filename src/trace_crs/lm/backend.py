@@ -333,5 +333,7 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
     path = verified_path(cfg.weights, cfg.models_dir)
     plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
     key = (cfg.n_threads, cfg.servers)
-    with shared_pool(path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots) as pool:
+    with shared_pool(
+        path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots, slot_kv=cfg.slot_kv
+    ) as pool:
         yield build_lm(cfg, endpoints=pool)

@@ -117,9 +117,9 @@ class _Handed:
 class BatchedWorker:
     """``POST /v1/chat/completions`` for many requests at once (same interface as ``Worker``)."""
 
-    def __init__(self, llama: Any, alias: str, slots: int, n_ctx_slot: int) -> None:
+    def __init__(self, llama: Any, alias: str, slots: int, n_ctx_slot: int, kv: str = "private") -> None:
         self.llama, self.alias = llama, alias
-        self.engine = BatchEngine(llama, slots, n_ctx_slot)
+        self.engine = BatchEngine(llama, slots, n_ctx_slot, kv=kv)
 
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         req, repeat_ngram = parse_chat_request(body)

@@ -35,6 +35,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
+from trace_crs.lm.config import SLOT_KV
 from trace_crs.lm.llama_requests import FastLogprobs, chat_handler, completion_kwargs, parse_chat_request
 
 if TYPE_CHECKING:
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n_gpu_layers", type=int, default=0)
     p.add_argument("--verbose", type=lambda s: s.lower() == "true", default=False)
     p.add_argument("--parallel", type=int, default=0, help="slots decoded in one batch (0 = one request at a time)")
+    p.add_argument("--slot_kv", default="private", choices=SLOT_KV, help="KV layout of the slots (lm.batch_engine)")
     args = p.parse_args(argv)
     if args.parallel < 0:
         p.error(f"--parallel: expected an integer >= 0, got {args.parallel}")
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         from trace_crs.lm.batch_worker import BatchedWorker
 
         n_ctx, args.n_ctx = args.n_ctx, 512  # each slot has n_ctx cells; the model's own context is unused
-        worker = BatchedWorker(load(args), args.model_alias, args.parallel, n_ctx)
+        worker = BatchedWorker(load(args), args.model_alias, args.parallel, n_ctx, args.slot_kv)
     else:
         worker = Worker(load(args), args.model_alias)
     server = WorkerServer(worker, args.port)
