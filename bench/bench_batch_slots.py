@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.lm.test_batch_engine import _bodies, _post  # noqa: E402  (the test's requests, one definition)
+
 from trace_crs.lm.config import SLOT_KV  # noqa: E402
 from trace_crs.lm.server import LlamaServer  # noqa: E402
 from trace_crs.lm.weights import verified_path  # noqa: E402
@@ -59,14 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     load0 = os.getloadavg()[0]
     ref = replies(model, 0, bodies, 1, args.threads)
     arms: dict[str, list[dict]] = {}
-    for r in range(args.repeats):
+    for _ in range(args.repeats):
         for kv, (mode, clients) in ((k, m) for k in args.slot_kv for m in (("one_at_a_time", 1), ("concurrent", args.slots))):
             name = f"slots{args.slots}_{kv}_{mode}"
             got = replies(model, args.slots, bodies, clients, args.threads, kv)
-            diffs = [i for i, (a, b) in enumerate(zip(ref, got)) if key(a) != key(b)]
-            lp = [abs(x - y) for a, b in zip(ref, got)
+            diffs = [i for i, (a, b) in enumerate(zip(ref, got, strict=True)) if key(a) != key(b)]
+            lp = [abs(x - y) for a, b in zip(ref, got, strict=True)
                   if (x := top_logprob(a)) is not None and (y := top_logprob(b)) is not None]
-            text = sum(a["choices"][0]["message"] != b["choices"][0]["message"] for a, b in zip(ref, got))
+            text = sum(a["choices"][0]["message"] != b["choices"][0]["message"] for a, b in zip(ref, got, strict=True))
             arms.setdefault(name, []).append({"differing_replies": len(diffs), "differing_messages": text,
                                               "max_abs_logprob_diff": max(lp, default=0.0), "differing_index": diffs})
     result = {"weights": args.weights, "slots": args.slots, "threads": args.threads, "requests": len(bodies),
