@@ -1,6 +1,6 @@
 """Benchmark: the CoRE per-factor judge on one transcript, two arms side by side (not a timed
 test; README "Measured here").  Default: today's path (one worker, the twelve calls in order)
-vs parallel slots (one worker with ``lm.slots=6``: the first factor alone, the other eleven
+vs parallel slots (one worker with ``lm.slots=6 lm.slot_kv=shared``: the first factor alone, the other eleven
 decoded in one batch per step, the conversation's KV cells copied between slots), same code,
 same threads.
 
@@ -86,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads in all, both arms")
     p.add_argument("--before-set", nargs="*", default=["lm.servers=1"],
                    help="--set overrides of the 'before' arm (default: today's path, one worker, calls in order)")
-    p.add_argument("--after-set", nargs="*", default=["lm.servers=1", "lm.slots=6"],
-                   help="--set overrides of the 'after' arm (default: one worker with 6 parallel slots)")
+    p.add_argument("--after-set", nargs="*", default=["lm.servers=1", "lm.slots=6", "lm.slot_kv=shared"],
+                   help="--set overrides of the 'after' arm (default: one worker with 6 parallel slots sharing the conversation's KV cells)")
     p.add_argument("--repeats", type=int, default=1, help="runs per arm, interleaved")
     p.add_argument("--models", default=str(ROOT / "models"))
     p.add_argument("--out", required=True)

@@ -119,7 +119,8 @@ def sum_lines(lines: list[dict], wall_s: float, load: float) -> dict:
         tot["decode_tokens"] += t.get("predicted_n", 0)
         tot["prefill_s"] += t.get("prompt_ms", 0.0) / 1000
         tot["decode_s"] += t.get("predicted_ms", 0.0) / 1000
-        tot["hit_max_tokens"] += line["finish_reason"] == "length"
+        # a 1-token log-prob ranking call ends at "length" by design: not a reply cut at max_tokens
+        tot["hit_max_tokens"] += line["finish_reason"] == "length" and (line["usage"] or {}).get("completion_tokens", 0) > 1
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in tot.items()}
 
 

@@ -50,6 +50,17 @@ def throughput_row(d: dict[str, Any] | None) -> str:
             f"{d['differing_records']} of {d[first]['runs'][0]['turns']} | ≥ 2× |")
 
 
+def slots_row(d: dict[str, Any] | None) -> str:
+    what = "Replies differing from the one-sequence worker's, requests sent concurrently (`bench_batch_slots.py`)"
+    if d is None:
+        return f"| {what} | not run | 0 |"
+    arms = "; ".join(f"{name}: {', '.join(str(r['differing_replies']) for r in runs)} of {d['requests']} "
+                     f"(messages {', '.join(str(r['differing_messages']) for r in runs)})"
+                     for name, runs in sorted(d["arms"].items()))
+    return (f"| {what}; {d['weights']}, {d['slots']} slots, n = {d['repeats']} run(s) per arm, 1-min load "
+            f"{d['load_1min_start']}–{d['load_1min_end']} ({d['date']}) | {arms} | 0 |")
+
+
 def kb_row(d: dict[str, Any] | None) -> str:
     what = "`trace-crs kb build` at its default size, one process (`bench_kb.py`)"
     if d is None or "cli_build_seconds" not in d:
@@ -79,6 +90,7 @@ def profile_rows(d: dict[str, Any] | None) -> list[str]:
 
 def block(bench: Path) -> str:
     rows = [judge_row(_load(bench / "judge_core.json")), throughput_row(_load(bench / "lm_throughput.json")),
+            slots_row(_load(bench / "batch_slots.json")),
             kb_row(_load(bench / "kb.json")), *profile_rows(_load(bench / "lm_profile.json"))]
     return "\n".join([BEGIN, "| What | Measured | Target |", "|---|---|---|", *rows, END])
 

@@ -26,7 +26,7 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "600 s ÷ 150 s = **4.00×**" in text          # 600 / 150 by hand
     assert "11 of 12 ratings equal" in text and "load 9.5–12.0" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 2                     # throughput and profile absent
+    assert text.count("not run") == 3                     # throughput, batch slots and profile absent
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
 
 
@@ -40,3 +40,16 @@ def test_readme_block_replaced_between_markers_only(tmp_path):
     with pytest.raises(SystemExit, match="no <!-- bench"):
         mt.main(["--bench", str(tmp_path), "--readme", str(readme)])
     assert readme.read_text() == "no markers\n"        # untouched on error
+
+
+def test_batch_slots_row_lists_every_arm_and_run(tmp_path):
+    runs = {"slots3_private_concurrent": [{"differing_replies": 1, "differing_messages": 0},
+                                          {"differing_replies": 0, "differing_messages": 0}],
+            "slots3_shared_concurrent": [{"differing_replies": 12, "differing_messages": 3},
+                                         {"differing_replies": 11, "differing_messages": 2}]}
+    (tmp_path / "batch_slots.json").write_text(json.dumps({"weights": "w", "slots": 3, "repeats": 2, "requests": 14,
+                                                           "load_1min_start": 1.0, "load_1min_end": 2.0,
+                                                           "date": "2026-11-27", "arms": runs}))
+    row = mt.slots_row(json.loads((tmp_path / "batch_slots.json").read_text()))
+    assert "slots3_private_concurrent: 1, 0 of 14 (messages 0, 0)" in row
+    assert "slots3_shared_concurrent: 12, 11 of 14 (messages 3, 2)" in row and "n = 2 run(s)" in row

@@ -1,11 +1,11 @@
 """Batched decoding (``--parallel N``, SmolLM2-135M, greedy).
 
 Requests sent one at a time give the same messages, finish reasons, logprobs and usage from the
-one-sequence worker and from the batched worker with 1 or 3 slots (the engine's prefix reuse,
-KV copies between slots, sampling and stop handling are the library's).  Sent concurrently, a
-reply can differ: llama.cpp's CPU kernels do not give bit-identical logits for one sequence
-when the batch holds other sequences too (measured and reported by
-``bench/bench_batch_slots.py``, not asserted here)."""
+one-sequence worker and from the batched worker with 1 or 3 slots, in both KV layouts (the
+engine's prefix reuse, KV copies between slots, sampling and stop handling are the library's).
+Sent concurrently, a reply can differ: llama.cpp's CPU kernels do not give bit-identical logits
+for one sequence when the batch holds other sequences too, much more so in the ``shared`` layout
+(measured and reported by ``bench/bench_batch_slots.py``, not asserted here)."""
 from __future__ import annotations
 
 import json
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from trace_crs.lm.batch_engine import common_prefix
+from trace_crs.lm.config import LMConfig
 from trace_crs.lm.server import LlamaServer
 
 SMOKE = Path("models/smollm2-135m-instruct-q4_1.gguf")
@@ -40,8 +41,8 @@ def _bodies() -> list[dict]:
     return [*gen, *_requests()]
 
 
-def _replies(slots: int, bodies: list[dict], clients: int = 1) -> list[tuple]:
-    with LlamaServer(SMOKE, "m", 2048, 1, slots=slots) as srv, ThreadPoolExecutor(clients) as pool:
+def _replies(slots: int, bodies: list[dict], clients: int = 1, kv: str = "private") -> list[tuple]:
+    with LlamaServer(SMOKE, "m", 2048, 1, slots=slots, slot_kv=kv) as srv, ThreadPoolExecutor(clients) as pool:
         out = list(pool.map(lambda b: _post(srv.api_base, b), bodies))
     return [(o["choices"][0]["message"], o["choices"][0]["finish_reason"], o["choices"][0].get("logprobs"),
              o["usage"]) for o in out]
@@ -54,6 +55,7 @@ def test_replies_sent_one_at_a_time_do_not_depend_on_the_slot_count():
     one = _replies(0, bodies)
     assert _replies(1, bodies, clients=1) == one
     assert _replies(3, bodies, clients=1) == one
+    assert _replies(3, bodies, clients=1, kv="shared") == one
     assert {r[1] for r in one} >= {"stop", "length"}  # the cases above end both ways
 
 
@@ -63,9 +65,16 @@ def test_common_prefix(a, b, n):
     assert common_prefix(a, b) == n
 
 
+def test_slot_kv_layout_is_checked():
+    with pytest.raises(ValueError, match="slot_kv"):
+        LMConfig(slot_kv="unified")
+    assert LMConfig().slot_kv == "private"
+
+
 def test_slots_need_the_trace_worker():
     with pytest.raises(ValueError, match="Trace worker"):
         LlamaServer(__file__, "a", slots=2, program="llama_cpp")
     srv = LlamaServer(__file__, "a", slots=2)
-    assert srv.command(1)[-4:-2] == ["--parallel", "2"]
+    assert srv.command(1)[-6:-2] == ["--parallel", "2", "--slot_kv", "private"]
+    assert LlamaServer(__file__, "a", slots=2, slot_kv="shared").command(1)[-4:-2] == ["--slot_kv", "shared"]
     assert "--parallel" not in LlamaServer(__file__, "a").command(1)

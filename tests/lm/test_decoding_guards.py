@@ -8,7 +8,7 @@ import pytest
 from trace_crs.lm.backend import END_MARKER, build_lm, local_decoding, recording_usage, was_truncated
 from trace_crs.lm.config import LMConfig, resolve_lm_config
 from trace_crs.lm.fake_server import FakeConfig, serve
-from trace_crs.lm.llama_worker import RepeatStop
+from trace_crs.lm.llama_requests import RepeatStop
 
 
 def _run(stop: RepeatStop, tokens: list[int]) -> list[bool]:

@@ -162,7 +162,7 @@ def local_decoding(cfg: LMConfig, limit: Any, extra_body: dict[str, Any], stop: 
     * ``max_tokens`` repeated in the body: litellm sends ``max_completion_tokens``, which
       llama-cpp-python's server ignores (it would generate until EOS);
     * ``stop`` at DSPy's end marker, so the model does not decode past the last field;
-    * the Trace worker's repetition guard (``trace_repeat_ngram``, :class:`trace_crs.lm.llama_worker.RepeatStop`).
+    * the Trace worker's repetition guard (``trace_repeat_ngram``, :class:`trace_crs.lm.llama_requests.RepeatStop`).
 
     Not applied to API models: some (reasoning models) reject ``stop``, and they do not loop.
     """
@@ -333,5 +333,7 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
     path = verified_path(cfg.weights, cfg.models_dir)
     plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
     key = (cfg.n_threads, cfg.servers)
-    with shared_pool(path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots) as pool:
+    with shared_pool(
+        path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots, slot_kv=cfg.slot_kv
+    ) as pool:
         yield build_lm(cfg, endpoints=pool)

@@ -3,14 +3,28 @@
 
 llama-cpp-python's ``Llama`` decodes one sequence at a time; its server has no parallel slots.
 :class:`BatchEngine` opens a second llama.cpp context on the same loaded model with ``n_seq_max``
-= ``slots`` over one unified KV cache of ``slots`` × ``n_ctx_slot`` cells (``kv_unified``: a
-prefix copied between sequences is shared cells, not a buffer copy; llama.cpp's cross-stream
-copy of the non-unified cache gave different logits in our tests) and runs one scheduler thread that, each step, puts into
-one ``llama_batch``
+= ``slots`` and ``slots`` × ``n_ctx_slot`` KV cells, laid out by ``kv`` (``lm.config.SLOT_KV``):
+
+* ``private`` (the default): one KV stream of ``n_ctx_slot`` cells per slot, no copies between
+  slots.  A sequence's cells then sit where the one-sequence worker's would, and its replies
+  match that worker's also when other requests share the batch (measured:
+  ``bench/bench_batch_slots.py``), except where a prompt is evaluated in other chunks;
+* ``shared``: one unified KV cache (``kv_unified``) in which a prefix copied between sequences
+  is shared cells, not a buffer copy (llama.cpp's cross-stream copy of the private layout gave
+  different logits in our tests).  The factor calls of one judged transcript then read the
+  conversation once, but a sequence's cells are scattered among the others', which changes the
+  order of llama.cpp's attention sums: replies decoded concurrently differ in the last bits of
+  the logits, and now and then in a greedy token.
+
+One scheduler thread, each step, puts into one ``llama_batch``
 
 * one token for every slot that is decoding (the token it sampled last step), then
-* as many prompt tokens of slots still reading their prompt as the batch budget ``n_batch``
-  leaves (continuous batching: a new request joins while others decode),
+* the next prompt chunk of each slot still reading its prompt, as long as the batch's
+  capacity (``n_batch`` + ``slots`` tokens: every decoding slot's token and at least one whole
+  chunk) leaves room for the whole chunk (continuous batching: a new request joins while others
+  decode).  A chunk is what ``Llama.eval`` would evaluate at once (``n_batch`` tokens from where
+  the reused prefix ends); it is never split to fill the batch, because llama.cpp's logits
+  depend on how a prompt is cut into batches,
 
 calls ``llama_decode`` once, and samples each decoding slot with its own llama.cpp sampler chain
 (the chain ``Llama._init_sampler`` builds for the request, so greedy decoding with the request's
@@ -19,10 +33,10 @@ per step for all active sequences.
 
 A request goes to the free slot whose KV cache shares the longest prefix with its prompt (ties:
 the lowest slot), so calls that extend one conversation, or the factor calls of one judged
-transcript, reuse the prefix as the one-sequence worker does; when another slot (busy or not)
-holds at least :data:`MIN_COPY` more tokens of the prompt, its KV cells are copied into the chosen
-slot (``llama_memory_seq_cp``) instead of evaluating that prefix again — the factor calls of one
-transcript read the conversation once.
+transcript, reuse the prefix as the one-sequence worker does; in the ``shared`` layout, when
+another slot (busy or not) holds at least :data:`MIN_COPY` more tokens of the prompt, its KV cells
+are copied into the chosen slot (``llama_memory_seq_cp``) instead of evaluating that prefix
+again — the factor calls of one transcript read the conversation once.
 
 What the records depend on: each token's logits are computed from its own KV cells only; the
 tests (``tests/lm/test_batch_engine.py``) compare replies at slots = 1 and slots = 3 and with the
@@ -38,6 +52,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from trace_crs.lm.config import SLOT_KV
 
 DONE = object()  # end of a job's token stream (sent by the engine)
 MIN_COPY = 32  # prompt tokens another slot must hold beyond a free slot's own prefix to be copied
@@ -86,7 +102,7 @@ def common_prefix(a: list[int], b: list[int]) -> int:
 class BatchEngine:
     """``slots`` sequences decoded together on ``llama``'s model (module docstring)."""
 
-    def __init__(self, llama: Any, slots: int, n_ctx_slot: int, n_batch: int = 512) -> None:
+    def __init__(self, llama: Any, slots: int, n_ctx_slot: int, n_batch: int = 512, kv: str = "private") -> None:
         import llama_cpp
         from llama_cpp import _internals
 
@@ -94,15 +110,18 @@ class BatchEngine:
             raise ValueError(
                 f"BatchEngine: slots >= 1, n_ctx_slot >= 8, n_batch >= slots; got {slots}, {n_ctx_slot}, {n_batch}"
             )
+        if kv not in SLOT_KV:
+            raise ValueError(f"BatchEngine: kv must be one of {SLOT_KV}, got {kv!r}")
+        self.copies = kv == "shared"
         self.C, self.llama = llama_cpp, llama
         self.slots = [_Slot(seq) for seq in range(slots)]
-        self.n_ctx_slot, self.n_batch = n_ctx_slot, n_batch
+        self.n_ctx_slot, self.n_batch, self.capacity = n_ctx_slot, n_batch, n_batch + slots
         params = llama_cpp.llama_context_params.from_buffer_copy(llama.context_params)  # the loaded settings
-        params.n_seq_max, params.n_ctx, params.kv_unified = slots, slots * n_ctx_slot, True
-        params.n_batch = params.n_ubatch = n_batch
+        params.n_seq_max, params.n_ctx, params.kv_unified = slots, slots * n_ctx_slot, self.copies
+        params.n_batch = params.n_ubatch = self.capacity  # one ubatch per step: no split by llama_decode
         self.ctx = _internals.LlamaContext(model=llama._model, params=params, verbose=False)
         self.memory = llama_cpp.llama_get_memory(self.ctx.ctx)
-        self.batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self.batch = llama_cpp.llama_batch_init(self.capacity, 0, 1)
         self.queue: list[Job] = []
         self.cond = threading.Condition()
         self.thread = threading.Thread(target=self._run, name="batch-engine", daemon=True)
@@ -131,7 +150,9 @@ class BatchEngine:
             keep = min(common_prefix(slot.tokens, job.prompt), len(job.prompt) - 1)  # ≥ 1 token: fresh logits
             donor = max(self.slots, key=lambda s: (common_prefix(s.tokens, job.prompt), -s.seq))
             shared = min(common_prefix(donor.tokens, job.prompt), len(job.prompt) - 1)
-            if shared >= keep + MIN_COPY:  # another slot already holds more of this prompt: copy its cells
+            if (
+                self.copies and shared >= keep + MIN_COPY
+            ):  # another slot already holds more of this prompt: copy its cells
                 self.C.llama_memory_seq_rm(self.memory, slot.seq, -1, -1)
                 self.C.llama_memory_seq_cp(self.memory, donor.seq, slot.seq, -1, -1)
                 slot.tokens, keep = list(donor.tokens), shared
@@ -160,15 +181,16 @@ class BatchEngine:
 
     def _step(self) -> None:
         """One ``llama_decode`` over every active slot (module docstring)."""
-        b, budget, plan = self.batch, self.n_batch, []  # plan: (slot, count, logits index or -1)
+        b, budget, plan = self.batch, self.capacity, []  # plan: (slot, count, logits index or -1)
         order = [s for s in self.slots if s.job is not None and s.decoding] + [
             s for s in self.slots if s.job is not None and not s.decoding
         ]
         n = 0
         for slot in order:
-            take = slot.pending[: max(0, budget - n)]
-            if not take:
-                continue
+            chunk = slot.pending[: self.n_batch]  # the chunk Llama.eval would evaluate (n_batch tokens at most)
+            if not chunk or (n + len(chunk) > budget and n > 0):
+                continue  # whole chunks only: a prompt split elsewhere gives other logits (module docstring)
+            take = chunk
             done_prompt = slot.decoding or len(take) == len(slot.pending)
             for j, tok in enumerate(take):
                 b.token[n], b.pos[n], b.n_seq_id[n] = tok, len(slot.tokens) + j, 1

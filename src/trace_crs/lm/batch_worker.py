@@ -6,7 +6,7 @@ per-request stand-in for the loaded ``Llama``: the handler's template, tokenizer
 ``Llama.create_completion`` / ``Llama._create_completion`` (stop strings, end-of-generation,
 ``max_tokens``, finish reason, usage) are the library's code run on the stand-in, whose only
 difference is ``generate``: its tokens come from the engine's slot instead of the model's one
-sequence.  The one-token log-prob answers of :mod:`trace_crs.lm.llama_worker` read their logits
+sequence.  The one-token log-prob answers of :mod:`trace_crs.lm.llama_requests` read their logits
 row from a slot too.  So a reply differs from the one-sequence worker's only if llama.cpp's
 arithmetic for a token depends on what else is in its batch (measured: ``tests/lm/test_batch_engine.py``).
 """
@@ -19,9 +19,14 @@ import numpy as np
 from llama_cpp import Llama, StoppingCriteriaList
 
 from trace_crs.lm.batch_engine import DONE, BatchEngine, Job
-from trace_crs.lm.llama_worker import RepeatStop, check_one_token, one_token_logprobs, parse_chat_request
-
-_EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
+from trace_crs.lm.llama_requests import (
+    RepeatStop,
+    chat_handler,
+    check_one_token,
+    completion_kwargs,
+    one_token_logprobs,
+    parse_chat_request,
+)
 
 
 class SlotLlama:
@@ -112,22 +117,14 @@ class _Handed:
 class BatchedWorker:
     """``POST /v1/chat/completions`` for many requests at once (same interface as ``Worker``)."""
 
-    def __init__(self, llama: Any, alias: str, slots: int, n_ctx_slot: int) -> None:
+    def __init__(self, llama: Any, alias: str, slots: int, n_ctx_slot: int, kv: str = "private") -> None:
         self.llama, self.alias = llama, alias
-        self.engine = BatchEngine(llama, slots, n_ctx_slot)
+        self.engine = BatchEngine(llama, slots, n_ctx_slot, kv=kv)
 
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
-        from llama_cpp import llama_chat_format
-
         req, repeat_ngram = parse_chat_request(body)
-        llama = self.llama
-        handler = (
-            llama.chat_handler
-            or llama._chat_handlers.get(llama.chat_format)
-            or llama_chat_format.get_chat_completion_handler(llama.chat_format)
-        )
-        slot = SlotLlama(llama, self.engine, repeat_ngram)
-        out = cast(dict[str, Any], handler(llama=cast(Llama, _Handed(slot)), **req.model_dump(exclude=_EXCLUDE)))
+        slot = SlotLlama(self.llama, self.engine, repeat_ngram)
+        out = cast(dict[str, Any], chat_handler(self.llama)(llama=cast(Llama, _Handed(slot)), **completion_kwargs(req)))
         jobs = slot.jobs
         out["timings"] = {  # llama.cpp server's names; the milliseconds are this request's share of each step
             "prompt_n": sum(j.prompt_n for j in jobs),

@@ -29,6 +29,7 @@ LOCAL = "local"
 MODES = ("generative", "logprob")
 CARDS = ("public", "labelled")
 SERVERS = ("trace", "llama_cpp")
+SLOT_KV = ("private", "shared")  # the slots' KV layouts (lm.batch_engine): cells per slot, or one shared cache
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class LMConfig:
     # step for all active requests); 0 = off (one request at a time per process).  With slots and
     # servers 0, one process gets all the threads.  Not part of the LM cache key.
     slots: int = 0
+    # the slots' KV layout (SLOT_KV, lm.batch_engine): "private" = cells per slot, replies as the
+    # one-sequence worker's; "shared" = one cache with prefix copies between slots (the judge's
+    # factor calls read the conversation once; concurrent replies can differ in a greedy token).
+    slot_kv: str = "private"
     # the local server program: "trace" = trace_crs.lm.llama_worker (log-prob calls without
     # logits_all), "llama_cpp" = llama-cpp-python's own server with logits_all (the reference;
     # same answers, slower).  Not part of the LM cache key.
@@ -80,6 +85,8 @@ class LMConfig:
             raise ValueError(f"lm.mode: expected one of {MODES}, got {self.mode!r}")
         if self.server not in SERVERS:
             raise ValueError(f"lm.server: expected one of {SERVERS}, got {self.server!r}")
+        if self.slot_kv not in SLOT_KV:
+            raise ValueError(f"lm.slot_kv: expected one of {SLOT_KV}, got {self.slot_kv!r}")
         if self.cards not in CARDS:
             raise ValueError(f"lm.cards: expected one of {CARDS}, got {self.cards!r}")
         if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0 or self.http_retries < 0:

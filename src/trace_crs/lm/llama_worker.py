@@ -12,27 +12,18 @@ token's 151,936 logits into a NumPy buffer, and then log-softmaxes *all* those r
 conversation, not only the new one) and sorts the vocabulary in Python, for every call.  The
 log-prob ranking (:mod:`trace_crs.lm.ranking`) asks one 1-token greedy question per candidate
 card, so that overhead is most of its cost.  Here a request with ``logprobs`` and
-``max_tokens: 1`` at temperature 0 is answered from the last prompt position's logits only:
-
-* the prompt tokens come from the library's own chat handler (same template, same tokens);
-* the KV cache keeps the longest common prefix with the previous request, as
-  ``Llama.generate`` does (the candidate cards of a turn share the conversation prefix);
-* the log-probabilities are ``Llama.logits_to_logprobs`` of that row, the token is its argmax
-  (the library's greedy sampler; its repeat penalty has no history before the first token),
-  and the response is built with the library's field layout (top list ordered and keyed as
-  ``Llama._create_completion`` does, usage counts of the prompt and the one token).
-
-Every other request goes through the same chat handler as ``Llama.create_chat_completion``;
-with the request's ``trace_repeat_ngram`` = n > 0 (a local-model setting, ``LMConfig.repeat_ngram``,
-never sent to an API model) generation also stops, ``finish_reason`` "stop", once the last n
-generated tokens have occurred :data:`REPEATS` times in the reply (:class:`RepeatStop`): a small
-model looping on one phrase stops there instead of decoding to ``max_tokens``.  The test
-(``tests/lm/test_llama_worker.py``) compares both paths with ``llama_cpp.server`` on the same
-requests.  Each response also carries llama.cpp's per-request ``timings`` (prompt tokens
-evaluated after the reused KV prefix, tokens decoded, and their milliseconds; the names of
-llama.cpp's own server), read by ``bench/bench_lm_profile.py``.  One request at a time per
-process (a lock); the pool of processes is
-:class:`trace_crs.lm.server.ServerPool`.
+``max_tokens: 1`` at temperature 0 is answered from the last prompt position's logits only,
+reusing the longest KV prefix of the previous request (the candidate cards of a turn share the
+conversation prefix); every other request goes through the same chat handler as
+``Llama.create_chat_completion``, with the repetition guard when the request asks for it.  How
+one request is answered is :mod:`trace_crs.lm.llama_requests`; this module is the process around
+it: the model's loading, the HTTP server, one request at a time per process (a lock; the pool of
+processes is :class:`trace_crs.lm.server.ServerPool`), or ``--parallel N`` slots decoded in one
+batch (:mod:`trace_crs.lm.batch_worker`).  The test (``tests/lm/test_llama_worker.py``) compares
+both paths with ``llama_cpp.server`` on the same requests.  Each response also carries
+llama.cpp's per-request ``timings`` (prompt tokens evaluated after the reused KV prefix, tokens
+decoded, and their milliseconds; the names of llama.cpp's own server), read by
+``bench/bench_lm_profile.py``.
 """
 
 from __future__ import annotations
@@ -41,170 +32,16 @@ import argparse
 import json
 import os
 import threading
-import time
-import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from trace_crs.lm.config import SLOT_KV
+from trace_crs.lm.llama_requests import FastLogprobs, chat_handler, completion_kwargs, parse_chat_request
 
 if TYPE_CHECKING:
     from trace_crs.lm.batch_worker import BatchedWorker
 
 HOST = "127.0.0.1"
-_EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
-REPEAT_KEY = "trace_repeat_ngram"  # request field of the repetition guard (not llama.cpp's)
-REPEATS = 3  # occurrences of the trailing n-gram that stop a reply
-
-
-class RepeatStop:
-    """A llama.cpp stopping criterion: True once the last ``n`` generated tokens (after the
-    ``prompt_len`` prompt tokens) have occurred :data:`REPEATS` times in the reply.  Counts are
-    kept incrementally, O(n) per token."""
-
-    def __init__(self, prompt_len: int, n: int, repeats: int = REPEATS) -> None:
-        if n < 1 or repeats < 2:
-            raise ValueError(f"RepeatStop: n must be >= 1 and repeats >= 2, got n={n}, repeats={repeats}")
-        self.prompt_len, self.n, self.repeats = prompt_len, n, repeats
-        self.seen: dict[tuple[int, ...], int] = {}
-        self.done = prompt_len + n - 1  # the last end position already counted
-        self.stopped = False  # llama.cpp asks again after the generator stops
-
-    def __call__(self, input_ids: Any, logits: Any = None) -> bool:
-        if self.stopped:
-            return True
-        first = self.done + 1 - self.n  # only the tokens not yet counted
-        ids, total = [int(t) for t in input_ids[first:]], len(input_ids)
-        for end in range(self.done + 1, total + 1):
-            gram = tuple(ids[end - self.n - first : end - first])
-            self.seen[gram] = self.seen.get(gram, 0) + 1
-            self.done = end
-            if self.seen[gram] >= self.repeats:
-                self.stopped = True
-                return True
-        return False
-
-
-class FastLogprobs:
-    """A stand-in for the ``Llama`` handed to the chat handler: ``create_completion`` answers a
-    1-token greedy logprobs request from the last row of logits; everything else is the model's."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._llama, name)
-
-    def __init__(self, llama: Any, repeat_ngram: int = 0) -> None:
-        self._llama, self._repeat_ngram = llama, repeat_ngram
-
-    def create_completion(self, prompt: list[int], **kw: Any) -> Any:
-        if kw.get("logprobs") is None:
-            if self._repeat_ngram > 0:  # beside the chat template's own criteria (its end token)
-                from llama_cpp import StoppingCriteriaList
-
-                kw["stopping_criteria"] = StoppingCriteriaList(
-                    [*(kw.get("stopping_criteria") or []), RepeatStop(len(prompt), self._repeat_ngram)]
-                )
-            return self._llama.create_completion(prompt=prompt, **kw)
-        check_one_token(kw)
-        return one_token_logprobs(self._llama, list(prompt), int(kw["logprobs"]), kw.get("stop"), kw.get("model"))
-
-
-def check_one_token(kw: dict[str, Any]) -> None:
-    """Refuse a logprobs request this server cannot answer from one row of logits."""
-    if (
-        kw.get("max_tokens") != 1
-        or kw.get("temperature") != 0.0
-        or kw.get("stream")
-        or kw.get("grammar") is not None
-        or kw.get("logit_bias")
-        or kw.get("logits_processor")
-    ):
-        raise ValueError(
-            "this server returns logprobs only for 1-token greedy answers "
-            "(max_tokens=1, temperature=0, no grammar, bias or stream)"
-        )
-
-
-def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
-    """Evaluate ``tokens`` after the longest prefix still in the KV cache (as
-    ``Llama.generate``) and return the logits of the last position."""
-    from llama_cpp import llama_cpp as C
-
-    if len(tokens) > llama.n_ctx():
-        raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
-    prefix = 0
-    if llama.n_tokens > 0:
-        for a, b in zip(llama._input_ids, tokens, strict=False):
-            if a != b:
-                break
-            prefix += 1
-    prefix = min(prefix, len(tokens) - 1)  # always evaluate ≥ 1 token: fresh logits
-    if prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
-        llama.n_tokens = prefix
-    else:
-        llama.reset()
-        prefix = 0
-    llama.eval(tokens[prefix:])
-    row = np.ctypeslib.as_array(C.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(llama.n_vocab(),))
-    return row.copy()
-
-
-def one_token_logprobs(
-    llama: Any, prompt: list[int], top_k: int, stop: Any, model: str | None, logits: np.ndarray | None = None
-) -> dict[str, Any]:
-    """The text-completion response ``Llama.create_completion`` gives for ``max_tokens=1``,
-    ``temperature=0`` and ``logprobs=top_k`` (echo off), from the last row of logits (``logits``
-    when given, else evaluated here with :func:`last_logits`)."""
-    from llama_cpp import Llama
-    from llama_cpp import llama_cpp as C
-
-    logprobs = Llama.logits_to_logprobs(last_logits(llama, prompt) if logits is None else logits)
-    token = int(np.argmax(logprobs))  # greedy: the first maximum
-    finish, completion = "length", [token]
-    if C.llama_vocab_is_eog(llama._model.vocab, token):  # as Llama._create_completion
-        finish, completion = "stop", []
-    text = llama.detokenize(completion).decode("utf-8", errors="ignore")
-    for s in [stop] if isinstance(stop, str) else (stop or []):
-        if s and s in text:
-            text, finish = text[: text.index(s)], "stop"
-    tokens, offsets, token_lps, tops = [], [], [], []
-    for tok in completion:
-        tok_str = llama.detokenize([tok], prev_tokens=[]).decode("utf-8", errors="ignore")
-        kth = np.partition(logprobs, -top_k)[-top_k] if 0 < top_k < len(logprobs) else -np.inf
-        best = sorted(np.nonzero(logprobs >= kth)[0].tolist(), key=lambda i: (logprobs[i], i), reverse=True)[:top_k]
-        top = {llama.detokenize([i], prev_tokens=[]).decode("utf-8", errors="ignore"): float(logprobs[i]) for i in best}
-        top.update({tok_str: float(logprobs[tok])})
-        tokens.append(tok_str)
-        offsets.append(len(prompt))
-        token_lps.append(float(logprobs[tok]))
-        tops.append(top)
-    lp = {"tokens": tokens, "text_offset": offsets, "token_logprobs": token_lps, "top_logprobs": tops}
-    return {
-        "id": f"cmpl-{uuid.uuid4()}",
-        "object": "text_completion",
-        "created": int(time.time()),
-        "model": model if model is not None else llama.model_path,
-        "choices": [{"text": text, "index": 0, "logprobs": lp, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": len(prompt),
-            "completion_tokens": len(completion),
-            "total_tokens": len(prompt) + len(completion),
-        },
-    }
-
-
-def parse_chat_request(body: dict[str, Any]) -> tuple[Any, int]:
-    """A chat request parsed with the library's request model and defaults, and our
-    repetition-guard n-gram (:data:`REPEAT_KEY`, 0 = off); streaming is refused."""
-    from llama_cpp.server.types import CreateChatCompletionRequest
-
-    body = dict(body)
-    repeat_ngram = body.pop(REPEAT_KEY, 0) or 0
-    if isinstance(repeat_ngram, bool) or not isinstance(repeat_ngram, int) or repeat_ngram < 0:
-        raise ValueError(f"{REPEAT_KEY}: expected an integer >= 0, got {repeat_ngram!r}")
-    req = CreateChatCompletionRequest(**body)
-    if req.stream:
-        raise ValueError("streaming is not supported by this server")
-    return req, repeat_ngram
 
 
 class Worker:
@@ -215,23 +52,17 @@ class Worker:
 
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /v1/chat/completions``: parsed with the library's request model and defaults."""
-        from llama_cpp import llama_chat_format
         from llama_cpp import llama_cpp as C
 
         req, repeat_ngram = parse_chat_request(body)
-        kwargs = req.model_dump(exclude=_EXCLUDE)
+        kwargs = completion_kwargs(req)
         with self.lock:
             llama = self.llama
             C.llama_perf_context_reset(llama._ctx.ctx)
             if not req.logprobs and not repeat_ngram:
                 out = llama.create_chat_completion(**kwargs)
             else:  # the handler create_chat_completion would use, on the wrapped model
-                handler = (
-                    llama.chat_handler
-                    or llama._chat_handlers.get(llama.chat_format)
-                    or llama_chat_format.get_chat_completion_handler(llama.chat_format)
-                )
-                out = handler(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
+                out = chat_handler(llama)(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
             perf = C.llama_perf_context(llama._ctx.ctx)
         # llama.cpp server's names: prompt tokens evaluated (after the reused KV prefix) and decoded
         out["timings"] = {
@@ -341,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n_gpu_layers", type=int, default=0)
     p.add_argument("--verbose", type=lambda s: s.lower() == "true", default=False)
     p.add_argument("--parallel", type=int, default=0, help="slots decoded in one batch (0 = one request at a time)")
+    p.add_argument("--slot_kv", default="private", choices=SLOT_KV, help="KV layout of the slots (lm.batch_engine)")
     args = p.parse_args(argv)
     if args.parallel < 0:
         p.error(f"--parallel: expected an integer >= 0, got {args.parallel}")
@@ -349,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         from trace_crs.lm.batch_worker import BatchedWorker
 
         n_ctx, args.n_ctx = args.n_ctx, 512  # each slot has n_ctx cells; the model's own context is unused
-        worker = BatchedWorker(load(args), args.model_alias, args.parallel, n_ctx)
+        worker = BatchedWorker(load(args), args.model_alias, args.parallel, n_ctx, args.slot_kv)
     else:
         worker = Worker(load(args), args.model_alias)
     server = WorkerServer(worker, args.port)

@@ -65,6 +65,7 @@ class LlamaServer:
     """One llama.cpp server process serving ``model_path`` under the name ``alias``."""
 
     slots = 0  # parallel slots of the Trace worker (0 = one request at a time)
+    slot_kv = "private"  # their KV layout (lm.config.SLOT_KV)
 
     def __init__(
         self,
@@ -76,6 +77,7 @@ class LlamaServer:
         program: str = "trace",
         log_path: str | Path | None = None,
         slots: int = 0,
+        slot_kv: str = "private",
     ) -> None:
         self.model_path = Path(model_path)
         if not self.model_path.exists():
@@ -86,6 +88,7 @@ class LlamaServer:
         if slots and program != "trace":
             raise ValueError("parallel slots need the Trace worker (program='trace')")
         self.slots = slots  # > 0: one process decoding that many requests in one batch (lm.batch_engine)
+        self.slot_kv = slot_kv
         self.port: int | None = None
         self.proc: subprocess.Popen | None = None
 
@@ -102,7 +105,10 @@ class LlamaServer:
         module, extra = (
             ("llama_cpp.server", ["--logits_all", "true"])
             if self.program == "llama_cpp"
-            else ("trace_crs.lm.llama_worker", ["--parallel", str(self.slots)] if self.slots else [])
+            else (
+                "trace_crs.lm.llama_worker",
+                ["--parallel", str(self.slots), "--slot_kv", self.slot_kv] if self.slots else [],
+            )
         )
         return [
             sys.executable,
@@ -251,17 +257,21 @@ def shared_pool(
     key: tuple = (),
     program: str = "trace",
     slots: int = 0,
+    slot_kv: str = "private",
 ) -> Iterator[ServerPool]:
     """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
     ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
     joins the running pool instead of starting a second one); stopped by the last user."""
-    key = (str(Path(model_path).resolve()), alias, n_ctx, program, slots, key or plan)
+    key = (str(Path(model_path).resolve()), alias, n_ctx, program, slots, slot_kv, key or plan)
     with _LOCK:
         entry = _SHARED.get(key)
         if entry is None:
             servers, threads = plan
             pool = ServerPool(
-                [LlamaServer(model_path, alias, n_ctx, threads, program=program, slots=slots) for _ in range(servers)]
+                [
+                    LlamaServer(model_path, alias, n_ctx, threads, program=program, slots=slots, slot_kv=slot_kv)
+                    for _ in range(servers)
+                ]
             )
             entry = _SHARED[key] = [pool.start(), 0]
         entry[1] += 1

@@ -1,0 +1,198 @@
+"""One chat request on a loaded llama-cpp-python ``Llama``: what both Trace workers (the
+one-sequence :mod:`trace_crs.lm.llama_worker` and the batched :mod:`trace_crs.lm.batch_worker`)
+do between the HTTP body and the library's chat handler, with no HTTP and no scheduling here.
+
+* :func:`parse_chat_request` — the body parsed with ``llama_cpp.server``'s own request model and
+  defaults (the fields its app drops are dropped, :func:`completion_kwargs`), plus the Trace
+  repetition-guard field :data:`REPEAT_KEY`; :func:`chat_handler` is the handler
+  ``Llama.create_chat_completion`` would use.
+* :class:`RepeatStop` — the local-model repetition guard (``LMConfig.repeat_ngram``, never sent to
+  an API model): generation stops, ``finish_reason`` "stop", once the last n generated tokens have
+  occurred :data:`REPEATS` times in the reply, so a small model looping on one phrase stops there
+  instead of decoding to ``max_tokens``.
+* :func:`one_token_logprobs` — the response ``Llama.create_completion`` gives for a 1-token greedy
+  request with ``logprobs``, built from the last prompt position's logits only (no
+  ``logits_all``): the log-probabilities are ``Llama.logits_to_logprobs`` of that row, the token is
+  its argmax (the library's greedy sampler; its repeat penalty has no history before the first
+  token), and the top list, offsets and usage follow ``Llama._create_completion``'s layout.
+  :func:`last_logits` evaluates the prompt after the longest prefix still in the KV cache, as
+  ``Llama.generate`` does; :class:`FastLogprobs` routes a handler's ``create_completion`` there.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import numpy as np
+
+_EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
+REPEAT_KEY = "trace_repeat_ngram"  # request field of the repetition guard (not llama.cpp's)
+REPEATS = 3  # occurrences of the trailing n-gram that stop a reply
+
+
+class RepeatStop:
+    """A llama.cpp stopping criterion: True once the last ``n`` generated tokens (after the
+    ``prompt_len`` prompt tokens) have occurred :data:`REPEATS` times in the reply.  Counts are
+    kept incrementally, O(n) per token."""
+
+    def __init__(self, prompt_len: int, n: int, repeats: int = REPEATS) -> None:
+        if n < 1 or repeats < 2:
+            raise ValueError(f"RepeatStop: n must be >= 1 and repeats >= 2, got n={n}, repeats={repeats}")
+        self.prompt_len, self.n, self.repeats = prompt_len, n, repeats
+        self.seen: dict[tuple[int, ...], int] = {}
+        self.done = prompt_len + n - 1  # the last end position already counted
+        self.stopped = False  # llama.cpp asks again after the generator stops
+
+    def __call__(self, input_ids: Any, logits: Any = None) -> bool:
+        if self.stopped:
+            return True
+        first = self.done + 1 - self.n  # only the tokens not yet counted
+        ids, total = [int(t) for t in input_ids[first:]], len(input_ids)
+        for end in range(self.done + 1, total + 1):
+            gram = tuple(ids[end - self.n - first : end - first])
+            self.seen[gram] = self.seen.get(gram, 0) + 1
+            self.done = end
+            if self.seen[gram] >= self.repeats:
+                self.stopped = True
+                return True
+        return False
+
+
+class FastLogprobs:
+    """A stand-in for the ``Llama`` handed to the chat handler: ``create_completion`` answers a
+    1-token greedy logprobs request from the last row of logits; everything else is the model's."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llama, name)
+
+    def __init__(self, llama: Any, repeat_ngram: int = 0) -> None:
+        self._llama, self._repeat_ngram = llama, repeat_ngram
+
+    def create_completion(self, prompt: list[int], **kw: Any) -> Any:
+        if kw.get("logprobs") is None:
+            if self._repeat_ngram > 0:  # beside the chat template's own criteria (its end token)
+                from llama_cpp import StoppingCriteriaList
+
+                kw["stopping_criteria"] = StoppingCriteriaList(
+                    [*(kw.get("stopping_criteria") or []), RepeatStop(len(prompt), self._repeat_ngram)]
+                )
+            return self._llama.create_completion(prompt=prompt, **kw)
+        check_one_token(kw)
+        return one_token_logprobs(self._llama, list(prompt), int(kw["logprobs"]), kw.get("stop"), kw.get("model"))
+
+
+def check_one_token(kw: dict[str, Any]) -> None:
+    """Refuse a logprobs request this server cannot answer from one row of logits."""
+    if (
+        kw.get("max_tokens") != 1
+        or kw.get("temperature") != 0.0
+        or kw.get("stream")
+        or kw.get("grammar") is not None
+        or kw.get("logit_bias")
+        or kw.get("logits_processor")
+    ):
+        raise ValueError(
+            "this server returns logprobs only for 1-token greedy answers "
+            "(max_tokens=1, temperature=0, no grammar, bias or stream)"
+        )
+
+
+def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
+    """Evaluate ``tokens`` after the longest prefix still in the KV cache (as
+    ``Llama.generate``) and return the logits of the last position."""
+    from llama_cpp import llama_cpp as C
+
+    if len(tokens) > llama.n_ctx():
+        raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
+    prefix = 0
+    if llama.n_tokens > 0:
+        for a, b in zip(llama._input_ids, tokens, strict=False):
+            if a != b:
+                break
+            prefix += 1
+    prefix = min(prefix, len(tokens) - 1)  # always evaluate ≥ 1 token: fresh logits
+    if prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
+        llama.n_tokens = prefix
+    else:
+        llama.reset()
+        prefix = 0
+    llama.eval(tokens[prefix:])
+    row = np.ctypeslib.as_array(C.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(llama.n_vocab(),))
+    return row.copy()
+
+
+def one_token_logprobs(
+    llama: Any, prompt: list[int], top_k: int, stop: Any, model: str | None, logits: np.ndarray | None = None
+) -> dict[str, Any]:
+    """The text-completion response ``Llama.create_completion`` gives for ``max_tokens=1``,
+    ``temperature=0`` and ``logprobs=top_k`` (echo off), from the last row of logits (``logits``
+    when given, else evaluated here with :func:`last_logits`)."""
+    from llama_cpp import Llama
+    from llama_cpp import llama_cpp as C
+
+    logprobs = Llama.logits_to_logprobs(last_logits(llama, prompt) if logits is None else logits)
+    token = int(np.argmax(logprobs))  # greedy: the first maximum
+    finish, completion = "length", [token]
+    if C.llama_vocab_is_eog(llama._model.vocab, token):  # as Llama._create_completion
+        finish, completion = "stop", []
+    text = llama.detokenize(completion).decode("utf-8", errors="ignore")
+    for s in [stop] if isinstance(stop, str) else (stop or []):
+        if s and s in text:
+            text, finish = text[: text.index(s)], "stop"
+    tokens, offsets, token_lps, tops = [], [], [], []
+    for tok in completion:
+        tok_str = llama.detokenize([tok], prev_tokens=[]).decode("utf-8", errors="ignore")
+        kth = np.partition(logprobs, -top_k)[-top_k] if 0 < top_k < len(logprobs) else -np.inf
+        best = sorted(np.nonzero(logprobs >= kth)[0].tolist(), key=lambda i: (logprobs[i], i), reverse=True)[:top_k]
+        top = {llama.detokenize([i], prev_tokens=[]).decode("utf-8", errors="ignore"): float(logprobs[i]) for i in best}
+        top.update({tok_str: float(logprobs[tok])})
+        tokens.append(tok_str)
+        offsets.append(len(prompt))
+        token_lps.append(float(logprobs[tok]))
+        tops.append(top)
+    lp = {"tokens": tokens, "text_offset": offsets, "token_logprobs": token_lps, "top_logprobs": tops}
+    return {
+        "id": f"cmpl-{uuid.uuid4()}",
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": model if model is not None else llama.model_path,
+        "choices": [{"text": text, "index": 0, "logprobs": lp, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": len(prompt),
+            "completion_tokens": len(completion),
+            "total_tokens": len(prompt) + len(completion),
+        },
+    }
+
+
+def parse_chat_request(body: dict[str, Any]) -> tuple[Any, int]:
+    """A chat request parsed with the library's request model and defaults, and our
+    repetition-guard n-gram (:data:`REPEAT_KEY`, 0 = off); streaming is refused."""
+    from llama_cpp.server.types import CreateChatCompletionRequest
+
+    body = dict(body)
+    repeat_ngram = body.pop(REPEAT_KEY, 0) or 0
+    if isinstance(repeat_ngram, bool) or not isinstance(repeat_ngram, int) or repeat_ngram < 0:
+        raise ValueError(f"{REPEAT_KEY}: expected an integer >= 0, got {repeat_ngram!r}")
+    req = CreateChatCompletionRequest(**body)
+    if req.stream:
+        raise ValueError("streaming is not supported by this server")
+    return req, repeat_ngram
+
+
+def completion_kwargs(req: Any) -> dict[str, Any]:
+    """The parsed request as keyword arguments of the chat handler (``llama_cpp.server.app``'s dump)."""
+    return dict(req.model_dump(exclude=_EXCLUDE))
+
+
+def chat_handler(llama: Any) -> Any:
+    """The chat handler ``Llama.create_chat_completion`` would use for ``llama``."""
+    from llama_cpp import llama_chat_format
+
+    return (
+        llama.chat_handler
+        or llama._chat_handlers.get(llama.chat_format)
+        or llama_chat_format.get_chat_completion_handler(llama.chat_format)
+    )
