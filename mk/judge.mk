@@ -82,6 +82,22 @@ book/content/core_judge.ipynb: $(JLIVE)/core_a.jsonl
 # itself is never triggered by `make paper`).
 book/content/core_judge.ipynb: $(wildcard $(JDIR)/core_a.jsonl $(JDIR)/core_b.jsonl)
 
+# CoRE Fig. 5 (notebooks/core_fig5_debate_agreement.py): CoRE ran the debate for ten rounds on a
+# sample to see how agreement grows per round; this is that run on the replayed transcripts (judge A,
+# JUDGE_ROUNDS rounds; it still stops at unanimity). Needs an LLM for hours: not part of `make paper`.
+JUDGE_ROUNDS ?= 10
+$(JDIR)/rounds.jsonl: $(JDIR)/transcripts.jsonl $(JUDGE_SRC)
+	$(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator debate --max-rounds $(JUDGE_ROUNDS) \
+	  $(addprefix --set ,$(JUDGE_A_SET))
+
+judge-rounds: $(JDIR)/rounds.jsonl ## CoRE Fig. 5's run: the debate held for JUDGE_ROUNDS rounds (results/$(PROFILE)/judge/)
+
+# Figs. 5 and 9 read whichever judge outputs exist (the live judge is part of `make paper`).
+book/content/core_fig5_debate_agreement.ipynb book/content/core_fig9_factor_tau.ipynb: $(JLIVE)/core_a.jsonl \
+  $(wildcard $(JDIR)/rounds.jsonl $(JDIR)/core_a.jsonl $(JDIR)/core_b.jsonl)
+
+.PHONY: judge-rounds
+
 JBENCH := $(RES)/judge/bench
 judge-bench: $(JDIR)/transcripts.jsonl ## judge seconds/tokens per transcript: per-factor vs one-call vs debate
 	mkdir -p $(JBENCH)
