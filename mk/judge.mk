@@ -78,6 +78,32 @@ judge-live: $(JLIVE)/core_a.jsonl ## CoRE judge on the live conversations of eve
 
 book/content/core_judge.ipynb: $(JLIVE)/core_a.jsonl
 
+# With asking against without, judged (trace_crs.report.core_asking): the same seeded dialogues and
+# judge settings as judge-live, on the non-LLM rankers' conversations with one question allowed
+# (`make live-ask`, part of `make paper`) and on the LLM baselines' no-ask run (`make live-llm-noask`:
+# their default live run asks; `make judge-live-noask`, not part of `make paper`: LLM hours).
+# Smoke: not a prerequisite (the page reads it only if it exists): judging two more conversations
+# with the 135M model took 427 s of wall time on a cold LM cache at load 3-4, far over the smoke
+# budget, and the tiny model gives no usable rating anyway.
+JUDGE_PAIRED := live_ask live_llm_noask
+$(JUDGE_PAIRED:%=$(RES)/judge/%/transcripts.jsonl): $(RES)/judge/%/transcripts.jsonl: results/$(PROFILE)/live/%/live_scores.json $(JUDGE_SRC)
+	mkdir -p $(@D)
+	$(TRACE) judge transcripts --live results/$(PROFILE)/live/$* --n $(JUDGE_LIVE_N) --seed $(JUDGE_SEED) --out $@
+
+$(JUDGE_PAIRED:%=$(RES)/judge/%/core_a.jsonl): $(RES)/judge/%/core_a.jsonl: $(RES)/judge/%/transcripts.jsonl $(JUDGE_SRC) $(JUDGE_LIVE_WGT)
+	mkdir -p results/$(PROFILE)/timings
+	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge_$*.json judge-$* -- \
+	  $(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator $(JUDGE_LIVE_AGG) $(JUDGE_LIVE_ARGS) \
+	  $(addprefix --set ,$(JUDGE_LIVE_SET))
+
+judge-live-ask: $(RES)/judge/live_ask/core_a.jsonl ## CoRE judge on the non-LLM live conversations with one question allowed
+judge-live-noask: $(RES)/judge/live_llm_noask/core_a.jsonl ## CoRE judge on the LLM baselines' live conversations without asking
+
+book/content/core_judge.ipynb: $(if $(filter smoke,$(PROFILE)),$(wildcard $(RES)/judge/live_ask/core_a.jsonl),$(RES)/judge/live_ask/core_a.jsonl) \
+  $(wildcard $(RES)/judge/live_llm_noask/core_a.jsonl)
+
+.PHONY: judge-live-ask judge-live-noask
+
 # The chapter re-executes when judge outputs appear or change (only those that exist: the judge
 # itself is never triggered by `make paper`).
 book/content/core_judge.ipynb: $(wildcard $(JDIR)/core_a.jsonl $(JDIR)/core_b.jsonl)
