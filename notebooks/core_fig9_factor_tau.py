@@ -45,4 +45,5 @@ prose.glue_facts("fig9", core_fig9_factor_tau.facts(df))
 core_fig9_factor_tau.plot(df);
 
 # %%
-present.table(df[df["factor_a"] < df["factor_b"]], "Kendall's τ_b (%) per factor pair and evaluator")
+present.folded(present.table(df[df["factor_a"] < df["factor_b"]], "Kendall's τ_b (%) per factor pair and evaluator"),
+               "Every factor pair as a table (click to open)")
