@@ -105,3 +105,35 @@ def test_plot_one_figure_per_source(tmp_path):
     assert len(figs) == 2 and (tmp_path / "fig" / "core_fig5_debate_agreement_live.svg").exists()
     assert [ax.get_title() for ax in figs[0].axes if ax.get_visible()] == [
         "All systems (n = 4)", "Dense (n = 1)", "TF-IDF (n = 3)"]
+
+
+def _debate_reply(messages):
+    """Factor prompts: rating 3. Debate: in round 1 the Common User says 60 and the others 70
+    (Major Agree only); from round 2, when the discussion holds statements, everyone says 70."""
+    content = messages[-1]["content"]
+    if "dimension_name" not in content:
+        return "[[ ## rationale ## ]]\nGood.\n\n[[ ## rating ## ]]\n3\n\n[[ ## completed ## ]]"
+    first = "round" not in content.split("<discussion>")[-1].split("</discussion>")[0]
+    score = 60 if first and "YOUR ROLE: Common User" in content else 70
+    return f"[[ ## statement ## ]]\nI say {score}.\n\n[[ ## score ## ]]\n{score}\n\n[[ ## completed ## ]]"
+
+
+def test_judge_core_debate_records_feed_fig5(fake_openai, tmp_path):
+    """End to end: `judge core --aggregator debate` against the fake server writes the per-round
+    scores Fig. 5 reads (no hand-built record)."""
+    from trace_crs.cli import main
+
+    server = fake_openai(_debate_reply)
+    transcripts = tmp_path / "t.jsonl"
+    transcripts.write_text("".join(json.dumps({"dialogue_id": f"tfidf/d{k}", "system": "tfidf", "turns": [
+        {"role": "user", "text": "A quiet Italian place in Tampa, please."},
+        {"role": "assistant", "text": f"Try Luigi's {k}: \"quiet and cosy\" [R1]."}]}) + "\n" for k in range(2)))
+    out = tmp_path / "judge" / "closed" / "core_a.jsonl"
+    out.parent.mkdir(parents=True)
+    assert main(["--quiet", "judge", "core", "--transcripts", str(transcripts), "--out", str(out),
+                 "--aggregator", "debate", "--set", "lm.model=openai/fake-judge",
+                 "--set", f"lm.api_base={server.url}", "--set", f"lm.cache_dir={tmp_path / 'lm'}"]) == 0
+    df = core_fig5_debate_agreement.load(tmp_path)
+    got = {r.round: (r.n, r.all_agree, r.major_agree) for r in df[df["baseline"] == "All systems"].itertuples()}
+    assert got == {1: (2, 0.0, 1.0), 2: (2, 1.0, 1.0)}
+    assert len(server.calls) == 2 * (12 + 8)   # 12 factor ratings and two debate rounds of four
