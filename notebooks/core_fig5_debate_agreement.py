@@ -38,8 +38,8 @@ prose.glue_facts("fig5", core_fig5_debate_agreement.facts(df))
 
 # %% [markdown]
 # Debates counted: {glue:text}`fig5_n_debates` (source: {glue:md}`fig5_source`, up to
-# {glue:text}`fig5_rounds` rounds; 0 means no judge output with a debate exists on this profile —
-# `make judge` or `make judge-rounds` writes one). Pooled over systems, All Agree goes from
+# {glue:text}`fig5_rounds` rounds; 0 means no debate finished on this profile — none was run, or
+# every one failed — `make judge` or `make judge-rounds` writes them). Pooled over systems, All Agree goes from
 # {glue:md}`fig5_all_first_md` after the first round to {glue:md}`fig5_all_last_md` after the
 # last, Major Agree from {glue:md}`fig5_major_first_md` to {glue:md}`fig5_major_last_md`.
 
