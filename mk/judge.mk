@@ -78,9 +78,51 @@ judge-live: $(JLIVE)/core_a.jsonl ## CoRE judge on the live conversations of eve
 
 book/content/core_judge.ipynb: $(JLIVE)/core_a.jsonl
 
+# With asking against without, judged (trace_crs.report.core_asking): the same seeded dialogues and
+# judge settings as judge-live, on the non-LLM rankers' conversations with one question allowed
+# (`make live-ask`, part of `make paper`) and on the LLM baselines' no-ask run (`make live-llm-noask`:
+# their default live run asks; `make judge-live-noask`, not part of `make paper`: LLM hours).
+# Smoke: not a prerequisite (the page reads it only if it exists): judging two more conversations
+# with the 135M model took 427 s of wall time on a cold LM cache at load 3-4, far over the smoke
+# budget, and the tiny model gives no usable rating anyway.
+JUDGE_PAIRED := live_ask live_llm_noask
+$(JUDGE_PAIRED:%=$(RES)/judge/%/transcripts.jsonl): $(RES)/judge/%/transcripts.jsonl: results/$(PROFILE)/live/%/live_scores.json $(JUDGE_SRC)
+	mkdir -p $(@D)
+	$(TRACE) judge transcripts --live results/$(PROFILE)/live/$* --n $(JUDGE_LIVE_N) --seed $(JUDGE_SEED) --out $@
+
+$(JUDGE_PAIRED:%=$(RES)/judge/%/core_a.jsonl): $(RES)/judge/%/core_a.jsonl: $(RES)/judge/%/transcripts.jsonl $(JUDGE_SRC) $(JUDGE_LIVE_WGT)
+	mkdir -p results/$(PROFILE)/timings
+	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge_$*.json judge-$* -- \
+	  $(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator $(JUDGE_LIVE_AGG) $(JUDGE_LIVE_ARGS) \
+	  $(addprefix --set ,$(JUDGE_LIVE_SET))
+
+judge-live-ask: $(RES)/judge/live_ask/core_a.jsonl ## CoRE judge on the non-LLM live conversations with one question allowed
+judge-live-noask: $(RES)/judge/live_llm_noask/core_a.jsonl ## CoRE judge on the LLM baselines' live conversations without asking
+
+book/content/core_judge.ipynb: $(if $(filter smoke,$(PROFILE)),$(wildcard $(RES)/judge/live_ask/core_a.jsonl),$(RES)/judge/live_ask/core_a.jsonl) \
+  $(wildcard $(RES)/judge/live_llm_noask/core_a.jsonl)
+
+.PHONY: judge-live-ask judge-live-noask
+
 # The chapter re-executes when judge outputs appear or change (only those that exist: the judge
 # itself is never triggered by `make paper`).
 book/content/core_judge.ipynb: $(wildcard $(JDIR)/core_a.jsonl $(JDIR)/core_b.jsonl)
+
+# CoRE Fig. 5 (notebooks/core_fig5_debate_agreement.py): CoRE ran the debate for ten rounds on a
+# sample to see how agreement grows per round; this is that run on the replayed transcripts (judge A,
+# JUDGE_ROUNDS rounds; it still stops at unanimity). Needs an LLM for hours: not part of `make paper`.
+JUDGE_ROUNDS ?= 10
+$(JDIR)/rounds.jsonl: $(JDIR)/transcripts.jsonl $(JUDGE_SRC)
+	$(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator debate --max-rounds $(JUDGE_ROUNDS) \
+	  $(addprefix --set ,$(JUDGE_A_SET))
+
+judge-rounds: $(JDIR)/rounds.jsonl ## CoRE Fig. 5's run: the debate held for JUDGE_ROUNDS rounds (results/$(PROFILE)/judge/)
+
+# Figs. 5 and 9 read whichever judge outputs exist (the live judge is part of `make paper`).
+book/content/core_fig5_debate_agreement.ipynb book/content/core_fig9_factor_tau.ipynb: $(JLIVE)/core_a.jsonl \
+  $(wildcard $(JDIR)/rounds.jsonl $(JDIR)/core_a.jsonl $(JDIR)/core_b.jsonl)
+
+.PHONY: judge-rounds
 
 JBENCH := $(RES)/judge/bench
 judge-bench: $(JDIR)/transcripts.jsonl ## judge seconds/tokens per transcript: per-factor vs one-call vs debate

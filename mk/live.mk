@@ -31,6 +31,19 @@ $(LIVE_ROOT)/live_llm/live_scores.json: $(LIVE_LLM_CFG) $(DIALOGUES) $(KB_DIR)/M
 	$(call LIVE_TIMED,live_llm) $(VENV)/bin/trace-crs --quiet converse --config $(LIVE_LLM_CFG) --kb $(KB_DIR) \
 	  --dialogues $(DIALOGUES) --max-turns $(LIVE_MAX_TURNS) --ask $(LIVE_LLM_ASK) $(LIVE_LLM_ARGS) --out $(@D)
 
+# The LLM baselines' live run without asking (their default live run may ask, LIVE_LLM_ASK): the
+# no-ask side of the CoRE chapter's "with asking against without" (trace_crs.report.core_asking).
+# LLM hours at default scale: not part of `make paper`.
+$(LIVE_ROOT)/live_llm_noask/live_scores.json: $(LIVE_LLM_CFG) $(DIALOGUES) $(KB_DIR)/MANIFEST.json $(LIVE_SRC) $(if $(LIVE_LLM_W),models/$(LIVE_LLM_W).gguf $(VENV)/.llama-installed) | $(STAMP)
+	rm -rf $(@D)
+	mkdir -p results/$(PROFILE)/timings
+	$(call LIVE_TIMED,live_llm_noask) $(VENV)/bin/trace-crs --quiet converse --config $(LIVE_LLM_CFG) --kb $(KB_DIR) \
+	  --dialogues $(DIALOGUES) --max-turns $(LIVE_MAX_TURNS) --ask 0 $(LIVE_LLM_ARGS) --out $(@D)
+
+live-llm-noask: $(LIVE_ROOT)/live_llm_noask/live_scores.json ## live runs of the LLM baselines without asking (closed_llm subset)
+
+.PHONY: live-llm-noask
+
 # The same non-LLM live run with one clarifying question allowed (trace_crs.live.ask: the facet
 # that splits the candidates most evenly); the CoRE chapter compares it with `live` (did asking help?).
 $(LIVE_ROOT)/live_ask/live_scores.json: $(DIALOGUES) $(KB_DIR)/MANIFEST.json $(LIVE_SRC) | $(STAMP)

@@ -122,6 +122,24 @@ results.write_table(ask, results_dir, "core_live_asking")
 present.table(ask, "Live TSR and T2R with one question allowed minus without")
 
 # %% [markdown]
+# The judge's view of the same comparison: CoRE-Avg, Proactiveness and Recoverability (0–4) of
+# the conversations held with asking minus those held without, same dialogue, same simulated
+# user, same judge settings (`make judge-live-ask`; the LLM baselines, whose live run asks,
+# against their no-ask run, `make live-llm-noask judge-live-noask`), paired dialogue bootstrap
+# (95%; `trace_crs/report/core_asking.py`). A conversation counts when the judge rated it on both
+# sides; {glue:text}`core_ask_judged_pairs` conversations of
+# {glue:text}`core_ask_judged_baselines` baselines are paired on CoRE-Avg (0: not judged on
+# this profile — the smoke build does not run this judge).
+
+# %%
+from trace_crs.report import core_asking
+
+ask_judged = core_asking.load(results_dir)
+results.write_table(ask_judged, results_dir, core_asking.NAME)
+prose.glue_facts("core", core_asking.facts(ask_judged))
+present.table(ask_judged, "CoRE ratings with one question allowed minus without")
+
+# %% [markdown]
 # ## Factor ratings per baseline
 #
 # Mean rating (0–4) per factor, CoRE-Avg and the debate's 0–100 score, over
