@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 from trace_crs.judge.factors import ROLES
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.report import compare, figures
-from trace_crs.report.travelbench_abstention import wilson
+from trace_crs.stats.intervals import wilson
 
 NAME = "core_fig5_debate_agreement"
 ALL = "All systems"

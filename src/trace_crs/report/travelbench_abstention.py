@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.report import compare, figures
+from trace_crs.stats.intervals import wilson
 
 NAME = "travelbench_abstention"
 # the abstention counts and rates shared by the rankers' sweep and the LLM rows
@@ -84,15 +84,6 @@ def recall_by_reason(confidence: pd.DataFrame, best: pd.DataFrame) -> pd.DataFra
 # Wilson 95% intervals of the two rates an LLM row rests on (its n is small: a seeded subset)
 LLM_INTERVALS = ["recall_ci_low", "recall_ci_high", "far_ci_low", "far_ci_high"]
 LLM_COLUMNS = ["system", *OUTCOME_COLUMNS, *LLM_INTERVALS, "n_fallbacks"]
-
-
-def wilson(k: pd.Series, n: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson 95% interval of k successes in n (statsmodels ``proportion_confint``); NaN at n = 0."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    k, n = k.to_numpy(float), n.to_numpy(float)
-    lo, hi = proportion_confint(k, np.where(n > 0, n, 1), alpha=0.05, method="wilson")
-    return np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan)
 
 
 def llm_rows(results_dir: str | Path) -> pd.DataFrame:

@@ -195,3 +195,12 @@ def statistic_intervals(
             cell = cluster_statistic_ci(rows, col.statistic, n_boot, seed, level, min_clusters)
             out.append({"baseline": baseline, "column": name, **cell})
     return pd.DataFrame(out, columns=DERIVED_COLUMNS)
+
+
+def wilson(k: pd.Series, n: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson 95% interval of k successes in n (statsmodels ``proportion_confint``); NaN at n = 0."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    k, n = k.to_numpy(float), n.to_numpy(float)
+    lo, hi = proportion_confint(k, np.where(n > 0, n, 1), alpha=0.05, method="wilson")
+    return np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan)
