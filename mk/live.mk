@@ -1,4 +1,4 @@
-# Live runs (issue 19): baselines converse with the simulated user (trace-crs converse).
+# Live runs (TravelBench's simulated-user loop, seed 003 §3): baselines converse with the simulated user (trace-crs converse).
 #   make live       -> results/$(PROFILE)/live/live/: the non-LLM baselines; default: 1,000 seeded
 #                      dialogues of the corpus, smoke: every dialogue (a prerequisite of the chapter)
 #   make live-llm   -> results/$(PROFILE)/live/live_llm/: the LLM baselines on the closed_llm run's

@@ -1,4 +1,4 @@
-# The unsolvable set and the rankers' abstention on it (issue 19; TravelBench's Unsolvable subtask).
+# The unsolvable set and the systems' abstention on it (TravelBench's Unsolvable subtask, seed 003 §3).
 #   make abstention  -> data/dialogues/$(PROFILE)/unsolvable.jsonl, results/$(PROFILE)/abstention/{reasons.csv,tau_sweep.csv,confidence.parquet}
 # default: 300 unsolvable items (60 per reason, 5 reasons) against 300 seeded solvable dialogues; smoke: 40 and 60.
 # Included after kb.mk, dialogues.mk and paper.mk (mk/*.mk sorted), so their variables are set.

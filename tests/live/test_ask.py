@@ -18,7 +18,8 @@ from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.kb.schema import POI  # noqa: E402
 from trace_crs.live.ask import QUESTIONS, Asking, asked_facets, asks, facet_entropy  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
-from trace_crs.live.simulator import NO_PREFERENCE_ABOUT, FACET_WORDS, SimConfig, TemplateUser, profile  # noqa: E402
+from trace_crs.dialogues.constraints import constraints_of  # noqa: E402
+from trace_crs.live.simulator import NO_PREFERENCE_ABOUT, FACET_WORDS, SimConfig, TemplateUser  # noqa: E402
 
 
 def poi(i: int, price: int | None, noise: str | None, features: list[str]) -> POI:
@@ -94,7 +95,7 @@ def test_user_says_no_preference_for_an_unconstrained_facet(world):
 
 def test_unrecognised_question_reveals_the_next_preference(world):
     kb, dialogues, _ = world
-    d = next(d for d in dialogues if len(profile(d["scenario"]["hidden_preferences"])) >= 2)
+    d = next(d for d in dialogues if len(constraints_of(d["scenario"]["hidden_preferences"])) >= 2)
     user = TemplateUser(d, kb)
     user.open()
     n = len(user.revealed)
@@ -105,7 +106,7 @@ def test_unrecognised_question_reveals_the_next_preference(world):
 def test_llm_user_answers_a_question_as_the_template_user(world):
     kb, dialogues, _ = world
     d = dialogues[5]
-    ok = satisfying([kb.pois[c] for c in d["candidate_poi_ids"]], profile(d["scenario"]["hidden_preferences"]))
+    ok = satisfying([kb.pois[c] for c in d["candidate_poi_ids"]], constraints_of(d["scenario"]["hidden_preferences"]))
     make = lambda: Asking(Scripted(lambda ctx: ok[0]), 1)  # noqa: E731
     template, row_t, _ = converse(make(), "s", d, kb)
     lm = DummyLM([{"rewritten": "Hi, somewhere nice please."}, {"rewritten": "About that: see above."},

@@ -21,7 +21,8 @@ from trace_crs.judge.transcript import transcript_record  # noqa: E402
 from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.live.ask import QUESTIONS, Asking, asked_facets  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
-from trace_crs.live.simulator import SimConfig, profile, state, turn_rng  # noqa: E402
+from trace_crs.dialogues.constraints import constraints_of  # noqa: E402
+from trace_crs.live.simulator import SimConfig, state, turn_rng  # noqa: E402
 
 
 def _judge_reply(messages: list) -> str:
@@ -40,7 +41,7 @@ def asked_conversation(world):
     """A dialogue whose profile constrains the facet the policy asks about, and its live talk."""
     kb, dialogues, _ = world
     for d in dialogues:
-        prof = profile(d["scenario"]["hidden_preferences"])
+        prof = constraints_of(d["scenario"]["hidden_preferences"])
         ok = satisfying([kb.pois[c] for c in d["candidate_poi_ids"]], prof)
         system = Asking(Scripted(lambda ctx, ok=ok: ok[0]), max_questions=1)
         transcript, row, preds = converse(system, "asker", d, kb, cfg=SimConfig(max_turns=4))

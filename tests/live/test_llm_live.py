@@ -9,7 +9,8 @@ from dspy.utils import DummyLM
 from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
 from trace_crs.dialogues.constraints import meeting as satisfying
 from trace_crs.live.loop import converse
-from trace_crs.live.simulator import SimConfig, profile
+from trace_crs.dialogues.constraints import constraints_of
+from trace_crs.live.simulator import SimConfig
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.runner.tasks import shuffled_pool
 
@@ -27,7 +28,7 @@ def test_llm_decline_then_acceptable_pick(world):
     kb, dialogues, _ = world
     d = dialogues[2]
     pool = shuffled_pool(d, "closed", 42)  # the order of the cards the model sees
-    ok = satisfying([kb.pois[c] for c in pool], profile(d["scenario"]["hidden_preferences"]))
+    ok = satisfying([kb.pois[c] for c in pool], constraints_of(d["scenario"]["hidden_preferences"]))
     position = str(pool.index(ok[0]) + 1)  # a card number, read by parse_ranking
     lm = DummyLM([{"ranked_ids": ["[Unsolved]"], "response": "n/a"},
                   {"ranked_ids": [position], "response": f"Try {kb.pois[ok[0]].name}."}])
@@ -49,7 +50,7 @@ def test_llm_user_rewrites_text_but_decides_as_the_template_user(world):
 
     kb, dialogues, _ = world
     d = dialogues[4]
-    prof = profile(d["scenario"]["hidden_preferences"])
+    prof = constraints_of(d["scenario"]["hidden_preferences"])
     ok = satisfying([kb.pois[c] for c in d["candidate_poi_ids"]], prof)
     bad = [c for c in d["candidate_poi_ids"] if c not in ok]
     picks = [bad[0], bad[1], ok[0]]
@@ -81,7 +82,7 @@ def test_llm_asks_in_its_own_words_then_recommends(world):
 
     kb, dialogues, _ = world
     for d in dialogues:
-        prof = profile(d["scenario"]["hidden_preferences"])
+        prof = constraints_of(d["scenario"]["hidden_preferences"])
         pool = shuffled_pool(d, "closed", 42)
         ok = satisfying([kb.pois[c] for c in pool], prof)
         if ok and sum(c[0] == "price_max" for c in prof) == 1:

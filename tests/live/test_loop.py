@@ -17,12 +17,13 @@ from trace_crs.dialogues.schema import check_dialogue  # noqa: E402
 from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
 from trace_crs.live.scores import live_summary  # noqa: E402
-from trace_crs.live.simulator import SimConfig, profile  # noqa: E402
+from trace_crs.dialogues.constraints import constraints_of  # noqa: E402
+from trace_crs.live.simulator import SimConfig  # noqa: E402
 from trace_crs.metrics.score import ScoreConfig, score_predictions  # noqa: E402
 
 
 def split_pool(kb, d):
-    prof = profile(d["scenario"]["hidden_preferences"])
+    prof = constraints_of(d["scenario"]["hidden_preferences"])
     ok = satisfying([kb.pois[c] for c in d["candidate_poi_ids"]], prof)
     return [c for c in d["candidate_poi_ids"] if c not in ok], ok
 

@@ -22,7 +22,7 @@ from trace_crs.live.simulator import NO_PREFERENCE, SimConfig, TemplateUser
 
 
 def hidden_constraints(hidden):
-    """The profile, written out independently of live.simulator.profile."""
+    """The profile, written out independently of dialogues.constraints.constraints_of."""
     out = []
     for facet in ("style", "price_max", "noise", "anchor"):
         if hidden[facet] is not None:

@@ -1,4 +1,5 @@
-"""The optional LLM user simulator (issue 19 item 3: "an LLM simulator (DSPy) as an option").
+"""The optional LLM user simulator (the live loop's contract: "an LLM simulator (DSPy) as an
+option"; TravelBench simulates its user with an LLM, seed 003 §3).
 
 :class:`LLMUser` is the template user (:class:`~trace_crs.live.simulator.TemplateUser`) whose
 sentences a language model rewrites in its own words: what the user decides — which preference

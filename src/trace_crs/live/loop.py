@@ -1,4 +1,4 @@
-"""The live loop (issue 19 item 3): a baseline converses with the simulated user instead of
+"""The live loop (TravelBench's multi-turn evaluation, seed 003 §3): a baseline converses with the simulated user instead of
 answering a replayed reference conversation.
 
 At each system turn the baseline gets a :class:`~trace_crs.baselines.base.TurnContext` built from
@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import BaselineOutput, TurnContext, redact_turn
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.dialogues.schema import ABSTAIN_ACTION
@@ -185,7 +186,7 @@ def converse_many(
     name: str,
     dialogues: Sequence[Mapping[str, Any]],
     kb: KB,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     cfg: SimConfig = SimConfig(),
     pool: str = "closed",
     user_lm: Any = None,
@@ -210,7 +211,7 @@ def converse(
     name: str,
     dialogue: Mapping[str, Any],
     kb: KB,
-    seed: int = 42,
+    seed: int = DEFAULT_SEED,
     cfg: SimConfig = SimConfig(),
     pool: str = "closed",
     user_lm: Any = None,

@@ -1,5 +1,5 @@
 """``trace-crs converse``: run baselines live against the simulated user, resumably
-(issue 19 item 3).
+(TravelBench's simulated-user evaluation, seed 003 §3).
 
 Layout of ``out/``: ``config.yaml`` (resolved; a different config in the same directory is
 refused), per baseline ``transcripts/<b>.jsonl`` (live dialogues, dialogue schema),
@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from trace_crs.baselines import registry
+from trace_crs.dialogues.constraints import constraints_of
 from trace_crs.errors import DataError, UsageError
 from trace_crs.judge.adapters import from_live
 from trace_crs.judge.transcript import transcript_record
@@ -31,7 +32,7 @@ from trace_crs.kb.store import dump_jsonl, iter_jsonl
 from trace_crs.live.ask import Asking
 from trace_crs.live.loop import converse_many
 from trace_crs.live.scores import write_frame, write_scores
-from trace_crs.live.simulator import SimConfig, profile, state
+from trace_crs.live.simulator import SimConfig, state
 from trace_crs.runner.execute import build_baselines, show_corpus
 from trace_crs.runner.run import _claim
 from trace_crs.runner.selection import Rules, Selection, uses_llm
@@ -148,7 +149,7 @@ def check_profiles(dialogues: list[dict[str, Any]], path: str) -> None:
     for it), else :class:`DataError` naming the dialogue (exit 3) before anything runs."""
     rng = np.random.default_rng(0)
     for d in dialogues:
-        for constraint in profile(d["scenario"]["hidden_preferences"]):
+        for constraint in constraints_of(d["scenario"]["hidden_preferences"]):
             try:
                 state(constraint, rng)
             except (ValueError, KeyError, TypeError) as exc:

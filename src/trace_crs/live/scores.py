@@ -1,4 +1,5 @@
-"""Scores of live runs (issue 19 item 3): live TSR, T2R, turns to success, rejection recovery,
+"""Scores of live runs (TravelBench's multi-turn metrics, seed 003 §3): live TSR, T2R, turns to
+success, rejection recovery,
 abstention rate, and the replay metrics (:func:`trace_crs.metrics.score.score_predictions`) on
 the live transcripts.
 

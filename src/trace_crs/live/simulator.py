@@ -1,4 +1,4 @@
-"""The live user simulator (issue 19 item 3; TravelBench's simulated-user loop, seed 003 §3,
+"""The live user simulator (TravelBench's simulated-user loop, seed 003 §3,
 adapted to Trace's hidden preferences, paper §2.2).
 
 A deterministic template user driven by one dialogue's *profile* — the constraints of its
@@ -40,7 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.dialogues.constraints import Constraint, meets
+from trace_crs import DEFAULT_SEED
+from trace_crs.dialogues.constraints import Constraint, constraints_of, meets
 from trace_crs.dialogues.phrasing import avoid_text, choose, paraphrases, pref_text, render, templates
 from trace_crs.kb.store import KB
 from trace_crs.live.ask import ASK_ACTION, asked_facets
@@ -56,9 +57,8 @@ FACET_WORDS: dict[str, str] = {
 }
 RESTATE = "As I said: {pref}"
 GOODBYE = "I'll keep looking elsewhere, thanks."
-SINGLE_FACETS: tuple[str, ...] = ("style", "price_max", "noise")
-LIST_FACETS: tuple[str, ...] = ("ambience", "features")
-STREAM = 19  # the issue number: keeps these draws apart from the generator's streams
+STREAM = 19  # the simulator's stream id: keeps its draws apart from the generator's streams (fixed: it
+# is part of every seeded conversation, so changing it changes every live transcript)
 
 
 @dataclass(frozen=True)
@@ -73,17 +73,6 @@ class SimConfig:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
         if self.opening_prefs < 0:
             raise ValueError(f"opening_prefs must be >= 0, got {self.opening_prefs}")
-
-
-def profile(hidden: Mapping[str, Any]) -> list[Constraint]:
-    """The constraints of a ``hidden_preferences`` record, in facet order (the user's profile),
-    then the avoided values (``avoid: {facet: [values]}``) and either-of groups (``either``) —
-    both optional, for corpora written before they existed."""
-    out: list[Constraint] = [(f, hidden[f]) for f in SINGLE_FACETS if hidden.get(f) is not None]
-    out += [(f, v) for f in LIST_FACETS for v in hidden.get(f) or []]
-    out += [("anchor", hidden["anchor"])] if hidden.get("anchor") else []
-    out += [("avoid", (f, v)) for f, values in (hidden.get("avoid") or {}).items() for v in values]
-    return out + [("either", tuple((m["facet"], m["value"]) for m in group)) for group in hidden.get("either") or []]
 
 
 def dialogue_salt(dialogue_id: str) -> int:
@@ -123,7 +112,7 @@ class TemplateUser:
 
     dialogue: Mapping[str, Any]
     kb: KB
-    seed: int = 42
+    seed: int = DEFAULT_SEED
     cfg: SimConfig = SimConfig()
     revealed: list[Constraint] = field(default_factory=list)
     done: bool = False
@@ -133,7 +122,7 @@ class TemplateUser:
     def __post_init__(self) -> None:
         self.id = str(self.dialogue["dialogue_id"])
         self.scenario = self.dialogue["scenario"]
-        self.profile = profile(self.scenario["hidden_preferences"])
+        self.profile = constraints_of(self.scenario["hidden_preferences"])
         order = np.random.default_rng([self.seed, STREAM, dialogue_salt(self.id)]).permutation(len(self.profile))
         self.order = [self.profile[i] for i in order]
 

@@ -1,4 +1,4 @@
-"""The CoRE chapter (seed 001; issue 18): CoRE factor scores per baseline on Trace, a debate with its
+"""The CoRE chapter (seed 001): CoRE factor scores per baseline on Trace, a debate with its
 chat, Table 28's twin (two judges, ranking agreement by
 :func:`trace_crs.metrics.judge.cross_judge_agreement`) and CoRE's own reported numbers as a
 labelled reference (movie CRS data, not Trace).
