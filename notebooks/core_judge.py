@@ -122,6 +122,37 @@ results.write_table(ask, results_dir, "core_live_asking")
 present.table(ask, "Live TSR and T2R with one question allowed minus without")
 
 # %% [markdown]
+# Why TSR moves: a question is one of the user's `max_turns` system turns (TravelBench counts it
+# as a turn), so a ranker that asks once recommends one time fewer. The paired TSR difference
+# splits exactly into the turn's cost — the no-ask run's TSR within as many recommendations as
+# the asking run had, minus its full TSR ("budget") — and what the answer bought given the same
+# number of recommendations ("answer"; `trace_crs/report/core_asking_cost.py`, paired dialogue
+# bootstrap, 95%). Over the rankers ({glue:text}`core_cost_n` dialogues each): total
+# {glue:md}`core_cost_total_min_md` to {glue:md}`core_cost_total_max_md`, budget
+# {glue:md}`core_cost_budget_min_md` to {glue:md}`core_cost_budget_max_md`, answer
+# {glue:md}`core_cost_answer_min_md` to {glue:md}`core_cost_answer_max_md`. The question was
+# about a facet the user's profile leaves open — the user says it has no preference — in
+# {glue:md}`core_cost_asked_open_share_min_md` to {glue:md}`core_cost_asked_open_share_max_md`
+# of the dialogues, and the first recommendation after the answer differed from the no-ask run's
+# first one in {glue:md}`core_cost_first_rec_changed_share_min_md` to
+# {glue:md}`core_cost_first_rec_changed_share_max_md`. Where the budget part outweighs the
+# answer part, asking is a trade-off lost to the fixed turn budget, not a fault of the loop: a
+# ranker that ignores the user's words (Popularity) loses exactly its last-turn successes, and a
+# bag-of-words ranker reads "no preference about the atmosphere" as a wish for atmosphere.
+
+# %%
+from trace_crs.report import core_asking_cost
+
+ask_cost, ask_diag = core_asking_cost.load(results_dir)
+results.write_table(ask_cost, results_dir, core_asking_cost.NAME)
+results.write_table(ask_diag, results_dir, core_asking_cost.DIAGNOSTICS)
+prose.glue_facts("core", core_asking_cost.facts(ask_cost, ask_diag))
+present.table(ask_cost, "Live TSR with one question allowed: the turn's cost and the answer's gain")
+
+# %%
+present.table(ask_diag, "What the rankers asked and whether the answer changed their first recommendation")
+
+# %% [markdown]
 # The judge's view of the same comparison: CoRE-Avg, Proactiveness and Recoverability (0–4) of
 # the conversations held with asking minus those held without, same dialogue, same simulated
 # user, same judge settings (`make judge-live-ask`; the LLM baselines, whose live run asks,
