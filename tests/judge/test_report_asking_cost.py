@@ -89,6 +89,7 @@ def test_diagnostics(runs):
     _, diag = cost.load(runs, n_boot=200)
     row = diag.iloc[0]
     assert row["n"] == 3 and row["questions_per_dialogue"] == 1
+    assert row["asked_facets"] == "ambience 1, noise 1, price_max 1"  # ties: by name
     assert row["asked_open_share"] == pytest.approx(1 / 3)          # d2 only
     assert row["first_rec_changed_share"] == pytest.approx(2 / 3)   # d1 (p2 vs p1), d3 (p3 vs p4)
     assert row["first_accept_without"] == pytest.approx(1 / 3)     # d2

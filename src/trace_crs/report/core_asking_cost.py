@@ -13,7 +13,8 @@ without (``live/live``) — same dialogue, same simulated user, same pool — sp
   gain minus the successes the spent turn cost.
 
 Each comparison is a paired dialogue bootstrap (:func:`trace_crs.stats.bootstrap.bootstrap_pairs`).
-Diagnostics per baseline (:func:`diagnostics`): how often the question was about a facet the
+Diagnostics per baseline (:func:`diagnostics`): which facets the questions were about, how often
+the question was about a facet the
 user's profile leaves open (the user then says it has no preference, :mod:`trace_crs.live.ask`),
 how often the first recommendation after the answer differs from the no-ask run's first one, and
 how often each first recommendation was accepted.  Reads only the saved transcripts and
@@ -22,6 +23,7 @@ how often each first recommendation was accepted.  Reads only the saved transcri
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,7 @@ DIAG_COLUMNS = [
     "baseline",
     "n",
     "questions_per_dialogue",
+    "asked_facets",
     "asked_open_share",
     "first_rec_changed_share",
     "first_accept_without",
@@ -103,6 +106,14 @@ def asked_open(transcript: dict[str, Any]) -> bool | None:
     return not held.intersection(facets)
 
 
+def asked_mix(transcripts: list[dict[str, Any]]) -> str:
+    """The facets the questions were about, most asked first: ``"features 3, ambience 1"``."""
+    counts = Counter(
+        f for t in transcripts for q in t["turns"] if q["action"] == ASK_ACTION for f in asked_facets(q["text"])
+    )
+    return ", ".join(f"{f} {n}" for f, n in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+
+
 def diagnostics(name: str, with_ask: dict[str, dict[str, Any]], without: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """One baseline's diagnostic row (module docstring) over the dialogues of both runs."""
     ids = sorted(set(with_ask) & set(without))
@@ -114,6 +125,7 @@ def diagnostics(name: str, with_ask: dict[str, dict[str, Any]], without: dict[st
         "baseline": name,
         "n": len(ids),
         "questions_per_dialogue": mean([sum(t["action"] == ASK_ACTION for t in with_ask[d]["turns"]) for d in ids]),
+        "asked_facets": asked_mix([with_ask[d] for d in ids]),
         "asked_open_share": mean(asked),
         "first_rec_changed_share": mean([w[0] != wo[0] for w, wo in firsts]),
         "first_accept_without": mean([wo[1] for _, wo in firsts]),
