@@ -113,4 +113,7 @@ def test_question_about_nothing_recognisable_is_not_counted():
     t = transcript("d1", [("p1", False)], True)
     t["turns"][1]["text"] = "[Ask] Anything else?"
     assert cost.asked_open(t) is None
+    avoids = transcript("d1", [], True)
+    avoids["scenario"]["hidden_preferences"] = {"ambience": [], "avoid": {"price_max": [3]}}
+    assert cost.asked_open(avoids) is False          # an avoided value of the asked facet is not "open"
     assert cost.first_recommendation(transcript("d2", [], False)) == ([], False)

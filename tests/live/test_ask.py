@@ -3,6 +3,7 @@ hand-worked candidate sets, and the simulated users' answers from the profile (t
 user share the rule)."""
 from __future__ import annotations
 
+import copy
 import math
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from trace_crs.kb.schema import POI  # noqa: E402
 from trace_crs.live.ask import QUESTIONS, Asking, asked_facets, asks, facet_entropy  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
 from trace_crs.dialogues.constraints import constraints_of  # noqa: E402
-from trace_crs.live.simulator import NO_PREFERENCE_ABOUT, FACET_WORDS, SimConfig, TemplateUser  # noqa: E402
+from trace_crs.live.simulator import NO_PREFERENCE_ABOUT, FACET_WORDS, SimConfig, TemplateUser, state, turn_rng  # noqa: E402
 
 
 def poi(i: int, price: int | None, noise: str | None, features: list[str]) -> POI:
@@ -116,3 +117,47 @@ def test_llm_user_answers_a_question_as_the_template_user(world):
         ["greet_and_seek", "ask_preference", "provide_preference", "recommend", "accept"]
     assert live["turns"][2]["text"] == "About that: see above."
     assert (row_l["tsr"], row_l["n_questions"]) == (row_t["tsr"], row_t["n_questions"]) == (1.0, 1)
+
+
+# A profile with a price, an avoided noise level and an either-of group over ambience and noise
+# (hand-written): asked about noise, the user must state both noise constraints, not "no preference".
+AVOID_LOUD = ("avoid", ("noise", "loud"))
+ROMANTIC_OR_QUIET = ("either", (("ambience", "romantic"), ("noise", "quiet")))
+COMPOSITE = {"style": None, "price_max": 2, "noise": None, "ambience": [], "features": [], "anchor": None,
+             "avoid": {"noise": ["loud"]},
+             "either": [[{"facet": "ambience", "value": "romantic"}, {"facet": "noise", "value": "quiet"}]]}
+
+
+def composite_user(world):
+    kb, dialogues, _ = world
+    d = copy.deepcopy(dialogues[0])
+    d["scenario"]["hidden_preferences"] = COMPOSITE
+    user = TemplateUser(d, kb, cfg=SimConfig(opening_prefs=0))
+    user.open()
+    return d, user
+
+
+def test_asked_about_a_facet_the_user_avoids_a_value_of_it_says_so(world):
+    d, user = composite_user(world)
+    assert sorted(map(str, user.profile)) == sorted(map(str, [("price_max", 2), AVOID_LOUD, ROMANTIC_OR_QUIET]))
+    reply = user.respond({"role": "system", "action": "ask_preference", "text": QUESTIONS["noise"]}, 2)
+    said = [c for c in user.order if c in (AVOID_LOUD, ROMANTIC_OR_QUIET)]      # both are about noise
+    rng = turn_rng(42, d["dialogue_id"], 2)
+    assert reply["text"] == " ".join(state(c, rng) for c in said)
+    assert "no preference" not in reply["text"] and set(user.revealed) == {AVOID_LOUD, ROMANTIC_OR_QUIET}
+
+
+def test_an_either_group_over_two_asked_facets_is_stated_once(world):
+    d, user = composite_user(world)
+    question = "[Ask] Quiet or lively, and what atmosphere would you like?"
+    assert asked_facets(question) == ["noise", "ambience"]
+    reply = user.respond({"role": "system", "action": "ask_preference", "text": question}, 2)
+    said = [c for c in user.order if c in (AVOID_LOUD, ROMANTIC_OR_QUIET)]      # noise: both; ambience: nothing new
+    rng = turn_rng(42, d["dialogue_id"], 2)
+    assert reply["text"] == " ".join(state(c, rng) for c in said)
+
+
+def test_a_facet_the_profile_says_nothing_about_still_gets_no_preference(world):
+    _, user = composite_user(world)
+    reply = user.respond({"role": "system", "action": "ask_preference", "text": QUESTIONS["features"]}, 2)
+    assert reply["text"] == NO_PREFERENCE_ABOUT.format(what=FACET_WORDS["features"]) and user.revealed == []

@@ -22,7 +22,7 @@ from trace_crs.dialogues.constraints import meeting as satisfying  # noqa: E402
 from trace_crs.live.ask import QUESTIONS, Asking, asked_facets  # noqa: E402
 from trace_crs.live.loop import converse  # noqa: E402
 from trace_crs.dialogues.constraints import constraints_of  # noqa: E402
-from trace_crs.live.simulator import SimConfig, state, turn_rng  # noqa: E402
+from trace_crs.live.simulator import SimConfig, about, state, turn_rng  # noqa: E402
 
 
 def _judge_reply(messages: list) -> str:
@@ -46,7 +46,7 @@ def asked_conversation(world):
         system = Asking(Scripted(lambda ctx, ok=ok: ok[0]), max_questions=1)
         transcript, row, preds = converse(system, "asker", d, kb, cfg=SimConfig(max_turns=4))
         facet = asked_facets(transcript["turns"][1]["text"])
-        if ok and facet and sum(c[0] == facet[0] for c in prof) == 1:
+        if ok and facet and sum(facet[0] in about(c) for c in prof) == 1:
             return d, prof, ok, transcript, row, preds
     raise AssertionError("no dialogue of the world has a profile on the asked facet")
 
@@ -60,7 +60,7 @@ def test_ask_answer_accept_then_core_rates_only_live_turns(world, server, tmp_pa
     assert turns[1]["text"] in QUESTIONS.values()
     facet = asked_facets(turns[1]["text"])[0]
     # the answer states the profile's one preference of the asked facet, drawn as the user draws turn 2
-    [wish] = [c for c in prof if c[0] == facet]
+    [wish] = [c for c in prof if facet in about(c)]   # wanted, avoided or either-of (live.simulator.about)
     assert turns[2]["text"] == state(wish, turn_rng(42, d["dialogue_id"], 2))
     assert (row["tsr"], row["t2r"], row["n_questions"], row["n_abstentions"]) == (1.0, 2.0, 1, 0)
     assert [p["turn_id"] for p in preds] == [4] and turns[3]["referenced_poi_ids"] == [ok[0]]

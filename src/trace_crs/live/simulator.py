@@ -14,8 +14,9 @@ A deterministic template user driven by one dialogue's *profile* — the constra
   preferably one the rejected POI violates — or, when every violated one was already stated,
   restating it (and revealing the next one if any is left);
 * a question (an ``ask_preference`` turn, :mod:`trace_crs.live.ask`) about facets the user can
-  recognise is answered from the profile: its preferences of those facets, or "no preference"
-  for a facet the profile leaves open (:meth:`TemplateUser._answer`);
+  recognise is answered from the profile: its preferences about those facets (wanted and avoided
+  values, either-of groups), or "no preference" for a facet the profile leaves open
+  (:meth:`TemplateUser._answer`);
 * any other system turn without a recommendation (an abstention, a question about nothing
   recognisable) is answered with the next preference;
 * it stops on acceptance or after ``max_turns`` system turns (the last rejection says goodbye).
@@ -73,6 +74,17 @@ class SimConfig:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
         if self.opening_prefs < 0:
             raise ValueError(f"opening_prefs must be >= 0, got {self.opening_prefs}")
+
+
+def about(constraint: Constraint) -> set[str]:
+    """The facets a profile constraint is about: its own, an avoided value's (``("avoid",
+    ("noise", "loud"))`` is about noise) or those of an either-of group's members."""
+    facet, value = constraint
+    if facet == "avoid":
+        return {value[0]}
+    if facet == "either":
+        return {f for f, _ in value}
+    return {facet}
 
 
 def dialogue_salt(dialogue_id: str) -> int:
@@ -175,13 +187,17 @@ class TemplateUser:
 
     def _answer(self, facets: list[str], rng: np.random.Generator) -> str:
         """The answer to a question about ``facets`` (:mod:`trace_crs.live.ask`): every profile
-        preference of those facets, stated (again, if already said); a facet the profile does
-        not constrain gets "no preference" (TravelBench: what the profile does not mention is
+        preference about those facets (:func:`about`: a value it wants, one it avoids, an either-of
+        group with a member of the facet), stated (again, if already said); a facet the profile
+        says nothing about gets "no preference" (TravelBench: what the profile does not mention is
         unknown to the user, not a wish)."""
         said: list[str] = []
+        answered: list[Constraint] = []
         for facet in facets:
-            mine = [c for c in self.order if c[0] == facet]
-            said += self._reveal(mine, rng) if mine else [NO_PREFERENCE_ABOUT.format(what=FACET_WORDS[facet])]
+            mine = [c for c in self.order if facet in about(c)]
+            new = [c for c in mine if c not in answered]  # an either-of group over two asked facets: once
+            answered += new
+            said += self._reveal(new, rng) if mine else [NO_PREFERENCE_ABOUT.format(what=FACET_WORDS[facet])]
         return " ".join(said)
 
     def _reject(self, poi_id: str, rng: np.random.Generator) -> dict[str, Any]:

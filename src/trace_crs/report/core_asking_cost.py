@@ -34,6 +34,7 @@ from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import constraints_of
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.live.ask import ASK_ACTION, asked_facets
+from trace_crs.live.simulator import about
 from trace_crs.report import compare
 from trace_crs.stats.bootstrap import bootstrap_pairs
 
@@ -102,7 +103,7 @@ def asked_open(transcript: dict[str, Any]) -> bool | None:
     facets = asked_facets(transcript["turns"][i]["text"]) if i is not None else []
     if not facets:
         return None
-    held = {facet for facet, _ in constraints_of(transcript["scenario"]["hidden_preferences"])}
+    held = {f for c in constraints_of(transcript["scenario"]["hidden_preferences"]) for f in about(c)}
     return not held.intersection(facets)
 
 
