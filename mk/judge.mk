@@ -13,7 +13,7 @@ KB_MANIFEST ?= $(KB_DIR)/MANIFEST.json
 TRACE       ?= $(VENV)/bin/trace-crs
 JUDGE_RUN   ?= closed
 JUDGE_N     ?= 20
-JUDGE_SEED  ?= 42
+JUDGE_SEED  ?= $(SEED)
 JUDGE_AGG   ?= debate
 JUDGE_A_SET ?= lm.model=local
 JUDGE_B_SET ?= lm.model=openai/gpt-4o-mini

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import Constraint, satisfies
 from trace_crs.dialogues.phrasing import choose, pref_text, templates
 from trace_crs.kb.facets import NOISE_LEVELS
@@ -172,7 +173,7 @@ def _unclear(base: dict[str, Any], k: int, stated: list[Constraint], rng: np.ran
     return missing, " ".join(frame.format(noun=noun, city=scen["city"], pref=pref).split())
 
 
-def build_unsolvable(kb: KB, dialogues: list[dict[str, Any]], n: int, seed: int = 42) -> list[dict[str, Any]]:
+def build_unsolvable(kb: KB, dialogues: list[dict[str, Any]], n: int, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
     """``n`` unsolvable items, as equal a share per reason as ``n`` allows, each verified."""
     rng = np.random.default_rng([seed, 19])
     extras = _extra_facets(kb)
