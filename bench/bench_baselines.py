@@ -1,4 +1,4 @@
-"""Benchmark of the 9 non-LLM baselines and the runner (issue 4 item 6; ``make bench``, never a
+"""Benchmark of the 9 non-LLM baselines and the runner (``make bench``, never a
 timed test).  Target: all 9 over the 10,000 closed-set dialogues in ≤ 600 s on 2 cores, peak
 RSS ≤ 4 GB.
 

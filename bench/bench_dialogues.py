@@ -1,4 +1,4 @@
-"""Benchmark of the dialogue layer (issue 3; not a timed test): paper-scale simulated
+"""Benchmark of the dialogue layer (not a timed test): paper-scale simulated
 generation (default 10,000 dialogues on the paper-scale synthetic KB), wall time as the
 median of ``--repeat`` runs, the file SHA256 of every run (determinism), the validation pass
 rate and the Table-3 dialogue statistics (paper §2.1–2.2, Table 3, Appendix S).

@@ -1,4 +1,4 @@
-"""Benchmark of the KB layer (issue 2; not a timed test): the paper-scale synthetic build
+"""Benchmark of the KB layer (not a timed test): the paper-scale synthetic build
 (8 cities × 3 types × 100 POIs) — generation plus ``write_kb`` — timed as the median of
 ``--repeat`` runs, with the Table-3 statistics of the result (paper §2.1, Table 3); and the
 command a user runs, ``trace-crs kb build --out <temp dir>`` at its default size, timed as a

@@ -1,4 +1,4 @@
-"""Benchmark of the live loop (issue 19; ``make bench``, never a timed test): dialogues per
+"""Benchmark of the live loop (``make bench``, never a timed test): dialogues per
 second of ``trace_crs.live.loop.converse_many`` with the simulated user.
 
 Inputs: the paper-scale KB and corpus (``data/kb/default``, ``data/dialogues/default``) when

@@ -1,4 +1,4 @@
-"""Benchmark of the LLM half at scale against the fake API (issue 17 "Done when"; not a timed test).
+"""Benchmark of the LLM half at scale against the fake API (target: 10,000 dialogues in ≤ 45 min; not a timed test).
 
 The paper's LLM configuration — LLM Zero-Shot, DST, RAG-Citation, Multi-Rev. Synth.,
 Memory-Aug. and Itinerary-LLM on the closed pool, ``openai/gpt-5.4-mini`` pricing — is run by

@@ -1,4 +1,4 @@
-"""Benchmark of the local LM backend (issue 4 items 3 and 6; not a timed test).
+"""Benchmark of the local LM backend (not a timed test).
 
 1. Throughput: the same chat prompts, greedy, ``--max-tokens`` each, through (a) raw
    ``llama_cpp.Llama`` in this process and (b) the project's llama.cpp server over HTTP

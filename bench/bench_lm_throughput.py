@@ -1,4 +1,4 @@
-"""Throughput of the local LM backend on the default LLM run (issue 17 item 4; not a timed test).
+"""Throughput of the local LM backend on the default LLM run (not a timed test).
 
 ``trace-crs evaluate`` runs LLM baselines (default LLM Zero-Shot: RAG-Citation's 600-token
 replies take ~5 min a turn on one thread), closed pool, log-prob ranking, on a seeded subset of
@@ -7,7 +7,7 @@ backend in the configurations of ``--configs`` (default ``pool,slots``: today's 
 parallel slots, 4 dialogues, 1 repeat — ``make bench``'s small n), interleaved
 ``--repeats`` times, each run with an empty LM cache of its own:
 
-* **serial** — today's path before issue 17 item 4: llama-cpp-python's own server with
+* **serial** — the path before Trace's worker: llama-cpp-python's own server with
   ``logits_all``, one process with 1 thread, concurrency 1
   (``lm.server=llama_cpp lm.servers=1 lm.n_threads=1 concurrency=1``);
 * **pool** — the new default path: ``--threads`` 1-thread processes of Trace's worker

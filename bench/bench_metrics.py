@@ -1,4 +1,4 @@
-"""Benchmark of the metrics layer (issue 5; not a timed test): ``score_predictions`` on
+"""Benchmark of the metrics layer (not a timed test): ``score_predictions`` on
 ``--dialogues`` synthetic dialogues (default 10,000, the paper's corpus size) × one baseline,
 all non-model metrics (no entailment, no judge), median of ``--repeat`` runs with the
 fuzzy-match caches cleared before each run (wall and process-CPU seconds: the machine is

@@ -1,4 +1,4 @@
-"""Benchmark of the stats/oracle layer (issue 6 targets; not a timed test).
+"""Benchmark of the stats/oracle layer (not a timed test).
 
 * bootstrap: B = 1000 resamples, Table 21's 8 pairs plus 2 more (10), 10,000 dialogues;
 * oracle: 10,000 dialogues × 14 baselines × 20 budgets (budget curve, exact MCKP with the

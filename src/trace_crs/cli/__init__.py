@@ -207,6 +207,14 @@ def add_seed(p: argparse.ArgumentParser, what: str, *, from_config: bool = False
     )
 
 
+def add_n_boot(p: argparse.ArgumentParser, what: str) -> None:
+    """``--n-boot``, default :data:`trace_crs.stats.bootstrap.N_BOOT` (Appendix L's resamples per
+    interval); ``what`` says which intervals it sizes."""
+    from trace_crs.stats.bootstrap import N_BOOT  # numpy and pandas load only for the commands that bootstrap
+
+    p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"{what} (default {N_BOOT})")
+
+
 def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
     """The flags ``evaluate`` and ``converse`` share (``--config``/``--set``, inputs, baselines,
     pool, subset, seed); the keyword arguments are the help texts that differ."""

@@ -1,4 +1,4 @@
-"""LMConfig → a DSPy LM, with on-disk record/replay and per-turn usage (issue 4 item 3).
+"""LMConfig → a DSPy LM, with on-disk record/replay and per-turn usage (paper §5 "Models": every LLM call through DSPy and litellm).
 
 ``open_lm(cfg)`` is a context manager yielding a :class:`TraceLM` (a ``dspy.LM``):
 

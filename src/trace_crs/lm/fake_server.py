@@ -1,4 +1,4 @@
-"""A local OpenAI-compatible fake LM server for tests and benchmarks (issue 17 item 3).
+"""A local OpenAI-compatible fake LM server for tests and benchmarks (latency and faults of an API, no model).
 
 Serves ``POST /v1/chat/completions``, ``GET /v1/models`` and ``GET /v1/stats`` (the counts of
 what it served) on 127.0.0.1 only.  Answers are
@@ -47,6 +47,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from statistics import NormalDist
 from typing import Any
 
+from trace_crs import DEFAULT_SEED
+
 HOST = "127.0.0.1"
 _NORMAL = NormalDist()
 FAULTS: tuple[str, ...] = ("429", "429-retry-after", "500", "503", "timeout", "reset", "truncated", "non-json")
@@ -63,7 +65,7 @@ Reply = Callable[[list[dict[str, Any]]], str]  # the request's messages -> the r
 class FakeConfig:
     """What the fake server does: latency distribution, fault rates, seed."""
 
-    seed: int = 42
+    seed: int = DEFAULT_SEED
     latency_median_s: float = 0.0
     latency_sigma: float = 0.5
     rates: dict[str, float] = field(default_factory=dict)  # fault name -> probability per request
@@ -305,7 +307,7 @@ def parse_rates(pairs: list[str]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m trace_crs.lm.fake_server", description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port)")
-    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--latency-median", type=float, default=0.0, help="median seconds per answer")
     p.add_argument("--latency-sigma", type=float, default=0.5, help="lognormal sigma of the latency")
     p.add_argument("--rate", action="append", default=[], metavar="FAULT=P", help=f"fault rate; faults: {ALL_FAULTS}")

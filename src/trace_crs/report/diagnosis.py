@@ -33,7 +33,7 @@ from scipy.stats import kendalltau
 from trace_crs import DEFAULT_SEED
 from trace_crs.report import compare, paper
 from trace_crs.report.t05_headline import COLUMNS, PAPER, TABLE5_BASELINES
-from trace_crs.stats.bootstrap import bootstrap_indices, resample_weights
+from trace_crs.stats.bootstrap import N_BOOT, bootstrap_indices, resample_weights
 from trace_crs.stats.diagnosis import HEADLINE, TURN_METRICS
 
 NAME = "diagnosis"  # table CSV of the summary (written by the deviations notebook)
@@ -99,7 +99,7 @@ def _interval(x: np.ndarray) -> tuple[float, float]:
 class Diagnosis:
     """The bootstrap of every variant's per-baseline means over the same resampled dialogues."""
 
-    def __init__(self, frame: pd.DataFrame, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> None:
+    def __init__(self, frame: pd.DataFrame, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> None:
         self.frame = frame
         self.printed = _paper_values()
         self.baselines = [b for b in self.printed.index if b in set(frame["baseline"])]
@@ -169,7 +169,7 @@ def load_frame(results_dir: str | Path) -> pd.DataFrame:
     return pd.read_parquet(path)
 
 
-def load(results_dir: str | Path, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def load(results_dir: str | Path, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """One row per (pattern, hypothesis variant, column) plus the headline reference row: values
     summary, gap and τ with intervals and closures, and the verdict on the pattern's statistic."""
     frame = load_frame(results_dir)
@@ -216,7 +216,7 @@ def load(results_dir: str | Path, n_boot: int = 1000, seed: int = DEFAULT_SEED) 
     return pd.DataFrame(rows)
 
 
-def values(results_dir: str | Path, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def values(results_dir: str | Path, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """Every variant × Table 5 column × non-LLM baseline: ours with its interval, and the paper's."""
     frame = load_frame(results_dir)
     diag = Diagnosis(frame, n_boot, seed)
