@@ -12,7 +12,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
@@ -220,7 +220,9 @@ def _unsolvable(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.unsolvable import build_unsolvable
     from trace_crs.kb.store import dump_jsonl
 
-    items = build_unsolvable(_load_kb(args.kb), load_dialogues(args.file), args.n, args.seed)
+    # build_unsolvable reads each dialogue as a plain mapping of the schema's fields
+    corpus = cast("list[dict[str, Any]]", load_dialogues(args.file))
+    items = build_unsolvable(_load_kb(args.kb), corpus, args.n, args.seed)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     dump_jsonl(items, args.out)
     print(

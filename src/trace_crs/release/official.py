@@ -23,7 +23,7 @@ from typing import Any, TypedDict
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.release import release_dialogue
-from trace_crs.dialogues.schema import REC_ACTIONS
+from trace_crs.dialogues.schema import REC_ACTIONS, Dialogue
 from trace_crs.kb.store import KB
 
 
@@ -98,7 +98,7 @@ def span_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def to_official(d: dict[str, Any], kb: KB) -> dict[str, Any]:
+def to_official(d: Dialogue, kb: KB) -> dict[str, Any]:
     """The release record of one of our dialogues (placeholders via ``release_dialogue``)."""
     released = release_dialogue(d, kb)
     turns = []
