@@ -47,7 +47,8 @@ def _config(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from trace_crs.lm.backend import open_lm, recording_usage
+    from trace_crs.lm.backend import open_lm
+    from trace_crs.lm.usage import recording_usage
 
     cfg = _cfg(args)
     start = time.perf_counter()
