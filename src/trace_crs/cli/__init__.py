@@ -251,6 +251,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_group(subparsers: Any, name: str, help: str) -> Any:
+    """A command group ``trace-crs <name> <subcommand>``: its subcommand lands in
+    ``args.<name>_command``, where :func:`command_of` reads it; returns the group's subparsers."""
+    return subparsers.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", required=True)
+
+
 def command_of(args: argparse.Namespace) -> tuple[str, str | None]:
     """``(command, subcommand or None)`` of parsed ``args``."""
     return args.command, getattr(args, f"{args.command}_command", None)

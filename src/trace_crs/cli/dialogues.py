@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
+from trace_crs.cli import add_group
 from trace_crs.errors import DataError, UsageError
 
 
@@ -272,8 +273,7 @@ def resolve_corpus(args: argparse.Namespace) -> None:
 
 def register(subparsers) -> None:
     """Add the ``dialogues`` command group."""
-    group = subparsers.add_parser("dialogues", help="generate, validate and release the dialogue corpus")
-    sub = group.add_subparsers(dest="dialogues_command", required=True)
+    sub = add_group(subparsers, "dialogues", "generate, validate and release the dialogue corpus")
     p = sub.add_parser("generate", help="generate dialogues (simulated: offline default; llm: DSPy + litellm)")
     p.add_argument("--kb", required=True)
     p.add_argument("--n", type=int, required=True)

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from trace_crs.atomic import commit_files
-from trace_crs.cli import add_n_boot, add_seed
+from trace_crs.cli import add_group, add_n_boot, add_seed
 from trace_crs.errors import UsageError
 from trace_crs.human.sample import N_TASK2, sample_items, task2_count
 from trace_crs.human.study import analyse
@@ -158,8 +158,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add ``human agree``, ``human sample``, ``human serve`` and ``human export``."""
-    group = subparsers.add_parser("human", help="human evaluation kit (App. K): agreement and validation tables")
-    sub = group.add_subparsers(dest="human_command", required=True)
+    sub = add_group(subparsers, "human", "human evaluation kit (App. K): agreement and validation tables")
     agree = sub.add_parser("agree", help="Krippendorff alpha, leave-out, Tables 10-15 twins from a labels file")
     agree.add_argument("--labels", type=Path, required=True, help="labels JSON lines (Task 1 and Task 2)")
     agree.add_argument("--key", type=Path, help="the sampler's key file (item -> baseline, metric scores)")

@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
-from trace_crs.cli import add_n_boot, add_seed
+from trace_crs.cli import add_group, add_n_boot, add_seed
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
@@ -249,8 +249,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add ``stats bootstrap``, ``stats abstention``, ``stats oracle`` and ``stats sensitivity``."""
-    group = subparsers.add_parser("stats", help="bootstrap CIs and routing oracles over score files")
-    sub = group.add_subparsers(dest="stats_command", required=True)
+    sub = add_group(subparsers, "stats", "bootstrap CIs and routing oracles over score files")
     boot = sub.add_parser("bootstrap", help="paired cluster bootstrap by dialogue (Table 21)")
     boot.add_argument("--scores", type=Path, required=True, help="results/<profile>/scores/<run>/")
     boot.add_argument("--level", choices=("per_turn", "per_dialogue"), default="per_turn")
