@@ -205,7 +205,7 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
 
 
 def intervals_for(columns: Mapping[str, Derived], statistic: str) -> Callable[..., pd.DataFrame]:
-    """A table module's ``intervals(results_dir, runs=("closed", "closed_llm"), n_boot=1000,
+    """A table module's ``intervals(results_dir, runs=("closed", "closed_llm"), n_boot=N_BOOT,
     seed=DEFAULT_SEED)``: :func:`derived_intervals` of its ``columns``; ``statistic`` says in the
     docstring what each interval is of."""
 
