@@ -1,4 +1,4 @@
-"""Benchmark of the 9 non-LLM baselines and the runner (issue 4 item 6; ``make bench``, never a
+"""Benchmark of the 9 non-LLM baselines and the runner (``make bench``, never a
 timed test).  Target: all 9 over the 10,000 closed-set dialogues in ≤ 600 s on 2 cores, peak
 RSS ≤ 4 GB.
 
@@ -29,6 +29,7 @@ start cold in a temporary ``TRACE_CACHE_DIR``.
    from one size.
 The machine may be shared: CPU seconds are the steadier number; compare ratios, not walls.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,12 +45,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trace_crs.cache import memo
 from trace_crs.baselines.dense import poi_embeddings
 from trace_crs.baselines.registry import NON_LLM
+from trace_crs.cache import memo
+from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.kb.store import iter_jsonl, load_kb
 from trace_crs.runner.execute import build_baselines, predict_records
-from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.runner.tasks import chunks, load_evaluated, turn_contexts
 
 TARGET_WALL_S, TARGET_RSS_MB = 600, 4096
@@ -90,11 +91,11 @@ def per_baseline(kb_dir: str, path: str, n: int, seed: int) -> dict[str, Any]:
     kb = load_kb(kb_dir)
     parts = chunks(load_evaluated(path, n, seed), 50)
     start = time.perf_counter()
-    poi_embeddings(kb)                              # as the runner does it: default threads, once per KB
+    poi_embeddings(kb)  # as the runner does it: default threads, once per KB
     out: dict[str, Any] = {"poi_embeddings_s": round(time.perf_counter() - start, 1), "dialogues": n}
     _one_thread()
     baselines = build_baselines(list(NON_LLM), kb)
-    wall = {b: [0.0, 0.0] for b in NON_LLM}         # [first chunk, other chunks]
+    wall = {b: [0.0, 0.0] for b in NON_LLM}  # [first chunk, other chunks]
     cpu = {b: [0.0, 0.0] for b in NON_LLM}
     latency: dict[str, list[float]] = {b: [] for b in NON_LLM}
     turns = [0, 0]
@@ -107,21 +108,31 @@ def per_baseline(kb_dir: str, path: str, n: int, seed: int) -> dict[str, Any]:
             wall[name][min(k, 1)] += time.perf_counter() - start
             cpu[name][min(k, 1)] += _cpu() - start_cpu
             latency[name] += [r["latency_s"] for r in rows] if k else []
-    memo(kb, "dense_warm").clear()                  # same chunks again: queries come from the disk cache
+    memo(kb, "dense_warm").clear()  # same chunks again: queries come from the disk cache
     start, start_cpu = time.perf_counter(), _cpu()
     for part in parts[1:]:
-        predict_records("dense", baselines["dense"], [c for d in part for c in turn_contexts(d, kb, "closed", seed)],
-                        time.perf_counter)
+        predict_records(
+            "dense",
+            baselines["dense"],
+            [c for d in part for c in turn_contexts(d, kb, "closed", seed)],
+            time.perf_counter,
+        )
     warm_dense = (time.perf_counter() - start, _cpu() - start_cpu)
     out["steady_turns"] = turns[1]
-    out["baselines"] = {name: {"warmup_cpu_s": round(max(0.0, cpu[name][0] - turns[0] * cpu[name][1] / turns[1]), 2),
-                               "turns_per_s": round(turns[1] / wall[name][1], 1),
-                               "turns_per_cpu_s": round(turns[1] / cpu[name][1], 1),
-                               "median_ms_per_turn": round(1000 * statistics.median(latency[name]), 3)}
-                        for name in NON_LLM}
-    out["baselines"]["dense_warm_query_cache"] = {"warmup_cpu_s": 0.0,
-                                                  "turns_per_s": round(turns[1] / warm_dense[0], 1),
-                                                  "turns_per_cpu_s": round(turns[1] / warm_dense[1], 1)}
+    out["baselines"] = {
+        name: {
+            "warmup_cpu_s": round(max(0.0, cpu[name][0] - turns[0] * cpu[name][1] / turns[1]), 2),
+            "turns_per_s": round(turns[1] / wall[name][1], 1),
+            "turns_per_cpu_s": round(turns[1] / cpu[name][1], 1),
+            "median_ms_per_turn": round(1000 * statistics.median(latency[name]), 3),
+        }
+        for name in NON_LLM
+    }
+    out["baselines"]["dense_warm_query_cache"] = {
+        "warmup_cpu_s": 0.0,
+        "turns_per_s": round(turns[1] / warm_dense[0], 1),
+        "turns_per_cpu_s": round(turns[1] / warm_dense[1], 1),
+    }
     out["peak_rss_mb_one_process_all_baselines"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return out
 
@@ -142,10 +153,15 @@ def extrapolate(stage: dict[str, Any], turns: int, workers: int) -> dict[str, An
     rows = {b: v for b, v in stage["baselines"].items() if b in NON_LLM}
     cpu = {b: workers * v["warmup_cpu_s"] + turns / v["turns_per_cpu_s"] for b, v in rows.items()}
     warm = dict(cpu, dense=turns / stage["baselines"]["dense_warm_query_cache"]["turns_per_cpu_s"])
-    return {"turns": turns, "workers": workers, "cpu_s_by_baseline": {b: round(v, 1) for b, v in cpu.items()},
-            "cpu_s": round(sum(cpu.values()), 1), "wall_s_ideal": round(sum(cpu.values()) / workers, 1),
-            "wall_s_ideal_warm_query_cache": round(sum(warm.values()) / workers, 1),
-            "formula": "cpu = Σ_b (workers·warmup_cpu_b + turns/turns_per_cpu_s_b); wall = cpu / workers"}
+    return {
+        "turns": turns,
+        "workers": workers,
+        "cpu_s_by_baseline": {b: round(v, 1) for b, v in cpu.items()},
+        "cpu_s": round(sum(cpu.values()), 1),
+        "wall_s_ideal": round(sum(cpu.values()) / workers, 1),
+        "wall_s_ideal_warm_query_cache": round(sum(warm.values()) / workers, 1),
+        "formula": "cpu = Σ_b (workers·warmup_cpu_b + turns/turns_per_cpu_s_b); wall = cpu / workers",
+    }
 
 
 def _tree_rss_mb(root: int) -> float:
@@ -174,10 +190,32 @@ def _tree_rss_mb(root: int) -> float:
 def runner(kb_dir: str, path: str, n: int, workers: int, seed: int, tmp: Path) -> dict[str, Any]:
     """Stage 3: the real ``trace-crs evaluate`` over ``n`` dialogues, timed from outside."""
     for stale in (tmp / "cache").glob("dense_query_*.npy"):
-        stale.unlink()                                   # cold query cache; POI embeddings stay
-    cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", kb_dir, "--dialogues", path, "--baselines",
-           ",".join(NON_LLM), "--pool", "closed", "--subset", str(n), "--seed", str(seed), "--workers", str(workers),
-           "--cache-dir", str(tmp / "cache"), "--out", str(tmp / f"run{n}"), "--quiet"]
+        stale.unlink()  # cold query cache; POI embeddings stay
+    cmd = [
+        sys.executable,
+        "-m",
+        "trace_crs",
+        "evaluate",
+        "--kb",
+        kb_dir,
+        "--dialogues",
+        path,
+        "--baselines",
+        ",".join(NON_LLM),
+        "--pool",
+        "closed",
+        "--subset",
+        str(n),
+        "--seed",
+        str(seed),
+        "--workers",
+        str(workers),
+        "--cache-dir",
+        str(tmp / "cache"),
+        "--out",
+        str(tmp / f"run{n}"),
+        "--quiet",
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
@@ -197,12 +235,17 @@ def runner(kb_dir: str, path: str, n: int, workers: int, seed: int, tmp: Path) -
         raise SystemExit(f"evaluate failed ({proc.returncode}): {' '.join(cmd)}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     manifest = json.loads(stdout)
-    return {"dialogues": n, "workers": workers, "records": manifest["n_records"], "wall_s": round(wall, 1),
-            "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
-            "records_per_s": round(manifest["n_records"] / wall, 1),
-            "peak_rss_mb_largest_process": round(after.ru_maxrss / 1024),
-            "peak_rss_mb_process_tree": round(peak[0]),
-            "fallbacks": sum(v["fallbacks"] for v in manifest["counts"].values())}
+    return {
+        "dialogues": n,
+        "workers": workers,
+        "records": manifest["n_records"],
+        "wall_s": round(wall, 1),
+        "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+        "records_per_s": round(manifest["n_records"] / wall, 1),
+        "peak_rss_mb_largest_process": round(after.ru_maxrss / 1024),
+        "peak_rss_mb_process_tree": round(peak[0]),
+        "fallbacks": sum(v["fallbacks"] for v in manifest["counts"].values()),
+    }
 
 
 def fit_line(runs: list[dict[str, Any]], full: int) -> dict[str, Any]:
@@ -210,12 +253,18 @@ def fit_line(runs: list[dict[str, Any]], full: int) -> dict[str, Any]:
     largest run, or proportional to a single run."""
     lo, hi = runs[0], runs[-1]
     if lo["dialogues"] == hi["dialogues"]:
-        return {"wall_s": round(hi["wall_s"] * full / hi["dialogues"], 1),
-                "formula": f"{hi['wall_s']} s × {full}/{hi['dialogues']}"}
+        return {
+            "wall_s": round(hi["wall_s"] * full / hi["dialogues"], 1),
+            "formula": f"{hi['wall_s']} s × {full}/{hi['dialogues']}",
+        }
     slope = (hi["wall_s"] - lo["wall_s"]) / (hi["dialogues"] - lo["dialogues"])
     start = lo["wall_s"] - slope * lo["dialogues"]
-    return {"wall_s": round(start + slope * full, 1), "startup_s": round(start, 1), "s_per_dialogue": round(slope, 4),
-            "formula": f"{start:.1f} s + {slope:.4f} s × {full}"}
+    return {
+        "wall_s": round(start + slope * full, 1),
+        "startup_s": round(start, 1),
+        "s_per_dialogue": round(slope, 4),
+        "formula": f"{start:.1f} s + {slope:.4f} s × {full}",
+    }
 
 
 def main() -> None:
@@ -236,30 +285,47 @@ def main() -> None:
         full, turns = count_turns(path, args.full)
         stage1 = per_baseline(kb_dir, path, args.per_baseline, args.seed)
         for b, v in stage1["baselines"].items():
-            print(f"{b:24s} warm-up {v['warmup_cpu_s']:6.2f} CPU s  {v['turns_per_s']:8.1f} turns/s  "
-                  f"{v['turns_per_cpu_s']:8.1f} turns/CPU s"
-                  + (f"  median {v['median_ms_per_turn']:.3f} ms/turn" if "median_ms_per_turn" in v else ""),
-                  flush=True)
+            print(
+                f"{b:24s} warm-up {v['warmup_cpu_s']:6.2f} CPU s  {v['turns_per_s']:8.1f} turns/s  "
+                f"{v['turns_per_cpu_s']:8.1f} turns/CPU s"
+                + (f"  median {v['median_ms_per_turn']:.3f} ms/turn" if "median_ms_per_turn" in v else ""),
+                flush=True,
+            )
         stage2 = extrapolate(stage1, turns, args.workers)
-        print(f"extrapolated to {full} dialogues / {turns} turns: {stage2['cpu_s']:.0f} CPU s, "
-              f"≈ {stage2['wall_s_ideal']:.0f} s wall on {args.workers} free cores "
-              f"({stage2['wall_s_ideal_warm_query_cache']:.0f} s with the query cache warm)", flush=True)
+        print(
+            f"extrapolated to {full} dialogues / {turns} turns: {stage2['cpu_s']:.0f} CPU s, "
+            f"≈ {stage2['wall_s_ideal']:.0f} s wall on {args.workers} free cores "
+            f"({stage2['wall_s_ideal_warm_query_cache']:.0f} s with the query cache warm)",
+            flush=True,
+        )
         sizes = sorted({min(int(x), full) for x in args.sizes.split(",")})
         stage3 = [runner(kb_dir, path, n, args.workers, args.seed, tmp) for n in sizes]
         for r in stage3:
-            print(f"evaluate {r['dialogues']} dialogues: {r['wall_s']} s wall, {r['cpu_s']} CPU s, peak RSS "
-                  f"{r['peak_rss_mb_process_tree']} MB (process tree), {r['peak_rss_mb_largest_process']} MB "
-                  f"(largest process)", flush=True)
+            print(
+                f"evaluate {r['dialogues']} dialogues: {r['wall_s']} s wall, {r['cpu_s']} CPU s, peak RSS "
+                f"{r['peak_rss_mb_process_tree']} MB (process tree), {r['peak_rss_mb_largest_process']} MB "
+                f"(largest process)",
+                flush=True,
+            )
         fit = fit_line(stage3, full)
         print(f"evaluate extrapolated to {full} dialogues: {fit['wall_s']} s wall ({fit['formula']})", flush=True)
-    result = {"date": time.strftime("%Y-%m-%d"), "kb": kb_dir, "dialogues": path, "full_dialogues": full,
-              "per_baseline": stage1, "extrapolation": stage2, "runner": stage3, "runner_extrapolated": fit,
-              "target": {"wall_s": TARGET_WALL_S, "peak_rss_mb": TARGET_RSS_MB},
-              "ratio_to_target": {"wall_runner_extrapolated": round(fit["wall_s"] / TARGET_WALL_S, 2),
-                                  "wall_ideal_from_rates": round(stage2["wall_s_ideal"] / TARGET_WALL_S, 2),
-                                  "peak_rss": round(max(r["peak_rss_mb_process_tree"] for r in stage3)
-                                                    / TARGET_RSS_MB, 2)},
-              "load_average_1m_at_end": round(os.getloadavg()[0], 2)}
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "kb": kb_dir,
+        "dialogues": path,
+        "full_dialogues": full,
+        "per_baseline": stage1,
+        "extrapolation": stage2,
+        "runner": stage3,
+        "runner_extrapolated": fit,
+        "target": {"wall_s": TARGET_WALL_S, "peak_rss_mb": TARGET_RSS_MB},
+        "ratio_to_target": {
+            "wall_runner_extrapolated": round(fit["wall_s"] / TARGET_WALL_S, 2),
+            "wall_ideal_from_rates": round(stage2["wall_s_ideal"] / TARGET_WALL_S, 2),
+            "peak_rss": round(max(r["peak_rss_mb_process_tree"] for r in stage3) / TARGET_RSS_MB, 2),
+        },
+        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+    }
     print(json.dumps(result["ratio_to_target"], sort_keys=True))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

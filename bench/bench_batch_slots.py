@@ -10,6 +10,7 @@ in each arm, and for log-prob replies the largest absolute difference of the "ye
 
     python bench/bench_batch_slots.py --weights smollm2-135m-instruct-q4_1 --out results/bench/batch_slots.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,18 +62,37 @@ def main(argv: list[str] | None = None) -> int:
     ref = replies(model, 0, bodies, 1, args.threads)
     arms: dict[str, list[dict]] = {}
     for _ in range(args.repeats):
-        for kv, (mode, clients) in ((k, m) for k in args.slot_kv for m in (("one_at_a_time", 1), ("concurrent", args.slots))):
+        for kv, (mode, clients) in (
+            (k, m) for k in args.slot_kv for m in (("one_at_a_time", 1), ("concurrent", args.slots))
+        ):
             name = f"slots{args.slots}_{kv}_{mode}"
             got = replies(model, args.slots, bodies, clients, args.threads, kv)
             diffs = [i for i, (a, b) in enumerate(zip(ref, got, strict=True)) if key(a) != key(b)]
-            lp = [abs(x - y) for a, b in zip(ref, got, strict=True)
-                  if (x := top_logprob(a)) is not None and (y := top_logprob(b)) is not None]
+            lp = [
+                abs(x - y)
+                for a, b in zip(ref, got, strict=True)
+                if (x := top_logprob(a)) is not None and (y := top_logprob(b)) is not None
+            ]
             text = sum(a["choices"][0]["message"] != b["choices"][0]["message"] for a, b in zip(ref, got, strict=True))
-            arms.setdefault(name, []).append({"differing_replies": len(diffs), "differing_messages": text,
-                                              "max_abs_logprob_diff": max(lp, default=0.0), "differing_index": diffs})
-    result = {"weights": args.weights, "slots": args.slots, "threads": args.threads, "requests": len(bodies),
-              "repeats": args.repeats, "load_1min_start": round(load0, 2),
-              "load_1min_end": round(os.getloadavg()[0], 2), "date": time.strftime("%Y-%m-%d"), "arms": arms}
+            arms.setdefault(name, []).append(
+                {
+                    "differing_replies": len(diffs),
+                    "differing_messages": text,
+                    "max_abs_logprob_diff": max(lp, default=0.0),
+                    "differing_index": diffs,
+                }
+            )
+    result = {
+        "weights": args.weights,
+        "slots": args.slots,
+        "threads": args.threads,
+        "requests": len(bodies),
+        "repeats": args.repeats,
+        "load_1min_start": round(load0, 2),
+        "load_1min_end": round(os.getloadavg()[0], 2),
+        "date": time.strftime("%Y-%m-%d"),
+        "arms": arms,
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     print(json.dumps(result, indent=2))

@@ -1,8 +1,9 @@
-"""Benchmark of the dialogue layer (issue 3; not a timed test): paper-scale simulated
+"""Benchmark of the dialogue layer (not a timed test): paper-scale simulated
 generation (default 10,000 dialogues on the paper-scale synthetic KB), wall time as the
 median of ``--repeat`` runs, the file SHA256 of every run (determinism), the validation pass
 rate and the Table-3 dialogue statistics (paper §2.1–2.2, Table 3, Appendix S).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,9 +45,18 @@ def main() -> None:
         start = time.perf_counter()
         summary = summarize(dialogues, kb)
         validate_s = time.perf_counter() - start
-    result = {"n": args.n, "seed": args.seed, "generate_s_median": statistics.median(times), "generate_s": times,
-              "sha256": hashes, "deterministic": len(set(hashes)) == 1, "validate_s": validate_s,
-              "pass_rate": summary["pass_rate"], "failure_reasons": summary["reasons"], "stats": corpus_stats(dialogues)}
+    result = {
+        "n": args.n,
+        "seed": args.seed,
+        "generate_s_median": statistics.median(times),
+        "generate_s": times,
+        "sha256": hashes,
+        "deterministic": len(set(hashes)) == 1,
+        "validate_s": validate_s,
+        "pass_rate": summary["pass_rate"],
+        "failure_reasons": summary["reasons"],
+        "stats": corpus_stats(dialogues),
+    }
     print(json.dumps(result, indent=2, sort_keys=True))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ how many factor ratings agree between the arms (the prompts differ between ``cor
     python bench/bench_judge_core.py --out results/bench/judge_core.json
     python bench/bench_judge_core.py --before 2b5789b --after-set lm.servers=1 --out ...  # core-v1 vs core-v2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-       "TQDM_DISABLE": "1", "PYTHONHASHSEED": "0"}
+ENV = {
+    **os.environ,
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "TQDM_DISABLE": "1",
+    "PYTHONHASHSEED": "0",
+}
 
 
 def first_transcript(path: str | None, into: Path) -> Path:
@@ -42,11 +49,30 @@ def first_transcript(path: str | None, into: Path) -> Path:
     if path is None:
         dialogues, kb = ROOT / "data/dialogues/smoke/dialogues.jsonl", ROOT / "data/kb/smoke"
         if not dialogues.exists() or not kb.exists():
-            raise SystemExit(f"no --transcripts and no smoke corpus at {dialogues} / {kb}: "
-                             "run `make dialogues PROFILE=smoke` or pass --transcripts")
-        subprocess.run([sys.executable, "-m", "trace_crs", "judge", "transcripts", "--dialogues", str(dialogues),
-                        "--kb", str(kb), "--n", "1", "--out", str(out)], env={**ENV, "PYTHONPATH": str(ROOT / "src")},
-                       check=True, capture_output=True)
+            raise SystemExit(
+                f"no --transcripts and no smoke corpus at {dialogues} / {kb}: "
+                "run `make dialogues PROFILE=smoke` or pass --transcripts"
+            )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "trace_crs",
+                "judge",
+                "transcripts",
+                "--dialogues",
+                str(dialogues),
+                "--kb",
+                str(kb),
+                "--n",
+                "1",
+                "--out",
+                str(out),
+            ],
+            env={**ENV, "PYTHONPATH": str(ROOT / "src")},
+            check=True,
+            capture_output=True,
+        )
         path = str(out)
     out.write_text(Path(path).read_text().splitlines()[0] + "\n")
     return out
@@ -65,8 +91,21 @@ def judge_once(src: Path, transcripts: Path, weights: str, arm_sets: list[str], 
     the record's usage, wall time, load."""
     out, cache = work / "judged.jsonl", work / "cache"
     sets = [f"lm.weights={weights}", *arm_sets, f"lm.cache_dir={cache}", f"lm.models_dir={models}"]
-    cmd = [sys.executable, "-m", "trace_crs", "judge", "core", "--transcripts", str(transcripts), "--out", str(out),
-           "--mode", "per-factor", "--quiet", *[a for s in sets for a in ("--set", s)]]
+    cmd = [
+        sys.executable,
+        "-m",
+        "trace_crs",
+        "judge",
+        "core",
+        "--transcripts",
+        str(transcripts),
+        "--out",
+        str(out),
+        "--mode",
+        "per-factor",
+        "--quiet",
+        *[a for s in sets for a in ("--set", s)],
+    ]
     load = os.getloadavg()[0]
     start = time.perf_counter()
     done = subprocess.run(cmd, env={**ENV, "PYTHONPATH": str(src)}, cwd=ROOT, capture_output=True, text=True)
@@ -74,20 +113,36 @@ def judge_once(src: Path, transcripts: Path, weights: str, arm_sets: list[str], 
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr[-2000:]}")
     rec = json.loads(out.read_text().splitlines()[0])
-    return {"wall_s": round(wall, 2), "load_1min": round(load, 2), "prompt_version": rec.get("prompt_version"),
-            **rec["usage"], "factors": rec["factors"], "failures": rec.get("failures", {})}
+    return {
+        "wall_s": round(wall, 2),
+        "load_1min": round(load, 2),
+        "prompt_version": rec.get("prompt_version"),
+        **rec["usage"],
+        "factors": rec["factors"],
+        "failures": rec.get("failures", {}),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--transcripts", help="transcripts JSON lines; the first one is judged (default: the smoke corpus's first)")
+    p.add_argument(
+        "--transcripts", help="transcripts JSON lines; the first one is judged (default: the smoke corpus's first)"
+    )
     p.add_argument("--before", default="HEAD", help="git ref of the 'before' arm's src/ (HEAD: this commit)")
     p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads in all, both arms")
-    p.add_argument("--before-set", nargs="*", default=["lm.servers=1"],
-                   help="--set overrides of the 'before' arm (default: today's path, one worker, calls in order)")
-    p.add_argument("--after-set", nargs="*", default=["lm.servers=1", "lm.slots=6", "lm.slot_kv=shared"],
-                   help="--set overrides of the 'after' arm (default: one worker with 6 parallel slots sharing the conversation's KV cells)")
+    p.add_argument(
+        "--before-set",
+        nargs="*",
+        default=["lm.servers=1"],
+        help="--set overrides of the 'before' arm (default: today's path, one worker, calls in order)",
+    )
+    p.add_argument(
+        "--after-set",
+        nargs="*",
+        default=["lm.servers=1", "lm.slots=6", "lm.slot_kv=shared"],
+        help="--set overrides of the 'after' arm (default: one worker with 6 parallel slots sharing the conversation's KV cells)",
+    )
     p.add_argument("--repeats", type=int, default=1, help="runs per arm, interleaved")
     p.add_argument("--models", default=str(ROOT / "models"))
     p.add_argument("--out", required=True)
@@ -98,26 +153,50 @@ def main(argv: list[str] | None = None) -> int:
         srcs = {"before": export_commit(args.before, tmp_path / "before"), "after": ROOT / "src"}
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         for i in range(args.repeats):
-            for arm in (("before", "after") if i % 2 == 0 else ("after", "before")):
+            for arm in ("before", "after") if i % 2 == 0 else ("after", "before"):
                 work = tmp_path / f"{arm}{i}"
                 work.mkdir()
                 sets = [f"lm.n_threads={args.threads}", *(args.before_set if arm == "before" else args.after_set)]
                 runs[arm].append(judge_once(srcs[arm], first, args.weights, sets, work, Path(args.models)))
                 print(arm, {k: v for k, v in runs[arm][-1].items() if k not in ("factors", "failures")}, flush=True)
-    med = {arm: {k: statistics.median(r[k] for r in rs) for k in ("wall_s", "model_s", "prompt_tokens",
-                                                                  "completion_tokens", "calls")}
-           for arm, rs in runs.items()}
-    pairs = [(b["factors"][n], a["factors"][n]) for b, a in zip(runs["before"], runs["after"]) for n in b["factors"]]
-    result = {"transcripts": args.transcripts, "before": args.before, "weights": args.weights, "threads": args.threads,
-              "before_set": args.before_set, "after_set": args.after_set, "date": time.strftime("%Y-%m-%d"),
-              "repeats": args.repeats, "cpu_count": os.cpu_count(), "runs": runs, "median": med,
-              "ratio_before_over_after": {k: round(med["before"][k] / med["after"][k], 3) if med["after"][k] else None
-                                          for k in ("wall_s", "model_s", "prompt_tokens", "completion_tokens")},
-              "ratings_equal": sum(b == a for b, a in pairs), "ratings_compared": len(pairs)}
+    med = {
+        arm: {
+            k: statistics.median(r[k] for r in rs)
+            for k in ("wall_s", "model_s", "prompt_tokens", "completion_tokens", "calls")
+        }
+        for arm, rs in runs.items()
+    }
+    pairs = [
+        (b["factors"][n], a["factors"][n])
+        for b, a in zip(runs["before"], runs["after"], strict=False)
+        for n in b["factors"]
+    ]
+    result = {
+        "transcripts": args.transcripts,
+        "before": args.before,
+        "weights": args.weights,
+        "threads": args.threads,
+        "before_set": args.before_set,
+        "after_set": args.after_set,
+        "date": time.strftime("%Y-%m-%d"),
+        "repeats": args.repeats,
+        "cpu_count": os.cpu_count(),
+        "runs": runs,
+        "median": med,
+        "ratio_before_over_after": {
+            k: round(med["before"][k] / med["after"][k], 3) if med["after"][k] else None
+            for k in ("wall_s", "model_s", "prompt_tokens", "completion_tokens")
+        },
+        "ratings_equal": sum(b == a for b, a in pairs),
+        "ratings_compared": len(pairs),
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
-    print(json.dumps({k: result[k] for k in ("median", "ratio_before_over_after", "ratings_equal", "ratings_compared")},
-                     indent=2))
+    print(
+        json.dumps(
+            {k: result[k] for k in ("median", "ratio_before_over_after", "ratings_equal", "ratings_compared")}, indent=2
+        )
+    )
     return 0
 
 

@@ -1,9 +1,10 @@
-"""Benchmark of the KB layer (issue 2; not a timed test): the paper-scale synthetic build
+"""Benchmark of the KB layer (not a timed test): the paper-scale synthetic build
 (8 cities × 3 types × 100 POIs) — generation plus ``write_kb`` — timed as the median of
 ``--repeat`` runs, with the Table-3 statistics of the result (paper §2.1, Table 3); and the
 command a user runs, ``trace-crs kb build --out <temp dir>`` at its default size, timed as a
 whole process (start-up included) against the ≤ 60 s budget of the default KB build.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,12 @@ CLI_BUDGET_S = 60.0  # the default KB build's budget (a newcomer's first `make p
 def cli_build_seconds(out: Path) -> float:
     """Wall seconds of ``trace-crs kb build --out out`` (default source and size), a fresh process."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "trace_crs", "kb", "build", "--out", str(out)], check=True,
-                   stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONHASHSEED": "0"})
+    subprocess.run(
+        [sys.executable, "-m", "trace_crs", "kb", "build", "--out", str(out)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     return time.perf_counter() - start
 
 
@@ -50,17 +55,24 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         times = [build_once(Path(tmp) / f"kb{i}", args.per_cell, args.seed) for i in range(args.repeat)]
-        hashes = {json.loads((Path(tmp) / f"kb{i}" / "MANIFEST.json").read_text())["files"]["pois.jsonl"]["sha256"]
-                  for i in range(args.repeat)}
+        hashes = {
+            json.loads((Path(tmp) / f"kb{i}" / "MANIFEST.json").read_text())["files"]["pois.jsonl"]["sha256"]
+            for i in range(args.repeat)
+        }
         stats = summarize(load_kb(Path(tmp) / "kb0"))
         load = os.getloadavg()[0]
         cli_s = cli_build_seconds(Path(tmp) / "cli")
     result = {
-        "per_cell": args.per_cell, "seed": args.seed, "repeat": args.repeat,
-        "build_seconds_median": statistics.median(times), "build_seconds": times,
+        "per_cell": args.per_cell,
+        "seed": args.seed,
+        "repeat": args.repeat,
+        "build_seconds_median": statistics.median(times),
+        "build_seconds": times,
         "identical_across_repeats": len(hashes) == 1,
-        "cli_build_seconds": round(cli_s, 2), "cli_budget_seconds": CLI_BUDGET_S,
-        "cli_within_budget": cli_s <= CLI_BUDGET_S, "cli_load_1min": round(load, 2),
+        "cli_build_seconds": round(cli_s, 2),
+        "cli_budget_seconds": CLI_BUDGET_S,
+        "cli_within_budget": cli_s <= CLI_BUDGET_S,
+        "cli_load_1min": round(load, 2),
         "stats": {k: v for k, v in stats.items() if k != "counts"},
     }
     print(json.dumps(result, indent=2, ensure_ascii=False))

@@ -1,4 +1,4 @@
-"""Benchmark of the live loop (issue 19; ``make bench``, never a timed test): dialogues per
+"""Benchmark of the live loop (``make bench``, never a timed test): dialogues per
 second of ``trace_crs.live.loop.converse_many`` with the simulated user.
 
 Inputs: the paper-scale KB and corpus (``data/kb/default``, ``data/dialogues/default``) when
@@ -11,6 +11,7 @@ turns/s.  The conversations are the same in every repeat, so the baselines' per-
 tables (e.g. TF-IDF scores of a query text) are warm after the first: the median is the warm
 rate.  The machine may be shared: compare ratios, not walls.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,10 +67,16 @@ def main() -> None:
             walls.append(time.perf_counter() - t0)
             turns = sum(r[1]["n_system_turns"] for r in runs)
         wall = statistics.median(walls)
-        result["systems"][name] = {"median_wall_s": wall, "dialogues_per_s": len(dialogues) / wall,
-                                   "system_turns_per_s": turns / wall, "system_turns": turns}
-        print(f"{name}: {len(dialogues) / wall:.1f} dialogues/s, {turns / wall:.1f} system turns/s "
-              f"(median of {args.repeat}, {wall:.2f} s)")
+        result["systems"][name] = {
+            "median_wall_s": wall,
+            "dialogues_per_s": len(dialogues) / wall,
+            "system_turns_per_s": turns / wall,
+            "system_turns": turns,
+        }
+        print(
+            f"{name}: {len(dialogues) / wall:.1f} dialogues/s, {turns / wall:.1f} system turns/s "
+            f"(median of {args.repeat}, {wall:.2f} s)"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
 

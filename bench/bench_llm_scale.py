@@ -1,4 +1,4 @@
-"""Benchmark of the LLM half at scale against the fake API (issue 17 "Done when"; not a timed test).
+"""Benchmark of the LLM half at scale against the fake API (target: 10,000 dialogues in ≤ 45 min; not a timed test).
 
 The paper's LLM configuration — LLM Zero-Shot, DST, RAG-Citation, Multi-Rev. Synth.,
 Memory-Aug. and Itinerary-LLM on the closed pool, ``openai/gpt-5.4-mini`` pricing — is run by
@@ -20,6 +20,7 @@ median latency, lognormal σ 0.5, 1 % HTTP 429 without ``Retry-After``; ``--late
 Defaults are sized for ``make bench`` on a 2-core machine (``--n 300``, ≈ 4–7 min); the issue's target is
 ``make bench-llm-scale N=10000`` (≤ 45 min).  Writes ``--out`` (JSON) and prints it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,15 +36,20 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from trace_crs.kb.store import iter_jsonl
 from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.dialogues.subset import select_subset
+from trace_crs.kb.store import iter_jsonl
 
 PAPER_KB, PAPER_DIALOGUES = "data/kb/default", "data/dialogues/default/dialogues.jsonl"
 BASELINES = "llm_zero_shot,dst,rag_citation,mrs,memory,itinerary_llm"
 TARGET_WALL_S, FULL = 45 * 60, 10_000
-ENV = {**os.environ, "OPENAI_API_KEY": "sk-fake-not-a-key", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-       "HF_HUB_OFFLINE": "1", "TQDM_DISABLE": "1"}
+ENV = {
+    **os.environ,
+    "OPENAI_API_KEY": "sk-fake-not-a-key",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "HF_HUB_OFFLINE": "1",
+    "TQDM_DISABLE": "1",
+}
 
 
 def _inputs(args: argparse.Namespace, tmp: Path) -> tuple[str, str]:
@@ -52,19 +58,51 @@ def _inputs(args: argparse.Namespace, tmp: Path) -> tuple[str, str]:
         return args.kb, args.dialogues
     print(f"{args.kb} or {args.dialogues} missing: building a synthetic corpus of {args.n} dialogues", flush=True)
     cli = [sys.executable, "-m", "trace_crs", "--quiet"]
-    subprocess.run(cli + ["kb", "build", "--source", "synthetic", "--per-cell", "100", "--seed", str(args.seed),
-                          "--out", str(tmp / "kb")], check=True, env=ENV, stdout=subprocess.DEVNULL)
-    subprocess.run(cli + ["dialogues", "generate", "--kb", str(tmp / "kb"), "--n", str(args.n), "--seed",
-                          str(args.seed), "--out", str(tmp / "dialogues.jsonl")], check=True, env=ENV,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        cli
+        + [
+            "kb",
+            "build",
+            "--source",
+            "synthetic",
+            "--per-cell",
+            "100",
+            "--seed",
+            str(args.seed),
+            "--out",
+            str(tmp / "kb"),
+        ],
+        check=True,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+    )
+    subprocess.run(
+        cli
+        + [
+            "dialogues",
+            "generate",
+            "--kb",
+            str(tmp / "kb"),
+            "--n",
+            str(args.n),
+            "--seed",
+            str(args.seed),
+            "--out",
+            str(tmp / "dialogues.jsonl"),
+        ],
+        check=True,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+    )
     return str(tmp / "kb"), str(tmp / "dialogues.jsonl")
 
 
 def expected_records(path: str, n: int, seed: int, baselines: int) -> int:
     """Records a complete run writes: recommend/compare turns of the seeded subset × baselines."""
     rows = [rec for _, rec in iter_jsonl(path)]
-    turns = sum(t["role"] == "system" and t["action"] in REC_ACTIONS for d in select_subset(rows, n, seed)
-                for t in d["turns"])
+    turns = sum(
+        t["role"] == "system" and t["action"] in REC_ACTIONS for d in select_subset(rows, n, seed) for t in d["turns"]
+    )
     return turns * baselines
 
 
@@ -102,20 +140,56 @@ def _watch(proc: subprocess.Popen, api_base: str, kill_after: int = 0) -> float:
     return first if first is not None else time.perf_counter() - start
 
 
-def run(args: argparse.Namespace, kb: str, path: str, api_base: str, n: int, concurrency: int, tmp: Path,
-        kill_after: int = 0, server_pid: int = 0) -> dict[str, Any]:
+def run(
+    args: argparse.Namespace,
+    kb: str,
+    path: str,
+    api_base: str,
+    n: int,
+    concurrency: int,
+    tmp: Path,
+    kill_after: int = 0,
+    server_pid: int = 0,
+) -> dict[str, Any]:
     """One ``trace-crs evaluate`` (killed once after ``kill_after`` requests, then re-run)."""
     out = tmp / f"run_c{concurrency}_n{n}"
-    cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", kb, "--dialogues", path, "--subset", str(n),
-           "--baselines", args.baselines, "--concurrency", str(concurrency), "--quiet", "--seed", str(args.seed),
-           "--workers", str(args.workers if concurrency > 1 else 1),
-           "--set", f"lm.model={args.model}", "--set", f"lm.api_base={api_base}", "--set", "lm.mode=generative",
-           "--set", f"lm.cache_dir={tmp / f'lm_c{concurrency}_n{n}'}", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "trace_crs",
+        "evaluate",
+        "--kb",
+        kb,
+        "--dialogues",
+        path,
+        "--subset",
+        str(n),
+        "--baselines",
+        args.baselines,
+        "--concurrency",
+        str(concurrency),
+        "--quiet",
+        "--seed",
+        str(args.seed),
+        "--workers",
+        str(args.workers if concurrency > 1 else 1),
+        "--set",
+        f"lm.model={args.model}",
+        "--set",
+        f"lm.api_base={api_base}",
+        "--set",
+        "lm.mode=generative",
+        "--set",
+        f"lm.cache_dir={tmp / f'lm_c{concurrency}_n{n}'}",
+        "--out",
+        str(out),
+    ]
     before, cpu, server_cpu = stats(api_base)["requests"], _children_cpu(), _proc_cpu(server_pid)
     start, startup, killed_at = time.perf_counter(), 0.0, None
     if kill_after:
-        startup += _watch(subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-                          api_base, kill_after)
+        startup += _watch(
+            subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), api_base, kill_after
+        )
         killed_at = round(time.perf_counter() - start, 1)
     proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL)
     startup += _watch(proc, api_base)
@@ -128,12 +202,22 @@ def run(args: argparse.Namespace, kb: str, path: str, api_base: str, n: int, con
         for cls, k in per.items():
             faults[cls] = faults.get(cls, 0) + k
     records, requests, cpu = manifest["n_records"], stats(api_base)["requests"] - before, _children_cpu() - cpu
-    return {"dialogues": n, "concurrency": concurrency, "processes": args.workers if concurrency > 1 else 1,
-            "wall_s": round(wall, 1), "startup_s": round(startup, 1), "cpu_s": round(cpu, 1), "cpu_ms_per_request": round(1000 * cpu / max(requests, 1), 2),
-            "server_cpu_s": round(_proc_cpu(server_pid) - server_cpu, 1), "killed_after_s": killed_at,
-            "requests": requests, "records": records,
-            "expected_records": expected_records(path, n, args.seed, len(args.baselines.split(","))),
-            "fallbacks": sum(c["fallbacks"] for c in manifest["counts"].values()), "faults_in_manifest": faults}
+    return {
+        "dialogues": n,
+        "concurrency": concurrency,
+        "processes": args.workers if concurrency > 1 else 1,
+        "wall_s": round(wall, 1),
+        "startup_s": round(startup, 1),
+        "cpu_s": round(cpu, 1),
+        "cpu_ms_per_request": round(1000 * cpu / max(requests, 1), 2),
+        "server_cpu_s": round(_proc_cpu(server_pid) - server_cpu, 1),
+        "killed_after_s": killed_at,
+        "requests": requests,
+        "records": records,
+        "expected_records": expected_records(path, n, args.seed, len(args.baselines.split(","))),
+        "fallbacks": sum(c["fallbacks"] for c in manifest["counts"].values()),
+        "faults_in_manifest": faults,
+    }
 
 
 def main() -> None:
@@ -148,16 +232,33 @@ def main() -> None:
     p.add_argument("--model", default="openai/gpt-5.4-mini", help="litellm model id (its price is used)")
     p.add_argument("--latency-median", type=float, default=1.5)
     p.add_argument("--rate-429", type=float, default=0.01)
-    p.add_argument("--kill-at", type=float, default=0.0, help="kill -9 the concurrent run at this fraction of its requests")
+    p.add_argument(
+        "--kill-at", type=float, default=0.0, help="kill -9 the concurrent run at this fraction of its requests"
+    )
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--out", help="write the JSON result here")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-llm-scale-") as name:
         tmp = Path(name)
         kb, path = _inputs(args, tmp)
-        server = subprocess.Popen([sys.executable, "-m", "trace_crs.lm.fake_server", "--port", "0", "--seed",
-                                   str(args.seed), "--latency-median", str(args.latency_median),
-                                   "--rate", f"429={args.rate_429}"], stdout=subprocess.PIPE, text=True, env=ENV)
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "trace_crs.lm.fake_server",
+                "--port",
+                "0",
+                "--seed",
+                str(args.seed),
+                "--latency-median",
+                str(args.latency_median),
+                "--rate",
+                f"429={args.rate_429}",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
         try:
             api_base = server.stdout.readline().strip()
             serial = run(args, kb, path, api_base, args.serial_n, 1, tmp, server_pid=server.pid)
@@ -173,16 +274,26 @@ def main() -> None:
     per_conc = conc["wall_s"] / conc["dialogues"]
     # start-up (imports, KB, MiniLM, baselines: until the first request) does not grow with n
     steady = (conc["wall_s"] - conc["startup_s"]) / conc["dialogues"]
-    result = {"date": time.strftime("%Y-%m-%d"), "model": args.model, "baselines": args.baselines,
-              "latency_median_s": args.latency_median, "rate_429": args.rate_429, "serial": serial,
-              "concurrent": conc, "served": served,
-              "serial_extrapolated_wall_s": round(per_serial * conc["dialogues"], 1),
-              "speedup": round(per_serial * conc["dialogues"] / conc["wall_s"], 1),
-              "turns_lost": conc["expected_records"] - conc["records"],
-              "extrapolated_to_10000": {"serial_wall_s": round(per_serial * FULL), "concurrent_wall_s": round(per_conc * FULL),
-                                        "concurrent_wall_s_startup_once": round(conc["startup_s"] + steady * FULL),
-                                        "target_wall_s": TARGET_WALL_S,
-                                        "ratio_to_target": round(per_conc * FULL / TARGET_WALL_S, 2)}}
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "model": args.model,
+        "baselines": args.baselines,
+        "latency_median_s": args.latency_median,
+        "rate_429": args.rate_429,
+        "serial": serial,
+        "concurrent": conc,
+        "served": served,
+        "serial_extrapolated_wall_s": round(per_serial * conc["dialogues"], 1),
+        "speedup": round(per_serial * conc["dialogues"] / conc["wall_s"], 1),
+        "turns_lost": conc["expected_records"] - conc["records"],
+        "extrapolated_to_10000": {
+            "serial_wall_s": round(per_serial * FULL),
+            "concurrent_wall_s": round(per_conc * FULL),
+            "concurrent_wall_s_startup_once": round(conc["startup_s"] + steady * FULL),
+            "target_wall_s": TARGET_WALL_S,
+            "ratio_to_target": round(per_conc * FULL / TARGET_WALL_S, 2),
+        },
+    }
     text = json.dumps(result, indent=2, sort_keys=True)
     print(text)
     if args.out:

@@ -1,4 +1,4 @@
-"""Benchmark of the local LM backend (issue 4 items 3 and 6; not a timed test).
+"""Benchmark of the local LM backend (not a timed test).
 
 1. Throughput: the same chat prompts, greedy, ``--max-tokens`` each, through (a) raw
    ``llama_cpp.Llama`` in this process and (b) the project's llama.cpp server over HTTP
@@ -10,6 +10,7 @@
    cache, and of its replay from the disk cache.
 Writes ``--out`` (JSON) and prints it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,15 +35,15 @@ PROMPTS = [
 
 
 def _messages(prompt: str) -> list[dict[str, str]]:
-    return [{"role": "system", "content": "You are a concise tourism assistant."},
-            {"role": "user", "content": prompt}]
+    return [{"role": "system", "content": "You are a concise tourism assistant."}, {"role": "user", "content": prompt}]
 
 
 def raw_speeds(model: Path, threads: int, max_tokens: int, n_ctx: int) -> list[float]:
     from llama_cpp import Llama
 
-    llm = Llama(str(model), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, logits_all=False,
-                verbose=False, seed=42)
+    llm = Llama(
+        str(model), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, logits_all=False, verbose=False, seed=42
+    )
     llm.create_chat_completion(_messages("Hello"), max_tokens=4, temperature=0.0)
     speeds = []
     for prompt in PROMPTS:
@@ -55,8 +56,9 @@ def raw_speeds(model: Path, threads: int, max_tokens: int, n_ctx: int) -> list[f
 
 
 def _post(api_base: str, alias: str, prompt: str, max_tokens: int) -> dict:
-    body = json.dumps({"model": alias, "messages": _messages(prompt), "max_tokens": max_tokens,
-                       "temperature": 0.0}).encode()
+    body = json.dumps(
+        {"model": alias, "messages": _messages(prompt), "max_tokens": max_tokens, "temperature": 0.0}
+    ).encode()
     req = urllib.request.Request(f"{api_base}/chat/completions", body, {"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=600) as resp:
         return json.load(resp)
@@ -97,11 +99,18 @@ def one_turn(weights: str, kb_dir: str, dialogues: str, threads: int) -> dict:
         t0 = time.perf_counter()
         again = replay.predict(ctx)
         replay_s = time.perf_counter() - t0
-    return {"weights": weights, "candidates": len(ctx.candidates), "server_start_s": round(ready - start, 2),
-            "turn_s": round(out.usage.latency_s, 2), "prompt_tokens": out.usage.prompt_tokens,
-            "completion_tokens": out.usage.completion_tokens, "fallback": out.usage.fallback,
-            "error": out.usage.error, "replay_s": round(replay_s, 3),
-            "replay_identical": again.ranked_poi_ids == out.ranked_poi_ids and again.text == out.text}
+    return {
+        "weights": weights,
+        "candidates": len(ctx.candidates),
+        "server_start_s": round(ready - start, 2),
+        "turn_s": round(out.usage.latency_s, 2),
+        "prompt_tokens": out.usage.prompt_tokens,
+        "completion_tokens": out.usage.completion_tokens,
+        "fallback": out.usage.fallback,
+        "error": out.usage.error,
+        "replay_s": round(replay_s, 3),
+        "replay_identical": again.ranked_poi_ids == out.ranked_poi_ids and again.text == out.text,
+    }
 
 
 def main() -> None:
@@ -120,11 +129,17 @@ def main() -> None:
     model = verified_path(args.weights, args.models_dir)
     raw = raw_speeds(model, args.threads, args.max_tokens, args.n_ctx)
     srv = server_speeds(model, w.alias, args.threads, args.max_tokens, args.n_ctx)
-    result = {"weights": args.weights, "sha256": w.sha256, "threads": args.threads, "max_tokens": args.max_tokens,
-              "raw_tok_s": [round(s, 2) for s in raw], "server_tok_s": [round(s, 2) for s in srv],
-              "raw_median_tok_s": round(statistics.median(raw), 2),
-              "server_median_tok_s": round(statistics.median(srv), 2),
-              "server_over_raw": round(statistics.median(srv) / statistics.median(raw), 3)}
+    result = {
+        "weights": args.weights,
+        "sha256": w.sha256,
+        "threads": args.threads,
+        "max_tokens": args.max_tokens,
+        "raw_tok_s": [round(s, 2) for s in raw],
+        "server_tok_s": [round(s, 2) for s in srv],
+        "raw_median_tok_s": round(statistics.median(raw), 2),
+        "server_median_tok_s": round(statistics.median(srv), 2),
+        "server_over_raw": round(statistics.median(srv) / statistics.median(raw), 3),
+    }
     if args.kb and args.dialogues:
         result["one_turn"] = one_turn(args.weights, args.kb, args.dialogues, args.threads)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ counters and finish reason to a file; the row sums them (same columns as the jud
 
     python bench/bench_lm_profile.py --transcripts t.jsonl --out results/bench/lm_profile.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,7 +51,8 @@ from trace_crs.lm.server import LlamaServer
 from trace_crs.lm.weights import verified_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_judge_core import first_transcript  # noqa: E402  (the same transcript as the judge bench)
+# the same transcript as the judge bench
+from bench_judge_core import first_transcript
 
 
 class RateFactorV1(dspy.Signature):
@@ -66,20 +68,26 @@ class RateFactorV1(dspy.Signature):
 def requests(log: str) -> dict[str, tuple[list[list[dict]], bool]]:
     """Mode -> (the messages of each call, whether the local guards apply)."""
     fmt = dspy.ChatAdapter().format
-    rubrics = "\n".join(guideline(n).replace("<evaluation_guideline ", f"<evaluation_guideline name=\"{n}\" ")
-                        for n in FACTORS)
+    rubrics = "\n".join(
+        guideline(n).replace("<evaluation_guideline ", f'<evaluation_guideline name="{n}" ') for n in FACTORS
+    )
     return {
-        "per-factor core-v1 layout": ([fmt(RateFactorV1, [], {"guideline": guideline(n), "conversation": log, "note": ""})
-                                       for n in FACTORS], False),
-        "per-factor core-v2": ([fmt(RateFactor, [], {"conversation": log, "guideline": guideline(n), "note": ""})
-                                for n in FACTORS], True),
+        "per-factor core-v1 layout": (
+            [fmt(RateFactorV1, [], {"guideline": guideline(n), "conversation": log, "note": ""}) for n in FACTORS],
+            False,
+        ),
+        "per-factor core-v2": (
+            [fmt(RateFactor, [], {"conversation": log, "guideline": guideline(n), "note": ""}) for n in FACTORS],
+            True,
+        ),
         "one-call core-v2": ([fmt(RateAllFactors, [], {"conversation": log, "guidelines": rubrics, "note": ""})], True),
     }
 
 
 def _post(base: str, body: dict) -> dict:
-    req = urllib.request.Request(f"{base}/chat/completions", json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=1800) as resp:
         return json.load(resp)
 
@@ -87,8 +95,17 @@ def _post(base: str, body: dict) -> dict:
 def profile(model: Path, calls: list[list[dict]], guarded: bool, max_tokens: int, threads: int, n_ctx: int) -> dict:
     """Sums over the calls of one mode on a fresh worker."""
     cfg = LMConfig()
-    tot = {"calls": 0, "prompt_tokens": 0, "prefill_tokens": 0, "decode_tokens": 0, "prefill_s": 0.0,
-           "decode_s": 0.0, "hit_max_tokens": 0, "wall_s": 0.0, "load_1min": round(os.getloadavg()[0], 2)}
+    tot = {
+        "calls": 0,
+        "prompt_tokens": 0,
+        "prefill_tokens": 0,
+        "decode_tokens": 0,
+        "prefill_s": 0.0,
+        "decode_s": 0.0,
+        "hit_max_tokens": 0,
+        "wall_s": 0.0,
+        "load_1min": round(os.getloadavg()[0], 2),
+    }
     with LlamaServer(model, "m", n_ctx, threads) as worker:
         for messages in calls:
             body = {"model": "m", "messages": messages, "max_tokens": max_tokens, "temperature": 0.0, "seed": 42}
@@ -110,8 +127,17 @@ def profile(model: Path, calls: list[list[dict]], guarded: bool, max_tokens: int
 
 def sum_lines(lines: list[dict], wall_s: float, load: float) -> dict:
     """The profile columns summed over the worker's timing lines of one run."""
-    tot = {"calls": len(lines), "prompt_tokens": 0, "prefill_tokens": 0, "decode_tokens": 0, "prefill_s": 0.0,
-           "decode_s": 0.0, "hit_max_tokens": 0, "wall_s": round(wall_s, 2), "load_1min": round(load, 2)}
+    tot = {
+        "calls": len(lines),
+        "prompt_tokens": 0,
+        "prefill_tokens": 0,
+        "decode_tokens": 0,
+        "prefill_s": 0.0,
+        "decode_s": 0.0,
+        "hit_max_tokens": 0,
+        "wall_s": round(wall_s, 2),
+        "load_1min": round(load, 2),
+    }
     for line in lines:
         t = line["timings"] or {}
         tot["prompt_tokens"] += (line["usage"] or {}).get("prompt_tokens", 0)
@@ -120,18 +146,44 @@ def sum_lines(lines: list[dict], wall_s: float, load: float) -> dict:
         tot["prefill_s"] += t.get("prompt_ms", 0.0) / 1000
         tot["decode_s"] += t.get("predicted_ms", 0.0) / 1000
         # a 1-token log-prob ranking call ends at "length" by design: not a reply cut at max_tokens
-        tot["hit_max_tokens"] += line["finish_reason"] == "length" and (line["usage"] or {}).get("completion_tokens", 0) > 1
+        tot["hit_max_tokens"] += (
+            line["finish_reason"] == "length" and (line["usage"] or {}).get("completion_tokens", 0) > 1
+        )
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in tot.items()}
 
 
 def profile_baseline(name: str, args: argparse.Namespace, tmp: Path) -> dict:
     """One baseline alone through ``trace-crs evaluate`` (module docstring)."""
     log, out = tmp / f"{name}.timings.jsonl", tmp / name
-    cmd = [sys.executable, "-m", "trace_crs", "evaluate", "--kb", args.kb, "--dialogues", args.dialogues,
-           "--baselines", name, "--pool", "closed", "--subset", str(args.subset), "--seed", "42", "--quiet",
-           "--out", str(out)]
-    for s in (f"lm.weights={args.weights}", f"lm.models_dir={args.models}", f"lm.cache_dir={tmp / (name + '-lm')}",
-              f"lm.n_threads={args.threads}", "lm.servers=1", "concurrency=1"):
+    cmd = [
+        sys.executable,
+        "-m",
+        "trace_crs",
+        "evaluate",
+        "--kb",
+        args.kb,
+        "--dialogues",
+        args.dialogues,
+        "--baselines",
+        name,
+        "--pool",
+        "closed",
+        "--subset",
+        str(args.subset),
+        "--seed",
+        "42",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
+    for s in (
+        f"lm.weights={args.weights}",
+        f"lm.models_dir={args.models}",
+        f"lm.cache_dir={tmp / (name + '-lm')}",
+        f"lm.n_threads={args.threads}",
+        "lm.servers=1",
+        "concurrency=1",
+    ):
         cmd += ["--set", s]
     load, start = os.getloadavg()[0], time.perf_counter()
     done = subprocess.run(cmd, env={**os.environ, TIMINGS_ENV: str(log)}, capture_output=True, text=True)
@@ -143,7 +195,9 @@ def profile_baseline(name: str, args: argparse.Namespace, tmp: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--transcripts", help="transcripts JSON lines; the first one is profiled (default: the smoke corpus's first)")
+    p.add_argument(
+        "--transcripts", help="transcripts JSON lines; the first one is profiled (default: the smoke corpus's first)"
+    )
     p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
     p.add_argument("--models", default="models")
     p.add_argument("--max-tokens", type=int, default=LMConfig().max_tokens)
@@ -161,12 +215,19 @@ def main(argv: list[str] | None = None) -> int:
     log = parse_transcript(first).log()
     model = verified_path(args.weights, args.models)
     modes = {m: r for m, r in requests(log).items() if args.modes is None or m in args.modes}
-    result = {"transcript": first.get("dialogue_id"), "weights": args.weights, "max_tokens": args.max_tokens,
-              "threads": args.threads, "modes": {}, "baselines": {}, "subset": args.subset}
+    result = {
+        "transcript": first.get("dialogue_id"),
+        "weights": args.weights,
+        "max_tokens": args.max_tokens,
+        "threads": args.threads,
+        "modes": {},
+        "baselines": {},
+        "subset": args.subset,
+    }
     for mode, (calls, guarded) in modes.items():
         try:
             result["modes"][mode] = profile(model, calls, guarded, args.max_tokens, args.threads, args.n_ctx)
-        except urllib.error.HTTPError as exc:   # e.g. one-call's prompt beyond n_ctx: recorded, not hidden
+        except urllib.error.HTTPError as exc:  # e.g. one-call's prompt beyond n_ctx: recorded, not hidden
             result["modes"][mode] = {"error": f"HTTP {exc.code}: {exc.read().decode(errors='replace')[:300]}"}
         print(mode, result["modes"][mode], flush=True)
     with tempfile.TemporaryDirectory(prefix="bench_profile_bl_") as tmp:

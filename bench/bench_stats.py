@@ -1,4 +1,4 @@
-"""Benchmark of the stats/oracle layer (issue 6 targets; not a timed test).
+"""Benchmark of the stats/oracle layer (not a timed test).
 
 * bootstrap: B = 1000 resamples, Table 21's 8 pairs plus 2 more (10), 10,000 dialogues;
 * oracle: 10,000 dialogues × 14 baselines × 20 budgets (budget curve, exact MCKP with the
@@ -7,6 +7,7 @@
 
 Synthetic inputs with seed 42; prints the median of ``--repeat`` runs and writes JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,16 @@ def per_turn_frame(n_dialogues: int, seed: int) -> pd.DataFrame:
     dialogue = np.repeat([f"d{i:05d}" for i in range(n_dialogues)], turns)
     parts = []
     for base in BASELINES:
-        parts.append(pd.DataFrame({"dialogue_id": dialogue, "turn_id": 2, "baseline": base,
-                                   **{m: rng.random(dialogue.size) for m in ("recall@1", "mrr", "cgs", "gs", "cd")}}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dialogue_id": dialogue,
+                    "turn_id": 2,
+                    "baseline": base,
+                    **{m: rng.random(dialogue.size) for m in ("recall@1", "mrr", "cgs", "gs", "cd")},
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -43,8 +52,14 @@ def oracle_table(n_dialogues: int, n_baselines: int, seed: int, grid: bool = Tru
     q = np.round(q * 6) / 6 if grid else q
     c = rng.lognormal(-6, 1, (n_dialogues, n_baselines)) * (np.arange(n_baselines) >= 7)
     ids = np.repeat([f"d{i:05d}" for i in range(n_dialogues)], n_baselines)
-    return pd.DataFrame({"dialogue_id": ids, "baseline": np.tile([f"b{j:02d}" for j in range(n_baselines)], n_dialogues),
-                         "quality": q.ravel(), "cost": c.ravel()})
+    return pd.DataFrame(
+        {
+            "dialogue_id": ids,
+            "baseline": np.tile([f"b{j:02d}" for j in range(n_baselines)], n_dialogues),
+            "quality": q.ravel(),
+            "cost": c.ravel(),
+        }
+    )
 
 
 def timed(fn, repeat: int) -> float:
@@ -71,11 +86,17 @@ def main() -> None:
     solve = timed(lambda: oracle_instance(table), 1)
     cont = oracle_instance(oracle_table(args.dialogues, 14, 42, grid=False))
     orc_cont = timed(lambda: curves.update(continuous=budget_curve(cont, n_points=20)[0]), args.repeat)
-    result = {"n_dialogues": args.dialogues, "bootstrap_10pairs_B1000_s": boot, "bootstrap_target_s": 10.0,
-              "oracle_14x20_s": orc, "oracle_target_s": 10.0,
-              "oracle_continuous_quality_14x20_s": orc_cont, "oracle_table_validation_s": solve,
-              "oracle_solvers": curves["grid"]["solver"].tolist(),
-              "oracle_continuous_solvers": curves["continuous"]["solver"].tolist()}
+    result = {
+        "n_dialogues": args.dialogues,
+        "bootstrap_10pairs_B1000_s": boot,
+        "bootstrap_target_s": 10.0,
+        "oracle_14x20_s": orc,
+        "oracle_target_s": 10.0,
+        "oracle_continuous_quality_14x20_s": orc_cont,
+        "oracle_table_validation_s": solve,
+        "oracle_solvers": curves["grid"]["solver"].tolist(),
+        "oracle_continuous_solvers": curves["continuous"]["solver"].tolist(),
+    }
     for k, v in result.items():
         print(f"{k}: {v}")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ rewrites the lines between ``<!-- bench:llm-speed:begin -->`` and ``<!-- bench:l
 (the whole file is replaced atomically); without ``--readme`` the block is printed.  A missing
 JSON file gives a "not run" row.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,11 +30,13 @@ def judge_row(d: dict[str, Any] | None) -> str:
         return f"| {what} | not run | ≥ 4× |"
     m, r = d["median"], d["ratio_before_over_after"]
     loads = [run["load_1min"] for rs in d["runs"].values() for run in rs]
-    return (f"| {what}; {d['weights']}, {d['threads']} thread(s), before `{' '.join(d.get('before_set', []))}`, "
-            f"after `{' '.join(d.get('after_set', []))}`; n = {d['repeats']} pair(s), 1-min load {min(loads)}–{max(loads)} "
-            f"({d.get('date', '')}) | wall {m['before']['wall_s']:.0f} s ÷ {m['after']['wall_s']:.0f} s = "
-            f"**{r['wall_s']:.2f}×**; prompt tokens {m['before']['prompt_tokens']:.0f} vs {m['after']['prompt_tokens']:.0f}; "
-            f"{d['ratings_equal']} of {d['ratings_compared']} ratings equal | ≥ 4× |")
+    return (
+        f"| {what}; {d['weights']}, {d['threads']} thread(s), before `{' '.join(d.get('before_set', []))}`, "
+        f"after `{' '.join(d.get('after_set', []))}`; n = {d['repeats']} pair(s), 1-min load {min(loads)}–{max(loads)} "
+        f"({d.get('date', '')}) | wall {m['before']['wall_s']:.0f} s ÷ {m['after']['wall_s']:.0f} s = "
+        f"**{r['wall_s']:.2f}×**; prompt tokens {m['before']['prompt_tokens']:.0f} vs {m['after']['prompt_tokens']:.0f}; "
+        f"{d['ratings_equal']} of {d['ratings_compared']} ratings equal | ≥ 4× |"
+    )
 
 
 def throughput_row(d: dict[str, Any] | None) -> str:
@@ -43,22 +46,28 @@ def throughput_row(d: dict[str, Any] | None) -> str:
     first = next(iter(d["configs"]))
     ratio = d["ratios"].get(f"slots_over_{first}", {}).get("turns_per_s")
     loads = [run["load_1min"] for c in d["configs"] for run in d[c]["runs"]]
-    return (f"| {what}; {d['weights']}, {d['subset']} dialogues, {d['threads']} threads, {d['n_slots']} slots, "
-            f"n = {len(d[first]['runs'])} run(s) each, 1-min load {min(loads)}–{max(loads)} ({d['date']}) | "
-            f"{d['slots']['median_turns_per_s']} ÷ "
-            f"{d[first]['median_turns_per_s']} turns/s = **{ratio}×**; records differing from the first run: "
-            f"{d['differing_records']} of {d[first]['runs'][0]['turns']} | ≥ 2× |")
+    return (
+        f"| {what}; {d['weights']}, {d['subset']} dialogues, {d['threads']} threads, {d['n_slots']} slots, "
+        f"n = {len(d[first]['runs'])} run(s) each, 1-min load {min(loads)}–{max(loads)} ({d['date']}) | "
+        f"{d['slots']['median_turns_per_s']} ÷ "
+        f"{d[first]['median_turns_per_s']} turns/s = **{ratio}×**; records differing from the first run: "
+        f"{d['differing_records']} of {d[first]['runs'][0]['turns']} | ≥ 2× |"
+    )
 
 
 def slots_row(d: dict[str, Any] | None) -> str:
     what = "Replies differing from the one-sequence worker's, requests sent concurrently (`bench_batch_slots.py`)"
     if d is None:
         return f"| {what} | not run | 0 |"
-    arms = "; ".join(f"{name}: {', '.join(str(r['differing_replies']) for r in runs)} of {d['requests']} "
-                     f"(messages {', '.join(str(r['differing_messages']) for r in runs)})"
-                     for name, runs in sorted(d["arms"].items()))
-    return (f"| {what}; {d['weights']}, {d['slots']} slots, n = {d['repeats']} run(s) per arm, 1-min load "
-            f"{d['load_1min_start']}–{d['load_1min_end']} ({d['date']}) | {arms} | 0 |")
+    arms = "; ".join(
+        f"{name}: {', '.join(str(r['differing_replies']) for r in runs)} of {d['requests']} "
+        f"(messages {', '.join(str(r['differing_messages']) for r in runs)})"
+        for name, runs in sorted(d["arms"].items())
+    )
+    return (
+        f"| {what}; {d['weights']}, {d['slots']} slots, n = {d['repeats']} run(s) per arm, 1-min load "
+        f"{d['load_1min_start']}–{d['load_1min_end']} ({d['date']}) | {arms} | 0 |"
+    )
 
 
 def kb_row(d: dict[str, Any] | None) -> str:
@@ -66,8 +75,10 @@ def kb_row(d: dict[str, Any] | None) -> str:
     if d is None or "cli_build_seconds" not in d:
         return f"| {what} | not run | ≤ 60 s |"
     verdict = "within" if d["cli_within_budget"] else "**over**"
-    return (f"| {what}, 1-min load {d['cli_load_1min']} | {d['cli_build_seconds']:.1f} s ({verdict} the "
-            f"{d['cli_budget_seconds']:.0f} s budget) | ≤ 60 s |")
+    return (
+        f"| {what}, 1-min load {d['cli_load_1min']} | {d['cli_build_seconds']:.1f} s ({verdict} the "
+        f"{d['cli_budget_seconds']:.0f} s budget) | ≤ 60 s |"
+    )
 
 
 def profile_rows(d: dict[str, Any] | None) -> list[str]:
@@ -81,17 +92,23 @@ def profile_rows(d: dict[str, Any] | None) -> list[str]:
             if "error" in p:
                 rows.append(f"| {label} | {p['error'][:120]} | |")
                 continue
-            rows.append(f"| {label} | {p['calls']} calls; prompt {p['prompt_tokens']} tokens, prefill (evaluated) "
-                        f"{p['prefill_tokens']}, decode {p['decode_tokens']}; {p['prefill_s']:.0f} s prefill vs "
-                        f"{p['decode_s']:.0f} s decode; {p['hit_max_tokens']} replies at `max_tokens`; load "
-                        f"{p['load_1min']} | |")
+            rows.append(
+                f"| {label} | {p['calls']} calls; prompt {p['prompt_tokens']} tokens, prefill (evaluated) "
+                f"{p['prefill_tokens']}, decode {p['decode_tokens']}; {p['prefill_s']:.0f} s prefill vs "
+                f"{p['decode_s']:.0f} s decode; {p['hit_max_tokens']} replies at `max_tokens`; load "
+                f"{p['load_1min']} | |"
+            )
     return rows
 
 
 def block(bench: Path) -> str:
-    rows = [judge_row(_load(bench / "judge_core.json")), throughput_row(_load(bench / "lm_throughput.json")),
-            slots_row(_load(bench / "batch_slots.json")),
-            kb_row(_load(bench / "kb.json")), *profile_rows(_load(bench / "lm_profile.json"))]
+    rows = [
+        judge_row(_load(bench / "judge_core.json")),
+        throughput_row(_load(bench / "lm_throughput.json")),
+        slots_row(_load(bench / "batch_slots.json")),
+        kb_row(_load(bench / "kb.json")),
+        *profile_rows(_load(bench / "lm_profile.json")),
+    ]
     return "\n".join([BEGIN, "| What | Measured | Target |", "|---|---|---|", *rows, END])
 
 
@@ -108,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     old = readme.read_text()
     if BEGIN not in old or END not in old:
         raise SystemExit(f"{readme}: no {BEGIN} … {END} block to replace")
-    new = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END):]
+    new = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END) :]
     fd, tmp = tempfile.mkstemp(dir=readme.parent, prefix=".readme.")
     with os.fdopen(fd, "w") as fh:
         fh.write(new)

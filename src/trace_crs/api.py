@@ -21,6 +21,7 @@ import pandas as pd
 
 from trace_crs.atomic import refuse_overlap
 from trace_crs.config import from_mapping
+from trace_crs.dialogues.schema import Dialogue
 from trace_crs.dialogues.schema import load_dialogues as _load_dialogues
 from trace_crs.errors import UsageError
 from trace_crs.kb import KB
@@ -34,14 +35,14 @@ def load_kb(directory: str | Path) -> KB:
     return _load_kb(directory)
 
 
-def load_dialogues(path: str | Path) -> list[dict[str, Any]]:
+def load_dialogues(path: str | Path) -> list[Dialogue]:
     """The dialogues of a JSON-lines corpus, each checked against the dialogue schema."""
     return _load_dialogues(path)
 
 
 def score(
     kb: KB | str | Path,
-    dialogues: list[dict[str, Any]] | str | Path,
+    dialogues: list[Dialogue] | list[dict[str, Any]] | str | Path,
     predictions: str | Path | Iterable[Mapping[str, Any]],
     **config: Any,
 ):
@@ -55,16 +56,16 @@ def score(
 
     cfg = from_mapping(ScoreConfig, config, "trace_crs.score(...)")  # unknown or mistyped keys: UsageError
     kb = kb if isinstance(kb, KB) else load_kb(kb)
-    dialogues = dialogues if isinstance(dialogues, list) else load_dialogues(dialogues)
-    if not dialogues:
+    corpus = dialogues if isinstance(dialogues, list) else load_dialogues(dialogues)
+    if not corpus:
         raise UsageError("trace_crs.score(...): no dialogues to score (an empty corpus)")
     if isinstance(predictions, (str, Path)):
-        predictions = read_predictions(predictions, dialogues, kb, pool=cfg.pool)
+        predictions = read_predictions(predictions, corpus, kb, pool=cfg.pool)
     else:
         predictions = list(predictions)
         if not predictions:
             raise UsageError("trace_crs.score(...): predictions is empty (the CLI refuses an empty file too)")
-    return score_predictions(kb, dialogues, predictions, cfg)
+    return score_predictions(kb, corpus, predictions, cfg)
 
 
 def evaluate(

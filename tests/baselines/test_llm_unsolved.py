@@ -1,4 +1,4 @@
-"""TravelBench's ``[Unsolved]`` answer (issue 19): an LLM baseline that declines abstains — an
+"""TravelBench's ``[Unsolved]`` answer (seed 003): an LLM baseline that declines abstains — an
 empty ranking and a reply carrying the marker — instead of being retried and replaced by the
 Popularity fallback.  DummyLM answers; a real failure still falls back."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Persona-Grounded's learned preference prior (baselines/persona.py, issue 14): hand-worked
+"""Persona-Grounded's learned preference prior (baselines/persona.py): hand-worked
 weights, leave-one-dialogue-out, order independence and its effect on the ranking."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rejected POIs are the ones the user turned down (hand-worked turns; issue 14 item 4)."""
+"""Rejected POIs are the ones the user turned down (hand-worked turns)."""
 import pytest
 
 from trace_crs.baselines.rejection import rejected_in_turn

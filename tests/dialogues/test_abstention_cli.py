@@ -1,4 +1,4 @@
-"""trace-crs stats abstention end to end on the tiny KB (issue 19 item 2)."""
+"""trace-crs stats abstention end to end on the tiny KB (TravelBench's abstention, seed 003)."""
 import pandas as pd
 
 from trace_crs.cli import main

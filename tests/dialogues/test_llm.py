@@ -83,7 +83,7 @@ def test_generate_llm_records_failures(tiny_kb, reference):
 
 
 def test_near_verbatim_quote_is_snapped_to_the_review_span(tiny_kb):
-    from trace_crs.dialogues.llm import _citations
+    from trace_crs.dialogues.llm_turns import parse_citations as _citations
     # review r00_r0 = "Great pasta here. The room was quiet all evening."; one typo in the quote
     text, cites = _citations('Try it: "The room was quite all evening." [R1]', ["r00_r0"], tiny_kb)
     assert cites == [{"label": "R1", "review_id": "r00_r0", "quote": "The room was quiet all evening.",
@@ -97,7 +97,8 @@ def test_near_verbatim_quote_is_snapped_to_the_review_span(tiny_kb):
 import jsonschema  # noqa: E402
 
 from trace_crs.cli.dialogues import acceptance, reason_key  # noqa: E402
-from trace_crs.dialogues.llm import PROMPTS, _citations, _inputs, excerpt  # noqa: E402
+from trace_crs.dialogues.llm import PROMPTS, _inputs, excerpt  # noqa: E402
+from trace_crs.dialogues.llm_turns import parse_citations as _citations  # noqa: E402
 from trace_crs.dialogues.llm_schema import (SchemaJSONAdapter, output_schema, position_actions,  # noqa: E402
                                             response_format, turn_schema)
 

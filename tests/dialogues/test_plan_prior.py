@@ -1,4 +1,4 @@
-"""Persona conditioning (issue 14 item 2): a favoured facet value ends up in the hidden
+"""Persona conditioning: a favoured facet value ends up in the hidden
 preferences more often with the prior than without it, on the same pools and seeds."""
 from __future__ import annotations
 

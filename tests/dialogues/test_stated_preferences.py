@@ -1,4 +1,4 @@
-"""The simulated user states only its own preferences (issue 14 item 2 / issue 19's consistency
+"""The simulated user states only its own preferences (the live user's consistency
 rule): every preference sentence found in a user turn — a paraphrase of the simulator's bank or
 a keyword frame — expresses a constraint of the dialogue's hidden preferences (or, in a
 "conflict", the looser value it stated first and tightened later).  Independent of the

@@ -40,7 +40,7 @@ def test_concurrent_factor_calls_keep_factor_order():
 
 def test_concurrent_calls_count_in_the_callers_usage_tally(monkeypatch):
     from trace_crs.judge import core
-    from trace_crs.lm.backend import _TALLY, recording_usage
+    from trace_crs.lm.usage import _TALLY, recording_usage
 
     def fake_rate(t, n, lm, retries, predict):
         for tally in _TALLY.get():  # what a TraceLM call does: add to every open tally

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dspy
 import pytest
 
-from trace_crs.lm.backend import END_MARKER, build_lm, local_decoding, recording_usage, was_truncated
+from trace_crs.lm.backend import END_MARKER, build_lm, local_decoding
 from trace_crs.lm.config import LMConfig, resolve_lm_config
 from trace_crs.lm.fake_server import FakeConfig, serve
 from trace_crs.lm.llama_requests import RepeatStop
+from trace_crs.lm.usage import recording_usage, was_truncated
 
 
 def _run(stop: RepeatStop, tokens: list[int]) -> list[bool]:

@@ -14,10 +14,12 @@ from dspy.adapters.chat_adapter import ChatAdapter
 
 from trace_crs.baselines.llm_zero_shot import RankAndRespond
 from trace_crs.lm import faults
-from trace_crs.lm.backend import build_lm, recording_usage
+from trace_crs.lm.backend import build_lm
 from trace_crs.lm.config import resolve_lm_config
-from trace_crs.lm.fake_server import FAULTS, FakeConfig, FakeLMServer, answer, request_hash, serve
+from trace_crs.lm.fake_answers import answer, request_hash
+from trace_crs.lm.fake_server import FAULTS, FakeConfig, FakeLMServer, serve
 from trace_crs.lm.ranking import score_fit
+from trace_crs.lm.usage import recording_usage
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 PLACES = '[p7] Luigi (Italian)\n  [R1] "The handmade pasta was wonderful and the room was quiet enough for a long talk."\n[p3] Taco Loco'

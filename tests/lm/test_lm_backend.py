@@ -14,9 +14,10 @@ from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
 from trace_crs.baselines.memory import MemoryAugmentedBaseline
 from trace_crs.baselines.mrs import MultiReviewSynthesisBaseline
 from trace_crs.baselines.rag_citation import RAGCitationBaseline
-from trace_crs.lm.backend import build_lm, configure_disk_cache, model_id, recording_usage, usage_store
+from trace_crs.lm.backend import build_lm, configure_disk_cache, model_id
 from trace_crs.lm.config import lm_config_from_yaml, resolve_lm_config
 from trace_crs.lm.fake_server import serve
+from trace_crs.lm.usage import recording_usage, usage_store
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 LLM_BASELINES = [LLMZeroShotBaseline, DSTBaseline, RAGCitationBaseline, MultiReviewSynthesisBaseline,

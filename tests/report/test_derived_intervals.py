@@ -1,4 +1,4 @@
-"""Issue 17 for the derived tables (17, 19, 22, 23, 27): every LLM row carries n and a 95 %
+"""Intervals for the derived tables (17, 19, 22, 23, 27): every LLM row carries n and a 95 %
 dialogue-cluster bootstrap interval per column, "insufficient n" below MIN_CLUSTERS dialogues.
 
 Fixture: run ``closed`` scores TF-IDF (non-LLM, never shown), run ``closed_llm`` scores LLM

@@ -20,7 +20,7 @@ def test_verdict_rule(low, high, expected):
 def _frame(tmp_path):
     """30 dialogues, one turn each.  headline: every non-LLM baseline's R@3 = paper + 0.2 on every
     turn; ranked_list=response: R@3 = the paper's value exactly; t2r_count=system: = headline."""
-    printed = diagnosis._paper_values()
+    printed = diagnosis.paper_values()
     rows = []
     for variant, shift in (("headline", 0.2), ("ranked_list=response", 0.0), ("t2r_count=system", 0.2)):
         for b in printed.index:

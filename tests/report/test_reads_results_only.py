@@ -1,4 +1,4 @@
-"""The book reads ``results/`` (and shipped package data) only (issue 16 item 3).
+"""The book reads ``results/`` (and shipped package data) only (STYLE "Book": it never runs models).
 
 Checked on the source of ``trace_crs.report``: no module imports a loader of ``data/`` (the KB,
 the dialogue corpus, its split ids, raw JSONL) or names a ``data/`` path, except the modules
@@ -29,7 +29,7 @@ READS_DATA = {
 COMPUTES = {"trace_crs.kb", "trace_crs.dialogues", "trace_crs.dialogues.schema", "trace_crs.metrics.score",
             "trace_crs.metrics.predictions", "trace_crs.stats.rescore"}
 COMPUTE_NAMES = {"score_predictions", "run_inputs", "RunInputs", "analyse", "index_predictions"}
-# Modules that still write a CSV inside load: another helper owns them (issue 16 exception).
+# Modules that still write a CSV inside load: another helper owns them (left to their owners).
 WRITES_IN_LOAD = {"t29": "owned by the judge work", "core_judge": "owned by the judge work",
                   "live_vs_replayed": "owned by the live work",
                   "compare": "publish() kept for t29 and core_judge until their notebooks write the CSV"}

@@ -11,7 +11,7 @@ LLM baselines) decline in words instead (:func:`decline_table`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.spatial import spatial_scores
 from trace_crs.baselines.tfidf import tfidf_scores
-from trace_crs.dialogues.schema import ABSTAIN_ACTION, REC_ACTIONS
+from trace_crs.dialogues.schema import ABSTAIN_ACTION, REC_ACTIONS, Dialogue
 from trace_crs.dialogues.unsolvable import UNSOLVED_RE
 from trace_crs.kb import KB
 
@@ -37,7 +37,7 @@ def best_score(name: str, ctx: TurnContext) -> float:
     return float(np.max(scores)) if len(scores) else float("-inf")
 
 
-def first_request(dialogue: dict[str, Any], kb: KB) -> TurnContext:
+def first_request(dialogue: Dialogue, kb: KB) -> TurnContext:
     """The context of the dialogue's first system recommend/compare (or abstain) turn."""
     i = next(
         i
@@ -48,7 +48,7 @@ def first_request(dialogue: dict[str, Any], kb: KB) -> TurnContext:
 
 
 def confidence_table(
-    kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]], names: tuple[str, ...] = tuple(CONFIDENCE)
+    kb: KB, unsolvable: Sequence[Dialogue], solvable: Sequence[Dialogue], names: tuple[str, ...] = tuple(CONFIDENCE)
 ) -> pd.DataFrame:
     """``dialogue_id, baseline, unsolvable, best_score`` at the first request of every item."""
     rows = []
@@ -68,7 +68,7 @@ def declined(out: Any) -> bool:
 
 
 def decline_table(
-    kb: KB, unsolvable: list[dict[str, Any]], solvable: list[dict[str, Any]], systems: Mapping[str, Any]
+    kb: KB, unsolvable: Sequence[Dialogue], solvable: Sequence[Dialogue], systems: Mapping[str, Any]
 ) -> pd.DataFrame:
     """Generative systems (LLM baselines: the ``[Unsolved]`` rule is in their prompt,
     :mod:`trace_crs.baselines.unsolved_rule`) at the first request of every item:

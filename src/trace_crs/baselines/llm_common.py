@@ -38,9 +38,10 @@ from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT
 from trace_crs.dialogues.unsolvable import UNSOLVED_RE as UNSOLVED
 from trace_crs.kb import KB
 from trace_crs.lm.adapter import LenientChatAdapter
-from trace_crs.lm.backend import build_lm, open_lm, recording_usage
+from trace_crs.lm.backend import build_lm, open_lm
 from trace_crs.lm.config import LMConfig, resolve_lm_config
 from trace_crs.lm.ranking import logprob_rank, score_fit
+from trace_crs.lm.usage import recording_usage
 
 PROMPT_VERSION = "v1"
 REVIEW_CHARS = 200

@@ -207,6 +207,14 @@ def add_seed(p: argparse.ArgumentParser, what: str, *, from_config: bool = False
     )
 
 
+def add_n_boot(p: argparse.ArgumentParser, what: str) -> None:
+    """``--n-boot``, default :data:`trace_crs.stats.bootstrap.N_BOOT` (Appendix L's resamples per
+    interval); ``what`` says which intervals it sizes."""
+    from trace_crs.stats.bootstrap import N_BOOT  # numpy and pandas load only for the commands that bootstrap
+
+    p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"{what} (default {N_BOOT})")
+
+
 def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
     """The flags ``evaluate`` and ``converse`` share (``--config``/``--set``, inputs, baselines,
     pool, subset, seed); the keyword arguments are the help texts that differ."""
@@ -241,6 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         importlib.import_module(f"trace_crs.cli.{name}").register(sub)
     return parser
+
+
+def add_group(subparsers: Any, name: str, help: str) -> Any:
+    """A command group ``trace-crs <name> <subcommand>``: its subcommand lands in
+    ``args.<name>_command``, where :func:`command_of` reads it; returns the group's subparsers."""
+    return subparsers.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", required=True)
 
 
 def command_of(args: argparse.Namespace) -> tuple[str, str | None]:

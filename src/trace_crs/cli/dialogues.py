@@ -12,10 +12,11 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
+from trace_crs.cli import add_group
 from trace_crs.errors import DataError, UsageError
 
 
@@ -220,7 +221,9 @@ def _unsolvable(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.unsolvable import build_unsolvable
     from trace_crs.kb.store import dump_jsonl
 
-    items = build_unsolvable(_load_kb(args.kb), load_dialogues(args.file), args.n, args.seed)
+    # build_unsolvable reads each dialogue as a plain mapping of the schema's fields
+    corpus = cast("list[dict[str, Any]]", load_dialogues(args.file))
+    items = build_unsolvable(_load_kb(args.kb), corpus, args.n, args.seed)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     dump_jsonl(items, args.out)
     print(
@@ -270,8 +273,7 @@ def resolve_corpus(args: argparse.Namespace) -> None:
 
 def register(subparsers) -> None:
     """Add the ``dialogues`` command group."""
-    group = subparsers.add_parser("dialogues", help="generate, validate and release the dialogue corpus")
-    sub = group.add_subparsers(dest="dialogues_command", required=True)
+    sub = add_group(subparsers, "dialogues", "generate, validate and release the dialogue corpus")
     p = sub.add_parser("generate", help="generate dialogues (simulated: offline default; llm: DSPy + litellm)")
     p.add_argument("--kb", required=True)
     p.add_argument("--n", type=int, required=True)

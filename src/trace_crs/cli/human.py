@@ -1,6 +1,6 @@
 """`trace-crs human` commands: the paper's annotation study (seed 000 App. K).
 
-* ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot 1000] [--seed N]
+* ``trace-crs human agree --labels LABELS.jsonl [--key KEY.jsonl] [--n-boot N] [--seed N]
   [--source study|simulated] --out DIR`` — Tables 10–15 twins from collected labels (:mod:`trace_crs.human.study`):
   ``DIR/<table>.parquet`` and ``DIR/summary.json`` (written last: the tables it lists, the labels'
   and key's paths and sha256, the source).
@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from trace_crs.atomic import commit_files
-from trace_crs.cli import add_seed
+from trace_crs.cli import add_group, add_n_boot, add_seed
 from trace_crs.errors import UsageError
 from trace_crs.human.sample import N_TASK2, sample_items, task2_count
 from trace_crs.human.study import analyse
@@ -158,12 +158,11 @@ def _export(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add ``human agree``, ``human sample``, ``human serve`` and ``human export``."""
-    group = subparsers.add_parser("human", help="human evaluation kit (App. K): agreement and validation tables")
-    sub = group.add_subparsers(dest="human_command", required=True)
+    sub = add_group(subparsers, "human", "human evaluation kit (App. K): agreement and validation tables")
     agree = sub.add_parser("agree", help="Krippendorff alpha, leave-out, Tables 10-15 twins from a labels file")
     agree.add_argument("--labels", type=Path, required=True, help="labels JSON lines (Task 1 and Task 2)")
     agree.add_argument("--key", type=Path, help="the sampler's key file (item -> baseline, metric scores)")
-    agree.add_argument("--n-boot", type=int, default=1000)
+    add_n_boot(agree, "bootstrap resamples of the metric-human correlation intervals")
     add_seed(agree, "seed of the bootstrap resamples")
     agree.add_argument(
         "--source",

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from trace_crs.atomic import write_atomic
-from trace_crs.cli import add_seed
+from trace_crs.cli import add_group, add_seed
 from trace_crs.cli.score import refuse_inputs
 from trace_crs.errors import UsageError
 
@@ -336,8 +336,7 @@ def register(subparsers) -> None:
     """Add ``trace-crs judge {core,transcripts,agree}``."""
     from trace_crs.judge import AGGREGATORS, MODES
 
-    group = subparsers.add_parser("judge", help="CoRE: judge any CRS transcript with an LLM (12 factors, debate)")
-    sub = group.add_subparsers(dest="judge_command", required=True)
+    sub = add_group(subparsers, "judge", "CoRE: judge any CRS transcript with an LLM (12 factors, debate)")
     p = sub.add_parser("core", help="rate transcripts on the 12 CoRE factors and aggregate them")
     p.add_argument("--transcripts", required=True, help="transcripts JSON lines (trace_crs.judge.transcript)")
     p.add_argument("--out", required=True, help="output JSON lines, one judged record per transcript")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
+from trace_crs.cli import add_group
 from trace_crs.kb.kbstats import cell_counts, format_summary, summarize
 from trace_crs.kb.store import load_kb, write_kb
 
@@ -115,8 +116,7 @@ def _degrade(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``kb build``, ``kb stats``, ``kb calibrate``, ``kb realism`` and ``kb degrade``."""
-    kb = subparsers.add_parser("kb", help="build and summarise the POI knowledge base")
-    sub = kb.add_subparsers(dest="kb_command", required=True)
+    sub = add_group(subparsers, "kb", "build and summarise the POI knowledge base")
     build = sub.add_parser("build", help="build a KB directory (pois.jsonl, reviews.jsonl, MANIFEST.json)")
     build.add_argument("--source", choices=("synthetic", "yelp"), default="synthetic")
     build.add_argument("--yelp-dir", help="directory with the Yelp Open Dataset business/review JSON files")

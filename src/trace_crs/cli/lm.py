@@ -15,6 +15,7 @@ import argparse
 import json
 import time
 
+from trace_crs.cli import add_group
 from trace_crs.lm.config import as_dict, lm_config_from_yaml, resolve_lm_config
 from trace_crs.lm.weights import WEIGHTS, assemble, weights_path
 
@@ -47,7 +48,8 @@ def _config(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from trace_crs.lm.backend import open_lm, recording_usage
+    from trace_crs.lm.backend import open_lm
+    from trace_crs.lm.usage import recording_usage
 
     cfg = _cfg(args)
     start = time.perf_counter()
@@ -78,8 +80,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers) -> None:
     """Add ``trace-crs lm {fetch,weights,config,ask}``."""
-    lm = subparsers.add_parser("lm", help="local weights and the LM backend")
-    sub = lm.add_subparsers(dest="lm_command", required=True)
+    sub = add_group(subparsers, "lm", "local weights and the LM backend")
     p = sub.add_parser("fetch", help="assemble and SHA-256-check one GGUF weights file")
     p.add_argument("--name", required=True, choices=sorted(WEIGHTS))
     p.add_argument("--models-dir", default="models")

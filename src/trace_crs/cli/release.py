@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from trace_crs.cli import add_seed
+from trace_crs.cli import add_group, add_seed
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -50,8 +50,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
-    group = subparsers.add_parser("release", help="import the paper's official release / export ours in its layout")
-    sub = group.add_subparsers(dest="release_command", required=True)
+    sub = add_group(subparsers, "release", "import the paper's official release / export ours in its layout")
     p = sub.add_parser(
         "import", help="map crs_dataset.json + poi_knowledge_base.json + splits, hydrated from a Yelp bundle"
     )

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from trace_crs.atomic import commit_files, refuse_overlap
 from trace_crs.cli import add_seed, given_flags
 from trace_crs.config import POOLS, ScoreConfig, load_config
+from trace_crs.dialogues.schema import Dialogue
 from trace_crs.errors import DataError, UsageError
 from trace_crs.results_layout import score_outputs
 
@@ -82,7 +83,7 @@ def score_config(args: argparse.Namespace) -> ScoreConfig:
     return load_config(ScoreConfig, args.config, [*(args.set or []), *flags], section="score")
 
 
-def restrict(dialogues: list[dict], ids_path: str | None) -> list[dict]:
+def restrict(dialogues: list[Dialogue], ids_path: str | None) -> list[Dialogue]:
     """The dialogues whose ids ``ids_path`` (a JSON list) names; an unknown id is an error."""
     if not ids_path:
         return dialogues

@@ -1,7 +1,7 @@
 """`trace-crs stats` commands: cluster bootstrap and routing oracles over score parquet files.
 
 * ``trace-crs stats bootstrap --scores DIR [--level per_turn|per_dialogue] [--pair A:B:METRIC ...]
-  [--n-boot 1000] [--seed N] --out CSV`` — Table 21 pairs by default.
+  [--n-boot N] [--seed N] --out CSV`` — Table 21 pairs by default.
 * ``trace-crs stats abstention --kb DIR --dialogues FILE --unsolvable FILE [--n-solvable 300]
   [--seed N] --out DIR`` — TravelBench-style abstention of the rankers with a confidence
   (:mod:`trace_crs.baselines.abstain`): best candidate score at the first request of every
@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
-from trace_crs.cli import add_seed
+from trace_crs.cli import add_group, add_n_boot, add_seed
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
@@ -249,13 +249,12 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add ``stats bootstrap``, ``stats abstention``, ``stats oracle`` and ``stats sensitivity``."""
-    group = subparsers.add_parser("stats", help="bootstrap CIs and routing oracles over score files")
-    sub = group.add_subparsers(dest="stats_command", required=True)
+    sub = add_group(subparsers, "stats", "bootstrap CIs and routing oracles over score files")
     boot = sub.add_parser("bootstrap", help="paired cluster bootstrap by dialogue (Table 21)")
     boot.add_argument("--scores", type=Path, required=True, help="results/<profile>/scores/<run>/")
     boot.add_argument("--level", choices=("per_turn", "per_dialogue"), default="per_turn")
     boot.add_argument("--pair", type=_pair, action="append", help="A:B:METRIC (repeatable; default Table 21)")
-    boot.add_argument("--n-boot", type=int, default=1000)
+    add_n_boot(boot, "bootstrap resamples of every pair")
     add_seed(boot, "seed of the bootstrap resamples")
     boot.add_argument("--out", type=Path, required=True)
     boot.set_defaults(func=_bootstrap)

@@ -26,7 +26,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from sklearn.metrics import mutual_info_score
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import ANCHOR_RADII_KM, Constraint, hidden_preferences, satisfying
-from trace_crs.dialogues.schema import REC_ACTIONS
+from trace_crs.dialogues.schema import REC_ACTIONS, Dialogue
 from trace_crs.kb.geo import city_table
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling
@@ -83,7 +83,7 @@ def _strip(text: str, words: Iterable[str]) -> str:
     return text
 
 
-def _turn_texts(dialogue: dict[str, Any], upto: int, kb: KB, strong: bool) -> list[str]:
+def _turn_texts(dialogue: Dialogue, upto: int, kb: KB, strong: bool) -> list[str]:
     texts = [t["text"] for t in dialogue["turns"][:upto] if t["role"] == "user"]
     if not strong:
         return texts
@@ -92,7 +92,7 @@ def _turn_texts(dialogue: dict[str, Any], upto: int, kb: KB, strong: bool) -> li
     return [_strip(t, [scen.get("persona", ""), scen.get("context", ""), scen["city"], *names]) for t in texts]
 
 
-def decoder_audit(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]:
+def decoder_audit(dialogues: Iterable[Dialogue], kb: KB) -> dict[str, Any]:
     """Exact-acceptable-set recovery (``simple``, ``strong``) over recommend/compare turns and
     hidden-preference item recall, with their counts."""
     exact = {"simple": 0, "strong": 0}
@@ -158,7 +158,7 @@ def _conditional_mi(personas: np.ndarray, values: np.ndarray, types: np.ndarray)
     return mi
 
 
-def _facet_columns(dialogues: list[dict[str, Any]], facet: str) -> list[np.ndarray]:
+def _facet_columns(dialogues: Sequence[Dialogue], facet: str) -> list[np.ndarray]:
     hidden = [d["scenario"]["hidden_preferences"] for d in dialogues]
     if facet in ("ambience", "features"):
         wanted = sorted({v for h in hidden for v in h.get(facet) or []})
@@ -167,7 +167,7 @@ def _facet_columns(dialogues: list[dict[str, Any]], facet: str) -> list[np.ndarr
 
 
 def persona_information(
-    dialogues: list[dict[str, Any]], seed: int = DEFAULT_SEED, n_control: int = 5
+    dialogues: Sequence[Dialogue], seed: int = DEFAULT_SEED, n_control: int = 5
 ) -> dict[str, dict[str, float]]:
     """Per facet: ``mi_bits`` = I(persona type; facet | POI type), ``control_bits`` with persona
     types shuffled within each POI type, and ``excess_bits`` = the difference."""

@@ -1,6 +1,6 @@
 """Generator A, the LLM dialogue generator (paper §2.2, Appendix G prompt V2): one DSPy
 Signature whose docstring carries the V2 rules, one Module, a conversion of the model's
-JSON turns into the dialogue schema (citations parsed from ``"quote" [Rn]``, located in the
+JSON turns into the dialogue schema (:mod:`llm_turns`: citations parsed from ``"quote" [Rn]``, located in the
 cited review and snapped to the exact span when the rapidfuzz partial ratio is ≥ 0.80),
 validation (:mod:`validate`) and a retry policy (retries counted, failures recorded).
 
@@ -29,19 +29,18 @@ from typing import Any
 
 import dspy
 import numpy as np
-from rapidfuzz import fuzz
 from tqdm import tqdm
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import empty_preferences
 from trace_crs.dialogues.llm_schema import SchemaJSONAdapter, demo, output_schema, response_format, suggested_actions
+from trace_crs.dialogues.llm_turns import to_dialogue
 from trace_crs.dialogues.personas import sample_persona, scenario_cycle
 from trace_crs.dialogues.pools import expanded_pools, open_set, sample_candidates
-from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, REC_ACTIONS
 from trace_crs.dialogues.simulator import dialogue_id, scenario_record
 from trace_crs.dialogues.splits import assign_splits
 from trace_crs.dialogues.tiers import TIER_SPECS, allocate_tiers
-from trace_crs.dialogues.validate import FUZZY_THRESHOLD, dialogue_failures
+from trace_crs.dialogues.validate import dialogue_failures
 from trace_crs.kb.store import KB
 
 PROMPT_VERSION = "v2"
@@ -123,82 +122,6 @@ def excerpt(text: str, chars: int | None) -> str:
         if end > chars // 2:
             return cut[:end].rstrip()
     return text[:chars]
-
-
-def _citations(
-    text: str, review_ids: list[str], kb: KB, labels: dict[str, str] | None = None
-) -> tuple[str, list[dict[str, Any]]]:
-    """Parse ``"quote" [Rn]`` spans; locate each in its review (exact, else the best partial
-    alignment, snapped into the text when its ratio is ≥ 0.80).  The review of ``[Rn]`` is
-    ``review_ids[n-1]``, or with ``labels`` (excerpt label → review id) ``labels["Rn"]``; then
-    every label of the text is renumbered ``R1, R2, …`` in order of first appearance."""
-    if labels is None:
-
-        def review_of(label: str, /) -> str:
-            k = int(label[1:]) - 1
-            return review_ids[k] if 0 <= k < len(review_ids) else ""
-    else:
-        new: dict[str, str] = {}
-        for old in LABEL_RE.findall(text):
-            new.setdefault(old, f"R{len(new) + 1}")
-        resolved = {new[old]: labels.get(old, "") for old in new}
-        text = LABEL_RE.sub(lambda m: f"[{new[m.group(1)]}]", text)
-        review_of = resolved.__getitem__
-    citations = []
-    for quote, label in QUOTE_RE.findall(text):
-        rid = review_of(label)
-        review = kb.reviews.get(rid)
-        start, end = -1, -1
-        if review is not None:
-            start = review.text.find(quote)
-            if start >= 0:
-                end = start + len(quote)
-            else:
-                aln = fuzz.partial_ratio_alignment(quote, review.text)
-                if (
-                    len(quote) <= len(review.text)
-                    and aln is not None
-                    and aln.score >= FUZZY_THRESHOLD
-                    and aln.dest_end > aln.dest_start
-                ):
-                    start, end = aln.dest_start, aln.dest_end
-                    exact = review.text[start:end]
-                    text = text.replace(f'"{quote}" [{label}]', f'"{exact}" [{label}]', 1)
-                    quote = exact
-                else:
-                    start, end = 0, len(quote)
-        citations.append({"label": label, "review_id": rid, "quote": quote, "start": max(start, 0), "end": max(end, 1)})
-    return text, citations
-
-
-def to_dialogue(
-    pred: dspy.Prediction, base: dict[str, Any], kb: KB, labels: dict[str, str] | None = None
-) -> dict[str, Any]:
-    """Assemble a dialogue record from a prediction and the scenario/pool fields ``base``;
-    ``labels`` (labelled prompts: ``P1``… → POI id, ``R1``… → review id) turns the labels the
-    model wrote in id lists and after quotes (see :func:`_citations`) into ids."""
-    name = labels.get if labels else (lambda x, _=None: x)
-    turns = []
-    for raw in pred.turns:
-        if not isinstance(raw, dict):
-            raise ValueError(f"turn is not an object: {raw!r:.80}")
-        review_ids = [name(r, r) for r in raw.get("referenced_review_ids") or []]
-        text, citations = _citations(str(raw.get("text", "")), review_ids, kb, labels)
-        turn: dict[str, Any] = {
-            "turn_id": raw.get("turn_id"),
-            "role": raw.get("role"),
-            "action": raw.get("action"),
-            "text": text,
-            "referenced_poi_ids": [name(b, b) for b in raw.get("referenced_poi_ids") or []],
-            "referenced_review_ids": review_ids,
-            "citations": citations,
-        }
-        if turn["action"] in REC_ACTIONS:
-            turn["gold_poi_ids"] = list(turn["referenced_poi_ids"])
-            alts = [name(b, b) for b in (pred.multi_reference or {}).get(str(turn["turn_id"]), [])]
-            turn["acceptable_alternative_poi_ids"] = [b for b in alts if b not in turn["gold_poi_ids"]]
-        turns.append(turn)
-    return {**base, "turns": turns}
 
 
 @dataclass(frozen=True)

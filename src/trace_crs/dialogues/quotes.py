@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any
 
-from trace_crs.dialogues.schema import Span
+from trace_crs.dialogues.schema import Dialogue, Span
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.review_writer import QUOTABLE_MAX_CHARS
 from trace_crs.kb.store import KB
@@ -89,7 +89,7 @@ class QuoteFinder:
         return Span(review.review_id, a, b, review.text[a:b]) if b > a else None
 
 
-def quote_owner_counts(dialogues: Iterable[dict[str, Any]], kb: KB) -> list[tuple[str, int]]:
+def quote_owner_counts(dialogues: Iterable[Dialogue], kb: KB) -> list[tuple[str, int]]:
     """``(dialogue_id, number of POIs)`` for every ``citations[].quote`` of every system turn, in
     corpus order: the number of distinct POIs whose review texts hold the quote verbatim
     (case-sensitive substring; a quote never matches across two reviews)."""
@@ -117,7 +117,7 @@ def quote_owner_counts(dialogues: Iterable[dict[str, Any]], kb: KB) -> list[tupl
     return out
 
 
-def quote_specificity(dialogues: Iterable[dict[str, Any]], kb: KB) -> dict[str, Any]:
+def quote_specificity(dialogues: Iterable[Dialogue], kb: KB) -> dict[str, Any]:
     """How many POIs' reviews hold each cited quote verbatim (paper §2.2: a quote grounds a
     claim about one POI; :func:`quote_owner_counts`): the number of quotes, the share found in
     the reviews of exactly one POI, and the counts by number of POIs (0, 1, 2, 3+).  Every

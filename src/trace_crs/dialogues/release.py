@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from typing import Any
+from typing import Any, cast
 
+from trace_crs.dialogues.schema import Dialogue
 from trace_crs.kb.store import KB
 
 
@@ -30,9 +31,9 @@ def _quoted(quote: str, label: str) -> str:
     return f'"{quote}" [{label}]'
 
 
-def release_dialogue(d: dict[str, Any], kb: KB) -> dict[str, Any]:
+def release_dialogue(d: Dialogue, kb: KB) -> dict[str, Any]:
     """The release form of one dialogue (the input is not modified)."""
-    out = copy.deepcopy(d)
+    out = cast(dict[str, Any], copy.deepcopy(d))  # the same keys; each turn's citations become pointers
     n = 0
     for turn in out["turns"]:
         pointers = []

@@ -213,22 +213,23 @@ def is_recorded_valid(path: str | Path) -> bool:
         return False
 
 
-def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[dict[str, Any]]:
+def iter_dialogues(path: str | Path, trust_record: bool = True) -> Iterator[Dialogue]:
     """Yield validated dialogues of a JSON-lines file, in file order (the per-record schema check
     is skipped when ``trust_record`` and :func:`is_recorded_valid`); a dialogue id seen twice is
     an error (it would be scored twice)."""
     checked = not (trust_record and is_recorded_valid(path))
     seen: set[str | None] = set()
     for lineno, rec in dialogue_lines(path):
-        rec = check_dialogue(rec, str(path), lineno) if checked else rec
-        did = rec.get("dialogue_id") if isinstance(rec, dict) else None
+        # unchecked only when the file's validation record vouches for every line
+        dialogue = check_dialogue(rec, str(path), lineno) if checked else cast(Dialogue, rec)
+        did = dialogue.get("dialogue_id") if isinstance(dialogue, dict) else None
         if did in seen:
             raise DialogueFormatError(str(path), lineno, did, "dialogue_id", "duplicate (seen on an earlier line)")
         seen.add(did)
-        yield rec
+        yield dialogue
 
 
-def load_dialogues(path: str | Path, trust_record: bool = True) -> list[dict[str, Any]]:
+def load_dialogues(path: str | Path, trust_record: bool = True) -> list[Dialogue]:
     """All validated dialogues of a file (raises on the first malformed line; an empty file is
     a data error: "0 passed" of nothing must not be recorded as a validated corpus)."""
     out = list(iter_dialogues(recover(path), trust_record))  # rolls forward a killed commit

@@ -19,20 +19,21 @@ With the KB (:func:`evidence_stats`), two properties the data card reports:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any, TypedDict
 
 import numpy as np
 
 from trace_crs.dialogues.constraints import constraints_of, meets
 from trace_crs.dialogues.quotes import quote_specificity
-from trace_crs.dialogues.schema import REC_ACTIONS, SPLITS, TIERS
+from trace_crs.dialogues.schema import REC_ACTIONS, SPLITS, TIERS, Dialogue
 from trace_crs.errors import DataError
 from trace_crs.kb.store import KB
 
 COMPOSITE = ("avoid", "either")  # the negated and the disjunctive preference kinds
 
 
-def corpus_stats(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
+def corpus_stats(dialogues: Sequence[Dialogue]) -> dict[str, Any]:
     """Table-3 statistics of a list of dialogues (NaN for empty input)."""
     n = len(dialogues)
     turns = np.array([len(d["turns"]) for d in dialogues], dtype=float)
@@ -80,7 +81,7 @@ class PreferenceRow(TypedDict):
     rejected_gold_with_avoided: int
 
 
-def preference_rows(dialogues: list[dict[str, Any]], kb: KB, source: str | None = None) -> list[PreferenceRow]:
+def preference_rows(dialogues: Sequence[Dialogue], kb: KB, source: str | None = None) -> list[PreferenceRow]:
     """Per dialogue: whether its hidden preferences hold a negated (``avoid``) value and a
     disjunctive (``either``) group, and the gold check.
 
@@ -132,7 +133,7 @@ def preference_rows(dialogues: list[dict[str, Any]], kb: KB, source: str | None 
     return rows
 
 
-def preference_language(dialogues: list[dict[str, Any]], kb: KB, source: str | None = None) -> dict[str, Any]:
+def preference_language(dialogues: Sequence[Dialogue], kb: KB, source: str | None = None) -> dict[str, Any]:
     """Corpus totals of :func:`preference_rows`; ``share`` fields are over all dialogues (NaN
     for none)."""
     rows = preference_rows(dialogues, kb, source)
@@ -157,7 +158,7 @@ def preference_language(dialogues: list[dict[str, Any]], kb: KB, source: str | N
     }
 
 
-def evidence_stats(dialogues: list[dict[str, Any]], kb: KB, source: str | None = None) -> dict[str, Any]:
+def evidence_stats(dialogues: Sequence[Dialogue], kb: KB, source: str | None = None) -> dict[str, Any]:
     """The KB-dependent statistics of the data card: ``quotes`` (quote specificity) and
     ``preferences`` (:func:`preference_language`)."""
     return {"quotes": quote_specificity(dialogues, kb), "preferences": preference_language(dialogues, kb, source)}

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import json
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from trace_crs import DEFAULT_SEED
-from trace_crs.dialogues.schema import parse_quotes
+from trace_crs.dialogues.schema import Dialogue, parse_quotes
 from trace_crs.errors import UsageError
 from trace_crs.kb.store import KB
 
@@ -35,7 +35,7 @@ KEY_METRICS = ("gs", "cgs", "cd")
 N_TASK2 = 20  # Task 2 dialogues by default (App. K.3: 20 of the 30)
 
 
-def _context(dialogue: dict[str, Any], turn_id: int) -> list[dict[str, str]]:
+def _context(dialogue: Dialogue, turn_id: int) -> list[dict[str, str]]:
     return [{"role": t["role"], "text": t["text"]} for t in dialogue["turns"] if t["turn_id"] < turn_id]
 
 
@@ -91,7 +91,7 @@ def task2_count(n: int, n_task2: int | None) -> int:
 
 def sample_items(
     records: pd.DataFrame,
-    dialogues: dict[str, dict[str, Any]],
+    dialogues: Mapping[str, Dialogue],
     kb: KB,
     baselines: Sequence[str],
     n: int,

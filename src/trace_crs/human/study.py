@@ -23,6 +23,7 @@ from trace_crs.human.validity import (
     table10,
 )
 from trace_crs.kb.store import iter_jsonl
+from trace_crs.stats.bootstrap import N_BOOT
 
 #: the automated grounding metrics Table 14/15 set against the human ratings (paper §7.1, App. K.3)
 AUTO_METRICS = ("cgs", "gs", "cd")
@@ -44,7 +45,7 @@ def read_key(path: str | Path) -> pd.DataFrame:
 
 
 def analyse(
-    labels: str | Path, key: str | Path | None = None, n_boot: int = 1000, seed: int = DEFAULT_SEED
+    labels: str | Path, key: str | Path | None = None, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED
 ) -> dict[str, pd.DataFrame]:
     """Every frame of the chapter from a labels file (and the key file, when labels are blind)."""
     t1_raw, t2_raw = read_labels(labels)

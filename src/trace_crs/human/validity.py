@@ -30,7 +30,7 @@ from scipy import stats
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.human.labels import CITATION_LABELS, ERROR_CATEGORIES
-from trace_crs.stats.bootstrap import bootstrap_indices
+from trace_crs.stats.bootstrap import N_BOOT, bootstrap_indices
 from trace_crs.stats.paired import paired_t
 
 HUMAN_COLUMNS = ("cite_prec", "info", "nat", "error_free")
@@ -125,7 +125,7 @@ def metric_correlations(
     items: pd.DataFrame,
     metrics: Sequence[str],
     humans: Sequence[str] = HUMAN_COLUMNS,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
 ) -> pd.DataFrame:

@@ -42,8 +42,8 @@ from dspy.utils.exceptions import AdapterParseError
 from trace_crs.judge import MODES
 from trace_crs.judge.factors import FACTORS, SCORES, guideline
 from trace_crs.judge.transcript import Transcript
-from trace_crs.lm.backend import recording_usage
 from trace_crs.lm.config import local_concurrency
+from trace_crs.lm.usage import recording_usage
 
 PROMPT_VERSION = "core-v2"
 RATIONALE_WORDS = 120  # "a brief explanation" (CoRE App. D steps; App. E Table 20 lengths)
@@ -148,7 +148,7 @@ def with_budget_retries(call: Callable[[str, dict[str, Any]], Any], retries: int
     """:func:`with_retries` for judge calls: ``call(note, config)`` where ``config`` holds a
     ``max_tokens`` doubled after each attempt whose reply was cut at the limit (capped at
     :data:`MAX_BUDGET_FACTOR` × the LM's own ``max_tokens``; empty when the LM states none).
-    Truncation is read from the LM's usage record (:func:`trace_crs.lm.backend.recording_usage`)."""
+    Truncation is read from the LM's usage record (:func:`trace_crs.lm.usage.recording_usage`)."""
     base = (getattr(lm, "kwargs", None) or {}).get("max_tokens")
     budget, error, cut, truncated = base, "", False, 0
     for attempt in range(retries + 1):

@@ -146,3 +146,9 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     if not rows:
         raise DataError("no records (empty file)", file=str(path))
     return pd.DataFrame(rows)
+
+
+def read_judged(path: str | Path) -> pd.DataFrame:
+    """:func:`read_ratings` of a judged file with its ``overall`` named ``core_avg`` (CoRE-Avg,
+    :func:`trace_crs.judge.aggregate.core_avg`), the name the CoRE report tables use."""
+    return read_ratings(path).rename(columns={"overall": "core_avg"})

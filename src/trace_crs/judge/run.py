@@ -30,7 +30,7 @@ from trace_crs.judge.persuasive import PERSUASIVE_VERSION, rate_persuasiveness
 from trace_crs.judge.records import judged_record
 from trace_crs.judge.transcript import Transcript, transcript_record
 from trace_crs.kb.store import iter_jsonl
-from trace_crs.lm.backend import recording_usage
+from trace_crs.lm.usage import recording_usage
 
 
 def settings_of(

@@ -31,18 +31,16 @@ from typing import Any
 import numpy as np
 import yaml
 
+from trace_crs.kb.review_body import body_sentences, opening
 from trace_crs.kb.review_grammar import (
     MAX_TRIES,
-    SECTION_WEIGHTS,
     SECTIONS,
     Voice,
-    body_sentence,
     facet_hits,
     fill,
     pick,
     reserved,
 )
-from trace_crs.kb.review_grammar import templates as grammar_templates
 from trace_crs.kb.schema import REVIEW_MAX_CHARS
 
 NEGATION_RATE = 0.06  # share of reviews that add a complaint about a missing feature
@@ -169,70 +167,6 @@ def _anchored(
     return None
 
 
-JOIN_RATE = 0.3  # share of body sentences joined to the previous one ("…, and …"): real sentences run longer
-_JOINABLE = {
-    "the",
-    "we",
-    "it",
-    "our",
-    "everything",
-    "things",
-    "from",
-    "nothing",
-    "parts",
-    "after",
-    "even",
-    "better",
-    "not",
-    "about",
-    "my",
-    "one",
-    "if",
-    "go",
-    "tip:",
-    "when",
-    "honestly",
-    "i",
-}
-
-
-def _join(first: str, second: str) -> str | None:
-    """``"A was fine." + "The B was not."`` → ``"A was fine, and the B was not."`` (None when
-    the second sentence does not start with a common word, e.g. a staff member's name)."""
-    head = second.split(" ", 1)[0]
-    if head.lower() not in _JOINABLE or not first.endswith("."):
-        return None
-    joined = f"{first[:-1]}, and {second if head == 'I' else second[0].lower() + second[1:]}"
-    return None if facet_hits(joined) else joined
-
-
-def _body(
-    rng: np.random.Generator, voice: Voice, mood: str, used: Collection[str], local: list[str], n: int
-) -> list[str]:
-    out: list[str] = []
-    for section in rng.choice(len(SECTIONS), size=n, p=SECTION_WEIGHTS):
-        text = body_sentence(rng, voice, SECTIONS[int(section)], mood, used, local + out)
-        if text is None:
-            continue
-        joined = _join(out[-1], text) if out and rng.random() < JOIN_RATE else None
-        if joined is not None:
-            out[-1] = joined
-        else:
-            out.append(text)
-    return out
-
-
-def _opening(
-    rng: np.random.Generator, voice: Voice, section: str, mood: str, used: Collection[str], local: list[str]
-) -> list[str]:
-    text = (
-        body_sentence(rng, voice, section, mood, used, local, strict=True)
-        if grammar_templates(section, voice.poi_type, mood)
-        else None
-    )
-    return [text] if text is not None else []
-
-
 def _layout(
     rng: np.random.Generator, first: list[str], core: list[str], body: list[str], last: list[str], target: int
 ) -> list[str]:
@@ -290,10 +224,10 @@ def write_review(
         s = pick(rng, bank["contradictions"][noise])
         text = _anchored(rng, s, voice, facet_hits(s), used, core)
         core += [text] if text else []
-    first = _opening(rng, voice, "opener", mood, used, core) if rng.random() < OPENER_RATE else []
+    first = opening(rng, voice, "opener", mood, used, core) if rng.random() < OPENER_RATE else []
     for section in rng.permutation(len(SECTIONS)) if not first else ():
         # the first sentence is a fallback quote (dialogues.quotes): one new to the KB, else a facet sentence
-        first = _opening(rng, voice, SECTIONS[int(section)], mood, used, core)
+        first = opening(rng, voice, SECTIONS[int(section)], mood, used, core)
         if first and len(first[0]) <= QUOTABLE_MAX_CHARS:
             break
         first = []
@@ -301,10 +235,10 @@ def write_review(
         first = []
     if not first and core:
         first, core = core[:1], core[1:]
-    last = _opening(rng, voice, "closer", mood, used, core + first) if rng.random() < CLOSER_RATE else []
+    last = opening(rng, voice, "closer", mood, used, core + first) if rng.random() < CLOSER_RATE else []
     for _ in range(MAX_TRIES):  # a text already in the KB (a short one-sentence review) is re-drawn
         target = draw_target_length(rng)
-        body = _body(rng, voice, mood, used, core + first + last, 14 if target >= REVIEW_MAX_CHARS else 10)
+        body = body_sentences(rng, voice, mood, used, core + first + last, 14 if target >= REVIEW_MAX_CHARS else 10)
         sentences = _layout(rng, first, core, body, last, target)
         text = " ".join(sentences)[:REVIEW_MAX_CHARS].rstrip()
         if text not in used:

@@ -1,4 +1,4 @@
-"""A lenient DSPy chat adapter for small local models (issue 4 item 3: "unparseable output").
+"""A lenient DSPy chat adapter for small local models (an unparseable answer would send the turn to the Popularity fallback).
 
 Small models often answer a one-field signature in plain prose, without DSPy's
 ``[[ ## response ## ]]`` markers.  ``LenientChatAdapter`` parses exactly like
@@ -9,7 +9,7 @@ Anything else — several outputs, typed outputs, an empty completion — still 
 
 The system message is a function of the signature alone (its fields, their types and the
 instructions), and DSPy rebuilds it on every call — a pydantic JSON schema per typed field,
-about a third of the CPU a request costs at paper scale (issue 17, measured with cProfile).
+about a third of the CPU a request costs at paper scale (measured with cProfile).
 ``format_system_message`` therefore keeps the message of each signature class, checked
 against the signature's instructions and field objects, so the text sent is unchanged.
 """

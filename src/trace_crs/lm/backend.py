@@ -1,4 +1,4 @@
-"""LMConfig → a DSPy LM, with on-disk record/replay and per-turn usage (issue 4 item 3).
+"""LMConfig → a DSPy LM, with on-disk record/replay and per-turn usage (paper §5 "Models": every LLM call through DSPy and litellm).
 
 ``open_lm(cfg)`` is a context manager yielding a :class:`TraceLM` (a ``dspy.LM``):
 
@@ -14,8 +14,8 @@ Caching: DSPy's cache keys a request on model id + messages + every decoding par
 ``open_lm`` points DSPy's disk cache at ``cfg.cache_dir`` (default ``~/.cache/trace-crs/lm``, outside the work tree so a fresh clone replays it) — the
 only global DSPy setting it touches, and only when called, never at import.
 
-Usage: ``TraceLM.forward`` adds each call's token usage, cost and model seconds to the tally
-of the innermost ``recording_usage()`` block of the current thread/context.  DSPy returns a
+Usage (:mod:`trace_crs.lm.usage`): ``TraceLM.forward`` adds each call's token usage, cost and
+model seconds to the tally of the innermost ``recording_usage()`` block of the current thread/context.  DSPy returns a
 cache hit without usage, so a replayed run would report zero tokens and zero seconds and the
 cost tables (Table 9, the oracle knapsack) would change with the cache state.  Instead, the
 usage measured when a request was first sent to the model is kept beside DSPy's cache
@@ -28,129 +28,22 @@ block (the baselines); other callers (the judge) replay without touching the mod
 
 from __future__ import annotations
 
-import contextvars
-import dataclasses
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import diskcache
 import dspy
 
 from trace_crs.lm.config import LMConfig, server_plan
 from trace_crs.lm.faults import call_with_retries
 from trace_crs.lm.server import ServerPool, shared_pool
+from trace_crs.lm.usage import count_call, measured_usage, open_tallies, usage_store, was_truncated
 from trace_crs.lm.weights import get_weights, verified_path
 
 LOCAL_API_KEY = "sk-local-no-key"
-
-
-_TALLY_ADD = threading.Lock()
-
-
-@dataclass
-class UsageTally:
-    """Token usage, cost and model seconds summed over the LM calls of one block."""
-
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    model_s: float = 0.0  # seconds the model took, as measured when each call was made
-    replayed_s: float = 0.0  # the part of model_s that this block replayed from the cache
-    truncated: int = 0  # replies cut at max_tokens (finish_reason "length")
-
-    def add(self, usage: dict[str, float], cache_hit: bool, replayed: bool, truncated: bool = False) -> None:
-        with _TALLY_ADD:  # concurrent calls of one block (the judge's factor calls) add to one tally
-            self._add(usage, cache_hit, replayed, truncated)
-
-    def _add(self, usage: dict[str, float], cache_hit: bool, replayed: bool, truncated: bool) -> None:
-        self.calls += 1
-        self.cache_hits += int(cache_hit)
-        self.truncated += int(truncated)
-        self.prompt_tokens += int(usage["prompt_tokens"])
-        self.completion_tokens += int(usage["completion_tokens"])
-        self.cost_usd += float(usage["cost_usd"])
-        self.model_s += float(usage["latency_s"])
-        self.replayed_s += float(usage["latency_s"]) if replayed else 0.0
-
-
-def measured_usage(response: Any, latency_s: float, cost_usd: float | None = None) -> dict[str, float]:
-    """Tokens, cost and seconds of one response that went to the model; ``cost_usd`` is DSPy's
-    price estimate of the call (litellm's ``response_cost`` when the response carries one)."""
-    usage = getattr(response, "usage", None) or {}
-    get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
-    hidden = getattr(response, "_hidden_params", None) or {}
-    cost = cost_usd if cost_usd is not None else hidden.get("response_cost")
-    return {
-        "prompt_tokens": int(get("prompt_tokens", 0) or 0),
-        "completion_tokens": int(get("completion_tokens", 0) or 0),
-        "cost_usd": float(cost or 0.0),
-        "latency_s": float(latency_s),
-    }
-
-
-def was_truncated(response: Any) -> bool:
-    """True when the (first) choice of ``response`` stopped at ``max_tokens`` (``finish_reason``
-    ``"length"``); read from the response itself, so a cache replay reports it too."""
-    choices = getattr(response, "choices", None) or (response.get("choices") if isinstance(response, dict) else None)
-    if not choices:
-        return False
-    first = choices[0]
-    reason = first.get("finish_reason") if isinstance(first, dict) else getattr(first, "finish_reason", None)
-    return reason == "length"
-
-
-# The open ``recording_usage()`` blocks of this thread/context, outermost first: a call counts in
-# every one of them, so a nested block (one judge attempt) never hides usage from its caller.
-_TALLY: contextvars.ContextVar[tuple[UsageTally, ...]] = contextvars.ContextVar("trace_lm_tally", default=())
-_PROCESS, _PROCESS_LOCK = UsageTally(), threading.Lock()
-_LEDGERS: list[tuple[set[str], UsageTally]] = []
-
-
-def process_usage() -> UsageTally:
-    """A copy of the usage of every :class:`TraceLM` call made in this process so far."""
-    with _PROCESS_LOCK:
-        return dataclasses.replace(_PROCESS)
-
-
-@contextmanager
-def distinct_requests() -> Iterator[UsageTally]:
-    """The usage of the first call of each distinct request made while the block is open, in
-    any thread of the process — what a run with an empty LM cache sends to the model
-    (``trace-crs evaluate --estimate``)."""
-    entry: tuple[set[str], UsageTally] = (set(), UsageTally())
-    with _PROCESS_LOCK:
-        _LEDGERS.append(entry)
-    try:
-        yield entry[1]
-    finally:
-        with _PROCESS_LOCK:
-            _LEDGERS.remove(entry)
-
-
-@contextmanager
-def recording_usage() -> Iterator[UsageTally]:
-    """Collect the usage of every :class:`TraceLM` call made inside the block (blocks nest: a
-    call counts in the innermost block and in every enclosing one)."""
-    tally = UsageTally()
-    token = _TALLY.set((*_TALLY.get(), tally))
-    try:
-        yield tally
-    finally:
-        _TALLY.reset(token)
-
-
-@cache
-def usage_store(cache_dir: str) -> diskcache.Cache:
-    """The measured usage of every request sent to a model, beside DSPy's cache in ``cache_dir``."""
-    return diskcache.Cache(str(Path(cache_dir).expanduser().resolve() / "usage"))
 
 
 END_MARKER = "[[ ## completed ## ]]"  # DSPy ChatAdapter's last line: nothing useful follows it
@@ -239,8 +132,8 @@ class TraceLM(dspy.LM):
             measured_usage(response, time.perf_counter() - start, cost),
             bool(getattr(response, "cache_hit", False)),
         )
-        recorded, tallies, cut = None, _TALLY.get(), was_truncated(response)
-        if self.trace_config is not None and tallies:  # only recorded usage is needed
+        recorded, cut = None, was_truncated(response)
+        if self.trace_config is not None and open_tallies():  # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
             recorded = store.get(key) if hit else None
             if hit and recorded is None:  # cached before usage was recorded: measure it now
@@ -249,14 +142,7 @@ class TraceLM(dspy.LM):
                 usage = measured_usage(fresh, time.perf_counter() - start, cost)
             if recorded is None:
                 store.set(key, usage)
-        for tally in tallies:
-            tally.add(recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
-        with _PROCESS_LOCK:
-            _PROCESS.add(recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
-            for seen, tally_ in _LEDGERS:
-                if key not in seen:
-                    seen.add(key)
-                    tally_.add(recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
+        count_call(key, recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
         return response
 
 

@@ -6,7 +6,7 @@ from two threads at once fails ("Already borrowed").
 
 Before torch is first imported, ``OMP_WAIT_POLICY=PASSIVE`` is set (unless the user set it):
 OpenMP threads then sleep between parallel regions instead of spinning.  On a 2-core machine
-that also runs 128–256 LLM request threads (issue 17), spinning cost 155 ms of CPU per
+that also runs 128–256 LLM request threads (a concurrent LLM run), spinning cost 155 ms of CPU per
 single-query embedding instead of 32 ms, and 9.6 s instead of 4.7 s for 524 texts in one
 batch (measured here, load 5); the wait policy does not change the arithmetic, so the
 vectors are bit-identical.

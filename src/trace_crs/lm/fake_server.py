@@ -1,16 +1,9 @@
-"""A local OpenAI-compatible fake LM server for tests and benchmarks (issue 17 item 3).
+"""A local OpenAI-compatible fake LM server for tests and benchmarks (latency and faults of an API, no model).
 
 Serves ``POST /v1/chat/completions``, ``GET /v1/models`` and ``GET /v1/stats`` (the counts of
-what it served) on 127.0.0.1 only.  Answers are
-a pure function of the request's messages (their SHA-256), shaped so DSPy's ``ChatAdapter``
-parses them: the output fields listed in the system message ("Your output fields are:")
-are answered in ``[[ ## field ## ]]`` blocks — a field whose name ends in ``ids`` gets the
-candidate ids found in the prompt (``[id]`` at a line start), permuted by the hash; other
-lists are empty, optional values null, ``bool`` fields yes/no by the hash, and ``str`` fields
-a sentence that quotes the first labelled review excerpt verbatim (``"…" [Rn]``).  A request
-with ``logprobs`` (the log-prob ranking of :mod:`trace_crs.lm.ranking`) gets a one-token
-``yes``/``no`` answer with ``top_logprobs``.  Usage counts 4 characters a token.  Tests that
-need other answers pass ``reply`` (the request's messages → the reply text) to :func:`serve`.
+what it served) on 127.0.0.1 only.  Answers are a pure function of the request's messages
+(:mod:`trace_crs.lm.fake_answers`).  Usage counts 4 characters a token.  Tests that need other
+answers pass ``reply`` (the request's messages → the reply text) to :func:`serve`.
 
 Latency is lognormal (``latency_median_s``, ``latency_sigma``) and faults are drawn from
 ``rates`` (:data:`FAULTS`), both seeded by ``(seed, request hash, how often this request
@@ -30,40 +23,35 @@ prints its base URL, serves until SIGTERM / SIGINT, then prints the JSON counts 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
-import random
-import re
 import signal
 import socket
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from statistics import NormalDist
 from typing import Any
 
+from trace_crs import DEFAULT_SEED
+from trace_crs.lm.fake_answers import Reply, reply_to, request_hash, unit
+
 HOST = "127.0.0.1"
 _NORMAL = NormalDist()
 FAULTS: tuple[str, ...] = ("429", "429-retry-after", "500", "503", "timeout", "reset", "truncated", "non-json")
 REPLY_FAULTS: tuple[str, ...] = ("length",)  # a well-formed response with a bad reply (not retried by lm.faults)
 ALL_FAULTS = FAULTS + REPLY_FAULTS
-_OUTPUTS = re.compile(r"Your output fields are:\n(.*?)\nAll interactions", re.S)
-_FIELD = re.compile(r"^\d+\. `(\w+)` \((.+?)\)(?::|$)", re.M)
-_ID_LINE = re.compile(r"^\s*\[([^\]\s]+)\]", re.M)
-_EXCERPT = re.compile(r"\[(R\d+)\][^\"\n]*\"([^\"\n]+)\"")
-Reply = Callable[[list[dict[str, Any]]], str]  # the request's messages -> the reply text
 
 
 @dataclass(frozen=True)
 class FakeConfig:
     """What the fake server does: latency distribution, fault rates, seed."""
 
-    seed: int = 42
+    seed: int = DEFAULT_SEED
     latency_median_s: float = 0.0
     latency_sigma: float = 0.5
     rates: dict[str, float] = field(default_factory=dict)  # fault name -> probability per request
@@ -77,59 +65,6 @@ class FakeConfig:
             raise ValueError(f"fake server: unknown fault(s) {unknown}; known: {list(ALL_FAULTS)}")
         if sum(self.rates.values()) > 1 or any(r < 0 for r in self.rates.values()):
             raise ValueError(f"fake server: fault rates must be >= 0 and sum to <= 1, got {self.rates}")
-
-
-def _unit(*parts: object) -> float:
-    """A uniform number in [0, 1) determined by ``parts``."""
-    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
-
-
-def request_hash(body: dict[str, Any]) -> str:
-    """SHA-256 of the request's messages (canonical JSON): what the answer depends on."""
-    return hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).hexdigest()
-
-
-def _value(name: str, kind: str, prompt: str, h: str) -> str:
-    """The answer to one output field (see the module docstring)."""
-    if kind.startswith("list"):
-        if not name.endswith("ids"):
-            return "[]"
-        ids = list(dict.fromkeys(i for i in _ID_LINE.findall(prompt) if not re.fullmatch(r"R\d+", i)))
-        random.Random(h).shuffle(ids)
-        return json.dumps(ids)
-    if "NoneType" in kind:
-        return "null"
-    if kind == "bool":
-        return "true" if _unit(h, name) < 0.5 else "false"
-    if kind in ("int", "float"):
-        return "2"
-    quote = _EXCERPT.search(prompt)
-    cited = f' Reviewers say "{" ".join(quote.group(2).split()[:12])}" [{quote.group(1)}].' if quote else ""
-    return f"Fake answer {h[:8]}: the first place fits well.{cited}"
-
-
-def answer(body: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
-    """``(content, logprobs)`` of the deterministic answer to ``body``."""
-    h = request_hash(body)
-    messages = body.get("messages") or []
-    system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
-    prompt = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") != "system")
-    if body.get("logprobs"):
-        yes = -0.05 - 3.0 * _unit(h, "yes")
-        no = math.log(max(1e-12, 1 - math.exp(yes)))
-        token = "yes" if yes > no else "no"
-        top: list[dict[str, Any]] = [
-            {"token": "yes", "logprob": yes, "bytes": None},
-            {"token": "no", "logprob": no, "bytes": None},
-        ]
-        top.sort(key=lambda t: -t["logprob"])
-        return token, {"content": [{"token": token, "logprob": max(yes, no), "bytes": None, "top_logprobs": top}]}
-    section = _OUTPUTS.search(system)
-    if not section:
-        return f"Fake answer {h[:8]}.", None
-    blocks = [f"[[ ## {n} ## ]]\n{_value(n, kind, prompt, h)}" for n, kind in _FIELD.findall(section.group(1))]
-    return "\n\n".join(blocks + ["[[ ## completed ## ]]"]), None
 
 
 class FakeLMServer(ThreadingHTTPServer):
@@ -172,7 +107,7 @@ class FakeLMServer(ThreadingHTTPServer):
         if n < len(cfg.schedule):
             fault = cfg.schedule[n]
         else:
-            u, fault, acc = _unit(cfg.seed, h, attempt, "fault"), "ok", 0.0
+            u, fault, acc = unit(cfg.seed, h, attempt, "fault"), "ok", 0.0
             for name in ALL_FAULTS:
                 acc += cfg.rates.get(name, 0.0)
                 if u < acc:
@@ -180,7 +115,7 @@ class FakeLMServer(ThreadingHTTPServer):
                     break
         with self.lock:
             self.counts[fault] += 1
-        z = _NORMAL.inv_cdf(min(max(_unit(cfg.seed, h, attempt, "latency"), 1e-12), 1 - 1e-12))
+        z = _NORMAL.inv_cdf(min(max(unit(cfg.seed, h, attempt, "latency"), 1e-12), 1 - 1e-12))
         return fault, cfg.latency_median_s * math.exp(cfg.latency_sigma * z)
 
 
@@ -272,11 +207,6 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, data)
 
 
-def reply_to(body: dict[str, Any], reply: Reply | None = None) -> tuple[str, dict[str, Any] | None]:
-    """``(content, logprobs)``: ``reply(messages)`` (no logprobs) when given, else :func:`answer`."""
-    return (reply(body.get("messages") or []), None) if reply else answer(body)
-
-
 @contextmanager
 def serve(config: FakeConfig | None = None, port: int = 0, reply: Reply | None = None) -> Iterator[FakeLMServer]:
     """A running fake server in a background thread (ephemeral port unless ``port``); ``reply``
@@ -305,7 +235,7 @@ def parse_rates(pairs: list[str]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m trace_crs.lm.fake_server", description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port)")
-    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--latency-median", type=float, default=0.0, help="median seconds per answer")
     p.add_argument("--latency-sigma", type=float, default=0.5, help="lognormal sigma of the latency")
     p.add_argument("--rate", action="append", default=[], metavar="FAULT=P", help=f"fault rate; faults: {ALL_FAULTS}")

@@ -1,5 +1,5 @@
 """Transient faults of an LM endpoint: classification, bounded retry with backoff, counting
-(issue 17 item 2; paper checklist item 8 ran the API with retries under a 256–512 semaphore).
+(paper checklist item 8 ran the API with retries under a 256–512 semaphore).
 
 DSPy's engine performs one attempt when ``num_retries=0`` (the setting of
 :func:`trace_crs.lm.backend.build_lm`) and raises typed errors; DSPy's own retry loop would

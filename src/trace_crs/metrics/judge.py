@@ -18,7 +18,7 @@ same number of judge calls on more clusters.)  A turn the LM answers unparseably
 range is NaN and counted (``n_failed``), never scored.
 
 The judge's LM usage — calls, prompt/completion tokens, model seconds (a cache replay reports
-the seconds measured when the call was made, :func:`trace_crs.lm.backend.recording_usage`),
+the seconds measured when the call was made, :func:`trace_crs.lm.usage.recording_usage`),
 $ — is returned beside the columns and goes into the score file's ``judge_usage``.
 
 The judge model (:func:`judge_lm_overrides`): ``local`` (the default local weights), the name
@@ -43,7 +43,7 @@ from scipy import stats
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.subset import seeded_indices
 from trace_crs.kb import KB
-from trace_crs.lm.backend import recording_usage
+from trace_crs.lm.usage import recording_usage
 from trace_crs.lm.weights import WEIGHTS
 from trace_crs.metrics.dialogue import REC_ACTIONS
 from trace_crs.metrics.predictions import Key, cited_texts

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from trace_crs import DEFAULT_SEED
 from trace_crs.baselines import registry
 from trace_crs.report import paper, present, results
+from trace_crs.stats.bootstrap import N_BOOT
 
 # re-exported: notebooks glue the evidence threshold as report.compare.MIN_CLUSTERS
 from trace_crs.stats.intervals import MIN_CLUSTERS as MIN_CLUSTERS
@@ -107,7 +108,7 @@ def intervals(
     long: pd.DataFrame,
     results_dir: str | Path,
     families: Sequence[str] = ("llm",),
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     elsewhere: Mapping[str, tuple[Sequence[str], str]] | None = None,
 ) -> pd.DataFrame:
@@ -146,7 +147,7 @@ def run_intervals(
     runs: Sequence[str],
     metrics: Sequence[str],
     baselines: Sequence[str] | None = None,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """:func:`trace_crs.stats.intervals.cell_intervals` of ``metrics`` over the per-turn and
@@ -204,14 +205,14 @@ def ci_table(part: pd.DataFrame) -> pd.DataFrame:
 
 
 def intervals_for(columns: Mapping[str, Derived], statistic: str) -> Callable[..., pd.DataFrame]:
-    """A table module's ``intervals(results_dir, runs=("closed", "closed_llm"), n_boot=1000,
+    """A table module's ``intervals(results_dir, runs=("closed", "closed_llm"), n_boot=N_BOOT,
     seed=DEFAULT_SEED)``: :func:`derived_intervals` of its ``columns``; ``statistic`` says in the
     docstring what each interval is of."""
 
     def intervals(
         results_dir: str | Path,
         runs: Sequence[str] = ("closed", "closed_llm"),
-        n_boot: int = 1000,
+        n_boot: int = N_BOOT,
         seed: int = DEFAULT_SEED,
     ) -> pd.DataFrame:
         return derived_intervals(results_dir, runs, columns, n_boot=n_boot, seed=seed)
@@ -227,7 +228,7 @@ def derived_intervals(
     results_dir: str | Path,
     runs: Sequence[str],
     columns: Mapping[str, Derived],
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     families: Sequence[str] = ("llm",),
 ) -> pd.DataFrame:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from trace_crs import DEFAULT_SEED
-from trace_crs.judge.records import read_ratings
+from trace_crs.judge.records import read_judged
 from trace_crs.report import compare
 from trace_crs.stats.bootstrap import bootstrap_pairs
 
@@ -54,7 +54,7 @@ def paired(with_path: Path, without_path: Path) -> pd.DataFrame:
     ``<metric>_without`` for each of :data:`METRICS` (NaN where the judge failed)."""
     sides = []
     for path, suffix in ((with_path, "_with"), (without_path, "_without")):
-        df = read_ratings(path).rename(columns={"overall": "core_avg"})
+        df = read_judged(path)
         df = df.assign(baseline=df["system"], conversation=df["dialogue_id"])[["baseline", "conversation", *METRICS]]
         sides.append(df.rename(columns={m: m + suffix for m in METRICS}))
     both = sides[0].merge(sides[1], on=["baseline", "conversation"])

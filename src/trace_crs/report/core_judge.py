@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs.judge.factors import FACTORS, factors
-from trace_crs.judge.records import read_ratings
+from trace_crs.judge.records import read_judged
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.judge import cross_judge_agreement
 from trace_crs.report import compare, figures, results
@@ -54,7 +54,7 @@ def load(results_dir: str | Path, run: str = "closed", judge: str = "core_a") ->
     cols = ["Baseline", "baseline", *FACTORS, "core_avg", "debate", "n_transcripts", "n_failed"]
     if not path.exists():
         return pd.DataFrame(columns=cols)
-    df = read_ratings(path).rename(columns={"overall": "core_avg"})
+    df = read_judged(path)
     df["failed"] = df[list(FACTORS)].isna().any(axis=1)
     g = df.groupby("system")
     out = g[[*FACTORS, "core_avg", "debate"]].mean()

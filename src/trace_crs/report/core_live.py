@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 
 from trace_crs import DEFAULT_SEED
 from trace_crs import results_layout as layout
-from trace_crs.judge.records import read_ratings
+from trace_crs.judge.records import read_judged
 from trace_crs.metrics.judge import cross_judge_agreement
 from trace_crs.report import compare, figures
 from trace_crs.stats.bootstrap import bootstrap_pairs
@@ -84,7 +84,7 @@ def load(results_dir: str | Path, judge: str = "core_a", n_boot: int = 1000, see
     path = judged_path(results_dir, judge)
     if not path.exists():
         return pd.DataFrame(columns=COLUMNS)
-    df = read_ratings(path).rename(columns={"overall": "core_avg"})
+    df = read_judged(path)
     df["conversation"] = df["dialogue_id"].str.partition("/")[2]
     rep, live = replayed(results_dir), live_metrics(results_dir)
     rows = []

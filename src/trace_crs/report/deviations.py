@@ -28,6 +28,7 @@ import yaml
 from trace_crs import DEFAULT_SEED
 from trace_crs.metrics.registry import METRICS, higher_is_better
 from trace_crs.report import compare, results
+from trace_crs.stats.bootstrap import N_BOOT
 from trace_crs.stats.intervals import MIN_CLUSTERS
 
 NAME = "deviations"
@@ -114,7 +115,7 @@ def official_dir(results_dir: str | Path) -> Path | None:
 
 
 def official_cells(
-    long: pd.DataFrame, official: Path | None, n_boot: int = 1000, seed: int = DEFAULT_SEED
+    long: pd.DataFrame, official: Path | None, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED
 ) -> list[str]:
     """Per cell of ``long`` (``run, baseline, metric, paper``): the official corpus's value and
     interval with the printed value's verdict against it, e.g. ``0.250 [0.18, 0.31] within CI``;
@@ -144,7 +145,7 @@ def official_cells(
 def load(
     results_dir: str | Path,
     tables: Sequence[str] = TABLES,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     table_params: Mapping[str, Mapping[str, Any]] | None = None,
     tested: Mapping[tuple[str, str], str] | None = None,

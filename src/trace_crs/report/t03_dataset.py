@@ -24,6 +24,7 @@ from trace_crs.dialogues.stats import corpus_stats
 from trace_crs.kb.kbstats import summarize
 from trace_crs.kb.store import load_kb
 from trace_crs.report import figures, paper, results
+from trace_crs.stats.bootstrap import N_BOOT
 
 NAME = "t03_dataset"  # notebook, module, table CSV and figure stem
 PAPER = "table3_dataset_stats"  # the printed table it is compared with (report/paper/)
@@ -155,7 +156,7 @@ PERSONA_PAIR = ("persona", "aspect", "recall@1")  # Persona-Grounded = Aspect + 
 
 
 def persona_slice(
-    results_dir: str | Path, run: str = "closed", n_boot: int = 1000, seed: int = DEFAULT_SEED
+    results_dir: str | Path, run: str = "closed", n_boot: int = N_BOOT, seed: int = DEFAULT_SEED
 ) -> pd.DataFrame:
     """Persona-Grounded minus Aspect R@1 on the persona-dependent turns (hidden preferences
     include something the persona type's prior favours, ``persona_dependent`` in the per-turn
@@ -227,7 +228,7 @@ def share_ci(
 
 
 def evidence(
-    kb_dir: str | Path, dialogues_path: str | Path, n_boot: int = 1000, seed: int = DEFAULT_SEED
+    kb_dir: str | Path, dialogues_path: str | Path, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED
 ) -> pd.DataFrame:
     """Quote specificity and travellers' language of the corpus (``dialogues.stats``): per
     measure the share, its 95 % interval (:func:`share_ci`; quotes cluster in dialogues), the

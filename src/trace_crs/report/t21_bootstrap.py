@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from trace_crs import DEFAULT_SEED
 from trace_crs.metrics import registry as metric_registry
 from trace_crs.report import compare, figures, paper, results
-from trace_crs.stats.bootstrap import MIN_CLUSTERS, TABLE21_PAIRS, bootstrap_pairs
+from trace_crs.stats.bootstrap import MIN_CLUSTERS, N_BOOT, TABLE21_PAIRS, bootstrap_pairs
 
 NAME = "t21_bootstrap"  # notebook, module, table CSV and figure stem
 PAPER = "table21_bootstrap_pairs"  # the printed table it is compared with (report/paper/)
@@ -42,7 +42,7 @@ def load(
     runs: Sequence[str] = ("closed", "closed_llm"),
     subset_run: str = "closed_llm",
     pairs: Sequence[Sequence[str]] | None = None,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
 ) -> pd.DataFrame:
     """Bootstrap Δ with 95 % CI and p-value beside the printed Δ."""

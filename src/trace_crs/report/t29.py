@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.report import compare, figures, results
-from trace_crs.stats.bootstrap import MIN_CLUSTERS
+from trace_crs.stats.bootstrap import MIN_CLUSTERS, N_BOOT
 from trace_crs.stats.cost import cost_accounting, judge_costs, with_judge
 from trace_crs.stats.intervals import cluster_mean_ci
 
@@ -63,7 +63,7 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
 def intervals(
     results_dir: str | Path,
     runs: Sequence[str] = ("closed", "closed_llm"),
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     min_clusters: int = MIN_CLUSTERS,
 ) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Abstention on the unsolvable set (TravelBench, seed 003; issue 19 items 1–2).
+"""Abstention on the unsolvable set (TravelBench, seed 003: unsolvable items and the rankers' abstention).
 
 Reads ``abstention/`` of a results directory (``trace-crs stats abstention``): the items per
 reason, the rankers' confidence (best candidate score at the first request) and the τ sweep

@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from trace_crs import results_layout as layout
 from trace_crs.baselines.registry import uses_llm
 from trace_crs.kb.store import dump_jsonl
-from trace_crs.lm.backend import distinct_requests, process_usage
+from trace_crs.lm.usage import distinct_requests, process_usage
 from trace_crs.runner.llm_pool import auto_concurrency
 from trace_crs.runner.run import RunConfig, evaluate, resolved_config
 from trace_crs.runner.tasks import load_evaluated

@@ -35,6 +35,10 @@ import pandas as pd
 from trace_crs import DEFAULT_SEED
 from trace_crs.stats.frames import require_baselines, require_columns, require_finite
 
+#: Resamples per interval, every bootstrap's default (Appendix L: the paired cluster bootstrap
+#: of Table 21 and the intervals beside the tables); a ``--n-boot``/``n_boot`` argument overrides it.
+N_BOOT = 1000
+
 #: Fewer dialogues than this and a cluster bootstrap says "insufficient n" (no p-value, no verdict).
 MIN_CLUSTERS = 20
 
@@ -52,7 +56,7 @@ TABLE21_PAIRS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def bootstrap_indices(n: int, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> np.ndarray:
+def bootstrap_indices(n: int, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> np.ndarray:
     """Cluster indices of every replicate, shape (n_boot, n): ``default_rng(seed).choice(n, (n_boot, n))``."""
     if n < 1 or n_boot < 1:
         raise ValueError(f"bootstrap needs n ≥ 1 clusters and n_boot ≥ 1 (got n={n}, n_boot={n_boot})")
@@ -99,7 +103,7 @@ def _cluster_totals(
 def bootstrap_pairs(
     frame: pd.DataFrame,
     pairs: Sequence[tuple[str, str, str]] = TABLE21_PAIRS,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
     source: str = "scores",
@@ -156,7 +160,7 @@ def paired_bootstrap(
     a: str,
     b: str,
     metric: str,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
     source: str = "scores",

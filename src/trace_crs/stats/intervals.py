@@ -28,7 +28,7 @@ import pandas as pd
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.metrics.registry import POOLED_RATIOS
-from trace_crs.stats.bootstrap import MIN_CLUSTERS, bootstrap_indices, resample_weights
+from trace_crs.stats.bootstrap import MIN_CLUSTERS, N_BOOT, bootstrap_indices, resample_weights
 from trace_crs.stats.frames import require_columns
 
 CI_COLUMNS = ["run", "baseline", "metric", "mean", "ci_low", "ci_high", "n_rows", "n_clusters", "sufficient"]
@@ -37,7 +37,7 @@ CI_COLUMNS = ["run", "baseline", "metric", "mean", "ci_low", "ci_high", "n_rows"
 def cluster_mean_ci(
     frame: pd.DataFrame,
     metric: str,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
@@ -79,7 +79,7 @@ def cell_intervals(
     per_turn: pd.DataFrame,
     per_dialogue: pd.DataFrame,
     metrics: Sequence[str],
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
@@ -129,7 +129,7 @@ def turn_mean(column: str) -> Callable[[pd.DataFrame], float]:
 def cluster_statistic_ci(
     frame: pd.DataFrame,
     statistic: Callable[[pd.DataFrame], float],
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
@@ -174,7 +174,7 @@ def cluster_statistic_ci(
 def statistic_intervals(
     per_turn: pd.DataFrame,
     columns: Mapping[str, Derived],
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
     min_clusters: int = MIN_CLUSTERS,
