@@ -30,9 +30,12 @@ COMPUTES = {"trace_crs.kb", "trace_crs.dialogues", "trace_crs.dialogues.schema",
             "trace_crs.metrics.predictions", "trace_crs.stats.rescore"}
 COMPUTE_NAMES = {"score_predictions", "run_inputs", "RunInputs", "analyse", "index_predictions"}
 # Modules that still write a CSV inside load: another helper owns them (left to their owners).
-WRITES_IN_LOAD = {"t29": "owned by the judge work", "core_judge": "owned by the judge work",
-                  "live_vs_replayed": "owned by the live work",
-                  "compare": "publish() kept for t29 and core_judge until their notebooks write the CSV"}
+WRITES_IN_LOAD = {  # known exceptions, to be moved into their notebooks (the notebook writes the CSV)
+    "t29": "t29.load/ci/cost still write their CSVs (Table 29 and its interval and cost tables)",
+    "core_judge": "core_judge.load still writes the CoRE chapter's CSVs",
+    "live_vs_replayed": "live_vs_replayed.load still writes its CSV",
+    "compare": "publish() kept for t29 and core_judge until their notebooks write the CSV",
+}
 
 
 def modules() -> list[Path]:

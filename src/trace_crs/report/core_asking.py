@@ -25,7 +25,7 @@ import pandas as pd
 from trace_crs import DEFAULT_SEED
 from trace_crs.judge.records import read_judged
 from trace_crs.report import compare
-from trace_crs.stats.bootstrap import bootstrap_pairs
+from trace_crs.stats.bootstrap import N_BOOT, bootstrap_pairs
 
 NAME = "core_live_asking_judged"
 # (with asking, without), judge A's records relative to the results directory
@@ -62,7 +62,7 @@ def paired(with_path: Path, without_path: Path) -> pd.DataFrame:
     return both.drop(columns="conversation")
 
 
-def effect(both: pd.DataFrame, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def effect(both: pd.DataFrame, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """One row per (baseline, metric) of :func:`paired`'s frame (module docstring)."""
     rows = []
     for name, g in both.groupby("baseline", sort=True):
@@ -95,7 +95,7 @@ def effect(both: pd.DataFrame, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> 
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def load(results_dir: str | Path, pairs: tuple[tuple[str, str], ...] = PAIRS, n_boot: int = 1000) -> pd.DataFrame:
+def load(results_dir: str | Path, pairs: tuple[tuple[str, str], ...] = PAIRS, n_boot: int = N_BOOT) -> pd.DataFrame:
     """:func:`effect` over every pair of judged files that both exist; empty when none does."""
     parts = [
         paired(Path(results_dir) / w, Path(results_dir) / wo)

@@ -36,7 +36,7 @@ from trace_crs.kb.store import iter_jsonl
 from trace_crs.live.ask import ASK_ACTION, asked_facets
 from trace_crs.live.simulator import about
 from trace_crs.report import compare
-from trace_crs.stats.bootstrap import bootstrap_pairs
+from trace_crs.stats.bootstrap import N_BOOT, bootstrap_pairs
 
 NAME = "core_live_asking_cost"
 DIAGNOSTICS = "core_live_asking_diagnostics"
@@ -134,7 +134,7 @@ def diagnostics(name: str, with_ask: dict[str, dict[str, Any]], without: dict[st
     }
 
 
-def load(results_dir: str | Path, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load(results_dir: str | Path, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(comparisons, diagnostics)``: one row per (baseline, :data:`COMPARISONS` key) and one
     per baseline; both empty when either run is missing."""
     root = Path(results_dir)

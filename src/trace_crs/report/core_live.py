@@ -28,7 +28,7 @@ from trace_crs import results_layout as layout
 from trace_crs.judge.records import read_judged
 from trace_crs.metrics.judge import cross_judge_agreement
 from trace_crs.report import compare, figures
-from trace_crs.stats.bootstrap import bootstrap_pairs
+from trace_crs.stats.bootstrap import N_BOOT, bootstrap_pairs
 from trace_crs.stats.intervals import cluster_mean_ci
 
 NAME = "core_live_ranking"
@@ -79,7 +79,9 @@ def live_metrics(results_dir: str | Path, runs: Sequence[str] = LIVE_RUNS) -> di
     return out
 
 
-def load(results_dir: str | Path, judge: str = "core_a", n_boot: int = 1000, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def load(
+    results_dir: str | Path, judge: str = "core_a", n_boot: int = N_BOOT, seed: int = DEFAULT_SEED
+) -> pd.DataFrame:
     """One row per judged baseline, best CoRE-Avg first (module docstring); empty when not run."""
     path = judged_path(results_dir, judge)
     if not path.exists():
@@ -162,7 +164,7 @@ ASK_COLUMNS = [
 ]
 
 
-def asking_effect(results_dir: str | Path, n_boot: int = 1000, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def asking_effect(results_dir: str | Path, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """Did asking help?  Per non-LLM baseline, live TSR and T2R with one clarifying question
     allowed (``live/live_ask``, ``converse --ask 1``) minus without (``live/live``), on the same
     dialogues and simulated users: the paired dialogue bootstrap of
