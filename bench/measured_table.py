@@ -39,6 +39,11 @@ def judge_row(d: dict[str, Any] | None) -> str:
     )
 
 
+def differing(per_config: dict[str, list[int]]) -> str:
+    """``{"pool": [0], "slots": [7, 6]}`` as ``pool 0, slots 7 and 6`` (one count per later run)."""
+    return "; ".join(f"{name} {' and '.join(map(str, counts))}" for name, counts in per_config.items())
+
+
 def throughput_row(d: dict[str, Any] | None) -> str:
     what = "LLM Zero-Shot turns/s (`bench_lm_throughput.py`): parallel slots ÷ the two-process pool"
     if d is None or "slots" not in d.get("configs", {}):
@@ -51,7 +56,7 @@ def throughput_row(d: dict[str, Any] | None) -> str:
         f"n = {len(d[first]['runs'])} run(s) each, 1-min load {min(loads)}–{max(loads)} ({d['date']}) | "
         f"{d['slots']['median_turns_per_s']} ÷ "
         f"{d[first]['median_turns_per_s']} turns/s = **{ratio}×**; records differing from the first run: "
-        f"{d['differing_records']} of {d[first]['runs'][0]['turns']} | ≥ 2× |"
+        f"{differing(d['differing_records'])} of {d[first]['runs'][0]['turns']} | ≥ 2× |"
     )
 
 

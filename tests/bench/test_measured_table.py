@@ -53,3 +53,9 @@ def test_batch_slots_row_lists_every_arm_and_run(tmp_path):
     row = mt.slots_row(json.loads((tmp_path / "batch_slots.json").read_text()))
     assert "slots3_private_concurrent: 1, 0 of 14 (messages 0, 0)" in row
     assert "slots3_shared_concurrent: 12, 11 of 14 (messages 3, 2)" in row and "n = 2 run(s)" in row
+
+
+def test_differing_records_read_as_counts_per_arm():
+    # one later run per arm: 0 records differ for the pool, 7 for the slots; two runs: both counts
+    assert mt.differing({"pool": [0], "slots": [7]}) == "pool 0; slots 7"
+    assert mt.differing({"slots": [7, 6]}) == "slots 7 and 6"
