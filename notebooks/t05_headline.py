@@ -38,8 +38,9 @@ report.prose.glue_facts("t05", report.t05_headline.facts(df))
 # pattern across baselines, not the values. The ordering of the non-LLM rows by R@1 agrees
 # with the paper's at Kendall τ_b = {glue:text}`t05_tau_r1_non_llm:.2f` (two-sided p =
 # {glue:text}`t05_tau_r1_non_llm_p:.3f`, n = {glue:text}`t05_tau_r1_non_llm_n` baselines);
-# on grounding, CGS orders them at τ_b = {glue:md}`t05_tau_cgs_non_llm_md` and CiteDensity at
-# τ_b = {glue:md}`t05_tau_cd_non_llm_md` ("not computed" when a column is constant or has
+# on grounding, CGS orders them at τ_b = {glue:md}`t05_tau_cgs_non_llm_md` (p =
+# {glue:md}`t05_tau_cgs_non_llm_p_md`) and CiteDensity at τ_b = {glue:md}`t05_tau_cd_non_llm_md`
+# (p = {glue:md}`t05_tau_cd_non_llm_p_md`; "not computed" when a column is constant or has
 # fewer than two rows). The table below gives τ_b for every column; cells outside our
 # confidence intervals are listed on the Deviations page.
 
