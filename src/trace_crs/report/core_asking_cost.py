@@ -40,6 +40,7 @@ from trace_crs.stats.bootstrap import N_BOOT, bootstrap_pairs
 
 NAME = "core_live_asking_cost"
 DIAGNOSTICS = "core_live_asking_diagnostics"
+NAMES = {"table": NAME, "diagnostics": DIAGNOSTICS}  # every table CSV the page writes
 RUNS: tuple[str, str] = ("live_ask", "live")  # (with one question allowed, without)
 # (a, b) of each comparison: "with" / "without" / "same_recs" sides of one baseline (module docstring)
 COMPARISONS: dict[str, tuple[str, str]] = {
