@@ -27,10 +27,13 @@ judges = ['core_a', 'core_b']
 # the `judges` parameter; which of them ran on this profile:
 
 # %%
-from trace_crs.report import core_judge, present, prose
+from trace_crs.report import core_judge, present, prose, results
 
 df = core_judge.load(results_dir, run=run, judge=judges[0])
 t28 = core_judge.table28(results_dir, run=run, judges=judges)
+if len(df):  # judge A's factor table, when judge A ran on this profile
+    results.write_table(df, results_dir, core_judge.NAME)
+results.write_table(t28, results_dir, core_judge.T28)
 prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.status(results_dir, run, judges)})
 
 # %% [markdown]
@@ -51,7 +54,7 @@ prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.statu
 # the LLM live run's subset — different dialogues, so compare LLM and non-LLM rows with care).
 
 # %%
-from trace_crs.report import core_live, results
+from trace_crs.report import core_live
 
 live = core_live.load(results_dir, judge=judges[0])
 live_tau = core_live.tau(live)

@@ -30,9 +30,11 @@ replay_runs = ['closed', 'closed_llm']
 # are set beside these.
 
 # %%
-from trace_crs.report import live_vs_replayed, present, prose
+from trace_crs.report import live_vs_replayed, present, prose, results
 
 df = live_vs_replayed.load(results_dir, live_runs=live_runs, replay_runs=replay_runs)
+if len(df):  # no live run: no table (the page says so)
+    results.write_table(df, results_dir, live_vs_replayed.NAME)
 prose.glue_facts("live", live_vs_replayed.facts(df))
 
 # %% [markdown]

@@ -33,6 +33,9 @@ from trace_crs import report
 df = report.t29.load(results_dir, runs=runs)
 ci = report.t29.intervals(results_dir, runs=runs, n_boot=n_boot)
 cost = report.t29.costs(results_dir, runs=runs)
+report.results.write_table(df, results_dir, report.t29.NAME)
+report.results.write_table(ci, results_dir, report.t29.CI_NAME)
+report.results.write_table(cost, results_dir, report.t29.COST_NAME)
 report.prose.glue_facts("t29", report.t29.facts(df, ci, cost))
 
 # %% [markdown]

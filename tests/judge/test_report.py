@@ -46,7 +46,7 @@ def test_factor_means_table28_and_debate(tmp_path):
     assert list(df["baseline"]) == ["tfidf", "dense", "popularity"]
     # popularity: ratings 0 and 2 -> 1.0; tfidf: 2 and 4 -> 3.0
     assert df.set_index("baseline").loc["popularity", "core_avg"] == 1.0 and df["n_transcripts"].tolist() == [2, 2, 2]
-    assert (tmp_path / "tables" / "core_judge_factors.csv").exists()
+    assert not (tmp_path / "tables").exists()  # load only reads; the notebook writes the CSV
     core_judge.plot(df, figures_dir=tmp_path / "fig")
     assert (tmp_path / "fig" / "core_judge_factors.png").exists()
     t28 = core_judge.table28(tmp_path)

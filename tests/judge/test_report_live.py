@@ -78,3 +78,13 @@ def test_asking_effect_paired_by_dialogue(tmp_path):
     assert (df.loc["tsr", "without_ask"], df.loc["tsr", "with_ask"], df.loc["tsr", "delta"]) == (0.5, 0.75, 0.25)
     assert df.loc["t2r", "delta"] == pytest.approx(-0.25) and df.loc["tsr", "n_dialogues"] == 4
     assert df.loc["tsr", "questions_per_dialogue"] == 1.0 and df.loc["tsr", "verdict"] == "insufficient n"
+
+
+def test_asking_effect_refuses_a_dialogue_scored_in_one_run_only(tmp_path):
+    import pandas as pd
+    for run, ids in {"live": ["d0", "d1"], "live_ask": ["d0"]}.items():
+        (tmp_path / "live" / run).mkdir(parents=True)
+        pd.DataFrame({"dialogue_id": ids, "baseline": "tfidf", "tsr": 1.0, "t2r": 1.0, "n_questions": 0}).to_parquet(
+            tmp_path / "live" / run / "live_scores.parquet")
+    with pytest.raises(ValueError, match=r"1 dialogue\(s\) not scored in both runs.*'d1'"):
+        core_live.asking_effect(tmp_path, n_boot=50)

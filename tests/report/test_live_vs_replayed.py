@@ -34,7 +34,7 @@ def test_tau_on_hand_worked_rankings(tmp_path):
     assert facts["tau_t2r"] == pytest.approx(1 / 3)  # both T2Rs are decreasing in TSR: same pair signs
     assert math.isnan(facts["tau_rejection_recovery"])  # no live recovery: undefined
     assert (facts["n_baselines"], facts["n_live_dialogues"], facts["max_turns"]) == (3, 10, 4)
-    assert (tmp_path / "tables" / "live_vs_replayed.csv").is_file()
+    assert not (tmp_path / "tables").exists()  # load only reads; the notebook writes the CSV
     assert "Not included" in facts["status"] and "live_llm" in facts["status"]  # the optional LLM run
     lvr.plot(df, tmp_path / "figures")
 

@@ -76,16 +76,6 @@ def side_by_side(
     return frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
 
 
-def publish(results_dir: str | Path, name: str, ours: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
-    """:func:`side_by_side` against paper table ``name``, written to ``tables/<name>.csv``.
-
-    Kept for ``t29`` and ``core_judge`` only; every other page's ``load`` returns
-    ``side_by_side(paper.table(PAPER), …)`` and its notebook writes the CSV."""
-    long = side_by_side(paper.table(name), ours, columns)
-    results.write_table(long, results_dir, name)
-    return long
-
-
 def _ours(ours: pd.DataFrame, key: str | None, metric: str) -> float:
     if key is None or key not in ours.index or metric not in ours.columns:
         return float("nan")

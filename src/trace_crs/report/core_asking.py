@@ -13,10 +13,15 @@ non-LLM rankers with the ask policy of :mod:`trace_crs.live.ask` (``live_ask``) 
 no-ask run (``live_llm_noask``, ``make judge-live-noask``: not part of ``make paper``).  A
 conversation counts for a metric when the judge rated it on both sides; one rated on a single
 side is counted in ``n_unpaired``, not used.
+
+:func:`effect` is the one with-minus-without computation of the CoRE chapter: the live TSR and
+T2R table (:func:`trace_crs.report.core_live.asking_effect`) feeds it the live runs' per-dialogue
+scores in the same paired form.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -62,11 +67,17 @@ def paired(with_path: Path, without_path: Path) -> pd.DataFrame:
     return both.drop(columns="conversation")
 
 
-def effect(both: pd.DataFrame, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> pd.DataFrame:
-    """One row per (baseline, metric) of :func:`paired`'s frame (module docstring)."""
+def effect(
+    both: pd.DataFrame, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED, metrics: Sequence[str] = METRICS
+) -> pd.DataFrame:
+    """One row per (baseline, metric) of a paired frame like :func:`paired`'s (``baseline,
+    dialogue_id, <metric>_with, <metric>_without``): the mean of each side over the dialogues
+    scored on both, their difference *with − without* and its paired dialogue-bootstrap interval
+    (:func:`~trace_crs.stats.bootstrap.bootstrap_pairs`, one call per row), ``n`` such dialogues
+    and ``n_unpaired`` scored on one side only (module docstring)."""
     rows = []
     for name, g in both.groupby("baseline", sort=True):
-        for metric in METRICS:
+        for metric in metrics:
             ok = g[g[f"{metric}_with"].notna() & g[f"{metric}_without"].notna()]
             row = {"Baseline": compare.label(str(name)), "baseline": name, "metric": metric, "n": len(ok)}
             row["n_unpaired"] = int((g[f"{metric}_with"].notna() | g[f"{metric}_without"].notna()).sum()) - len(ok)

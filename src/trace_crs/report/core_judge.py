@@ -24,7 +24,7 @@ from trace_crs.judge.factors import FACTORS, factors
 from trace_crs.judge.records import read_judged
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.metrics.judge import cross_judge_agreement
-from trace_crs.report import compare, figures, results
+from trace_crs.report import compare, figures, paper
 
 NAME = "core_judge_factors"
 T28 = "table28_cross_judge"
@@ -49,7 +49,7 @@ def status(results_dir: str | Path, run: str, judges: Sequence[str]) -> str:
 
 def load(results_dir: str | Path, run: str = "closed", judge: str = "core_a") -> pd.DataFrame:
     """Per-baseline means of the 12 factors (0–4), CoRE-Avg, debate score (0–100) and counts;
-    empty when the judge was not run.  Written to ``tables/core_judge_factors.csv``."""
+    empty when the judge was not run.  The notebook writes judge A's to ``tables/core_judge_factors.csv``."""
     path = judged_path(results_dir, run, judge)
     cols = ["Baseline", "baseline", *FACTORS, "core_avg", "debate", "n_transcripts", "n_failed"]
     if not path.exists():
@@ -61,9 +61,7 @@ def load(results_dir: str | Path, run: str = "closed", judge: str = "core_a") ->
     out["n_transcripts"], out["n_failed"] = g.size(), g["failed"].sum()
     out = out.reset_index().rename(columns={"system": "baseline"})
     out.insert(0, "Baseline", [compare.label(b) for b in out["baseline"]])
-    out = out.sort_values("core_avg", ascending=False, kind="stable")[cols].reset_index(drop=True)
-    results.write_table(out, results_dir, NAME)
-    return out
+    return out.sort_values("core_avg", ascending=False, kind="stable")[cols].reset_index(drop=True)
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure | None:
@@ -82,13 +80,14 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
 
 def table28(results_dir: str | Path, run: str = "closed", judges: Sequence[str] = ("core_a", "core_b")) -> pd.DataFrame:
     """Table 28's twin: per-baseline mean CoRE-Avg (0–4) of two judges beside the paper's
-    GPT-4o / Claude means (Likert 1–5: a different instrument, so only rankings compare)."""
+    GPT-4o / Claude means (Likert 1–5: a different instrument, so only rankings compare); the
+    notebook writes it to ``tables/table28_cross_judge.csv``."""
     means = []
     for j in judges:
         df = load(results_dir, run, j)
         means.append(df.set_index("baseline")["core_avg"].rename(j))
     ours = pd.concat(means, axis=1) if any(len(m) for m in means) else pd.DataFrame(columns=list(judges))
-    return compare.publish(results_dir, T28, ours, {"GPT-4o": judges[0], "Claude": judges[1]})
+    return compare.side_by_side(paper.table(T28), ours, {"GPT-4o": judges[0], "Claude": judges[1]})
 
 
 def agreement(t28: pd.DataFrame) -> dict[str, Any]:

@@ -27,8 +27,8 @@ from trace_crs import DEFAULT_SEED
 from trace_crs import results_layout as layout
 from trace_crs.judge.records import read_judged
 from trace_crs.metrics.judge import cross_judge_agreement
-from trace_crs.report import compare, figures
-from trace_crs.stats.bootstrap import N_BOOT, bootstrap_pairs
+from trace_crs.report import compare, core_asking, figures
+from trace_crs.stats.bootstrap import N_BOOT
 from trace_crs.stats.intervals import cluster_mean_ci
 
 NAME = "core_live_ranking"
@@ -162,31 +162,38 @@ ASK_COLUMNS = [
     "n_dialogues",
     "questions_per_dialogue",
 ]
+ASK_METRICS: tuple[str, ...] = ("tsr", "t2r")
 
 
 def asking_effect(results_dir: str | Path, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """Did asking help?  Per non-LLM baseline, live TSR and T2R with one clarifying question
     allowed (``live/live_ask``, ``converse --ask 1``) minus without (``live/live``), on the same
-    dialogues and simulated users: the paired dialogue bootstrap of
-    :func:`trace_crs.stats.bootstrap.bootstrap_pairs` (a question costs a turn, so T2R can rise
-    even when TSR does).  Empty when either run is missing."""
+    dialogues and simulated users: :func:`trace_crs.report.core_asking.effect` (the paired dialogue
+    bootstrap; a question costs a turn, so T2R can rise even when TSR does).  ``n_dialogues`` is
+    its ``n``.  Empty when either run is missing; a dialogue of a baseline scored in one run only,
+    or without a score, is an error (the runs must hold the same dialogues)."""
     paths = [Path(results_dir) / "live" / run / "live_scores.parquet" for run in ("live", "live_ask")]
     if not all(p.exists() for p in paths):
         return pd.DataFrame(columns=ASK_COLUMNS)
     without, with_ask = (pd.read_parquet(p) for p in paths)
     names = sorted(set(without["baseline"]) & set(with_ask["baseline"]))
-    frame = pd.concat([without, with_ask.assign(baseline=with_ask["baseline"] + "+ask")], ignore_index=True)
-    pairs = [(f"{b}+ask", b, m) for b in names for m in ("tsr", "t2r")]
-    if not pairs:
+    if not names:
         return pd.DataFrame(columns=ASK_COLUMNS)
-    out = bootstrap_pairs(frame, pairs, n_boot=n_boot, seed=seed, source="live_scores.parquet")
-    means = frame.groupby("baseline")[["tsr", "t2r"]].mean()
+    keys, metrics = ["baseline", "dialogue_id"], list(ASK_METRICS)
+    with_side, without_side = (
+        side[side["baseline"].isin(names)].set_index(keys)[metrics].add_suffix(suffix)
+        for side, suffix in ((with_ask, "_with"), (without, "_without"))
+    )
+    both = with_side.join(without_side, how="outer").reset_index()
+    unpaired = both[both.drop(columns=keys).isna().any(axis=1)]
+    if len(unpaired):
+        raise ValueError(
+            f"{paths[1]} vs {paths[0]}: {len(unpaired)} dialogue(s) not scored in both runs, e.g. "
+            f"{unpaired[keys].head(3).to_dict('records')}; the paired comparison needs every dialogue on both sides"
+        )
+    out = core_asking.effect(both, n_boot=n_boot, seed=seed, metrics=metrics).rename(columns={"n": "n_dialogues"})
     asked = with_ask.groupby("baseline")["n_questions"].mean() if "n_questions" in with_ask else pd.Series(dtype=float)
-    out["baseline"] = out["b"]
-    out["Baseline"] = out["b"].map(compare.label)
-    out["without_ask"] = [means.loc[b, m] for b, m in zip(out["b"], out["metric"], strict=False)]
-    out["with_ask"] = [means.loc[a, m] for a, m in zip(out["a"], out["metric"], strict=False)]
-    out["questions_per_dialogue"] = out["b"].map(asked)
+    out["questions_per_dialogue"] = out["baseline"].map(asked)
     return out[ASK_COLUMNS].reset_index(drop=True)
 
 

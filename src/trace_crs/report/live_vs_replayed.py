@@ -9,7 +9,7 @@ else the run's aggregate (``"whole run"``).  Kendall's τ-b (:func:`scipy.stats.
 rankings of the baselines on each metric.  The two TSRs measure different things: replayed
 success is hitting the reference's gold POI at a turn of someone else's conversation; live
 success is the user accepting a POI that meets all its hidden preferences within the turn cap.
-Writes ``tables/live_vs_replayed.csv``.  Missing outputs give an empty table (or the rows of the
+The notebook writes ``tables/live_vs_replayed.csv`` when a live run exists.  Missing outputs give an empty table (or the rows of the
 live runs that exist) and a message (:func:`facts` ``status``), not an error, so the book still
 builds: the LLM live run (``make live-llm``) is optional.
 """
@@ -67,7 +67,7 @@ def load(
     replay_runs: Sequence[str] = ("closed", "closed_llm"),
 ) -> pd.DataFrame:
     """One row per live baseline (the first of ``live_runs`` that ran it): replayed and live
-    metrics; writes the table CSV.  Live runs not found are named in ``df.attrs["status"]``."""
+    metrics.  Live runs not found are named in ``df.attrs["status"]``."""
     columns = (
         ["baseline", "label", "family", "live_run", "replay_run", "replay_scope"]
         + [f"{side}_{m}" for m in METRICS for side in ("replayed", "live")]
@@ -111,8 +111,6 @@ def load(
     if rows and not df["replay_run"].ne("").any():
         notes.append(f"No replayed score files in {', '.join(replay_runs)} for the live baselines.")
     df.attrs["status"] = " ".join(notes)
-    if rows:
-        results.write_table(df, results_dir, NAME)
     return df
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from trace_crs import DEFAULT_SEED
-from trace_crs.report import compare, figures, results
+from trace_crs.report import compare, figures, paper, results
 from trace_crs.stats.bootstrap import MIN_CLUSTERS, N_BOOT
 from trace_crs.stats.cost import cost_accounting, judge_costs, with_judge
 from trace_crs.stats.intervals import cluster_mean_ci
@@ -55,9 +55,9 @@ CI_COLUMNS = [
 
 
 def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
-    """Reported vs reproduced Table 29; writes the table CSV."""
+    """Reported vs reproduced Table 29 (the notebook writes it to ``tables/table29_llm_judge.csv``)."""
     ours = results.metric_table(results.load_aggregates(results_dir, runs))
-    return compare.publish(results_dir, NAME, ours, COLUMNS)
+    return compare.side_by_side(paper.table(NAME), ours, COLUMNS)
 
 
 def intervals(
@@ -70,7 +70,7 @@ def intervals(
     """One row per (baseline, scale): mean over the judged turns, its dialogue-cluster bootstrap
     interval, ``n_turns`` rated, ``n_clusters``, ``sufficient`` and ``n_failed`` (judged turns
     whose rating could not be parsed; every baseline of ``runs``, ``n_turns = 0`` when it was not
-    judged); written to ``tables/table29_llm_judge_ci.csv``."""
+    judged); the notebook writes it to ``tables/table29_llm_judge_ci.csv``."""
     per_turn = results.load_per_turn(results_dir, runs)
     rows = []
     for (run, base), part in per_turn.groupby(["run", "baseline"], sort=True):
@@ -90,9 +90,7 @@ def intervals(
                     "n_failed": failed,
                 }
             )
-    out = pd.DataFrame(rows, columns=CI_COLUMNS)
-    results.write_table(out, results_dir, CI_NAME)
-    return out
+    return pd.DataFrame(rows, columns=CI_COLUMNS)
 
 
 def _cell(row: pd.Series) -> str:
@@ -121,7 +119,7 @@ def display(ci: pd.DataFrame) -> pd.DataFrame:
 def costs(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
     """Per baseline: its own run cost (records, :func:`~trace_crs.stats.cost.cost_accounting`) and
     the judge's calls, tokens, $ and seconds (score files' ``judge_usage``); $ is NaN for a model
-    the price table does not price (tokens and seconds still shown); written to
+    the price table does not price (tokens and seconds still shown); the notebook writes it to
     ``tables/table29_judge_cost.csv``."""
     own, usage = [], {}
     for run in runs:
@@ -129,11 +127,9 @@ def costs(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm"
         own.append(cost_accounting(pd.read_parquet(rec), source=str(rec), strict=False).assign(run=run))
         for base in results.run_baselines(results_dir, run):
             usage[base] = results.read_aggregate(results_dir, run, base).get("judge_usage")
-    out = with_judge(
+    return with_judge(
         pd.concat(own, ignore_index=True), judge_costs(usage, source=f"{results_dir}/scores", strict=False)
     )
-    results.write_table(out, results_dir, COST_NAME)
-    return out
 
 
 def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
