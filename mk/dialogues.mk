@@ -4,7 +4,7 @@
 KB_DIR          ?= data/kb/$(PROFILE)
 DIALOGUES       := data/dialogues/$(PROFILE)/dialogues.jsonl
 N_DIALOGUES     := $(if $(filter smoke,$(PROFILE)),60,10000)
-DIALOGUE_SOURCES := $(sort $(wildcard src/trace_crs/dialogues/*.py src/trace_crs/dialogues/*.json src/trace_crs/dialogues/data/*)) src/trace_crs/cli/dialogues.py
+DIALOGUE_SOURCES := $(sort $(wildcard src/trace_crs/dialogues/*.py src/trace_crs/dialogues/*.json src/trace_crs/dialogues/data/*)) src/trace_crs/cli/dialogues.py src/trace_crs/cli/dialogues_generate.py
 
 DIALOGUES_TIMED = $(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/dialogues-$(1).json dialogues/$(1) -- $(VENV)/bin/trace-crs dialogues
 

@@ -19,7 +19,7 @@ JUDGE_A_SET ?= lm.model=local
 JUDGE_B_SET ?= lm.model=openai/gpt-4o-mini
 JUDGE_BENCH_N ?= 5
 JDIR        := $(RES)/judge/$(JUDGE_RUN)
-JUDGE_SRC   := $(filter src/trace_crs/judge/% src/trace_crs/lm/% src/trace_crs/cli/judge.py,$(SRC))
+JUDGE_SRC   := $(filter src/trace_crs/judge/% src/trace_crs/lm/% src/trace_crs/cli/judge.py src/trace_crs/cli/judge_transcripts.py src/trace_crs/cli/judge_agree.py,$(SRC))
 
 $(JDIR)/transcripts.jsonl: $(RES)/runs/$(JUDGE_RUN)/records.parquet $(DIALOGUES) $(KB_MANIFEST) $(JUDGE_SRC)
 	mkdir -p $(@D)

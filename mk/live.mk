@@ -8,7 +8,7 @@
 LIVE_ROOT      := results/$(PROFILE)/live
 LIVE_SUBSET    := $(if $(filter smoke,$(PROFILE)),,--subset 1000)
 LIVE_MAX_TURNS ?= 4
-LIVE_SRC       := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py src/trace_crs/cli/evaluate.py,$(SRC))
+LIVE_SRC       := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py src/trace_crs/cli/stats_abstention.py src/trace_crs/cli/evaluate.py,$(SRC))
 LIVE_LLM_CFG   := configs/$(PROFILE)/closed_llm.yaml
 # LLM baselines may ask this many questions, in their own words (the [Ask] rule in their prompt
 # while a question is left: trace_crs.baselines.ask_rule); CoRE's Proactiveness needs a system that can ask

@@ -22,7 +22,7 @@ override SET += $(if $(LM),evaluate.lm.model=$(LM))
 comma       := ,
 # What a run executes (not metrics, statistics, report or release code — runner never imports release): editing a table notebook's
 # module re-executes notebooks, never baselines; editing a metric re-scores, never re-runs.
-RUN_SRC     := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/metrics/% src/trace_crs/release/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py,$(SRC))
+RUN_SRC     := $(filter-out src/trace_crs/report/% src/trace_crs/stats/% src/trace_crs/oracle/% src/trace_crs/metrics/% src/trace_crs/release/% src/trace_crs/cli/score.py src/trace_crs/cli/stats.py src/trace_crs/cli/stats_abstention.py,$(SRC))
 SCORE_SRC   := $(filter src/trace_crs/metrics/% src/trace_crs/kb/% src/trace_crs/dialogues/% src/trace_crs/lm/% src/trace_crs/cli/score.py src/trace_crs/config.py,$(SRC))
 
 # A run re-executes from scratch when an input changed (its old directory is removed); a run

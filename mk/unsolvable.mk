@@ -12,7 +12,7 @@ $(UNSOLVABLE): data/dialogues/$(PROFILE)/dialogues.jsonl $(KB_DIR)/MANIFEST.json
 
 $(ABSTENTION_OUT)/tau_sweep.csv: $(UNSOLVABLE) data/dialogues/$(PROFILE)/dialogues.jsonl $(KB_DIR)/MANIFEST.json \
 		src/trace_crs/baselines/abstain.py src/trace_crs/baselines/tfidf.py src/trace_crs/baselines/spatial.py \
-		src/trace_crs/metrics/abstention.py src/trace_crs/cli/stats.py | $(STAMP)
+		src/trace_crs/metrics/abstention.py src/trace_crs/cli/stats.py src/trace_crs/cli/stats_abstention.py | $(STAMP)
 	mkdir -p $(@D) results/$(PROFILE)/timings
 	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/abstention.json abstention -- \
 	  $(VENV)/bin/trace-crs stats abstention --kb $(KB_DIR) --dialogues data/dialogues/$(PROFILE)/dialogues.jsonl \

@@ -96,7 +96,7 @@ def test_near_verbatim_quote_is_snapped_to_the_review_span(tiny_kb):
 # --- prompt v2-compact, constrained decoding, acceptance report -------------------------------
 import jsonschema  # noqa: E402
 
-from trace_crs.cli.dialogues import acceptance, reason_key  # noqa: E402
+from trace_crs.cli.dialogues_generate import acceptance, reason_key  # noqa: E402
 from trace_crs.dialogues.llm import PROMPTS, _inputs, excerpt  # noqa: E402
 from trace_crs.dialogues.llm_turns import parse_citations as _citations  # noqa: E402
 from trace_crs.dialogues.llm_schema import (SchemaJSONAdapter, output_schema, position_actions,  # noqa: E402
@@ -353,7 +353,7 @@ def test_acceptance_per_tier_by_hand():
 def test_local_generator_lm_config_defaults_and_overrides():
     import argparse
 
-    from trace_crs.cli.dialogues import _llm_lm_config
+    from trace_crs.cli.dialogues_generate import _llm_lm_config
     args = argparse.Namespace(model="local:qwen2.5-coder-0.5b-instruct-q4_k_m",
                               set=["lm.timeout_s=3600", "max_tokens=3000"])
     cfg = _llm_lm_config(args)

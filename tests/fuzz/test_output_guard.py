@@ -1,6 +1,6 @@
 """Every command refuses an output that is, contains or lies inside one of its inputs (exit 2,
 "would overwrite the input"), and leaves every input byte-identical (trace_crs.atomic.refuse_overlap
-through trace_crs.cli.guard_paths).  The guard runs before any input is read, so the inputs here
+through trace_crs.cli.guard.guard_paths).  The guard runs before any input is read, so the inputs here
 only need to exist."""
 from __future__ import annotations
 

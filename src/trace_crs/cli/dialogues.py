@@ -1,4 +1,5 @@
-"""`trace-crs dialogues` commands: generate, validate, stats, leakage, release, hydrate.
+"""`trace-crs dialogues` commands: generate (:mod:`trace_crs.cli.dialogues_generate`), validate, stats,
+leakage, unsolvable, release, hydrate.
 
 Every command that reads a corpus takes it as ``--dialogues F`` (the spelling of every other
 command) or, for compatibility, as the positional ``F``; JSON outputs are ``--out`` (``--json``
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -17,130 +17,17 @@ from typing import Any, cast
 from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
 from trace_crs.cli import add_group
+from trace_crs.cli.dialogues_generate import add_generate
 from trace_crs.errors import DataError, UsageError
 
 
-def _load_kb(path: str):
+def load_kb_dir(path: str):
+    """The KB in directory ``path``; FileNotFoundError (exit 2) when it holds no ``pois.jsonl``."""
     from trace_crs.kb.store import load_kb
 
     if not Path(path, "pois.jsonl").exists():
         raise FileNotFoundError(f"{path}: not a KB directory (no pois.jsonl); build one with `trace-crs kb build`")
     return load_kb(path)
-
-
-def _llm_lm_config(args: argparse.Namespace):
-    """The local generator's LMConfig: weights of ``local[:weights]``, the generator's decoding
-    defaults (``llm.LOCAL_LM``), then ``--set [lm.]field=value`` overrides."""
-    from trace_crs.dialogues.llm import LOCAL_LM
-    from trace_crs.lm.config import resolve_lm_config
-
-    weights = args.model.partition(":")[2] or "qwen2.5-coder-1.5b-instruct-q4_k_m"
-    overrides = [kv.removeprefix("lm.") for kv in args.set or []]
-    return resolve_lm_config({"model": "local", "weights": weights, **LOCAL_LM}, overrides, "--set")
-
-
-def reason_key(reason: str) -> str:
-    """Failure reason name of a log entry: ``"quote_mismatch: turn 4: R1"`` → ``quote_mismatch``;
-    parse errors keep their exception type (``parse: LMTimeoutError``)."""
-    parts = reason.split(": ")
-    return ": ".join(parts[:2]) if parts[0] == "parse" and len(parts) > 1 else parts[0]
-
-
-def acceptance(logs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per tier (and ``all``): dialogues attempted, accepted, acceptance rate, LM calls, and
-    the failure reasons of every failed attempt (accepted dialogues' retries included),
-    counted per attempt and sorted most frequent first."""
-    out: dict[str, Any] = {}
-    for tier in sorted({lg["tier"] for lg in logs}) + ["all"]:
-        rows = [lg for lg in logs if tier in ("all", lg["tier"])]
-        ok = sum(not lg.get("failed") for lg in rows)
-        out[tier] = {
-            "attempted": len(rows),
-            "accepted": ok,
-            "rate": ok / len(rows) if rows else float("nan"),
-            "calls": sum(lg["retries"] + 1 for lg in rows),
-        }
-    reasons = Counter(k for lg in logs for attempt in lg.get("reasons", []) for k in {reason_key(r) for r in attempt})
-    out["reasons"] = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-    return out
-
-
-def _generate_llm(args: argparse.Namespace, kb, on_log) -> tuple[list, list, dict]:
-    """Generator A; returns ``(dialogues, failures, run settings for the acceptance report)``."""
-    from trace_crs.dialogues.llm import generate_llm
-
-    if not args.model:
-        raise ValueError("--generator llm needs --model (a litellm model string, e.g. openai/gpt-5.4-mini)")
-    local = args.model.split(":")[0] == "local"  # local[:weights]: the project's llama.cpp server
-    run = {
-        "model": args.model,
-        "prompt": args.prompt or ("v2-compact" if local else "v2"),
-        "decoding": args.decoding or ("constrained" if local else "free"),
-        "n": args.n,
-        "seed": args.seed,
-        "max_retries": args.max_retries,
-    }
-    opts = dict(
-        max_retries=args.max_retries,
-        progress=not os.environ.get("TQDM_DISABLE"),
-        prompt=run["prompt"],
-        decoding=run["decoding"],
-        on_log=on_log,
-    )
-    if not local:
-        if args.set:
-            raise ValueError("--set configures the local llama.cpp generator only (--model local[:weights])")
-        dialogues, failures = generate_llm(kb, args.n, args.model, args.seed, api_base=args.api_base, **opts)
-        return dialogues, failures, run
-    from trace_crs.lm.backend import open_lm
-    from trace_crs.lm.config import as_dict
-
-    cfg = _llm_lm_config(args)
-    print(f"lm: {cfg}", file=sys.stderr, flush=True)
-    with open_lm(cfg) as lm:
-        dialogues, failures = generate_llm(kb, args.n, f"local:{cfg.weights}", args.seed, lm=lm, **opts)
-        run.update(lm_model=lm.model, lm=as_dict(cfg))
-    return dialogues, failures, run
-
-
-def _generate(args: argparse.Namespace) -> int:
-    import time
-
-    from trace_crs.dialogues.generate import generate_simulated, write_corpus
-
-    kb = _load_kb(args.kb)
-    t0 = time.monotonic()
-    logs: list = []
-
-    def on_log(log: dict) -> None:
-        logs.append(log)
-        print(json.dumps(log), file=sys.stderr, flush=True)
-
-    if args.generator == "simulated":
-        failures: list[Any]
-        dialogues, failures = generate_simulated(kb, args.n, args.seed, progress=not os.environ.get("TQDM_DISABLE")), []
-    else:
-        dialogues, failures, run = _generate_llm(args, kb, on_log)
-    out = write_corpus(dialogues, args.out)
-    if failures:
-        from trace_crs.kb.store import dump_jsonl
-
-        dump_jsonl(failures, out.with_suffix(".failures.jsonl"))
-    if logs:
-        report = {**run, "wall_s": round(time.monotonic() - t0, 1), "acceptance": acceptance(logs)}
-        write_text(out.with_suffix(".acceptance.json"), json.dumps(report, indent=2) + "\n")
-        for tier, row in report["acceptance"].items():
-            if tier != "reasons":
-                print(
-                    f"  {tier:8s} accepted {row['accepted']}/{row['attempted']}  ({row['calls']} LM calls)",
-                    file=sys.stderr,
-                )
-        print(f"  failure reasons per attempt: {report['acceptance']['reasons']}", file=sys.stderr)
-    print(
-        f"dialogues: {len(dialogues)} written to {out} ({len(failures)} failed) in {time.monotonic() - t0:.0f} s",
-        file=sys.stderr,
-    )
-    return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -152,7 +39,7 @@ def _validate(args: argparse.Namespace) -> int:
     dialogues = [record for _, record in iter_jsonl(args.file)]
     if not dialogues:  # "0 passed (nan%)" must not be recorded as a validated corpus
         raise DataError("no dialogues (an empty corpus)", file=str(args.file), field="<file>")
-    kb = _load_kb(args.kb)
+    kb = load_kb_dir(args.kb)
     summary = summarize(dialogues, kb)
     if args.global_json:
         print(json.dumps(summary, sort_keys=True))
@@ -180,7 +67,7 @@ def _stats(args: argparse.Namespace) -> int:
     if args.kb:  # quote specificity and travellers' language need the KB
         from trace_crs.dialogues.stats import evidence_stats
 
-        stats.update(evidence_stats(dialogues, _load_kb(args.kb), str(args.file)))
+        stats.update(evidence_stats(dialogues, load_kb_dir(args.kb), str(args.file)))
     if args.json:
         write_text(args.json, json.dumps(stats, indent=2, sort_keys=True) + "\n")
     if args.global_json:
@@ -215,15 +102,13 @@ def _leakage(args: argparse.Namespace) -> int:
 
 
 def _unsolvable(args: argparse.Namespace) -> int:
-    from collections import Counter
-
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.dialogues.unsolvable import build_unsolvable
     from trace_crs.kb.store import dump_jsonl
 
     # build_unsolvable reads each dialogue as a plain mapping of the schema's fields
     corpus = cast("list[dict[str, Any]]", load_dialogues(args.file))
-    items = build_unsolvable(_load_kb(args.kb), corpus, args.n, args.seed)
+    items = build_unsolvable(load_kb_dir(args.kb), corpus, args.n, args.seed)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     dump_jsonl(items, args.out)
     print(
@@ -239,7 +124,7 @@ def _release(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import iter_dialogues
     from trace_crs.kb.store import dump_jsonl
 
-    kb = _load_kb(args.kb)
+    kb = load_kb_dir(args.kb)
     dump_jsonl([release_dialogue(d, kb) for d in iter_dialogues(args.file)], args.out)
     return 0
 
@@ -249,7 +134,7 @@ def _hydrate(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.schema import check_dialogue
     from trace_crs.kb.store import dump_jsonl, iter_jsonl
 
-    kb = _load_kb(args.kb)
+    kb = load_kb_dir(args.kb)
     out = [check_dialogue(hydrate_dialogue(rec, kb), args.file, line) for line, rec in iter_jsonl(args.file)]
     dump_jsonl(out, args.out)
     return 0
@@ -274,40 +159,7 @@ def resolve_corpus(args: argparse.Namespace) -> None:
 def register(subparsers) -> None:
     """Add the ``dialogues`` command group."""
     sub = add_group(subparsers, "dialogues", "generate, validate and release the dialogue corpus")
-    p = sub.add_parser("generate", help="generate dialogues (simulated: offline default; llm: DSPy + litellm)")
-    p.add_argument("--kb", required=True)
-    p.add_argument("--n", type=int, required=True)
-    p.add_argument("--generator", choices=("simulated", "llm"), default="simulated")
-    p.add_argument(
-        "--model",
-        default=None,
-        help="litellm model string for --generator llm, or local[:weights] for the "
-        "project's llama.cpp server (default weights: the 1.5B Qwen2.5-Coder)",
-    )
-    p.add_argument("--api-base", default=None, help="OpenAI-compatible server URL for --generator llm")
-    p.add_argument("--max-retries", type=int, default=2)
-    p.add_argument(
-        "--prompt",
-        choices=("v2", "v2-compact"),
-        default=None,
-        help="--generator llm prompt version (default: v2-compact for local, else v2)",
-    )
-    p.add_argument(
-        "--decoding",
-        choices=("free", "constrained"),
-        default=None,
-        help="--generator llm decoding; constrained = JSON-schema grammar, llama.cpp servers only "
-        "(default: constrained for local, else free)",
-    )
-    p.add_argument(
-        "--set",
-        action="append",
-        metavar="KEY=VALUE",
-        help="override a field of the local generator's LM config, e.g. lm.timeout_s=3600 " "lm.max_tokens=3000",
-    )
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    p.add_argument("--out", required=True)
-    p.set_defaults(func=_generate)
+    add_generate(sub)
     p = sub.add_parser("validate", help="validate dialogues against the KB (exit 1 when any fails)")
     _corpus_arg(p)
     p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from trace_crs.atomic import write_atomic
 from trace_crs.cli import add_group, add_seed
+from trace_crs.cli.judge_agree import run_agree
+from trace_crs.cli.judge_transcripts import dump_records, run_transcripts, seeded_subset
 from trace_crs.cli.score import refuse_inputs
 from trace_crs.errors import UsageError
 
@@ -51,25 +51,6 @@ def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
     from trace_crs.lm.backend import model_id, open_lm
 
     return stack.enter_context(open_lm(cfg)), model_id(cfg)
-
-
-def _dump(records: list[dict], path: Path) -> None:
-    def write(tmp: Path) -> None:
-        tmp.write_text(
-            "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
-        )
-
-    write_atomic(path, write)
-
-
-def seeded_subset(items: list, n: int | None, seed: int) -> list:
-    """``n`` items drawn without replacement by ``default_rng(seed)``, in their original order
-    (all of them when ``n`` is None)."""
-    from trace_crs.dialogues.subset import select_subset
-
-    if n is not None and n < 1:
-        raise UsageError(f"--n must be >= 1, got {n}")
-    return select_subset(items, n, seed)
 
 
 def run_core(args: argparse.Namespace) -> int:
@@ -140,7 +121,7 @@ def run_core(args: argparse.Namespace) -> int:
                 "raise it with --set lm.n_ctx=<tokens> or judge with --mode per-factor"
             ) from None
     out.parent.mkdir(parents=True, exist_ok=True)
-    _dump(records, out)
+    dump_records(records, out)
     partial.unlink(missing_ok=True)
     failed = sum(bool(r["failures"]) for r in records)
     if failed and not args.quiet:
@@ -148,187 +129,6 @@ def run_core(args: argparse.Namespace) -> int:
             f"warning: {failed} transcript(s) have factors the judge failed to rate (see 'failures')", file=sys.stderr
         )
     print(out)
-    return 0
-
-
-def run_transcripts(args: argparse.Namespace) -> int:
-    """``judge transcripts``."""
-    from trace_crs.judge import adapters
-    from trace_crs.judge.transcript import transcript_record
-    from trace_crs.kb.store import iter_jsonl
-
-    out = Path(args.out)
-    refuse_inputs([out], [args.generic, args.dialogues, args.kb, args.predictions, args.run, *(args.live or [])])
-    if args.generic:
-        if args.dialogues or args.predictions or args.run or args.live:
-            raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run/--live")
-        records = [adapters.from_generic(rec, args.generic, line) for line, rec in iter_jsonl(args.generic)]
-    elif args.live:
-        if args.dialogues or args.predictions or args.run:
-            raise UsageError("--live reads converse runs on their own; drop --dialogues/--predictions/--run")
-        records = _from_live(args)
-    else:
-        records = _from_trace(args, adapters)
-    if not records:
-        raise UsageError("nothing to export")
-    _dump([transcript_record(t) for t in records], out)
-    print(out)
-    return 0
-
-
-def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
-    from trace_crs.cli.score import restrict
-    from trace_crs.dialogues.schema import load_dialogues
-    from trace_crs.kb import load_kb
-    from trace_crs.metrics.predictions import read_predictions
-
-    if not args.dialogues:
-        raise UsageError("give --dialogues F (Trace) or --generic LOG")
-    if (args.predictions or args.run) and not args.kb:
-        raise UsageError("--predictions/--run need --kb (items and cited reviews come from it)")
-    if args.predictions and not args.system:
-        raise UsageError("--predictions needs --system NAME (the baseline that produced them)")
-    kb = load_kb(args.kb) if args.kb else None
-    corpus = load_dialogues(args.dialogues)
-    ids = args.dialogue_ids or (str(Path(args.run) / "dialogue_ids.json") if args.run else None)
-    dialogues = restrict(corpus, ids if ids and Path(ids).exists() else None)
-    dialogues = seeded_subset(dialogues, args.n, args.seed)
-    outside = {d["dialogue_id"] for d in corpus} - {d["dialogue_id"] for d in dialogues}
-    sources = (
-        [(args.system, Path(args.predictions))]
-        if args.predictions
-        else [(p.stem, p) for p in sorted((Path(args.run) / "predictions").glob("*.jsonl"))]
-        if args.run
-        else []
-    )
-    if not sources:
-        return [adapters.from_dialogue(d, kb) for d in dialogues]
-    if kb is None:  # checked above: --predictions/--run need --kb
-        raise UsageError("--predictions/--run need --kb (items and cited reviews come from it)")
-    out = []
-    for system, path in sources:
-        preds = read_predictions(path, dialogues, kb, outside=outside)
-        out += [adapters.from_predictions(d, preds, kb, system) for d in dialogues]
-    return out
-
-
-def _from_live(args: argparse.Namespace) -> list:
-    """The judge transcripts ``converse`` wrote (``<dir>/judge/<baseline>.jsonl``) of each
-    ``--live`` run: per run, a seeded subset of ``--n`` dialogues, the same for every baseline
-    of that run (the dialogues every baseline conversed on)."""
-    from trace_crs.judge.transcript import load_transcripts
-
-    out = []
-    for run in args.live:
-        files = sorted((Path(run) / "judge").glob("*.jsonl"))
-        if not files:
-            raise UsageError(f"--live {run}: no judge/<baseline>.jsonl (run trace-crs converse into it first)")
-        per_system = {f.stem: load_transcripts(f) for f in files}
-        common = set.intersection(*({t.dialogue_id.partition("/")[2] for t in ts} for ts in per_system.values()))
-        chosen = set(seeded_subset(sorted(common), args.n, args.seed))
-        out += [t for ts in per_system.values() for t in ts if t.dialogue_id.partition("/")[2] in chosen]
-    return out
-
-
-def _plain(value: Any) -> Any:
-    """JSON-ready: DataFrames as lists of rows, numpy scalars as Python numbers, NaN as null."""
-    import math
-
-    if hasattr(value, "to_dict"):
-        value = value.to_dict(orient="records")
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    return None if isinstance(value, float) and math.isnan(value) else value
-
-
-def _select(args: argparse.Namespace, pred: Any) -> Any:
-    """``--select``: per factor, the candidate (``--pred`` and each ``--select`` file) with the
-    highest QWK against ``--human``; ``--mixture-out`` writes the mixture table."""
-    import yaml
-
-    from trace_crs.judge.records import read_ratings
-    from trace_crs.judge.select import mixture_table, select_judges
-    from trace_crs.kb.store import iter_jsonl
-
-    if not args.human:
-        raise UsageError("--select needs --human labels (the judges are chosen by QWK against them)")
-    paths = [Path(args.pred), *(Path(p) for p in args.select)]
-    names = [p.stem for p in paths]
-    if len(set(names)) != len(names):
-        raise UsageError(f"--select: candidate files need distinct names (stems), got {names}")
-    frames = {n: (pred if i == 0 else read_ratings(p)) for i, (n, p) in enumerate(zip(names, paths, strict=False))}
-    models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths, strict=False)}
-    from trace_crs.judge import agree
-
-    human = read_ratings(args.human, human=True)
-    if agree.several_annotators(human):  # judges are chosen against the mean label
-        human = agree.mean_over_annotators(human)
-    selection = select_judges(frames, human)
-    if args.mixture_out:
-        text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
-        write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
-    return selection
-
-
-def run_agree(args: argparse.Namespace) -> int:
-    """``judge agree``."""
-    from trace_crs.judge import agree
-    from trace_crs.judge.records import read_ratings
-
-    out = Path(args.out) if args.out else None
-    if out:
-        refuse_inputs([out], [args.pred, args.human, args.judge_b, *(args.repeat or []), *(args.select or [])])
-    if args.mixture_out:
-        refuse_inputs([Path(args.mixture_out)], [args.pred, args.human, *(args.select or [])])
-        if not args.select:
-            raise UsageError("--mixture-out needs --select (the candidate judges)")
-    pred = read_ratings(args.pred)
-    tables: dict[str, Any] = {
-        "coupling_judge": agree.coupling(pred),
-        "coupling_matrix_judge": agree.coupling_matrix(pred),
-        "cost": agree.cost(pred),
-    }
-    if args.human:
-        human = read_ratings(args.human, human=True)
-        if agree.several_annotators(human):  # per annotator first, then against the mean label
-            tables |= {
-                "factors_per_annotator": agree.per_annotator(pred, human, agree.factor_agreement),
-                "overall_per_annotator": agree.per_annotator(pred, human, agree.overall_agreement),
-            }
-            human = agree.mean_over_annotators(human)
-        tables |= {
-            "factors": agree.factor_agreement(pred, human),
-            "overall": agree.overall_agreement(pred, human),
-            "coupling_human": agree.coupling(human),
-            "coupling_matrix_human": agree.coupling_matrix(human),
-        }
-        if pred["system"].notna().any() and human["system"].notna().any():
-            tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
-    if args.judge_b:
-        other = read_ratings(args.judge_b)
-        tables |= {
-            "factors_vs_judge_b": agree.factor_agreement(pred, other),
-            "ranking_vs_judge_b": agree.ranking_agreement(pred, other),
-        }
-    if args.repeat:
-        tables["stability"] = agree.stability([pred, *(read_ratings(r) for r in args.repeat)])
-    if args.select:
-        tables["selection"] = _select(args, pred)
-    as_json = {k: _plain(v) for k, v in tables.items()}
-    if not args.quiet:
-        for k, v in tables.items():
-            print(f"== {k}\n{v.round(3).to_string(index=False) if hasattr(v, 'round') else v}", file=sys.stderr)
-    text = json.dumps(as_json, indent=1, sort_keys=True, allow_nan=False) + "\n"
-    if out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(out, lambda tmp: tmp.write_text(text))
-        print(out)
-    else:
-        print(text, end="")
     return 0
 
 

@@ -1,0 +1,117 @@
+"""``trace-crs judge agree``: meta-evaluation of judged transcripts (:mod:`trace_crs.judge.agree`)
+against human labels, a second judge or reruns of the same judge, and the per-factor judge
+selection of a mixture (CoRE §7.2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from trace_crs.atomic import write_atomic
+from trace_crs.cli.score import refuse_inputs
+from trace_crs.errors import UsageError
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: DataFrames as lists of rows, numpy scalars as Python numbers, NaN as null."""
+    import math
+
+    if hasattr(value, "to_dict"):
+        value = value.to_dict(orient="records")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _select(args: argparse.Namespace, pred: Any) -> Any:
+    """``--select``: per factor, the candidate (``--pred`` and each ``--select`` file) with the
+    highest QWK against ``--human``; ``--mixture-out`` writes the mixture table."""
+    import yaml
+
+    from trace_crs.judge.records import read_ratings
+    from trace_crs.judge.select import mixture_table, select_judges
+    from trace_crs.kb.store import iter_jsonl
+
+    if not args.human:
+        raise UsageError("--select needs --human labels (the judges are chosen by QWK against them)")
+    paths = [Path(args.pred), *(Path(p) for p in args.select)]
+    names = [p.stem for p in paths]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--select: candidate files need distinct names (stems), got {names}")
+    frames = {n: (pred if i == 0 else read_ratings(p)) for i, (n, p) in enumerate(zip(names, paths, strict=False))}
+    models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths, strict=False)}
+    from trace_crs.judge import agree
+
+    human = read_ratings(args.human, human=True)
+    if agree.several_annotators(human):  # judges are chosen against the mean label
+        human = agree.mean_over_annotators(human)
+    selection = select_judges(frames, human)
+    if args.mixture_out:
+        text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
+        write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
+    return selection
+
+
+def run_agree(args: argparse.Namespace) -> int:
+    """``judge agree``."""
+    from trace_crs.judge import agree
+    from trace_crs.judge.records import read_ratings
+
+    out = Path(args.out) if args.out else None
+    if out:
+        refuse_inputs([out], [args.pred, args.human, args.judge_b, *(args.repeat or []), *(args.select or [])])
+    if args.mixture_out:
+        refuse_inputs([Path(args.mixture_out)], [args.pred, args.human, *(args.select or [])])
+        if not args.select:
+            raise UsageError("--mixture-out needs --select (the candidate judges)")
+    pred = read_ratings(args.pred)
+    tables: dict[str, Any] = {
+        "coupling_judge": agree.coupling(pred),
+        "coupling_matrix_judge": agree.coupling_matrix(pred),
+        "cost": agree.cost(pred),
+    }
+    if args.human:
+        human = read_ratings(args.human, human=True)
+        if agree.several_annotators(human):  # per annotator first, then against the mean label
+            tables |= {
+                "factors_per_annotator": agree.per_annotator(pred, human, agree.factor_agreement),
+                "overall_per_annotator": agree.per_annotator(pred, human, agree.overall_agreement),
+            }
+            human = agree.mean_over_annotators(human)
+        tables |= {
+            "factors": agree.factor_agreement(pred, human),
+            "overall": agree.overall_agreement(pred, human),
+            "coupling_human": agree.coupling(human),
+            "coupling_matrix_human": agree.coupling_matrix(human),
+        }
+        if pred["system"].notna().any() and human["system"].notna().any():
+            tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
+    if args.judge_b:
+        other = read_ratings(args.judge_b)
+        tables |= {
+            "factors_vs_judge_b": agree.factor_agreement(pred, other),
+            "ranking_vs_judge_b": agree.ranking_agreement(pred, other),
+        }
+    if args.repeat:
+        tables["stability"] = agree.stability([pred, *(read_ratings(r) for r in args.repeat)])
+    if args.select:
+        tables["selection"] = _select(args, pred)
+    as_json = {k: _plain(v) for k, v in tables.items()}
+    if not args.quiet:
+        for k, v in tables.items():
+            print(f"== {k}\n{v.round(3).to_string(index=False) if hasattr(v, 'round') else v}", file=sys.stderr)
+    text = json.dumps(as_json, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(out, lambda tmp: tmp.write_text(text))
+        print(out)
+    else:
+        print(text, end="")
+    return 0
