@@ -93,19 +93,11 @@ def _post(base: str, body: dict) -> dict:
 
 
 def profile(model: Path, calls: list[list[dict]], guarded: bool, max_tokens: int, threads: int, n_ctx: int) -> dict:
-    """Sums over the calls of one mode on a fresh worker."""
+    """Sums over the calls of one mode on a fresh worker (:func:`sum_lines` over its replies;
+    the wall time is the requests' own, worker start-up excluded)."""
     cfg = LMConfig()
-    tot = {
-        "calls": 0,
-        "prompt_tokens": 0,
-        "prefill_tokens": 0,
-        "decode_tokens": 0,
-        "prefill_s": 0.0,
-        "decode_s": 0.0,
-        "hit_max_tokens": 0,
-        "wall_s": 0.0,
-        "load_1min": round(os.getloadavg()[0], 2),
-    }
+    load = os.getloadavg()[0]
+    lines, wall_s = [], 0.0
     with LlamaServer(model, "m", n_ctx, threads) as worker:
         for messages in calls:
             body = {"model": "m", "messages": messages, "max_tokens": max_tokens, "temperature": 0.0, "seed": 42}
@@ -113,16 +105,11 @@ def profile(model: Path, calls: list[list[dict]], guarded: bool, max_tokens: int
                 body.update(stop=[END_MARKER], trace_repeat_ngram=cfg.repeat_ngram)
             start = time.perf_counter()
             out = _post(worker.api_base, body)
-            tot["wall_s"] += time.perf_counter() - start
-            t = out["timings"]
-            tot["calls"] += 1
-            tot["prompt_tokens"] += out["usage"]["prompt_tokens"]
-            tot["prefill_tokens"] += t["prompt_n"]
-            tot["decode_tokens"] += t["predicted_n"]
-            tot["prefill_s"] += t["prompt_ms"] / 1000
-            tot["decode_s"] += t["predicted_ms"] / 1000
-            tot["hit_max_tokens"] += out["choices"][0]["finish_reason"] == "length"
-    return {k: round(v, 2) if isinstance(v, float) else v for k, v in tot.items()}
+            wall_s += time.perf_counter() - start
+            lines.append(
+                {"timings": out["timings"], "usage": out["usage"], "finish_reason": out["choices"][0]["finish_reason"]}
+            )
+    return sum_lines(lines, wall_s, load)
 
 
 def sum_lines(lines: list[dict], wall_s: float, load: float) -> dict:
