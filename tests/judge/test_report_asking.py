@@ -27,15 +27,19 @@ def test_not_run_is_empty(tmp_path):
                                                    "ask_judged_max_n": 0}
 
 
-def test_no_common_conversation_is_empty(tmp_path):
+def test_no_common_conversation_is_counted_not_dropped(tmp_path):
     write(tmp_path / "judge/live_ask/core_a.jsonl", {"tfidf/d0": (3, 3)})
     write(tmp_path / "judge/live/core_a.jsonl", {"tfidf/d1": (3, 3)})
-    assert core_asking.load(tmp_path).empty
+    df = core_asking.load(tmp_path)
+    assert set(df["metric"]) == set(core_asking.METRICS) and (df["n"] == 0).all()
+    assert (df["n_unpaired"] == 2).all() and (df["verdict"] == "no conversation rated on both sides").all()
+    assert core_asking.facts(df)["ask_judged_baselines"] == 0
 
 
 def test_pairs_by_conversation_and_family(tmp_path):
     write(tmp_path / "judge/live_ask/core_a.jsonl", {
         "tfidf/d0": (3, 4), "tfidf/d1": (3, 4), "tfidf/d2": (2, 4), "tfidf/d3": (None, 4),
+        "tfidf/d4": (3, 3),                                    # judged with asking only
         "dense/d0": (4, 4)})                                   # dense: never judged without asking
     write(tmp_path / "judge/live/core_a.jsonl", {
         "tfidf/d0": (2, 1), "tfidf/d1": (2, 1), "tfidf/d2": (2, 1), "tfidf/d3": (2, 1),
@@ -46,13 +50,15 @@ def test_pairs_by_conversation_and_family(tmp_path):
     assert set(df["baseline"]) == {"tfidf", "llm_zero_shot"}
     # tfidf CoRE-Avg (mean of the 12 factors, proactiveness one of them): with asking d0, d1 =
     # (11*3 + 4)/12, d2 = (11*2 + 4)/12; without (11*2 + 1)/12 each; d3's "with" side failed
-    # every factor but proactiveness, so it has no CoRE-Avg and is unpaired
+    # every factor but proactiveness, so it has no CoRE-Avg and is unpaired; d4 was judged with
+    # asking only, so it is unpaired for every metric
     t = got.loc[("tfidf", "core_avg")]
-    assert (t["n"], t["n_unpaired"]) == (3, 1)
+    assert (t["n"], t["n_unpaired"]) == (3, 2)
     assert (t["with_ask"], t["without_ask"]) == pytest.approx((100 / 36, 23 / 12))
     assert t["delta"] == pytest.approx(31 / 36) and 3 / 12 <= t["ci_low"] <= 31 / 36 <= t["ci_high"] <= 14 / 12
     assert t["verdict"] == "insufficient n"                       # 3 dialogues < 20
     p = got.loc[("tfidf", "proactiveness")]
+    assert p["n_unpaired"] == 1
     assert (p["n"], p["delta"], p["ci_low"], p["ci_high"]) == (4, 3.0, 3.0, 3.0)
     llm = got.loc[("llm_zero_shot", "recoverability")]
     assert (llm["n"], llm["with_ask"], llm["without_ask"], llm["delta"]) == (2, 2.0, 1.0, 1.0)

@@ -55,14 +55,19 @@ COLUMNS = [
 
 
 def paired(with_path: Path, without_path: Path) -> pd.DataFrame:
-    """Conversations judged on both sides: ``baseline, dialogue_id`` and ``<metric>_with`` /
-    ``<metric>_without`` for each of :data:`METRICS` (NaN where the judge failed)."""
+    """Every conversation of a baseline judged on both sides: ``baseline, dialogue_id`` and
+    ``<metric>_with`` / ``<metric>_without`` for each of :data:`METRICS`, NaN where the judge
+    failed or the conversation was judged on one side only (so :func:`effect` counts it in
+    ``n_unpaired``). Baselines present in one file only are not compared: ``judge/live`` holds
+    every baseline, its no-ask counterpart only the LLM ones."""
     sides = []
     for path, suffix in ((with_path, "_with"), (without_path, "_without")):
         df = read_judged(path)
         df = df.assign(baseline=df["system"], conversation=df["dialogue_id"])[["baseline", "conversation", *METRICS]]
         sides.append(df.rename(columns={m: m + suffix for m in METRICS}))
-    both = sides[0].merge(sides[1], on=["baseline", "conversation"])
+    common = set(sides[0]["baseline"]) & set(sides[1]["baseline"])
+    sides = [s[s["baseline"].isin(common)] for s in sides]
+    both = sides[0].merge(sides[1], on=["baseline", "conversation"], how="outer", sort=True)
     both["dialogue_id"] = [c.partition("/")[2] for c in both["conversation"]]  # (an empty merge too)
     return both.drop(columns="conversation")
 
