@@ -39,19 +39,10 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("judge/live/core_a.jsonl", "judge/live_llm_noask/core_a.jsonl"),
 )
 METRICS: tuple[str, ...] = ("core_avg", "proactiveness", "recoverability")
-COLUMNS = [
-    "Baseline",
-    "baseline",
-    "metric",
-    "n",
-    "without_ask",
-    "with_ask",
-    "delta",
-    "ci_low",
-    "ci_high",
-    "verdict",
-    "n_unpaired",
-]
+# What :func:`effect` computes for one (baseline, metric): both sides' means, their difference
+# and its interval; the live TSR/T2R table (core_live.ASK_COLUMNS) reports the same.
+EFFECT_COLUMNS: tuple[str, ...] = ("without_ask", "with_ask", "delta", "ci_low", "ci_high", "verdict")
+COLUMNS = ["Baseline", "baseline", "metric", "n", *EFFECT_COLUMNS, "n_unpaired"]
 
 
 def paired(with_path: Path, without_path: Path) -> pd.DataFrame:

@@ -149,19 +149,7 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     return figures.save(fig, NAME, figures_dir)
 
 
-ASK_COLUMNS = [
-    "Baseline",
-    "baseline",
-    "metric",
-    "without_ask",
-    "with_ask",
-    "delta",
-    "ci_low",
-    "ci_high",
-    "verdict",
-    "n_dialogues",
-    "questions_per_dialogue",
-]
+ASK_COLUMNS = ["Baseline", "baseline", "metric", *core_asking.EFFECT_COLUMNS, "n_dialogues", "questions_per_dialogue"]
 ASK_METRICS: tuple[str, ...] = ("tsr", "t2r")
 
 
