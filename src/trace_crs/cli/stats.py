@@ -33,6 +33,7 @@ from trace_crs.cli import add_group, add_n_boot, add_seed
 from trace_crs.cli.stats_abstention import add_abstention
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
+from trace_crs.oracle.quality import COMPONENTS, joint_quality
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
 from trace_crs.stats.cost import dialogue_costs
 
@@ -62,19 +63,9 @@ def _bootstrap(args: argparse.Namespace) -> int:
     return 0
 
 
-def joint_quality(turns: pd.DataFrame, dialogues: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
-    """``dialogue_id, baseline, quality``: mean of ``metrics`` per dialogue (NaN components skipped)."""
-    per_dialogue = turns.groupby(["dialogue_id", "baseline"]).mean(numeric_only=True).reset_index()
-    merged = dialogues.merge(per_dialogue, on=["dialogue_id", "baseline"], how="outer", suffixes=("", "_turn"))
-    missing = [m for m in metrics if m not in merged.columns]
-    if missing:
-        raise ValueError(f"quality metric(s) {missing} are in neither the per-turn nor the per-dialogue scores")
-    return merged[["dialogue_id", "baseline"]].assign(quality=merged[metrics].mean(axis=1, skipna=True))
-
-
 def _oracle(args: argparse.Namespace) -> int:
     quality = joint_quality(
-        _load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"), args.quality.split(",")
+        _load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"), _names(args.quality)
     )
     costs = dialogue_costs(pd.read_parquet(args.records), source=str(args.records))
     table = quality.merge(costs[["dialogue_id", "baseline", args.cost]], on=["dialogue_id", "baseline"], how="left")
@@ -156,7 +147,11 @@ def register(subparsers) -> None:
     orc = sub.add_parser("oracle", help="budget-oracle curve (in-sample upper bound with perfect foresight)")
     orc.add_argument("--scores", type=Path, required=True)
     orc.add_argument("--records", type=Path, required=True, help="the run's records.parquet (for costs)")
-    orc.add_argument("--quality", default="recall@1,cgs,rejection_recovery")
+    orc.add_argument(
+        "--quality",
+        default=",".join(COMPONENTS),
+        help="comma-separated metrics averaged into a dialogue's quality (default: the oracle's joint score)",
+    )
     orc.add_argument("--cost", choices=("usd", "tokens", "seconds"), default="usd")
     orc.add_argument("--budgets", type=int, default=20)
     orc.add_argument("--out", type=Path, required=True)

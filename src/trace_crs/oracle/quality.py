@@ -12,6 +12,8 @@ Only the dialogues on which every baseline has both a quality and a cost are kep
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from trace_crs.stats.cost import dialogue_costs
@@ -20,11 +22,23 @@ COMPONENTS = ("recall@1", "cgs", "rejection_recovery")
 COSTS = {"latency_s": "seconds", "cost_usd": "usd", "tokens": "tokens"}  # option → dialogue_costs column
 
 
-def joint_quality(per_turn: pd.DataFrame, per_dialogue: pd.DataFrame) -> pd.DataFrame:
-    """``dialogue_id, baseline, quality`` (see the module docstring)."""
-    parts = per_turn.groupby(["dialogue_id", "baseline"])[list(COMPONENTS[:2])].mean()
-    parts = parts.join(per_dialogue.set_index(["dialogue_id", "baseline"])[COMPONENTS[2]], how="left")
-    return parts.mean(axis=1, skipna=True).rename("quality").reset_index()
+def joint_quality(
+    per_turn: pd.DataFrame, per_dialogue: pd.DataFrame, metrics: Sequence[str] = COMPONENTS
+) -> pd.DataFrame:
+    """``dialogue_id, baseline, quality``: the mean of the ``metrics`` defined for the dialogue
+    (NaN components skipped) — a metric of the per-turn frame first averaged over the dialogue's
+    scored turns, one of the per-dialogue frame as it stands.  The oracle's joint score is the
+    default :data:`COMPONENTS` (module docstring); ``trace-crs stats oracle --quality`` names
+    others.  A dialogue in either frame is kept; a metric in neither is an error."""
+    keys = ["dialogue_id", "baseline"]
+    turn_metrics = [m for m in metrics if m in per_turn.columns]
+    dialogue_metrics = [m for m in metrics if m not in turn_metrics and m in per_dialogue.columns]
+    missing = [m for m in metrics if m not in turn_metrics and m not in dialogue_metrics]
+    if missing:
+        raise ValueError(f"quality metric(s) {missing} are in neither the per-turn nor the per-dialogue scores")
+    parts = per_turn.groupby(keys)[turn_metrics].mean()
+    parts = parts.join(per_dialogue.set_index(keys)[dialogue_metrics], how="outer")
+    return parts[list(metrics)].mean(axis=1, skipna=True).rename("quality").reset_index()
 
 
 def oracle_table(
