@@ -31,10 +31,12 @@ results_dir = 'results/default'
 # screenshots of the two tasks.
 
 # %%
-from trace_crs.report import human_eval, present, prose
+from trace_crs.report import human_eval, present, prose, results
 
 frames = human_eval.load(results_dir)
 info = human_eval.summary(results_dir)
+table10 = human_eval.table10(frames)
+results.write_table(table10, results_dir, human_eval.NAME)
 prose.glue_facts("human", human_eval.facts(frames) | {"status": human_eval.status(info)})
 
 # %% [markdown]
@@ -46,7 +48,7 @@ prose.glue_facts("human", human_eval.facts(frames) | {"status": human_eval.statu
 # annotators), the pooled majority labels of every quote and the pooled citation precision.
 
 # %%
-present.axes(human_eval.table10(frames), human_eval.TABLE10_AXES)
+present.axes(table10, human_eval.TABLE10_AXES)
 
 # %% [markdown]
 # ## Agreement (§7.1) and Table 13b — leave-one-out and leave-pair-out α

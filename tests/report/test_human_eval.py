@@ -52,6 +52,20 @@ def test_twins_from_the_analysis(analysed):
     assert "LLM Zero-Shot vs. TF-IDF" in set(pairs["pair"]) and isinstance(pairs, pd.DataFrame)
 
 
+def test_table_csv_is_table10_reported_vs_ours(analysed, tmp_path):
+    """tables/human_eval.csv (written by the page's notebook) holds Table 10: the printed value
+    and ours for every baseline and column, the quote counts as whole numbers."""
+    from trace_crs.report import results
+
+    long = human_eval.table10(human_eval.load(analysed))
+    csv = pd.read_csv(results.write_table(long, tmp_path, human_eval.NAME))
+    assert (tmp_path / "tables" / "human_eval.csv").is_file()
+    assert len(csv) == len(long) and {"paper", "ours", "diff"} <= set(csv.columns)
+    row = csv.set_index(["baseline", "column"]).loc[("tfidf", "Supp.")]
+    ours = human_eval.load(analysed)["table10"].set_index("baseline").loc["tfidf", "supported"]
+    assert row["ours"] == ours and float(row["ours"]).is_integer()
+
+
 def test_a_study_is_not_called_a_fixture():
     text = human_eval.status({"source": "study", "n_annotators": 5, "n_items": 90, "labels": "l.jsonl"})
     assert "human study" in text and "fixture" not in text

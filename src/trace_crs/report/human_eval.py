@@ -6,7 +6,8 @@ table and ``summary.json``), which ``make paper HUMAN_LABELS=… HUMAN_KEY=…``
 stale).  Without it every "ours" cell is "not run" and the page shows the paper's tables and how
 to run a study.  ``summary.json["source"]`` says whether the labels come from a study
 or from the simulated annotators of the test fixture; :func:`status` puts that in words, so a
-fixture is never shown as a result.
+fixture is never shown as a result.  The page's table CSV (:data:`NAME`) is Table 10 reported
+vs ours (:func:`table10`; "ours" empty without labels).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pandas as pd
 from trace_crs.human.labels import ERROR_CATEGORIES, ERROR_TEXT
 from trace_crs.report import compare, figures, paper
 
-NAME = "human_eval"
+NAME = "human_eval"  # tables/human_eval.csv, written by the notebook: :func:`table10` (Table 10)
 PAPER10 = "table10_human_eval"
 # paper column of Table 10 -> (column of ``table10.parquet``, header shown in the book)
 TABLE10: dict[str, tuple[str, str]] = {
