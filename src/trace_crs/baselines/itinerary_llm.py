@@ -9,13 +9,9 @@ can reason about walkability; ranking and reply are exactly Zero-Shot's.
 
 from __future__ import annotations
 
-import dspy
-
-from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.itinerary import EDGE_KM, MAX_NEIGHBOURS, format_distance, proximity_graph
-from trace_crs.baselines.llm_common import LLMBaseline
-from trace_crs.baselines.llm_zero_shot import ZeroShotModule
+from trace_crs.baselines.llm_zero_shot import PrefilteredBaseline, ZeroShotModule
 from trace_crs.kb.geo import haversine_km
 
 
@@ -46,12 +42,7 @@ class ItineraryZeroShotModule(ZeroShotModule):
         return proximity_notes(ctx, shown)
 
 
-class ItineraryLLMBaseline(LLMBaseline, key="itinerary_llm"):
+class ItineraryLLMBaseline(PrefilteredBaseline, key="itinerary_llm"):
     """LLM Zero-Shot + 500 m proximity graph (Finding 1d)."""
 
-    def __init__(self, lm_config=None, lm=None, seed: int = DEFAULT_SEED, prefilter: str = "tfidf") -> None:
-        self.prefilter = prefilter
-        super().__init__(lm_config, lm, seed)
-
-    def build_module(self) -> dspy.Module:
-        return ItineraryZeroShotModule(self.prefilter)
+    module_class = ItineraryZeroShotModule

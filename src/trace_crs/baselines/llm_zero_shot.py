@@ -11,6 +11,7 @@ MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
 from __future__ import annotations
 
 import zlib
+from typing import ClassVar
 
 import dspy
 import numpy as np
@@ -76,6 +77,13 @@ def prefilter_order(ctx: TurnContext, method: str) -> list[str]:
     return rank_by_score(ctx.candidates, scores, ctx.rejected_poi_ids)
 
 
+def shown_candidates(ctx: TurnContext, method: str) -> tuple[list[str], list[str]]:
+    """``(order, shown)``: every candidate in prefilter order (:func:`prefilter_order`) and the
+    ones the LLM is shown — the top :data:`PREFILTER_K` of an open set, else all of them."""
+    order = prefilter_order(ctx, method)
+    return order, order[:PREFILTER_K] if ctx.pool == "open" else order
+
+
 class ZeroShotModule(dspy.Module):
     """History + cards → ranking + cited reply.  Subclasses add context via :meth:`notes`."""
 
@@ -92,8 +100,7 @@ class ZeroShotModule(dspy.Module):
         return ""
 
     def forward(self, ctx: TurnContext, mode: str, seed: int) -> dspy.Prediction:
-        order = prefilter_order(ctx, self.prefilter)
-        shown = order[:PREFILTER_K] if ctx.pool == "open" else order
+        order, shown = shown_candidates(ctx, self.prefilter)
         conversation = history_text(ctx.history)
         extra = self.notes(ctx, shown)
         if extra:
@@ -119,12 +126,21 @@ class ZeroShotModule(dspy.Module):
         )
 
 
-class LLMZeroShotBaseline(LLMBaseline, key="llm_zero_shot"):
-    """Unaugmented LLM (the paper's reference LLM baseline)."""
+class PrefilteredBaseline(LLMBaseline):
+    """An LLM baseline with the open-set ``prefilter`` option (``tfidf``, the paper's, or
+    ``dense``, Table 25): its DSPy module, :attr:`module_class`, is built with it."""
+
+    module_class: ClassVar[type[dspy.Module]]
 
     def __init__(self, lm_config=None, lm=None, seed: int = DEFAULT_SEED, prefilter: str = "tfidf") -> None:
         self.prefilter = prefilter
         super().__init__(lm_config, lm, seed)
 
     def build_module(self) -> dspy.Module:
-        return ZeroShotModule(self.prefilter)
+        return self.module_class(self.prefilter)
+
+
+class LLMZeroShotBaseline(PrefilteredBaseline, key="llm_zero_shot"):
+    """Unaugmented LLM (the paper's reference LLM baseline)."""
+
+    module_class = ZeroShotModule

@@ -14,18 +14,16 @@ from __future__ import annotations
 
 import dspy
 
-from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.llm_common import (
     Evidence,
-    LLMBaseline,
     extract_citations,
     history_text,
     instruction,
     parse_ranking,
     rank_candidates,
 )
-from trace_crs.baselines.llm_zero_shot import PREFILTER_K, prefilter_order, turn_seed
+from trace_crs.baselines.llm_zero_shot import PrefilteredBaseline, shown_candidates, turn_seed
 from trace_crs.baselines.responses import sentence_spans
 from trace_crs.baselines.text import content_terms, tokenize
 
@@ -82,8 +80,7 @@ class RAGCitationModule(dspy.Module):
         self.cite = dspy.Predict(CiteAndRecommend)
 
     def forward(self, ctx: TurnContext, mode: str, seed: int) -> dspy.Prediction:
-        order = prefilter_order(ctx, self.prefilter)
-        shown = order[:PREFILTER_K] if ctx.pool == "open" else order
+        order, shown = shown_candidates(ctx, self.prefilter)
         conversation = history_text(ctx.history)
         if mode == "logprob":
             shown = rank_candidates(ctx, shown, conversation, mode, turn_seed(ctx, seed))
@@ -116,12 +113,7 @@ class RAGCitationModule(dspy.Module):
         )
 
 
-class RAGCitationBaseline(LLMBaseline, key="rag_citation"):
+class RAGCitationBaseline(PrefilteredBaseline, key="rag_citation"):
     """Retrieval-augmented generation with a verbatim-quote constraint."""
 
-    def __init__(self, lm_config=None, lm=None, seed: int = DEFAULT_SEED, prefilter: str = "tfidf") -> None:
-        self.prefilter = prefilter  # open set: "tfidf" (paper) or "dense" top-16 (Table 25)
-        super().__init__(lm_config, lm, seed)
-
-    def build_module(self) -> dspy.Module:
-        return RAGCitationModule(self.prefilter)
+    module_class = RAGCitationModule
