@@ -16,8 +16,8 @@ import numpy as np
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms, query_text, tokenize
+from trace_crs.baselines.responses import template_output
+from trace_crs.baselines.text import query_text, tokenize
 from trace_crs.cache import memo
 from trace_crs.kb import KB
 from trace_crs.segment import sentence_spans
@@ -105,6 +105,4 @@ class AspectBaseline(Registered, key="aspect"):
         """Aspect profiles are computed lazily and memoised."""
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
-        ranked = rank_by_score(ctx.candidates, aspect_scores(ctx), ctx.rejected_poi_ids)
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, rank_by_score(ctx.candidates, aspect_scores(ctx), ctx.rejected_poi_ids))

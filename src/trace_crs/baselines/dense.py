@@ -23,8 +23,8 @@ from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms, query_text
+from trace_crs.baselines.responses import template_output
+from trace_crs.baselines.text import query_text
 from trace_crs.cache import disk_cache_dir, kb_key, memo
 from trace_crs.kb import KB
 from trace_crs.lm.embeddings import embed
@@ -118,6 +118,4 @@ class DenseBaseline(Registered, key="dense"):
             last["texts"] = texts
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
-        ranked = rank_by_score(ctx.candidates, dense_scores(ctx), ctx.rejected_poi_ids)
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, rank_by_score(ctx.candidates, dense_scores(ctx), ctx.rejected_poi_ids))

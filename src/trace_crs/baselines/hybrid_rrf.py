@@ -18,8 +18,7 @@ from trace_crs.baselines.dense import DenseBaseline, dense_scores
 from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms
+from trace_crs.baselines.responses import template_output
 from trace_crs.baselines.tfidf import tfidf_scores
 from trace_crs.kb import KB
 
@@ -71,5 +70,4 @@ class HybridRRFBaseline(Registered, key="hybrid_rrf"):
         rejected = ctx.rejected_poi_ids
         fused = rrf_fuse([rank_by_score(ctx.candidates, s, rejected) for s in signals])
         ranked = rank_by_score(ctx.candidates, [fused.get(c, 0.0) for c in ctx.candidates], rejected)
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, ranked)

@@ -17,8 +17,7 @@ import numpy as np
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms
+from trace_crs.baselines.responses import template_output
 from trace_crs.baselines.tfidf import tfidf_scores
 from trace_crs.cache import memo
 from trace_crs.kb import KB
@@ -96,5 +95,4 @@ class ItineraryBaseline(Registered, key="itinerary"):
         kept = [p for p in by_text if p not in rejected]
         ranked = greedy_tour(ctx.kb, kept) + [p for p in by_text if p in rejected]
         notes = tour_notes(ctx.kb, ctx.city, ranked[: len(kept)])
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts), extra=notes)
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, ranked, extra=notes)

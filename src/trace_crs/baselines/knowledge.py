@@ -14,8 +14,7 @@ from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.preferences import satisfied, stated_preferences
 from trace_crs.baselines.ranking import minmax, rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms
+from trace_crs.baselines.responses import template_output
 from trace_crs.baselines.tfidf import tfidf_scores
 from trace_crs.kb import KB
 
@@ -34,6 +33,4 @@ class KnowledgeBaseline(Registered, key="knowledge"):
         """Nothing beyond the shared TF-IDF indexes."""
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
-        ranked = rank_by_score(ctx.candidates, knowledge_scores(ctx), ctx.rejected_poi_ids)
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, rank_by_score(ctx.candidates, knowledge_scores(ctx), ctx.rejected_poi_ids))

@@ -37,8 +37,8 @@ from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms, query_text
+from trace_crs.baselines.responses import template_output
+from trace_crs.baselines.text import query_text
 from trace_crs.kb.satisfaction import Constraint, satisfies
 
 PERSONA_ASPECTS: dict[str, tuple[str, ...]] = {
@@ -185,5 +185,4 @@ class PersonaBaseline(Registered, key="persona"):
             weights = self.prior.weights(ctx.dialogue_id, ctx.persona_type, ctx.poi_type)
             scores = scores + BETA * prior_boost(ctx, weights)
         ranked = rank_by_score(ctx.candidates, scores, ctx.rejected_poi_ids)
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, ranked)

@@ -10,8 +10,7 @@ import math
 from trace_crs.baselines.base import BaselineOutput, TurnContext, Usage
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms
+from trace_crs.baselines.responses import template_output
 from trace_crs.kb import KB
 
 
@@ -29,9 +28,7 @@ def popularity_ranking(ctx: TurnContext) -> list[str]:
 
 def popularity_output(ctx: TurnContext) -> BaselineOutput:
     """The Popularity ranking with its template response."""
-    ranked = popularity_ranking(ctx)
-    text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-    return BaselineOutput(ranked, text, citations, Usage())
+    return template_output(ctx, popularity_ranking(ctx))
 
 
 def fallback_output(ctx: TurnContext, error: str, usage: Usage | None = None) -> BaselineOutput:

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.baselines.text import tokenize
+from trace_crs.baselines.base import BaselineOutput, TurnContext
+from trace_crs.baselines.text import content_terms, tokenize
 from trace_crs.cache import memo
 from trace_crs.dialogues.schema import Span
 from trace_crs.kb import KB
@@ -197,3 +198,10 @@ def render(
             parts += [_framing(kb, ranked[1], "Another option is"), *_quotes(citer, kb, ranked[1], terms, 1, 2)]
     text = " ".join(parts)
     return (text + (" " + extra if extra else "")).strip(), citer.citations
+
+
+def template_output(ctx: TurnContext, ranked: list[str], extra: str = "") -> BaselineOutput:
+    """A non-LLM baseline's turn: ``ranked`` with the template response :func:`render` writes
+    for the turn's act over it (the user's content words as claim terms; ``extra`` appended)."""
+    text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts), extra=extra)
+    return BaselineOutput(ranked, text, citations)

@@ -19,8 +19,7 @@ import numpy as np
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import minmax, rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import content_terms
+from trace_crs.baselines.responses import template_output
 from trace_crs.baselines.tfidf import tfidf_scores
 from trace_crs.cache import memo, memo_call
 from trace_crs.kb import KB
@@ -115,6 +114,4 @@ class SpatialBaseline(Registered, key="spatial"):
         """Indexes and anchor patterns are built lazily per city."""
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
-        ranked = rank_by_score(ctx.candidates, spatial_scores(ctx), ctx.rejected_poi_ids)
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, rank_by_score(ctx.candidates, spatial_scores(ctx), ctx.rejected_poi_ids))

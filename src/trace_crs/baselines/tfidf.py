@@ -20,8 +20,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
-from trace_crs.baselines.responses import render
-from trace_crs.baselines.text import STOP_WORDS, content_terms, query_text
+from trace_crs.baselines.responses import template_output
+from trace_crs.baselines.text import STOP_WORDS, query_text
 from trace_crs.cache import memo, memo_call
 from trace_crs.kb import KB
 
@@ -93,6 +93,4 @@ class TfidfBaseline(Registered, key="tfidf"):
         """Indexes are built lazily per slice and cached per process."""
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
-        ranked = rank_by_score(ctx.candidates, tfidf_scores(ctx), ctx.rejected_poi_ids)
-        text, citations = render(ctx.action, ranked, ctx.kb, content_terms(ctx.user_texts))
-        return BaselineOutput(ranked, text, citations)
+        return template_output(ctx, rank_by_score(ctx.candidates, tfidf_scores(ctx), ctx.rejected_poi_ids))
