@@ -70,13 +70,20 @@ def add_n_boot(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"{what} (default {N_BOOT})")
 
 
+def add_config(p: argparse.ArgumentParser, what: str, overrides: str, *, required: bool = False) -> None:
+    """``--config`` (a YAML file; ``what`` says which keys or section it gives) and ``--set
+    KEY=VALUE`` (repeatable; ``overrides`` says what it overrides): the config layers of STYLE
+    "Configs" — defaults < ``--config`` < ``--set`` (< explicit flags, :func:`given_flags`)."""
+    p.add_argument("--config", required=required, help=what)
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help=overrides)
+
+
 def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
     """The flags ``evaluate`` and ``converse`` share (``--config``/``--set``, inputs, baselines,
     pool, subset, seed); the keyword arguments are the help texts that differ."""
     from trace_crs.config import POOLS
 
-    p.add_argument("--config", help=config)
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key")
+    add_config(p, config, "override a config key")
     p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
     p.add_argument("--dialogues", help=dialogues)
     p.add_argument("--baselines", help=f"all | non-llm | llm | comma-separated registry keys{baselines}")

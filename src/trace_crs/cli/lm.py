@@ -15,7 +15,7 @@ import argparse
 import json
 import time
 
-from trace_crs.cli import add_group
+from trace_crs.cli import add_config, add_group
 from trace_crs.lm.config import as_dict, lm_config_from_yaml, resolve_lm_config
 from trace_crs.lm.weights import WEIGHTS, assemble, weights_path
 
@@ -74,8 +74,7 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="YAML file with an `lm:` block (or a bare LM mapping)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override an LM config field")
+    add_config(p, "YAML file with an `lm:` block (or a bare LM mapping)", "override an LM config field")
 
 
 def register(subparsers) -> None:

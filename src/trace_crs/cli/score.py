@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trace_crs.atomic import commit_files, refuse_overlap
-from trace_crs.cli import add_seed, given_flags
+from trace_crs.cli import add_config, add_seed, given_flags
 from trace_crs.config import POOLS, ScoreConfig, load_config
 from trace_crs.dialogues.schema import Dialogue
 from trace_crs.errors import DataError, UsageError
@@ -48,10 +48,11 @@ def register(subparsers) -> None:
         help="JSON list of the dialogue ids to score (a run's dialogue_ids.json, "
         "for runs on a seeded subset); default: every dialogue in --dialogues",
     )
-    p.add_argument(
-        "--config", help="score config: ScoreConfig keys, or a configs/<profile>/<run>.yaml (its score: section)"
+    add_config(
+        p,
+        "score config: ScoreConfig keys, or a configs/<profile>/<run>.yaml (its score: section)",
+        "override a score config key",
     )
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a score config key")
     p.add_argument(
         "--pool",
         default=None,

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from trace_crs.atomic import commit_files
-from trace_crs.cli import add_seed
+from trace_crs.cli import add_config, add_seed
 
 N_TAUS = 41
 
@@ -133,8 +133,12 @@ def add_abstention(sub: Any) -> None:
     abst.add_argument("--out", type=Path, required=True, help="output directory")
     abst.set_defaults(func=run_abstention)
     allm = sub.add_parser("abstention-llm", help="LLM baselines on the unsolvable set ([Unsolved] rule in the prompt)")
-    allm.add_argument("--config", required=True, help="a run config (its evaluate: section: LLM baselines, lm)")
-    allm.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key, e.g. lm.model=…")
+    add_config(
+        allm,
+        "a run config (its evaluate: section: LLM baselines, lm)",
+        "override a config key, e.g. lm.model=…",
+        required=True,
+    )
     allm.add_argument("--baselines", help="restrict to these LLM baselines (comma-separated)")
     allm.add_argument("--kb", required=True, help="KB directory")
     allm.add_argument("--dialogues", required=True, help="the corpus (solvable dialogues are sampled from it)")
