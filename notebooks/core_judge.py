@@ -78,7 +78,7 @@ core_live.plot(live);
 from trace_crs.report import judge_failures
 
 live_fail = judge_failures.live(results_dir, judge=judges[0])
-results.write_table(live_fail, results_dir, "core_live_failures")
+results.write_table(live_fail, results_dir, judge_failures.NAME)
 present.table(live_fail, "Judge and system failure rates on the live conversations")
 
 # %% [markdown]
@@ -121,7 +121,7 @@ present.table(live_tau, "Rank agreement of live CoRE-Avg with Trace metrics (Ken
 
 # %%
 ask = core_live.asking_effect(results_dir)
-results.write_table(ask, results_dir, "core_live_asking")
+results.write_table(ask, results_dir, core_live.ASKING)
 present.table(ask, "Live TSR and T2R with one question allowed minus without")
 
 # %% [markdown]

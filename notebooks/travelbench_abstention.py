@@ -82,5 +82,5 @@ report.travelbench_abstention.plot(frames["sweep"]);
 
 # %%
 llm = report.travelbench_abstention.llm_rows(results_dir)
-report.results.write_table(llm, results_dir, "travelbench_abstention_llm")
+report.results.write_table(llm, results_dir, report.travelbench_abstention.LLM_NAME)
 report.present.table(llm, "LLM baselines on the unsolvable set ([Unsolved] rule)") if len(llm) else "LLM abstention not run on this profile (make abstention-llm)."

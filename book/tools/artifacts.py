@@ -1,7 +1,8 @@
 """The artifact map of ARCHITECTURE.md: paper artifact → notebook → report module → CSV → runs → configs.
 
-Built from the sources (the book's toc, each notebook's title, the ``report.<module>.load`` calls
-and parameters of its notebook, each module's ``NAME``/``NAMES``), so it cannot drift:
+Built from the sources (the book's toc, each notebook's title, the ``report.<module>.load`` calls,
+the modules whose constant names a ``write_table`` call, and the parameters of its notebook, each
+module's ``NAME``/``NAMES``), so it cannot drift:
 ``tests/test_artifact_map.py`` fails when ARCHITECTURE.md's copy differs.
 
     python book/tools/artifacts.py           print the map (Markdown)
@@ -57,8 +58,9 @@ def rows() -> list[list[str]]:
     for name in chapters():
         source = (ROOT / "notebooks" / f"{name}.py").read_text()
         title = re.search(r"(?m)^# # (.+)$", source).group(1).strip()
-        modules = [m for m in dict.fromkeys(re.findall(r"\b(\w+)\.load\(", source))
-                   if (ROOT / "src" / "trace_crs" / "report" / f"{m}.py").is_file()]
+        # the modules the page loads, then those that name a table it writes (write_table(..., m.NAME))
+        used = re.findall(r"\b(\w+)\.load\(", source) + re.findall(r"write_table\([^\n]*\b(\w+)\.[A-Z][A-Z0-9_]*\)", source)
+        modules = [m for m in dict.fromkeys(used) if (ROOT / "src" / "trace_crs" / "report" / f"{m}.py").is_file()]
         csvs = [c for m in modules for c in outputs(m)]
         runs = runs_of(notebook_defaults(ROOT / "notebooks" / f"{name}.py"))
         configs = [f"`configs/{PROFILE}/{r}.yaml`" for r in runs if (ROOT / "configs" / PROFILE / f"{r}.yaml").is_file()]

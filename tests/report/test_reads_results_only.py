@@ -128,6 +128,22 @@ def test_notebook_writes_every_declared_table(notebook, module, consts):
         f"notebooks/{notebook}.py writes no table for {module}.{consts[0]}")
 
 
+WRITES = [(nb.stem, call) for nb in sorted(NOTEBOOKS.glob("*.py"))
+          for call in re.findall(r"write_table\(([^\n]*)\)", nb.read_text())]
+
+
+@pytest.mark.parametrize("notebook,call", WRITES, ids=[f"{nb}:{c.rsplit(',', 1)[-1].strip()}" for nb, c in WRITES])
+def test_every_written_table_is_declared(notebook, call):
+    """The reverse half, which keeps ARCHITECTURE's artifact map complete: each table a notebook
+    writes is named by a report module's constant listed in that module's NAMES (or its NAME),
+    never by a string literal the map cannot see."""
+    found = re.search(r",\s*(?:report\.)?(\w+)\.([A-Z][A-Z0-9_]*)\s*$", call)
+    assert found, f"notebooks/{notebook}.py: write_table({call}) names its table by no module constant"
+    module = importlib.import_module(f"trace_crs.report.{found[1]}")
+    names = getattr(module, "NAMES", None) or {"": getattr(module, "NAME", "")}
+    assert getattr(module, found[2]) in names.values(), f"{found[1]}.{found[2]} is not in {found[1]}.NAMES"
+
+
 def test_the_table_check_sees_the_moved_writes():
     found = {(m, c[0]) for _, m, c in declared_tables()}
     assert {("t29", "CI_NAME"), ("t29", "COST_NAME"), ("core_judge", "T28"), ("live_vs_replayed", "NAME")} <= found

@@ -33,6 +33,8 @@ from trace_crs.stats.intervals import cluster_mean_ci
 
 NAME = "core_live_ranking"
 TAU = "core_live_tau"
+ASKING = "core_live_asking"  # asking_effect
+NAMES = {"ranking": NAME, "tau": TAU, "asking": ASKING}  # every table CSV the CoRE page writes from here
 REPLAYED_RUNS: tuple[str, ...] = ("closed", "closed_llm")
 LIVE_RUNS: tuple[str, ...] = ("live", "live_llm")
 REPLAYED_METRICS: tuple[str, ...] = ("recall@1", "mrr", "cgs")

@@ -38,6 +38,7 @@ from trace_crs.stats.diagnosis import HEADLINE
 
 NAME = "diagnosis"  # table CSV of the summary (written by the deviations notebook)
 VALUES = "diagnosis_values"  # table CSV of every variant × column × baseline value with its interval
+NAMES = {"summary": NAME, "values": VALUES}  # every table CSV the deviations page writes from here
 FILE = Path("diagnosis") / "variants.parquet"
 HYPOTHESES_FILE = Path(__file__).with_name("diagnosis_hypotheses.yaml")
 VERDICTS: tuple[str, ...] = ("explains", "partly", "does not", "not resolved")

@@ -28,6 +28,7 @@ from trace_crs.judge.factors import FACTORS
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.report import compare
 
+NAME = "core_live_failures"  # the table CSV of :func:`live` (the CoRE page)
 COLUMNS = [
     "Baseline",
     "baseline",

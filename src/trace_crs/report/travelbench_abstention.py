@@ -21,6 +21,8 @@ from trace_crs.report import compare, figures
 from trace_crs.stats.intervals import wilson
 
 NAME = "travelbench_abstention"
+LLM_NAME = "travelbench_abstention_llm"  # llm_rows
+NAMES = {"rankers": NAME, "llm": LLM_NAME}  # every table CSV the page writes
 # the abstention counts and rates shared by the rankers' sweep and the LLM rows
 OUTCOME_COLUMNS = [
     "precision",
