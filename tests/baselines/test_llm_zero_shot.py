@@ -103,5 +103,11 @@ def test_open_set_shows_only_the_tfidf_prefilter(monkeypatch):
 def test_unknown_prefilter_is_rejected():
     import pytest
 
-    with pytest.raises(ValueError, match="prefilter"):
-        LLMZeroShotBaseline(CFG, lm=DummyLM([]), prefilter="bm25")
+    from trace_crs.baselines.itinerary_llm import ItineraryLLMBaseline
+    from trace_crs.baselines.rag_citation import RAGCitationBaseline
+
+    # every baseline with the option refuses it when built (RAG-Citation used to accept it, and
+    # fail only at its first open-set turn)
+    for cls in (LLMZeroShotBaseline, RAGCitationBaseline, ItineraryLLMBaseline):
+        with pytest.raises(ValueError, match=r"prefilter: expected one of \('tfidf', 'dense'\), got 'bm25'"):
+            cls(CFG, lm=DummyLM([]), prefilter="bm25")

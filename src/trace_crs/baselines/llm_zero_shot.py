@@ -89,8 +89,6 @@ class ZeroShotModule(dspy.Module):
 
     def __init__(self, prefilter: str = "tfidf") -> None:
         super().__init__()
-        if prefilter not in PREFILTERS:
-            raise ValueError(f"prefilter: expected one of {PREFILTERS}, got {prefilter!r}")
         self.prefilter = prefilter
         self.rank_and_respond = dspy.Predict(RankAndRespond)
         self.respond = dspy.Predict(Respond)
@@ -133,6 +131,8 @@ class PrefilteredBaseline(LLMBaseline):
     module_class: ClassVar[type[dspy.Module]]
 
     def __init__(self, lm_config=None, lm=None, seed: int = DEFAULT_SEED, prefilter: str = "tfidf") -> None:
+        if prefilter not in PREFILTERS:
+            raise ValueError(f"prefilter: expected one of {PREFILTERS}, got {prefilter!r}")
         self.prefilter = prefilter
         super().__init__(lm_config, lm, seed)
 
