@@ -22,6 +22,11 @@ llama.cpp for logits at every position only of a batch short enough to be a veri
 ``Llama.scores``.  The KV prefix reuse of ``Llama.generate`` is unchanged: rejected drafts are
 removed from the KV cache by ``generate`` itself, and drafts left after the last sampled token
 stay in ``input_ids`` beside their KV cells, so the next request's prefix match stays exact.
+
+llama.cpp's per-request counters (the worker's ``timings``, read by ``bench/bench_lm_profile.py``)
+count every batch of more than one token as prompt evaluation, so with drafts ``prompt_n``
+includes the verified positions and ``predicted_n`` only the steps decoded without a draft;
+``usage.completion_tokens`` is still the reply's length.
 """
 
 from __future__ import annotations
