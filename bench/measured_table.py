@@ -54,7 +54,9 @@ def throughput_row(d: dict[str, Any] | None, arm: str = "slots", after: str = "p
     what = f"LLM Zero-Shot turns/s (`bench_lm_throughput.py`): {after} ÷ the two-process pool"
     if d is None or arm not in d.get("configs", {}):
         return f"| {what} | not run | ≥ 2× |"
-    first = next(iter(d["configs"]))
+    # the reference is the run's first configuration, named in its ratio keys (the JSON's keys are sorted)
+    over = [key.split("_over_", 1)[1] for key in d["ratios"] if key.startswith(f"{arm}_over_")]
+    first = over[0] if over else next(iter(d["configs"]))
     ratio = d["ratios"].get(f"{arm}_over_{first}", {}).get("turns_per_s")
     loads = [run["load_1min"] for c in d["configs"] for run in d[c]["runs"]]
     slots = f", {d['n_slots']} slots" if arm == "slots" else ""
