@@ -17,6 +17,9 @@ how many factor ratings agree between the arms (the prompts differ between ``cor
 
     python bench/bench_judge_core.py --out results/bench/judge_core.json
     python bench/bench_judge_core.py --before 2b5789b --after-set lm.servers=1 --out ...  # core-v1 vs core-v2
+    python bench/bench_judge_core.py --after-set lm.servers=1 lm.draft=prompt-lookup --out results/bench/judge_core_draft.json
+        # prompt-lookup drafts vs none (``make bench-draft``): same prompt, so equal ratings are expected
+        # in exact arithmetic; the count says how many a verification batch's rounding changed
 """
 
 from __future__ import annotations

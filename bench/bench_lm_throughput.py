@@ -16,6 +16,8 @@ parallel slots, 4 dialogues, 1 repeat — ``make bench``'s small n), interleaved
 * **worker** (optional, ``--configs``) — one 1-thread worker process, concurrency 1: the
   worker's share of the gain without the pool's;
 * **threads** (optional, ``--configs``) — one server with ``--threads`` threads, concurrency 1;
+* **draft** (``--configs pool,draft``) — the pool with prompt-lookup drafts on every worker
+  (``lm.draft=prompt-lookup``, :mod:`trace_crs.lm.prompt_lookup`): speculative decoding alone;
 * **slots** (``--configs pool,slots``, what ``make bench`` runs) — one worker process with
   ``--threads`` threads and ``--slots`` parallel slots (:mod:`trace_crs.lm.batch_engine`),
   concurrency = slots; ``--subset`` should be ≥ slots (a dialogue's calls are sequential).
@@ -62,6 +64,7 @@ def configs(threads: int, names: str = "serial,pool", slots: int = 4) -> dict[st
         "serial": ["lm.server=llama_cpp", "lm.servers=1", "lm.n_threads=1", "concurrency=1"],
         "worker": ["lm.servers=1", "lm.n_threads=1", "concurrency=1"],
         "pool": [f"lm.n_threads={threads}", "lm.servers=0", "concurrency=0"],
+        "draft": [f"lm.n_threads={threads}", "lm.servers=0", "concurrency=0", "lm.draft=prompt-lookup"],
         "threads": [f"lm.n_threads={threads}", "lm.servers=1", "concurrency=1"],
     }
     return {n: known[n] for n in names.split(",")}
@@ -134,7 +137,7 @@ def main() -> None:
     ap.add_argument(
         "--configs",
         default="pool,slots",
-        help="comma-separated: serial, pool, worker, threads, slots; the first is the reference",
+        help="comma-separated: serial, pool, worker, threads, slots, draft; the first is the reference",
     )
     ap.add_argument("--slots", type=int, default=4, help="parallel slots of the slots config")
     ap.add_argument("--repeats", type=int, default=1)

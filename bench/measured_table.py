@@ -24,18 +24,23 @@ def _load(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def judge_row(d: dict[str, Any] | None) -> str:
-    what = "CoRE per-factor judge, one transcript (`bench_judge_core.py`): today's path ÷ parallel slots"
+def judge_row(d: dict[str, Any] | None, after: str = "parallel slots", script: str = "bench_judge_core.py") -> str:
+    what = f"CoRE per-factor judge, one transcript (`{script}`): today's path ÷ {after}"
     if d is None:
         return f"| {what} | not run | ≥ 4× |"
     m, r = d["median"], d["ratio_before_over_after"]
     loads = [run["load_1min"] for rs in d["runs"].values() for run in rs]
+    decode = (
+        f"completion tokens {m['before']['completion_tokens']:.0f} vs {m['after']['completion_tokens']:.0f}; "
+        if "completion_tokens" in m["before"]
+        else ""
+    )
     return (
         f"| {what}; {d['weights']}, {d['threads']} thread(s), before `{' '.join(d.get('before_set', []))}`, "
         f"after `{' '.join(d.get('after_set', []))}`; n = {d['repeats']} pair(s), 1-min load {min(loads)}–{max(loads)} "
         f"({d.get('date', '')}) | wall {m['before']['wall_s']:.0f} s ÷ {m['after']['wall_s']:.0f} s = "
         f"**{r['wall_s']:.2f}×**; prompt tokens {m['before']['prompt_tokens']:.0f} vs {m['after']['prompt_tokens']:.0f}; "
-        f"{d['ratings_equal']} of {d['ratings_compared']} ratings equal | ≥ 4× |"
+        f"{decode}{d['ratings_equal']} of {d['ratings_compared']} ratings equal | ≥ 4× |"
     )
 
 
@@ -44,17 +49,21 @@ def differing(per_config: dict[str, list[int]]) -> str:
     return "; ".join(f"{name} {' and '.join(map(str, counts))}" for name, counts in per_config.items())
 
 
-def throughput_row(d: dict[str, Any] | None) -> str:
-    what = "LLM Zero-Shot turns/s (`bench_lm_throughput.py`): parallel slots ÷ the two-process pool"
-    if d is None or "slots" not in d.get("configs", {}):
+def throughput_row(d: dict[str, Any] | None, arm: str = "slots", after: str = "parallel slots") -> str:
+    """LLM Zero-Shot turns/s of configuration ``arm`` over the first (reference) configuration."""
+    what = f"LLM Zero-Shot turns/s (`bench_lm_throughput.py`): {after} ÷ the two-process pool"
+    if d is None or arm not in d.get("configs", {}):
         return f"| {what} | not run | ≥ 2× |"
-    first = next(iter(d["configs"]))
-    ratio = d["ratios"].get(f"slots_over_{first}", {}).get("turns_per_s")
+    # the reference is the run's first configuration, named in its ratio keys (the JSON's keys are sorted)
+    over = [key.split("_over_", 1)[1] for key in d["ratios"] if key.startswith(f"{arm}_over_")]
+    first = over[0] if over else next(iter(d["configs"]))
+    ratio = d["ratios"].get(f"{arm}_over_{first}", {}).get("turns_per_s")
     loads = [run["load_1min"] for c in d["configs"] for run in d[c]["runs"]]
+    slots = f", {d['n_slots']} slots" if arm == "slots" else ""
     return (
-        f"| {what}; {d['weights']}, {d['subset']} dialogues, {d['threads']} threads, {d['n_slots']} slots, "
+        f"| {what}; {d['weights']}, {d['subset']} dialogues, {d['threads']} threads{slots}, "
         f"n = {len(d[first]['runs'])} run(s) each, 1-min load {min(loads)}–{max(loads)} ({d['date']}) | "
-        f"{d['slots']['median_turns_per_s']} ÷ "
+        f"{d[arm]['median_turns_per_s']} ÷ "
         f"{d[first]['median_turns_per_s']} turns/s = **{ratio}×**; records differing from the first run: "
         f"{differing(d['differing_records'])} of {d[first]['runs'][0]['turns']} | ≥ 2× |"
     )
@@ -110,6 +119,9 @@ def block(bench: Path) -> str:
     rows = [
         judge_row(_load(bench / "judge_core.json")),
         throughput_row(_load(bench / "lm_throughput.json")),
+        # speculative decoding by prompt lookup (lm.draft, lm.prompt_lookup): `make bench`'s draft runs
+        judge_row(_load(bench / "judge_core_draft.json"), "prompt-lookup drafts"),
+        throughput_row(_load(bench / "lm_throughput_draft.json"), "draft", "prompt-lookup drafts"),
         slots_row(_load(bench / "batch_slots.json")),
         kb_row(_load(bench / "kb.json")),
         *profile_rows(_load(bench / "lm_profile.json")),

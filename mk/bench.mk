@@ -5,8 +5,16 @@ BENCH_SCRIPTS := $(sort $(wildcard bench/bench_*.py))
 bench: $(STAMP) ## run every benchmark script in bench/ (writes results/bench/*.json)
 	mkdir -p results/bench
 	for s in $(BENCH_SCRIPTS); do echo "== $$s"; $(PY) $$s --out results/bench/$$(basename $$s .py | sed 's/^bench_//').json; done
+	$(MAKE) bench-draft
 
-.PHONY: bench
+# Speculative decoding by prompt lookup (lm.draft, src/trace_crs/lm/prompt_lookup.py): the same
+# judge and LLM Zero-Shot arms as above with drafts on vs off, interleaved in one run each.
+bench-draft: $(STAMP) ## prompt-lookup drafts vs none: CoRE judge and LLM Zero-Shot turns/s (results/bench/*_draft.json)
+	mkdir -p results/bench
+	$(PY) bench/bench_judge_core.py --before-set lm.servers=1 --after-set lm.servers=1 lm.draft=prompt-lookup --out results/bench/judge_core_draft.json
+	$(PY) bench/bench_lm_throughput.py --configs pool,draft --subset 2 --out results/bench/lm_throughput_draft.json
+
+.PHONY: bench bench-draft
 
 # The LLM half at scale: the paper's LLM configuration against the fake API (1.5 s median
 # latency, 1 % 429s), concurrency 256 on N dialogues (killed once at half-way and resumed) vs 1 on a

@@ -26,7 +26,7 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "600 s ÷ 150 s = **4.00×**" in text          # 600 / 150 by hand
     assert "11 of 12 ratings equal" in text and "load 9.5–12.0" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 3                     # throughput, batch slots and profile absent
+    assert text.count("not run") == 5                     # throughput, both draft rows, batch slots and profile absent
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
 
 
@@ -59,3 +59,22 @@ def test_differing_records_read_as_counts_per_arm():
     # one later run per arm: 0 records differ for the pool, 7 for the slots; two runs: both counts
     assert mt.differing({"pool": [0], "slots": [7]}) == "pool 0; slots 7"
     assert mt.differing({"slots": [7, 6]}) == "slots 7 and 6"
+
+
+def test_draft_rows_name_the_draft_arm_and_the_decode_tokens():
+    judge = {**JUDGE, "after_set": ["lm.servers=1", "lm.draft=prompt-lookup"],
+             "median": {"before": {"wall_s": 300.0, "prompt_tokens": 1000, "completion_tokens": 800},
+                        "after": {"wall_s": 240.0, "prompt_tokens": 1000, "completion_tokens": 790}},
+             "ratio_before_over_after": {"wall_s": 1.25}}
+    row = mt.judge_row(judge, "prompt-lookup drafts")
+    assert "today's path ÷ prompt-lookup drafts" in row and "300 s ÷ 240 s = **1.25×**" in row  # 300 / 240
+    assert "completion tokens 800 vs 790" in row
+    runs = [{"load_1min": 2.0, "turns": 5}]
+    # sorted keys, as the JSON is written: pool, named in the ratio's key, is still the reference
+    tp = {"configs": {"draft": [], "pool": []}, "ratios": {"draft_over_pool": {"turns_per_s": 1.1}},
+          "pool": {"median_turns_per_s": 0.02, "runs": runs}, "draft": {"median_turns_per_s": 0.022, "runs": runs},
+          "weights": "w", "subset": 2, "threads": 2, "n_slots": 4, "date": "2026-11-27",
+          "differing_records": {"pool": [0], "draft": [2]}}
+    row = mt.throughput_row(tp, "draft", "prompt-lookup drafts")
+    assert "0.022 ÷ 0.02 turns/s = **1.1×**" in row and "pool 0; draft 2 of 5" in row and "slots" not in row
+    assert mt.throughput_row(tp, "slots").count("not run") == 1

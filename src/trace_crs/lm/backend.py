@@ -17,7 +17,8 @@ only global DSPy setting it touches, and only when called, never at import.
 Usage (:mod:`trace_crs.lm.usage`): ``TraceLM.forward`` adds each call's token usage, cost and
 model seconds to the tally of the innermost ``recording_usage()`` block of the current thread/context.  DSPy returns a
 cache hit without usage, so a replayed run would report zero tokens and zero seconds and the
-cost tables (Table 9, the oracle knapsack) would change with the cache state.  Instead, the
+records' cost columns (the paper states its API cost only in checklist item 8, "Experiments
+Compute Resources"; here they feed the oracle knapsack) would change with the cache state.  Instead, the
 usage measured when a request was first sent to the model is kept beside DSPy's cache
 (``<cache_dir>/usage``, keyed by the request) and a replay reports it (``replayed_s`` sums the
 recorded seconds of the hits).  A hit with no recorded usage (cached before this record
@@ -219,7 +220,8 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
     path = verified_path(cfg.weights, cfg.models_dir)
     plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
     key = (cfg.n_threads, cfg.servers)
+    draft = (cfg.draft, cfg.draft_tokens, cfg.draft_ngram)  # a server setting, not in the request
     with shared_pool(
-        path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots, slot_kv=cfg.slot_kv
+        path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots, slot_kv=cfg.slot_kv, draft=draft
     ) as pool:
         yield build_lm(cfg, endpoints=pool)

@@ -31,6 +31,7 @@ MODES = ("generative", "logprob")
 CARDS = ("public", "labelled")
 SERVERS = ("trace", "llama_cpp")
 SLOT_KV = ("private", "shared")  # the slots' KV layouts (lm.batch_engine): cells per slot, or one shared cache
+DRAFTS = ("none", "prompt-lookup")  # speculative drafts of the local worker (lm.prompt_lookup)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,14 @@ class LMConfig:
     # logits_all), "llama_cpp" = llama-cpp-python's own server with logits_all (the reference;
     # same answers, slower).  Not part of the LM cache key.
     server: str = "trace"
+    # Speculative decoding on the local worker (lm.prompt_lookup; README "Local model settings"):
+    # "prompt-lookup" drafts up to ``draft_tokens`` tokens from an earlier match of the last
+    # ``draft_ngram`` tokens in the context and verifies them in one forward pass (greedy: the
+    # kept tokens are the ones the model picks).  A server setting, never part of a request, so
+    # not part of the LM cache key; "none" by default (README "Measured here" has the ratio).
+    draft: str = "none"
+    draft_tokens: int = 5
+    draft_ngram: int = 3
     # Local-model decoding guards (README "Local model settings"; never applied to API models):
     # the request stops at DSPy's end marker "[[ ## completed ## ]]", and the Trace worker stops a
     # reply once its last ``repeat_ngram`` tokens have occurred 3 times (0 = off).
@@ -88,6 +97,12 @@ class LMConfig:
             raise ValueError(f"lm.server: expected one of {SERVERS}, got {self.server!r}")
         if self.slot_kv not in SLOT_KV:
             raise ValueError(f"lm.slot_kv: expected one of {SLOT_KV}, got {self.slot_kv!r}")
+        if self.draft not in DRAFTS:
+            raise ValueError(f"lm.draft: expected one of {DRAFTS}, got {self.draft!r}")
+        if self.draft_tokens < 1 or self.draft_ngram < 1:
+            raise ValueError(f"lm.draft_tokens, lm.draft_ngram: expected integers >= 1: {self}")
+        if self.draft != "none" and self.slots:
+            raise ValueError("lm.draft: the parallel slots (lm.slots > 0) decode without drafts; set one of them")
         if self.cards not in CARDS:
             raise ValueError(f"lm.cards: expected one of {CARDS}, got {self.cards!r}")
         if self.max_tokens < 1 or self.num_threads < 1 or self.retries < 0 or self.http_retries < 0:

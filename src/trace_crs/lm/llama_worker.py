@@ -18,8 +18,9 @@ conversation prefix); every other request goes through the same chat handler as
 ``Llama.create_chat_completion``, with the repetition guard when the request asks for it.  How
 one request is answered is :mod:`trace_crs.lm.llama_requests`; this module is the process around
 it: the model's loading, the HTTP server, one request at a time per process (a lock; the pool of
-processes is :class:`trace_crs.lm.server.ServerPool`), or ``--parallel N`` slots decoded in one
-batch (:mod:`trace_crs.lm.batch_worker`).  The test (``tests/lm/test_llama_worker.py``) compares
+processes is :class:`trace_crs.lm.server.ServerPool`), optionally with prompt-lookup drafts
+(``--draft prompt-lookup``, :mod:`trace_crs.lm.prompt_lookup`), or ``--parallel N`` slots decoded
+in one batch (:mod:`trace_crs.lm.batch_worker`).  The test (``tests/lm/test_llama_worker.py``) compares
 both paths with ``llama_cpp.server`` on the same requests.  Each response also carries
 llama.cpp's per-request ``timings`` (prompt tokens evaluated after the reused KV prefix, tokens
 decoded, and their milliseconds; the names of llama.cpp's own server), read by
@@ -35,7 +36,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from trace_crs.lm.config import SLOT_KV
+from trace_crs.lm.config import DRAFTS, SLOT_KV
 from trace_crs.lm.llama_requests import FastLogprobs, chat_handler, completion_kwargs, parse_chat_request
 
 if TYPE_CHECKING:
@@ -173,9 +174,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--verbose", type=lambda s: s.lower() == "true", default=False)
     p.add_argument("--parallel", type=int, default=0, help="slots decoded in one batch (0 = one request at a time)")
     p.add_argument("--slot_kv", default="private", choices=SLOT_KV, help="KV layout of the slots (lm.batch_engine)")
+    p.add_argument("--draft", default="none", choices=DRAFTS, help="speculative drafts (lm.prompt_lookup)")
+    p.add_argument("--draft_tokens", type=int, default=5, help="draft tokens verified per step")
+    p.add_argument("--draft_ngram", type=int, default=3, help="longest n-gram looked up in the context")
     args = p.parse_args(argv)
     if args.parallel < 0:
         p.error(f"--parallel: expected an integer >= 0, got {args.parallel}")
+    if args.draft != "none" and args.parallel:
+        p.error("--draft: the batched slots (--parallel) decode without drafts; use one of them")
+    if args.draft_tokens < 1 or args.draft_ngram < 1:
+        p.error(f"--draft_tokens, --draft_ngram: expected integers >= 1, got {args.draft_tokens}, {args.draft_ngram}")
     worker: Worker | BatchedWorker
     if args.parallel:
         from trace_crs.lm.batch_worker import BatchedWorker
@@ -183,7 +191,12 @@ def main(argv: list[str] | None = None) -> int:
         n_ctx, args.n_ctx = args.n_ctx, 512  # each slot has n_ctx cells; the model's own context is unused
         worker = BatchedWorker(load(args), args.model_alias, args.parallel, n_ctx, args.slot_kv)
     else:
-        worker = Worker(load(args), args.model_alias)
+        llama = load(args)
+        if args.draft == "prompt-lookup":
+            from trace_crs.lm.prompt_lookup import enable
+
+            enable(llama, args.draft_tokens, args.draft_ngram)
+        worker = Worker(llama, args.model_alias)
     server = WorkerServer(worker, args.port)
     try:
         server.serve_forever()

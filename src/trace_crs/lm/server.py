@@ -66,6 +66,7 @@ class LlamaServer:
 
     slots = 0  # parallel slots of the Trace worker (0 = one request at a time)
     slot_kv = "private"  # their KV layout (lm.config.SLOT_KV)
+    draft: tuple[str, int, int] = ("none", 5, 3)  # (lm.draft, lm.draft_tokens, lm.draft_ngram): lm.prompt_lookup
 
     def __init__(
         self,
@@ -78,6 +79,7 @@ class LlamaServer:
         log_path: str | Path | None = None,
         slots: int = 0,
         slot_kv: str = "private",
+        draft: tuple[str, int, int] = ("none", 5, 3),
     ) -> None:
         self.model_path = Path(model_path)
         if not self.model_path.exists():
@@ -89,6 +91,9 @@ class LlamaServer:
             raise ValueError("parallel slots need the Trace worker (program='trace')")
         self.slots = slots  # > 0: one process decoding that many requests in one batch (lm.batch_engine)
         self.slot_kv = slot_kv
+        if draft[0] != "none" and (program != "trace" or slots):
+            raise ValueError("prompt-lookup drafts need the one-sequence Trace worker (program='trace', no slots)")
+        self.draft = draft
         self.port: int | None = None
         self.proc: subprocess.Popen | None = None
 
@@ -105,10 +110,7 @@ class LlamaServer:
         module, extra = (
             ("llama_cpp.server", ["--logits_all", "true"])
             if self.program == "llama_cpp"
-            else (
-                "trace_crs.lm.llama_worker",
-                ["--parallel", str(self.slots), "--slot_kv", self.slot_kv] if self.slots else [],
-            )
+            else ("trace_crs.lm.llama_worker", self._worker_flags())
         )
         return [
             sys.executable,
@@ -134,6 +136,15 @@ class LlamaServer:
             "--verbose",
             "false",
         ]
+
+    def _worker_flags(self) -> list[str]:
+        """The Trace worker's flags beyond the model's: slots or drafts (none when off)."""
+        if self.slots:
+            return ["--parallel", str(self.slots), "--slot_kv", self.slot_kv]
+        name, tokens, ngram = self.draft
+        if name != "none":
+            return ["--draft", name, "--draft_tokens", str(tokens), "--draft_ngram", str(ngram)]
+        return []
 
     def start(self) -> LlamaServer:
         """Start the process and block until it answers, or raise RuntimeError with its log."""
@@ -258,18 +269,21 @@ def shared_pool(
     program: str = "trace",
     slots: int = 0,
     slot_kv: str = "private",
+    draft: tuple[str, int, int] = ("none", 5, 3),
 ) -> Iterator[ServerPool]:
     """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
     ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
     joins the running pool instead of starting a second one); stopped by the last user."""
-    key = (str(Path(model_path).resolve()), alias, n_ctx, program, slots, slot_kv, key or plan)
+    key = (str(Path(model_path).resolve()), alias, n_ctx, program, slots, slot_kv, draft, key or plan)
     with _LOCK:
         entry = _SHARED.get(key)
         if entry is None:
             servers, threads = plan
             pool = ServerPool(
                 [
-                    LlamaServer(model_path, alias, n_ctx, threads, program=program, slots=slots, slot_kv=slot_kv)
+                    LlamaServer(
+                        model_path, alias, n_ctx, threads, program=program, slots=slots, slot_kv=slot_kv, draft=draft
+                    )
                     for _ in range(servers)
                 ]
             )
