@@ -4,7 +4,8 @@
 and request defaults, with log-prob answers read from the last prompt position only) on
 127.0.0.1 at a free port, waits until ``GET /v1/models`` lists its alias, and is a context
 manager that always stops the process (terminate → kill after 10 s), also at interpreter exit,
-and on Linux the child is killed if this process dies (PR_SET_PDEATHSIG).
+and on Linux the child is killed if this process dies and keeps this process's niceness
+(:func:`trace_crs.lm.process.server_child`).
 ``shared_pool`` reference-counts a :class:`ServerPool` per configured (weights, n_ctx, threads,
 servers), so that all LLM baselines of one run share the same processes.
 
@@ -24,7 +25,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,29 +36,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-HOST = "127.0.0.1"
+from trace_crs.lm.process import HOST, free_port, server_child
+
 _LIVE: set[LlamaServer] = set()
 _SHARED: dict[tuple, list] = {}  # key -> [server, refcount]
 _LOCK = threading.Lock()
-
-
-def die_with_parent() -> None:
-    """In a child process: ask Linux to SIGKILL it when its parent dies (no orphaned servers
-    or runner processes after a kill -9)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
 
 
 class LlamaServer:
@@ -168,7 +150,7 @@ class LlamaServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=die_with_parent,
+                preexec_fn=server_child,
             )
         _LIVE.add(self)
         return self

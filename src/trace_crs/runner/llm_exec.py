@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from trace_crs.kb import KB, load_kb
-from trace_crs.lm.server import die_with_parent
+from trace_crs.lm.process import die_with_parent
 from trace_crs.runner.budget import CostGuard
 from trace_crs.runner.execute import Clock, build_baselines
 from trace_crs.runner.llm_pool import auto_concurrency, endpoint_configs, run_jobs
