@@ -220,7 +220,7 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
     path = verified_path(cfg.weights, cfg.models_dir)
     plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
     key = (cfg.n_threads, cfg.servers)
-    draft = (cfg.draft, cfg.draft_tokens, cfg.draft_ngram)  # a server setting, not in the request
+    draft = cfg.draft_settings  # a server setting, not in the request
     with shared_pool(
         path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots, slot_kv=cfg.slot_kv, draft=draft
     ) as pool:

@@ -115,8 +115,17 @@ class LMConfig:
             raise ValueError(f"lm config: backoff_s and backoff_max_s must be >= 0: {self}")
 
     @property
+    def draft_settings(self) -> tuple[str, int, int]:
+        """``(draft, draft_tokens, draft_ngram)``: what the local servers are started with."""
+        return (self.draft, self.draft_tokens, self.draft_ngram)
+
+    @property
     def is_local(self) -> bool:
         return self.model == LOCAL
+
+
+# the servers' draft settings when none are configured (LMConfig's defaults)
+NO_DRAFT: tuple[str, int, int] = LMConfig().draft_settings
 
 
 def usable_cores() -> int:

@@ -36,7 +36,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from trace_crs.lm.config import DRAFTS, SLOT_KV
+from trace_crs.lm.config import DRAFTS, SLOT_KV, LMConfig
 from trace_crs.lm.llama_requests import FastLogprobs, chat_handler, completion_kwargs, parse_chat_request
 
 if TYPE_CHECKING:
@@ -175,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parallel", type=int, default=0, help="slots decoded in one batch (0 = one request at a time)")
     p.add_argument("--slot_kv", default="private", choices=SLOT_KV, help="KV layout of the slots (lm.batch_engine)")
     p.add_argument("--draft", default="none", choices=DRAFTS, help="speculative drafts (lm.prompt_lookup)")
-    p.add_argument("--draft_tokens", type=int, default=5, help="draft tokens verified per step")
-    p.add_argument("--draft_ngram", type=int, default=3, help="longest n-gram looked up in the context")
+    p.add_argument("--draft_tokens", type=int, default=LMConfig.draft_tokens, help="draft tokens verified per step")
+    p.add_argument(
+        "--draft_ngram", type=int, default=LMConfig.draft_ngram, help="longest n-gram looked up in the context"
+    )
     args = p.parse_args(argv)
     if args.parallel < 0:
         p.error(f"--parallel: expected an integer >= 0, got {args.parallel}")

@@ -35,9 +35,7 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
-from trace_crs.lm.config import DRAFTS
-
-__all__ = ["DRAFTS", "enable", "eval_for_drafts"]
+__all__ = ["enable", "eval_for_drafts"]
 
 
 def eval_for_drafts(llama: Any, tokens: Sequence[int], draft_tokens: int) -> None:

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from trace_crs.lm.config import NO_DRAFT
 from trace_crs.lm.process import HOST, free_port, server_child
 
 _LIVE: set[LlamaServer] = set()
@@ -48,7 +49,7 @@ class LlamaServer:
 
     slots = 0  # parallel slots of the Trace worker (0 = one request at a time)
     slot_kv = "private"  # their KV layout (lm.config.SLOT_KV)
-    draft: tuple[str, int, int] = ("none", 5, 3)  # (lm.draft, lm.draft_tokens, lm.draft_ngram): lm.prompt_lookup
+    draft: tuple[str, int, int] = NO_DRAFT  # (lm.draft, lm.draft_tokens, lm.draft_ngram): lm.prompt_lookup
 
     def __init__(
         self,
@@ -61,7 +62,7 @@ class LlamaServer:
         log_path: str | Path | None = None,
         slots: int = 0,
         slot_kv: str = "private",
-        draft: tuple[str, int, int] = ("none", 5, 3),
+        draft: tuple[str, int, int] = NO_DRAFT,
     ) -> None:
         self.model_path = Path(model_path)
         if not self.model_path.exists():
@@ -251,7 +252,7 @@ def shared_pool(
     program: str = "trace",
     slots: int = 0,
     slot_kv: str = "private",
-    draft: tuple[str, int, int] = ("none", 5, 3),
+    draft: tuple[str, int, int] = NO_DRAFT,
 ) -> Iterator[ServerPool]:
     """``plan[0]`` servers of ``plan[1]`` threads each, shared by nested users with the same
     ``key`` (the *configured* settings, so an auto plan re-resolved under a different load
