@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from trace_crs.errors import DataError
+from trace_crs.kb.geo import canonical_city
+from trace_crs.kb.schema import POI_TYPES
 
 REQUIRED: dict[str, type | tuple[type, ...]] = {
     "dialogue_id": str,
@@ -46,12 +48,30 @@ def _typed(rec: dict[str, Any], spec: dict[str, Any], path: str, did: str | None
             )
 
 
+def _poi_type(value: str, path: str, did: str | None, field_name: str) -> None:
+    if value not in POI_TYPES:
+        raise ReleaseFormatError(path, did, field_name, f"{value!r} is not one of {sorted(POI_TYPES)}")
+
+
+def _scenario_values(scenario: dict[str, Any], path: str, did: str | None, prefix: str) -> None:
+    """The POI type is one of the KB's three; the city one of the 8 paper cities, rewritten to
+    the KB's spelling (``kb.geo.canonical_city``: case, spaces, "St."/"Saint") so the dialogue
+    and its POIs name the same city (the open set is the KB's city x type slice)."""
+    _poi_type(scenario["poi_type"], path, did, prefix + "poi_type")
+    city = canonical_city(scenario["city"])
+    if city is None:
+        raise ReleaseFormatError(path, did, prefix + "city", f"{scenario['city']!r} is not one of the 8 paper cities")
+    scenario["city"] = city
+
+
 def dialogue_records(data: Any, path: str) -> list[dict[str, Any]]:
     """The dialogues of ``crs_dataset.json`` (a JSON array, or ``{"dialogues": [...]}``),
     checked field by field; a dialogue id seen twice is an error naming both positions."""
     records = data.get("dialogues") if isinstance(data, dict) else data
     if not isinstance(records, list):
         raise ReleaseFormatError(path, None, "<file>", "expected a JSON array of dialogues")
+    if not records:
+        raise ReleaseFormatError(path, None, "<file>", "no dialogues (an empty release)")
     seen: dict[str, int] = {}
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
@@ -62,6 +82,7 @@ def dialogue_records(data: Any, path: str) -> list[dict[str, Any]]:
             raise ReleaseFormatError(path, did, f"[{i}].dialogue_id", f"duplicate dialogue id (first at [{seen[did]}])")
         seen[str(did)] = i
         _typed(rec["scenario"], dict.fromkeys(SCENARIO, str), path, did, f"[{i}].scenario.")
+        _scenario_values(rec["scenario"], path, did, f"[{i}].scenario.")
         meta = rec.get("metadata")
         if not isinstance(meta, dict) or not isinstance(meta.get("difficulty"), str):
             raise ReleaseFormatError(path, did, f"[{i}].metadata.difficulty", "missing (the difficulty tier)")
@@ -88,6 +109,10 @@ def card_records(data: Any, path: str) -> list[dict[str, Any]]:
         if card["business_id"] in seen:
             raise ReleaseFormatError(path, None, f"[{i}].business_id", f"duplicate card {card['business_id']!r}")
         seen.add(card["business_id"])
+        if card.get("poi_type") is not None:
+            if not isinstance(card["poi_type"], str):
+                raise ReleaseFormatError(path, None, f"[{i}].poi_type", "expected str")
+            _poi_type(card["poi_type"], path, None, f"[{i}].poi_type")
         for k, p in enumerate(card.get("citations") or []):
             _typed(p, {"label": str, "review_id": str, "start": int, "end": int}, path, None, f"[{i}].citations[{k}].")
     return cards

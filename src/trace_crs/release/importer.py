@@ -78,6 +78,21 @@ def _poi_types(
     return types
 
 
+def _check_cities(records: list[dict[str, Any]], kb_pois: dict[str, Any], path: str) -> None:
+    """Every candidate of a dialogue lies in its scenario's city (the closed pool is drawn from
+    the city x type slice, paper §2.1); a release that says otherwise would get an open set
+    without its own candidates."""
+    for i, rec in enumerate(records):
+        for j, bid in enumerate(rec["candidate_poi_ids"]):
+            if kb_pois[bid].city != rec["scenario"]["city"]:
+                raise ReleaseFormatError(
+                    path,
+                    rec["dialogue_id"],
+                    f"[{i}].candidate_poi_ids[{j}]",
+                    f"POI {bid} is in {kb_pois[bid].city}, the scenario's city is {rec['scenario']['city']}",
+                )
+
+
 def _verify_quotes(rec: dict[str, Any], i: int, kb: KB, path: str) -> int:
     """Each pointer's placeholder is in its turn's text and its review in the bundle (of the POI
     it names); the review-text and span checksums match when the release carries them.  Returns
@@ -186,6 +201,7 @@ def import_release(
                         field,
                         f"POI {bid} is not in the Yelp bundle ({business_path.name})",
                     )
+    _check_cities(records, kb_pois, str(dataset))
     for i, card in enumerate(cards):
         if card["business_id"] not in kb_pois:
             raise ReleaseFormatError(
