@@ -16,7 +16,7 @@ def optional(td) -> set[str]:
 
 def test_score_file_keys_are_the_aggregate_keys(kb, dialogues):
     agg = score_predictions(kb, dialogues, PREDS, ScoreConfig()).aggregate
-    assert optional(ScoreFile) == {"n_off_target_citations", "n_ignored_predictions", "judge_usage"}
+    assert optional(ScoreFile) == {"n_off_target_citations", "n_ignored_predictions", "quotes", "judge_usage"}
     assert set(ScoreFile.__annotations__) - {"judge_usage"} == set(agg)  # the judge's usage only with --judge
 
 

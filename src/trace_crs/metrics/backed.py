@@ -61,6 +61,7 @@ def score_with_backends(
             merged = aggregate(scores.per_turn, scores.per_dialogue, kb, cfg, scores.aggregate["n_missing"], ent)
             merged["n_off_target_citations"] = scores.aggregate["n_off_target_citations"]
             merged["n_ignored_predictions"] = scores.aggregate["n_ignored_predictions"]
+            merged["quotes"] = scores.aggregate["quotes"]
             merged["judge_usage"] = usage
             scores.aggregate = merged
     return scores

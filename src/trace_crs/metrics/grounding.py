@@ -18,12 +18,17 @@ labels that resolve (:mod:`trace_crs.metrics.quotes`).
   3. every sentence of q (``segment.sentence_spans``) alone reaches τ in r, so an invented
      sentence inside a long real span fails the quote even when it is under 20 % of it.
 
-  A quote whose label does not resolve fails.  No quotes → 1.0 (the vacuous case the paper
+  A quote whose label does not resolve fails.  A quote that fails as written but holds an
+  ellipsis ("…" or "...", the mark of an omission) is read as its pieces between ellipses: it
+  is grounded when every piece is (each ≥ 4 words, found, sentence by sentence), so
+  "great pasta …" and "A … B" quoted from one review pass while a piece that is not in it
+  fails the quote; a quote that passes as written is never re-read (App. J is silent here;
+  the reading is ours).  No quotes → 1.0 (the vacuous case the paper
   flags).  A quote stitched from two distant sentences of r fails condition 2 unless one part
   is under ~20 % of it (the fuzzy tolerance τ allows).
 * **CD** = (word tokens of quotes of ≥ 4 words that occur verbatim — lower-cased, whitespace
   collapsed — in their cited review) / (word tokens of the response, ``[Rn]`` labels not
-  counted); tokens are ``\\w+`` runs; a response without tokens → 0.  One-word quotes
+  counted; an elided quote counts its verbatim pieces of ≥ 4 words); tokens are ``\\w+`` runs; a response without tokens → 0.  One-word quotes
   therefore cannot lift CD over the CGS gate.
 * **PC** (Algorithm 1) = (# distinct aspect terms mentioned that are covered) / (# distinct
   aspect terms mentioned), over the 41-term seed list :data:`ASPECT_SEEDS` (four families),
@@ -51,7 +56,7 @@ from functools import lru_cache
 import numpy as np
 
 from trace_crs.config import ScoreConfig
-from trace_crs.metrics.quotes import LABEL_RE, label_offsets, parse_quotes
+from trace_crs.metrics.quotes import ELLIPSIS_RE, LABEL_RE, label_offsets, parse_quotes
 from trace_crs.quote_rule import MIN_QUOTE_WORDS, _norm, quote_grounded, quote_match  # noqa: F401 (re-exported)
 from trace_crs.segment import words
 
@@ -123,9 +128,29 @@ def is_verbatim(quote: str, review_text: str) -> bool:
     return len(words(q)) >= MIN_QUOTE_WORDS and q in _norm(review_text)
 
 
+def elided_pieces(quote: str) -> list[str]:
+    """The pieces of ``quote`` between ellipses (edge ellipses dropped); ``[quote]`` without one."""
+    return [p for p in ELLIPSIS_RE.split(quote) if p.strip()]
+
+
+def _grounded(quote: str, review_text: str, threshold: float) -> bool:
+    """GS rule as written, else (an elided quote) every piece alone (module docstring)."""
+    if quote_grounded(quote, review_text, threshold):
+        return True
+    pieces = elided_pieces(quote)
+    return pieces != [quote] and bool(pieces) and all(quote_grounded(p, review_text, threshold) for p in pieces)
+
+
+def _verbatim_words(quote: str, review_text: str) -> int:
+    if is_verbatim(quote, review_text):
+        return len(words(quote))
+    pieces = elided_pieces(quote)
+    return 0 if pieces == [quote] else sum(len(words(p)) for p in pieces if is_verbatim(p, review_text))
+
+
 def quote_passes(text: str, cited: Mapping[str, str], threshold: float) -> list[bool]:
-    """Per quote of ``text``: resolved and grounded (:func:`quote_grounded`)."""
-    return [q.label in cited and quote_grounded(q.text, cited[q.label], threshold) for q in parse_quotes(text)]
+    """Per quote of ``text``: resolved and grounded (:func:`quote_grounded`, or piece by piece)."""
+    return [q.label in cited and _grounded(q.text, cited[q.label], threshold) for q in parse_quotes(text)]
 
 
 def grounding_score(
@@ -146,9 +171,7 @@ def citation_density(texts: Sequence[str], cited: Sequence[Mapping[str, str]]) -
     for i, (t, c) in enumerate(zip(texts, cited, strict=False)):
         n = len(words(LABEL_RE.sub(" ", t)))
         if n:
-            verbatim = sum(
-                len(words(q.text)) for q in parse_quotes(t) if q.label in c and is_verbatim(q.text, c[q.label])
-            )
+            verbatim = sum(_verbatim_words(q.text, c[q.label]) for q in parse_quotes(t) if q.label in c)
             out[i] = verbatim / n
     return out
 

@@ -4,6 +4,13 @@ Response convention (ARCHITECTURE §3; defined once in :mod:`trace_crs.dialogues
 quote is a span in straight double quotes followed (after optional spaces) by its label ``[Rn]``.  ``labels`` finds every ``[Rn]`` (also bare
 ones that follow no quote) with its character offset, for Provenance Coverage (Appendix J).
 
+Scoring reads typographic double quotation marks as the straight ones (:data:`TYPOGRAPHIC`:
+“…”, „…“, «…»; one character each, so offsets do not move): a system that writes
+“great pasta” [R1] quotes as much as one that writes "great pasta" [R1] (§3: a quote is a
+verbatim span with its citation label), where the straight-only reading found no quote and gave
+the turn the vacuous GS 1.0 and a CD of 0.  Single quotation marks are not quote marks here (they
+are apostrophes too).  :func:`quote_counts` says in the score file what was read.
+
 Label resolution (:func:`resolve_labels`, used by every grounding metric):
 
 * if the prediction carries a non-empty ``citations`` list, label ``Rn`` resolves to the
@@ -16,11 +23,55 @@ Label resolution (:func:`resolve_labels`, used by every grounding metric):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, Quote, parse_quotes
+from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, Quote
+from trace_crs.dialogues.schema import parse_quotes as _parse_straight
 
-__all__ = ["LABEL_RE", "QUOTE_RE", "Quote", "label_offsets", "parse_quotes", "resolve_labels"]
+__all__ = [
+    "LABEL_RE",
+    "QUOTE_RE",
+    "TYPOGRAPHIC",
+    "Quote",
+    "label_offsets",
+    "parse_quotes",
+    "quote_counts",
+    "resolve_labels",
+    "straight_marks",
+]
+
+TYPOGRAPHIC = "\u201c\u201d\u201e\u201f\u00ab\u00bb"  # “ ” „ ‟ « »
+_STRAIGHTEN = str.maketrans(dict.fromkeys(TYPOGRAPHIC, '"'))
+ELLIPSIS_RE = re.compile(r"\s*(?:\u2026|\.\.\.)\s*")  # "…" or "...": an omission inside a quote
+
+
+def straight_marks(text: str) -> str:
+    """``text`` with typographic double quotation marks written as ``"`` (same length)."""
+    return text.translate(_STRAIGHTEN)
+
+
+def parse_quotes(text: str) -> list[Quote]:
+    """The ``"…" [Rn]`` quotes of a response, straight or typographic marks (module docstring)."""
+    return _parse_straight(straight_marks(text))
+
+
+def quote_counts(texts: Sequence[str]) -> dict[str, int]:
+    """What the quote parser read in ``texts``, for the score file: quotes, those written with
+    typographic marks or holding an ellipsis, ``[Rn]`` labels that close no quote, and turns
+    whose labels close no quote at all (their GS is the vacuous 1.0)."""
+    out = dict.fromkeys(
+        ("quotes", "typographic_marks", "with_ellipsis", "labels_without_quote", "turns_labels_but_no_quote"), 0
+    )
+    for text in texts:
+        quotes = parse_quotes(text)
+        n_labels = len(LABEL_RE.findall(text))
+        out["quotes"] += len(quotes)
+        out["typographic_marks"] += sum(text[q.start] in TYPOGRAPHIC for q in quotes)
+        out["with_ellipsis"] += sum(bool(ELLIPSIS_RE.search(q.text)) for q in quotes)
+        out["labels_without_quote"] += n_labels - len(quotes)
+        out["turns_labels_but_no_quote"] += bool(n_labels and not quotes)
+    return out
 
 
 def label_offsets(text: str) -> list[int]:

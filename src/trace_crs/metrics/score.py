@@ -36,6 +36,7 @@ from trace_crs.metrics import recommendation as rec
 from trace_crs.metrics.dialogue import REC_ACTIONS, counted_positions, recovery_turns
 from trace_crs.metrics.entailment import Backend, entailment_scores
 from trace_crs.metrics.predictions import Key, cited_texts, index_predictions, off_target, pool_of, scored_turns
+from trace_crs.metrics.quotes import quote_counts
 from trace_crs.metrics.registry import ALT_ONLY, DIALOGUE_METRICS, METRICS, POOLED_RATIOS, TURN_METRICS
 
 
@@ -53,6 +54,7 @@ class ScoreFile(TypedDict):
     metrics: dict[str, float | None]
     n_off_target_citations: NotRequired[int]
     n_ignored_predictions: NotRequired[int]
+    quotes: NotRequired[dict[str, int]]  # what the quote parser read (metrics.quotes.quote_counts)
     judge_usage: NotRequired[dict[str, Any]]
 
 
@@ -218,6 +220,7 @@ def score_predictions(
     agg = aggregate(per_turn, per_dialogue, kb, cfg, n_missing, entailment)
     agg["n_off_target_citations"] = int(n_off_target)
     agg["n_ignored_predictions"] = int(getattr(predictions, "ignored", 0))
+    agg["quotes"] = quote_counts([t for t, m in zip(tb.text, missing, strict=True) if not m])
     return Scores(per_turn, per_dialogue, agg)
 
 

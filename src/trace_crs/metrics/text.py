@@ -29,20 +29,27 @@ from rapidfuzz.distance import LCSseq
 from rouge_score.tokenizers import DefaultTokenizer
 from sacrebleu.metrics import BLEU
 
-from trace_crs.dialogues.schema import QUOTE_RE
+from trace_crs.metrics.quotes import QUOTE_RE, straight_marks
 
 _BLEU_TOKEN = re.compile(r"\w+|[^\w\s]")
 TEXT_REFERENCES: tuple[str, ...] = ("turn", "unquoted", "quotes")  # ScoreConfig.text_reference values
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by one space."""
+    for a, b in reversed(spans):
+        text = text[:a] + " " + text[b:]
+    return text
 
 
 def text_view(texts: Sequence[str], view: str) -> list[str]:
     """``texts`` as :data:`TEXT_REFERENCES` ``view`` compares them (see the module docstring)."""
     if view == "turn":
         return list(texts)
-    if view == "unquoted":
-        return [" ".join(QUOTE_RE.sub(" ", t).split()) for t in texts]
+    if view == "unquoted":  # quotes found with typographic marks too (metrics.quotes), cut from the text as written
+        return [" ".join(_cut(t, [m.span() for m in QUOTE_RE.finditer(straight_marks(t))]).split()) for t in texts]
     if view == "quotes":
-        return [" ".join(m.group(1) for m in QUOTE_RE.finditer(t)) for t in texts]
+        return [" ".join(m.group(1) for m in QUOTE_RE.finditer(straight_marks(t))) for t in texts]
     raise ValueError(f"text_reference {view!r}: expected one of {', '.join(TEXT_REFERENCES)}")
 
 

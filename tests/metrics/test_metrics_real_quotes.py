@@ -1,0 +1,63 @@
+"""Quotes as real systems write them (paper §3, App. J: a verbatim review span with its label):
+typographic quotation marks, ellipses, changed case and white space, a span over a newline.
+Expected values are hand-counted on the review below (invented text)."""
+from __future__ import annotations
+
+import pytest
+
+from trace_crs.metrics import grounding as gr
+from trace_crs.metrics.quotes import parse_quotes, quote_counts, straight_marks
+from trace_crs.metrics.text import text_view
+
+REVIEW = ("We came for brunch on a Sunday.\n\nThe shrimp and grits were rich and smoky, "
+          "and the staff kept our coffee topped up all morning. Parking was a nightmare though.")
+CITED = {"R1": REVIEW}
+
+
+@pytest.mark.parametrize(("text", "gs", "cd"), [
+    # straight marks: 5 quote words of 7 response words
+    ('Go: "the shrimp and grits were" [R1]', 1.0, 5 / 6),
+    # the same in typographic marks — before: no quote found, GS 1.0 (vacuous) and CD 0
+    ("Go: \u201cthe shrimp and grits were\u201d [R1]", 1.0, 5 / 6),
+    ("Go: \u00abthe shrimp and grits were\u00bb [R1]", 1.0, 5 / 6),
+    # case and white space: "We came for brunch on a Sunday. The shrimp" over the blank line
+    ('Go: "WE CAME FOR BRUNCH on a Sunday.   The shrimp" [R1]', 1.0, 9 / 10),
+    # a trailing ellipsis marks a cut, not text: 4 verbatim words of 5 response words
+    ('Go: "kept our coffee topped\u2026" [R1]', 1.0, 4 / 5),
+    ('Go: "kept our coffee topped..." [R1]', 1.0, 4 / 5),
+    # an inner ellipsis joins two verbatim pieces of >= 4 words: both count (4 + 4 of 9 words)
+    ('Go: "the shrimp and grits \u2026 kept our coffee topped" [R1]', 1.0, 8 / 9),
+    # one piece invented: the quote fails, only the verbatim piece's 4 words count for CD
+    ('Go: "the shrimp and grits \u2026 best oysters in town ever" [R1]', 0.0, 4 / 10),
+    # a piece under 4 words is not checkable: fails (as a 3-word quote would)
+    ('Go: "the shrimp and grits \u2026 Parking was" [R1]', 0.0, 4 / 7),
+])
+def test_grounding_of_quotes_as_systems_write_them(text, gs, cd):
+    assert gr.grounding_score([text], [CITED])[0] == pytest.approx(gs)
+    assert gr.citation_density([text], [CITED])[0] == pytest.approx(cd)
+
+
+def test_a_quote_that_passes_as_written_is_not_split_at_its_ellipsis():
+    review = "Nice... and the pasta here is really good"
+    text = '"Nice... and the pasta" [R1]'  # verbatim with its own ellipsis; the piece "Nice" alone would fail
+    assert gr.grounding_score([text], [{"R1": review}])[0] == 1.0
+    assert gr.citation_density([text], [{"R1": review}])[0] == pytest.approx(1.0)
+
+
+def test_typographic_marks_keep_offsets_and_single_quotes_are_not_quotes():
+    text = "A \u201cquiet spot\u201d [R2] and \u2018cosy\u2019 [R1]"
+    assert len(straight_marks(text)) == len(text)
+    (q,) = parse_quotes(text)
+    assert (q.text, q.label, q.start) == ("quiet spot", "R2", 2)
+
+
+def test_quote_counts_say_what_was_read():
+    texts = ['"a b c d" [R1] and \u201ce f g h\u201d [R2]', "bare label [R1] [R2]", 'cut "x y z w\u2026" [R1] [R3]', ""]
+    assert quote_counts(texts) == {"quotes": 3, "typographic_marks": 1, "with_ellipsis": 1,
+                                   "labels_without_quote": 3, "turns_labels_but_no_quote": 1}
+
+
+def test_text_views_read_typographic_quotes_and_keep_other_text_as_written():
+    t = "Try \u201cgood grits here\u201d [R1], they \u201csay\u201d."
+    assert text_view([t], "quotes") == ["good grits here"]
+    assert text_view([t], "unquoted") == ["Try , they \u201csay\u201d."]
