@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from trace_crs.errors import UsageError
 from trace_crs.kb.calibration import yelp_mention_rates
 from trace_crs.kb.yelp import BUSINESS_FILE, REVIEW_FILE
 
@@ -25,4 +26,5 @@ def test_rate_is_the_share_of_reviews_of_businesses_with_the_value_that_mention_
     rates = yelp_mention_rates(tmp_path, min_reviews=1)
     assert rates["features:outdoor_seating"] == {"reviews": 3, "mentions": 1, "rate": pytest.approx(1 / 3)}
     assert rates["pooled"]["reviews"] == 3  # only reviews of businesses with a mapped value count
-    assert "features:outdoor_seating" not in yelp_mention_rates(tmp_path, min_reviews=4)
+    with pytest.raises(UsageError, match="no facet value is seen on at least --min-reviews 4 reviews .the most: 3."):
+        yelp_mention_rates(tmp_path, min_reviews=4)  # was {"pooled": {"rate": NaN}}: not JSON, no number

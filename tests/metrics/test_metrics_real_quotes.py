@@ -3,6 +3,9 @@ typographic quotation marks, ellipses, changed case and white space, a span over
 Expected values are hand-counted on the review below (invented text)."""
 from __future__ import annotations
 
+import json
+
+import pandas as pd
 import pytest
 
 from trace_crs.metrics import grounding as gr
@@ -61,3 +64,24 @@ def test_text_views_read_typographic_quotes_and_keep_other_text_as_written():
     t = "Try \u201cgood grits here\u201d [R1], they \u201csay\u201d."
     assert text_view([t], "quotes") == ["good grits here"]
     assert text_view([t], "unquoted") == ["Try , they \u201csay\u201d."]
+
+
+def test_score_cli_reads_curly_quotes_and_says_what_it_read(kb_dir, dialogues, tmp_path, capsys):
+    from trace_crs.cli import main
+    from trace_crs.kb.store import dump_jsonl
+
+    dump_jsonl(dialogues, tmp_path / "d.jsonl")
+    # review ra of the metric tests' KB holds "the pasta was fantastic"; D2's turn cites with a bare label only
+    dump_jsonl([{"dialogue_id": "crs_yelp_00001", "turn_id": 2, "ranked_poi_ids": ["P1", "P2"],
+                 "text": "P1: \u201cthe pasta was fantastic\u201d [R1]"},
+                {"dialogue_id": "crs_yelp_00002", "turn_id": 2, "ranked_poi_ids": ["P2", "P1"],
+                 "text": "P2, as a guest said [R1]."}], tmp_path / "p.jsonl")
+    assert main(["score", "--kb", str(kb_dir), "--dialogues", str(tmp_path / "d.jsonl"),
+                 "--predictions", str(tmp_path / "p.jsonl"), "--out", str(tmp_path / "s.json")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 1 turns cite [Rn] labels but hold no quote" in err
+    agg = json.loads((tmp_path / "s.json").read_text())
+    assert agg["quotes"] == {"quotes": 1, "typographic_marks": 1, "with_ellipsis": 0, "labels_without_quote": 1,
+                             "turns_labels_but_no_quote": 1}
+    per_turn = pd.read_parquet(tmp_path / "s.per_turn.parquet").set_index(["dialogue_id", "turn_id"])
+    assert per_turn.loc[("crs_yelp_00001", 2), "gs"] == 1.0 and per_turn.loc[("crs_yelp_00001", 2), "cd"] > 0

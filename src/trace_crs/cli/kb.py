@@ -53,8 +53,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.lengths:  # the length profile of data/review_lengths.yaml
         text = json.dumps(yelp_length_quantiles(args.yelp_dir), indent=2, sort_keys=True) + "\n"
         if args.out:
-            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.out).write_text(text)
+            write_text(args.out, text)
         print(text if args.global_json or not args.out else f"length quantiles -> {args.out}")
         return 0
     rates = yelp_mention_rates(args.yelp_dir, args.min_reviews)

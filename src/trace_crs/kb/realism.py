@@ -33,7 +33,7 @@ from trace_crs.kb.discriminator import (
     real_vs_real_auc,
 )
 from trace_crs.kb.review_grammar import facet_hits
-from trace_crs.kb.schema import REVIEW_MAX_CHARS
+from trace_crs.kb.schema import REVIEW_MAX_CHARS, KBFormatError
 from trace_crs.kb.store import iter_jsonl
 from trace_crs.segment import sentence_spans, terms
 
@@ -49,10 +49,20 @@ class Corpus(TypedDict):
 
 def kb_corpus(kb_dir: str | Path) -> Corpus:
     """The reviews of a KB directory (``reviews.jsonl``)."""
+    return _corpus(Path(kb_dir) / "reviews.jsonl", None)
+
+
+def _corpus(path: Path, max_chars: int | None) -> Corpus:
+    """Texts and business ids of a JSON-lines review file; a record without a string ``text`` or
+    ``business_id`` is a :class:`KBFormatError` (never an empty review), no review at all too."""
+    from trace_crs.kb.yelp import _field
+
     texts, ids = [], []
-    for _, rec in iter_jsonl(Path(kb_dir) / "reviews.jsonl"):
-        texts.append(rec["text"])
-        ids.append(rec["business_id"])
+    for line, rec in iter_jsonl(path):
+        ids.append(_field(rec, "business_id", (str,), str(path), line))
+        texts.append(_field(rec, "text", (str,), str(path), line)[:max_chars])
+    if not texts:
+        raise KBFormatError(str(path), None, "<file>", "no reviews to compare")
     return {"texts": texts, "business_ids": ids}
 
 
@@ -63,11 +73,7 @@ def yelp_corpus(yelp_dir: str | Path, max_chars: int = REVIEW_MAX_CHARS) -> Corp
     path = Path(yelp_dir) / REVIEW_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{path}: Yelp review file not found")
-    texts, ids = [], []
-    for _, rec in iter_jsonl(path):
-        texts.append((rec.get("text") or "")[:max_chars])
-        ids.append(str(rec.get("business_id")))
-    return {"texts": texts, "business_ids": ids}
+    return _corpus(path, max_chars)
 
 
 def window_rates(
