@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from trace_crs.metrics import grounding as gr
-from trace_crs.metrics.quotes import parse_quotes, quote_counts, straight_marks
+from trace_crs.metrics.quotes import parse_quotes, quote_counts, straight_marks, unlabelled_spans
 from trace_crs.metrics.text import text_view
 
 REVIEW = ("We came for brunch on a Sunday.\n\nThe shrimp and grits were rich and smoky, "
@@ -55,9 +55,16 @@ def test_typographic_marks_keep_offsets_and_single_quotes_are_not_quotes():
 
 
 def test_quote_counts_say_what_was_read():
-    texts = ['"a b c d" [R1] and \u201ce f g h\u201d [R2]', "bare label [R1] [R2]", 'cut "x y z w\u2026" [R1] [R3]', ""]
-    assert quote_counts(texts) == {"quotes": 3, "typographic_marks": 1, "with_ellipsis": 1,
-                                   "labels_without_quote": 3, "turns_labels_but_no_quote": 1}
+    texts = ['"a b c d" [R1] and \u201ce f g h\u201d [R2]', "bare label [R1] [R2]", 'cut "x y z w\u2026" [R1] [R3]', "",
+             # forms the parser does not read: two labels in one bracket, lower case; a short quoted phrase is no span
+             'Go "great food and kind staff" [R1, R2], you said "quiet"', 'Go "great food and kind staff" [r1].']
+    assert quote_counts(texts) == {"quotes": 3, "typographic_marks": 1, "with_ellipsis": 1, "labels_without_quote": 3,
+                                   "unlabelled_quoted_spans": 2, "turns_marks_but_no_quote": 3}
+
+
+def test_unlabelled_spans_pair_marks_after_blanking_labelled_quotes():
+    assert unlabelled_spans('"a b c d" [R1] then "e f g h" [R2]') == []  # not the span ' [R1] then '
+    assert unlabelled_spans('"a b c d" [R1] then \u201ce f g h i\u201d (R2)') == ["e f g h i"]
 
 
 def test_text_views_read_typographic_quotes_and_keep_other_text_as_written():
@@ -79,9 +86,21 @@ def test_score_cli_reads_curly_quotes_and_says_what_it_read(kb_dir, dialogues, t
     assert main(["score", "--kb", str(kb_dir), "--dialogues", str(tmp_path / "d.jsonl"),
                  "--predictions", str(tmp_path / "p.jsonl"), "--out", str(tmp_path / "s.json")]) == 0
     err = capsys.readouterr().err
-    assert "warning: 1 turns cite [Rn] labels but hold no quote" in err
+    assert "warning: 1 turns carry [Rn] labels or quoted spans but no quote" in err
     agg = json.loads((tmp_path / "s.json").read_text())
     assert agg["quotes"] == {"quotes": 1, "typographic_marks": 1, "with_ellipsis": 0, "labels_without_quote": 1,
-                             "turns_labels_but_no_quote": 1}
+                             "unlabelled_quoted_spans": 0, "turns_marks_but_no_quote": 1}
     per_turn = pd.read_parquet(tmp_path / "s.per_turn.parquet").set_index(["dialogue_id", "turn_id"])
     assert per_turn.loc[("crs_yelp_00001", 2), "gs"] == 1.0 and per_turn.loc[("crs_yelp_00001", 2), "cd"] > 0
+
+
+def test_predictions_file_with_a_byte_order_mark_reads_and_bad_json_names_its_line(kb, dialogues, tmp_path):
+    from trace_crs.metrics.predictions import PredictionError, read_predictions
+
+    line = json.dumps({"dialogue_id": "crs_yelp_00001", "turn_id": 2, "ranked_poi_ids": ["P1"], "text": "P1."})
+    (tmp_path / "bom.jsonl").write_text(line + "\n", encoding="utf-8-sig")  # was: malformed JSON, exit 3
+    assert list(read_predictions(tmp_path / "bom.jsonl", dialogues, kb)) == [("crs_yelp_00001", 2)]
+    (tmp_path / "bad.jsonl").write_text(line + "\n{oops\n")
+    with pytest.raises(PredictionError) as exc:
+        read_predictions(tmp_path / "bad.jsonl", dialogues, kb)
+    assert str(exc.value).startswith(f"{tmp_path / 'bad.jsonl'}:2: field '<json>': malformed JSON")  # once, not twice

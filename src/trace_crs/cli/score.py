@@ -170,10 +170,11 @@ def run(args: argparse.Namespace) -> int:
             "they score 0 on every metric (--strict makes this an error)",
             file=sys.stderr,
         )
-    if bare := scores.aggregate.get("quotes", {}).get("turns_labels_but_no_quote", 0):
+    if bare := scores.aggregate.get("quotes", {}).get("turns_marks_but_no_quote", 0):
         print(
-            f"trace-crs score: warning: {bare} turns cite [Rn] labels but hold no quote in double quotation "
-            'marks before a label ("…" [Rn]); their GS is the vacuous 1.0 and their CD 0 (score file: quotes)',
+            f"trace-crs score: warning: {bare} turns carry [Rn] labels or quoted spans but no quote in the form "
+            '"…" [Rn] (one label right after the closing mark); their GS is the vacuous 1.0 and their CD 0 '
+            "(score file: quotes)",
             file=sys.stderr,
         )
     if not getattr(args, "quiet", False) and not getattr(args, "global_quiet", False):

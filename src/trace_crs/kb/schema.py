@@ -25,7 +25,7 @@ class KBFormatError(DataError):
         where = f"{path}:{line}" if line is not None else path
         ValueError.__init__(self, f"{where}: field '{field_name}': {problem}")
         self.path, self.line, self.field_name = path, line, field_name
-        self.file, self.field = path, field_name
+        self.file, self.field, self.problem = path, field_name, problem
 
 
 class MissingInputError(KBFormatError, FileNotFoundError):

@@ -49,8 +49,8 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
         raise MissingInputError(str(path), None, "<file>", "is a directory, not a JSON-lines file")
     with open(path, "rb") as fh:  # decoded line by line, so a bad byte is reported at its line
         for lineno, raw in enumerate(fh, start=1):
-            try:
-                text = raw.decode("utf-8")
+            try:  # a byte-order mark opening the file (Windows editors) is not part of the JSON
+                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise KBFormatError(
                     str(path), lineno, "<bytes>", f"not UTF-8 ({exc.reason} at byte {exc.start})"

@@ -178,7 +178,8 @@ def read_predictions(
     except KBFormatError as exc:
         if not Path(path).exists():
             raise FileNotFoundError(f"predictions file {path} not found") from None
-        raise PredictionError(str(path), "<json>", str(exc)) from None
+        where = f"{path}:{exc.line}" if exc.line is not None else str(path)
+        raise PredictionError(where, exc.field_name, exc.problem) from None
     except (UnicodeDecodeError, RecursionError) as exc:
         raise PredictionError(str(path), "<json>", f"unreadable: {type(exc).__name__}: {str(exc)[:120]}") from None
     if not pairs:

@@ -39,6 +39,7 @@ __all__ = [
     "quote_counts",
     "resolve_labels",
     "straight_marks",
+    "unlabelled_spans",
 ]
 
 TYPOGRAPHIC = "\u201c\u201d\u201e\u201f\u00ab\u00bb"  # “ ” „ ‟ « »
@@ -56,21 +57,39 @@ def parse_quotes(text: str) -> list[Quote]:
     return _parse_straight(straight_marks(text))
 
 
+def unlabelled_spans(text: str) -> list[str]:
+    """Spans in double quotation marks (straight or typographic) of ≥ 4 words that no ``[Rn]``
+    label follows — a quote in a form the parser does not read (``[R1, R2]``, ``[r1]``, ``(R1)``)
+    or a phrase quoted without a citation.  Labelled quotes are blanked first, so marks pair up."""
+    plain = QUOTE_RE.sub(lambda m: " " * len(m.group(0)), straight_marks(text))
+    return [m.group(1) for m in re.finditer(r'"([^"]+)"', plain) if len(m.group(1).split()) >= 4]
+
+
 def quote_counts(texts: Sequence[str]) -> dict[str, int]:
     """What the quote parser read in ``texts``, for the score file: quotes, those written with
-    typographic marks or holding an ellipsis, ``[Rn]`` labels that close no quote, and turns
-    whose labels close no quote at all (their GS is the vacuous 1.0)."""
+    typographic marks or holding an ellipsis, ``[Rn]`` labels that close no quote, quoted spans
+    no label follows (:func:`unlabelled_spans`), and turns without a quote that carry either —
+    citation marks the grounding metrics did not read (their GS is the vacuous 1.0, CD 0)."""
     out = dict.fromkeys(
-        ("quotes", "typographic_marks", "with_ellipsis", "labels_without_quote", "turns_labels_but_no_quote"), 0
+        (
+            "quotes",
+            "typographic_marks",
+            "with_ellipsis",
+            "labels_without_quote",
+            "unlabelled_quoted_spans",
+            "turns_marks_but_no_quote",
+        ),
+        0,
     )
     for text in texts:
         quotes = parse_quotes(text)
-        n_labels = len(LABEL_RE.findall(text))
+        n_labels, n_spans = len(LABEL_RE.findall(text)), len(unlabelled_spans(text))
         out["quotes"] += len(quotes)
         out["typographic_marks"] += sum(text[q.start] in TYPOGRAPHIC for q in quotes)
         out["with_ellipsis"] += sum(bool(ELLIPSIS_RE.search(q.text)) for q in quotes)
         out["labels_without_quote"] += n_labels - len(quotes)
-        out["turns_labels_but_no_quote"] += bool(n_labels and not quotes)
+        out["unlabelled_quoted_spans"] += n_spans
+        out["turns_marks_but_no_quote"] += bool((n_labels or n_spans) and not quotes)
     return out
 
 
