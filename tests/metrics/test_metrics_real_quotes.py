@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from trace_crs.metrics import grounding as gr
-from trace_crs.metrics.quotes import parse_quotes, quote_counts, straight_marks, unlabelled_spans
+from trace_crs.metrics.quotes import parse_quotes, quote_counts, quote_spans, unlabelled_spans
 from trace_crs.metrics.text import text_view
 
 REVIEW = ("We came for brunch on a Sunday.\n\nThe shrimp and grits were rich and smoky, "
@@ -47,11 +47,19 @@ def test_a_quote_that_passes_as_written_is_not_split_at_its_ellipsis():
     assert gr.citation_density([text], [{"R1": review}])[0] == pytest.approx(1.0)
 
 
-def test_typographic_marks_keep_offsets_and_single_quotes_are_not_quotes():
+def test_typographic_quotes_keep_offsets_and_single_quotes_are_not_quotes():
     text = "A \u201cquiet spot\u201d [R2] and \u2018cosy\u2019 [R1]"
-    assert len(straight_marks(text)) == len(text)
     (q,) = parse_quotes(text)
     assert (q.text, q.label, q.start) == ("quiet spot", "R2", 2)
+    assert quote_spans(text)[0][:2] == (2, 19)  # "“quiet spot” [R2]": 17 characters
+
+
+def test_typographic_marks_inside_a_straight_quote_stay_its_text():
+    # real reviews hold curly marks; a straight quote of such a span is read exactly as before
+    review = "Honestly the \u201cworld famous\u201d cheesesteak lived up to the hype."
+    text = 'See: "the \u201cworld famous\u201d cheesesteak lived up" [R1] and \u201cup to the hype\u201d [R1]'
+    assert [q.text for q in parse_quotes(text)] == ["the \u201cworld famous\u201d cheesesteak lived up", "up to the hype"]
+    assert gr.grounding_score([text], [{"R1": review}])[0] == 1.0
 
 
 def test_quote_counts_say_what_was_read():

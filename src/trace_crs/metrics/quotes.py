@@ -4,8 +4,8 @@ Response convention (ARCHITECTURE §3; defined once in :mod:`trace_crs.dialogues
 quote is a span in straight double quotes followed (after optional spaces) by its label ``[Rn]``.  ``labels`` finds every ``[Rn]`` (also bare
 ones that follow no quote) with its character offset, for Provenance Coverage (Appendix J).
 
-Scoring reads typographic double quotation marks as the straight ones (:data:`TYPOGRAPHIC`:
-“…”, „…“, «…»; one character each, so offsets do not move): a system that writes
+Scoring also reads quotes in typographic double quotation marks (“…”, „…“, «…») followed by a
+label, where no straight quote is (:func:`quote_spans`): a system that writes
 “great pasta” [R1] quotes as much as one that writes "great pasta" [R1] (§3: a quote is a
 verbatim span with its citation label), where the straight-only reading found no quote and gave
 the turn the vacuous GS 1.0 and a CD of 0.  Single quotation marks are not quote marks here (they
@@ -27,42 +27,59 @@ import re
 from collections.abc import Sequence
 
 from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, Quote
-from trace_crs.dialogues.schema import parse_quotes as _parse_straight
 
 __all__ = [
     "LABEL_RE",
     "QUOTE_RE",
     "TYPOGRAPHIC",
     "Quote",
+    "blank_quotes",
     "label_offsets",
     "parse_quotes",
     "quote_counts",
+    "quote_spans",
     "resolve_labels",
-    "straight_marks",
     "unlabelled_spans",
 ]
 
 TYPOGRAPHIC = "\u201c\u201d\u201e\u201f\u00ab\u00bb"  # “ ” „ ‟ « »
-_STRAIGHTEN = str.maketrans(dict.fromkeys(TYPOGRAPHIC, '"'))
+_OPEN, _CLOSE = "\u201c\u201e\u00ab", "\u201d\u201c\u00bb"  # “…”, „…“, «…»
+TYPOGRAPHIC_QUOTE_RE = re.compile(rf'[{_OPEN}]([^"{TYPOGRAPHIC}]+)[{_CLOSE}]\s*\[(R\d+)\]')
+_ANY_QUOTED = re.compile(rf'["{_OPEN}]([^"{TYPOGRAPHIC}]+)["{_CLOSE}]')
 ELLIPSIS_RE = re.compile(r"\s*(?:\u2026|\.\.\.)\s*")  # "…" or "...": an omission inside a quote
 
 
-def straight_marks(text: str) -> str:
-    """``text`` with typographic double quotation marks written as ``"`` (same length)."""
-    return text.translate(_STRAIGHTEN)
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    for a, b in spans:
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
+def quote_spans(text: str) -> list[tuple[int, int, Quote]]:
+    """``(start, end, quote)`` of every quote, in order: the straight ``"…" [Rn]`` ones exactly as
+    :data:`QUOTE_RE` reads them (typographic marks inside such a quote are its text, as in a
+    review), then ``“…” [Rn]`` / ``„…“ [Rn]`` / ``«…» [Rn]`` in what is left."""
+    straight = [(m.start(), m.end(), Quote(m.group(1), m.group(2), m.start())) for m in QUOTE_RE.finditer(text)]
+    rest = _blank(text, [(a, b) for a, b, _ in straight])
+    typo = [(m.start(), m.end(), Quote(m.group(1), m.group(2), m.start())) for m in TYPOGRAPHIC_QUOTE_RE.finditer(rest)]
+    return sorted(straight + typo, key=lambda x: x[0])
 
 
 def parse_quotes(text: str) -> list[Quote]:
-    """The ``"…" [Rn]`` quotes of a response, straight or typographic marks (module docstring)."""
-    return _parse_straight(straight_marks(text))
+    """The quotes of a response, straight or typographic marks (module docstring)."""
+    return [q for _, _, q in quote_spans(text)]
+
+
+def blank_quotes(text: str) -> str:
+    """``text`` with every quote and its label replaced by spaces (offsets kept)."""
+    return _blank(text, [(a, b) for a, b, _ in quote_spans(text)])
 
 
 def unlabelled_spans(text: str) -> list[str]:
     """Spans in double quotation marks (straight or typographic) of ≥ 4 words that no ``[Rn]``
     label follows — a quote in a form the parser does not read (``[R1, R2]``, ``[r1]``, ``(R1)``)
     or a phrase quoted without a citation.  Labelled quotes are blanked first, so marks pair up."""
-    plain = QUOTE_RE.sub(lambda m: " " * len(m.group(0)), straight_marks(text))
-    return [m.group(1) for m in re.finditer(r'"([^"]+)"', plain) if len(m.group(1).split()) >= 4]
+    return [m.group(1) for m in _ANY_QUOTED.finditer(blank_quotes(text)) if len(m.group(1).split()) >= 4]
 
 
 def quote_counts(texts: Sequence[str]) -> dict[str, int]:

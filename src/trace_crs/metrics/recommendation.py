@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from trace_crs.metrics.quotes import QUOTE_RE, straight_marks
+from trace_crs.metrics.quotes import blank_quotes
 
 Ids = Sequence[str]
 
@@ -48,7 +48,7 @@ def response_list(text: str, names: dict[str, str]) -> list[str]:
     naming a place is not the system recommending it); where two names overlap at a position
     (``"Joe's"`` inside ``"Joe's Pizza"``) the longer one wins.  No name → ``[]``.
     """
-    plain = QUOTE_RE.sub(lambda m: " " * len(m.group(0)), straight_marks(text)).lower()
+    plain = blank_quotes(text).lower()
     hits = []
     for pid, name in names.items():
         if name.strip():

@@ -29,7 +29,7 @@ from rapidfuzz.distance import LCSseq
 from rouge_score.tokenizers import DefaultTokenizer
 from sacrebleu.metrics import BLEU
 
-from trace_crs.metrics.quotes import QUOTE_RE, straight_marks
+from trace_crs.metrics.quotes import parse_quotes, quote_spans
 
 _BLEU_TOKEN = re.compile(r"\w+|[^\w\s]")
 TEXT_REFERENCES: tuple[str, ...] = ("turn", "unquoted", "quotes")  # ScoreConfig.text_reference values
@@ -47,9 +47,9 @@ def text_view(texts: Sequence[str], view: str) -> list[str]:
     if view == "turn":
         return list(texts)
     if view == "unquoted":  # quotes found with typographic marks too (metrics.quotes), cut from the text as written
-        return [" ".join(_cut(t, [m.span() for m in QUOTE_RE.finditer(straight_marks(t))]).split()) for t in texts]
+        return [" ".join(_cut(t, [(a, b) for a, b, _ in quote_spans(t)]).split()) for t in texts]
     if view == "quotes":
-        return [" ".join(m.group(1) for m in QUOTE_RE.finditer(straight_marks(t))) for t in texts]
+        return [" ".join(q.text for q in parse_quotes(t)) for t in texts]
     raise ValueError(f"text_reference {view!r}: expected one of {', '.join(TEXT_REFERENCES)}")
 
 
