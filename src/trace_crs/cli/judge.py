@@ -28,7 +28,7 @@ from trace_crs.cli import add_group, add_seed
 from trace_crs.cli.judge_agree import run_agree
 from trace_crs.cli.judge_transcripts import dump_records, run_transcripts, seeded_subset
 from trace_crs.cli.score import refuse_inputs
-from trace_crs.errors import UsageError
+from trace_crs.errors import DataError, UsageError
 
 
 def _lm_overrides(pairs: list[str] | None) -> list[str]:
@@ -59,6 +59,7 @@ def run_core(args: argparse.Namespace) -> int:
     from trace_crs.judge.factors import FACTORS
     from trace_crs.judge.run import judge_all, settings_of
     from trace_crs.judge.transcript import load_transcripts
+    from trace_crs.kb.store import iter_jsonl
     from trace_crs.lm.config import resolve_lm_config
 
     out, src = Path(args.out), Path(args.transcripts)
@@ -74,11 +75,24 @@ def run_core(args: argparse.Namespace) -> int:
     transcripts = seeded_subset(load_transcripts(src), args.n, args.seed)
     from trace_crs.judge import domain as judge_domain
 
-    for value in {args.domain} if args.domain else {t.domain for t in transcripts}:
+    if args.domain:
         try:
-            judge_domain.resolve(value)
+            judge_domain.resolve(args.domain)
         except ValueError as exc:
-            raise UsageError(f"{'--domain' if args.domain else f'{src}: domain'}: {exc}") from None
+            raise UsageError(f"--domain: {exc}") from None
+    for t in [] if args.domain else transcripts:  # a transcript's own domain: a data error at its line
+        try:
+            judge_domain.resolve(t.domain)
+        except ValueError as exc:
+            line = next(n for n, rec in iter_jsonl(src) if rec.get("dialogue_id") == t.dialogue_id)
+            raise DataError(f"{exc} (or judge with --domain)", file=str(src), line=line, field="domain") from None
+    unset = sum(t.domain is None for t in transcripts)
+    if unset and not args.domain and not args.quiet:  # e.g. a generic log of a movie CRS: say what it is judged as
+        print(
+            f"note: {unset} transcript(s) name no domain and are judged as {judge_domain.resolve(None)} "
+            "(give --domain, e.g. --domain movies, for another CRS's logs)",
+            file=sys.stderr,
+        )
     with contextlib.ExitStack() as stack:
         if args.mixture:
             table, choice = load_mixture(args.mixture)

@@ -12,7 +12,7 @@ from typing import Any
 
 from trace_crs.atomic import write_atomic
 from trace_crs.cli.score import refuse_inputs
-from trace_crs.errors import UsageError
+from trace_crs.errors import DataError, UsageError
 
 
 def _plain(value: Any) -> Any:
@@ -59,6 +59,30 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
     return selection
 
 
+def _coverage(pred: Any, human: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """:func:`~trace_crs.judge.records.coverage` of ``--pred`` and ``--human``; no dialogue in
+    common is an error (every table would be empty), a partial overlap a warning on stderr."""
+    from trace_crs.judge.records import coverage
+
+    cov = coverage(pred, human)
+    if not cov["n_both"]:
+        raise DataError(
+            f"no labelled dialogue is among the {cov['n_judged']} judged ones (labelled e.g. "
+            f"{cov['labelled_not_judged'][:2]}, judged e.g. {cov['judged_not_labelled'][:2]}; transcripts of "
+            "'judge transcripts --run/--live' are named '<system>/<dialogue_id>')",
+            file=str(args.human),
+            field="dialogue_id",
+        )
+    if cov["labelled_not_judged"] or cov["judged_not_labelled"]:
+        print(
+            f"warning: agreement on the {cov['n_both']} dialogues both judged and labelled; "
+            f"{cov['n_labelled'] - cov['n_both']} labelled only, {cov['n_judged'] - cov['n_both']} judged only "
+            "(see 'coverage')",
+            file=sys.stderr,
+        )
+    return cov
+
+
 def run_agree(args: argparse.Namespace) -> int:
     """``judge agree``."""
     from trace_crs.judge import agree
@@ -79,6 +103,7 @@ def run_agree(args: argparse.Namespace) -> int:
     }
     if args.human:
         human = read_ratings(args.human, human=True)
+        tables["coverage"] = _coverage(pred, human, args)
         if agree.several_annotators(human):  # per annotator first, then against the mean label
             tables |= {
                 "factors_per_annotator": agree.per_annotator(pred, human, agree.factor_agreement),

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from trace_crs.errors import DataError
 from trace_crs.judge.aggregate import core_avg
@@ -85,9 +85,21 @@ class _Labels(BaseModel):
 
 
 class HumanLabel(_Labels):
-    """A human label line: ratings 0-4 per factor, ``overall`` on CoRE's 0-100 scale (§3.3)."""
+    """A human label line: ratings 0-4 per factor, ``overall`` on CoRE's 0-100 scale (§3.3).
+    Factor ratings may also sit at the top level (``{"dialogue_id", "novelty": 3, …}``, the flat
+    layout of a spreadsheet export): they are read as ``factors``; both layouts in one line is an
+    error (which would win is not for the reader to guess)."""
 
     overall: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_factors(cls, rec: Any) -> Any:
+        if not isinstance(rec, dict) or not (flat := [k for k in rec if k in FACTORS]):
+            return rec
+        if "factors" in rec:
+            raise ValueError(f"factor ratings both at the top level ({', '.join(flat)}) and under 'factors'")
+        return {**{k: v for k, v in rec.items() if k not in flat}, "factors": {k: rec[k] for k in flat}}
 
 
 class _Debate(BaseModel):
@@ -146,6 +158,20 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     if not rows:
         raise DataError("no records (empty file)", file=str(path))
     return pd.DataFrame(rows)
+
+
+def coverage(pred: pd.DataFrame, human: pd.DataFrame) -> dict[str, Any]:
+    """Which judged and labelled dialogues meet: counts and the first ids on one side only.
+    Agreement is computed on the dialogues in both; the rest is reported here, not dropped
+    unseen."""
+    p, h = set(pred["dialogue_id"]), set(human["dialogue_id"])
+    return {
+        "n_judged": len(p),
+        "n_labelled": len(h),
+        "n_both": len(p & h),
+        "labelled_not_judged": sorted(h - p)[:10],
+        "judged_not_labelled": sorted(p - h)[:10],
+    }
 
 
 def read_judged(path: str | Path) -> pd.DataFrame:
