@@ -144,3 +144,10 @@ def test_agree_reports_coverage_and_refuses_labels_of_other_dialogues(tmp_path, 
     assert got["coverage"] == {"n_judged": 5, "n_labelled": 4, "n_both": 3, "labelled_not_judged": ["x"],
                                "judged_not_labelled": ["tfidf/d4", "tfidf/d5"]}
     assert next(r for r in got["factors"] if r["factor"] == "novelty")["n"] == 3
+
+
+def test_a_csv_label_file_is_refused_saying_what_is_read(tmp_path):
+    p = tmp_path / "labels.csv"
+    p.write_text("dialogue_id,novelty\nd1,3\n")
+    with pytest.raises(DataError, match=r"labels.csv: a CSV file: ratings are read as JSON lines"):
+        read_ratings(p, human=True)

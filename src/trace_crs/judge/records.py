@@ -131,6 +131,10 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     is validated (:class:`HumanLabel` / :class:`JudgedLine`); a bad value or a repeated dialogue id
     (except in a human file whose lines name distinct annotators) raises :class:`DataError` naming
     file, line and field."""
+    if Path(path).suffix.lower() == ".csv":  # a spreadsheet export: say what is read instead of "malformed JSON"
+        raise DataError(
+            "a CSV file: ratings are read as JSON lines, one object per line (module docstring)", file=str(path)
+        )
     rows, seen = [], set()
     for line, rec in iter_jsonl(path):
         r: Any = validate_record(HumanLabel if human else JudgedLine, rec, str(path), line)
