@@ -151,3 +151,29 @@ def test_a_csv_label_file_is_refused_saying_what_is_read(tmp_path):
     p.write_text("dialogue_id,novelty\nd1,3\n")
     with pytest.raises(DataError, match=r"labels.csv: a CSV file: ratings are read as JSON lines"):
         read_ratings(p, human=True)
+
+
+def test_a_transcript_too_long_for_the_context_is_named_not_a_traceback(tmp_path, capsys, monkeypatch):
+    from dspy.utils import DummyLM
+
+    from trace_crs.cli import judge as judge_cli
+    from trace_crs.judge import run
+
+    monkeypatch.setattr(judge_cli, "open_judge_lm", lambda cfg, stack: (DummyLM([]), "dummy"))
+    real = run.judge_one
+
+    def judge_one(t, *a, **kw):  # what a llama.cpp server answers a prompt longer than n_ctx, as DSPy re-raises it
+        if t.dialogue_id != "long":
+            return real(t, *a, **kw)
+        try:
+            raise RuntimeError("Error code: 400 - Requested tokens (40755) exceed context window of 8192")
+        except RuntimeError as exc:
+            raise ValueError("[model] litellm.BadRequestError: OpenAIException - bad request") from exc
+
+    monkeypatch.setattr(run, "judge_one", judge_one)
+    t = write(tmp_path / "t.jsonl", [{"dialogue_id": "long", "turns": TWO, "domain": "movies"}])
+    assert main(["judge", "core", "--transcripts", str(t), "--out", str(tmp_path / "o.jsonl")]) == 2
+    msg = err_line(capsys)
+    assert "transcript 'long' does not fit the model's context window" in msg and "lm.n_ctx" in msg
+    assert judge_cli.context_overflow(ValueError("maximum context length is 8192 tokens"))
+    assert not judge_cli.context_overflow(ValueError("rate limited"))
