@@ -177,3 +177,13 @@ def test_a_transcript_too_long_for_the_context_is_named_not_a_traceback(tmp_path
     assert "transcript 'long' does not fit the model's context window" in msg and "lm.n_ctx" in msg
     assert judge_cli.context_overflow(ValueError("maximum context length is 8192 tokens"))
     assert not judge_cli.context_overflow(ValueError("rate limited"))
+
+
+def test_labels_naming_annotators_on_some_lines_only_are_refused(tmp_path):
+    p = write(tmp_path / "h.jsonl", [{"dialogue_id": "a", "annotator": "A", "novelty": 1},
+                                     {"dialogue_id": "a", "annotator": "B", "novelty": 2},
+                                     {"dialogue_id": "b", "novelty": 3}])
+    with pytest.raises(DataError, match=r"h.jsonl:3: field 'annotator': named on line 1, unnamed on line 3"):
+        read_ratings(p, human=True)
+    ok = write(tmp_path / "ok.jsonl", [{"dialogue_id": "a", "novelty": 1}, {"dialogue_id": "b", "novelty": 3}])
+    assert read_ratings(ok, human=True)["annotator"].isna().all()
