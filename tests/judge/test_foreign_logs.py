@@ -187,3 +187,12 @@ def test_labels_naming_annotators_on_some_lines_only_are_refused(tmp_path):
         read_ratings(p, human=True)
     ok = write(tmp_path / "ok.jsonl", [{"dialogue_id": "a", "novelty": 1}, {"dialogue_id": "b", "novelty": 3}])
     assert read_ratings(ok, human=True)["annotator"].isna().all()
+
+
+def test_two_judges_over_different_transcripts_are_warned_about(tmp_path, capsys):
+    a = judged(tmp_path / "a.jsonl", ["d1", "d2", "d3", "d4", "d5"])
+    b = judged(tmp_path / "b.jsonl", ["d1", "d2", "d3", "d4", "d6"])
+    assert main(["judge", "agree", "--pred", str(a), "--judge-b", str(b), "--quiet", "--out", str(tmp_path / "o.json")]) == 0
+    assert "warning: --pred and --judge-b differ in 2 transcript(s) (e.g. ['d5', 'd6'])" in capsys.readouterr().err
+    assert main(["judge", "agree", "--pred", str(a), "--judge-b", str(a), "--quiet", "--out", str(tmp_path / "p.json")]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -120,6 +120,13 @@ def run_agree(args: argparse.Namespace) -> int:
             tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
     if args.judge_b:
         other = read_ratings(args.judge_b)
+        only = set(pred["dialogue_id"]) ^ set(other["dialogue_id"])
+        if only:  # stderr only: the tables (and the build's agreement files) stay as they were
+            print(
+                f"warning: --pred and --judge-b differ in {len(only)} transcript(s) (e.g. {sorted(only)[:2]}); "
+                "factor agreement uses those both rated, the ranking each file's own",
+                file=sys.stderr,
+            )
         tables |= {
             "factors_vs_judge_b": agree.factor_agreement(pred, other),
             "ranking_vs_judge_b": agree.ranking_agreement(pred, other),
