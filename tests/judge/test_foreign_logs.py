@@ -196,3 +196,20 @@ def test_two_judges_over_different_transcripts_are_warned_about(tmp_path, capsys
     assert "warning: --pred and --judge-b differ in 2 transcript(s) (e.g. ['d5', 'd6'])" in capsys.readouterr().err
     assert main(["judge", "agree", "--pred", str(a), "--judge-b", str(a), "--quiet", "--out", str(tmp_path / "p.json")]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_select_scores_every_candidate_on_the_same_dialogues():
+    import numpy as np
+    import pandas as pd
+
+    from trace_crs.judge.select import select_judges
+
+    def frame(ratings):
+        return pd.DataFrame([{"dialogue_id": d, "system": None, **{f: np.nan for f in FACTORS}, "novelty": v}
+                             for d, v in ratings.items()])
+    human = frame({"d1": 0, "d2": 1, "d3": 2, "d4": 3})
+    full = frame({"d1": 0, "d2": 1, "d3": 2, "d4": 0})          # wrong on the hard d4
+    skipper = frame({"d1": 0, "d2": 1, "d3": 2})                # never rated d4
+    row = select_judges({"full": full, "skipper": skipper}, human).set_index("factor").loc["novelty"]
+    # on d1-d3 both agree perfectly with the labels: a tie, kept by the first candidate; n = 3
+    assert (row["judge"], row["qwk_full"], row["qwk_skipper"], row["n"]) == ("full", 1.0, 1.0, 3)

@@ -52,6 +52,13 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
     human = read_ratings(args.human, human=True)
     if agree.several_annotators(human):  # judges are chosen against the mean label
         human = agree.mean_over_annotators(human)
+    sets = [set(f["dialogue_id"]) for f in frames.values()]
+    if any(s != sets[0] for s in sets):
+        print(
+            f"warning: the --select candidates judged different transcripts; each is scored on the "
+            f"{len(set.intersection(*sets))} all of them judged",
+            file=sys.stderr,
+        )
     selection = select_judges(frames, human)
     if args.mixture_out:
         text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
