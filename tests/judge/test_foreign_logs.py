@@ -151,3 +151,65 @@ def test_a_csv_label_file_is_refused_saying_what_is_read(tmp_path):
     p.write_text("dialogue_id,novelty\nd1,3\n")
     with pytest.raises(DataError, match=r"labels.csv: a CSV file: ratings are read as JSON lines"):
         read_ratings(p, human=True)
+
+
+def test_a_transcript_too_long_for_the_context_is_named_not_a_traceback(tmp_path, capsys, monkeypatch):
+    from dspy.utils import DummyLM
+
+    from trace_crs.cli import judge as judge_cli
+    from trace_crs.judge import run
+
+    monkeypatch.setattr(judge_cli, "open_judge_lm", lambda cfg, stack: (DummyLM([]), "dummy"))
+    real = run.judge_one
+
+    def judge_one(t, *a, **kw):  # what a llama.cpp server answers a prompt longer than n_ctx, as DSPy re-raises it
+        if t.dialogue_id != "long":
+            return real(t, *a, **kw)
+        try:
+            raise RuntimeError("Error code: 400 - Requested tokens (40755) exceed context window of 8192")
+        except RuntimeError as exc:
+            raise ValueError("[model] litellm.BadRequestError: OpenAIException - bad request") from exc
+
+    monkeypatch.setattr(run, "judge_one", judge_one)
+    t = write(tmp_path / "t.jsonl", [{"dialogue_id": "long", "turns": TWO, "domain": "movies"}])
+    assert main(["judge", "core", "--transcripts", str(t), "--out", str(tmp_path / "o.jsonl")]) == 2
+    msg = err_line(capsys)
+    assert "transcript 'long' does not fit the model's context window" in msg and "lm.n_ctx" in msg
+    assert judge_cli.context_overflow(ValueError("maximum context length is 8192 tokens"))
+    assert not judge_cli.context_overflow(ValueError("rate limited"))
+
+
+def test_labels_naming_annotators_on_some_lines_only_are_refused(tmp_path):
+    p = write(tmp_path / "h.jsonl", [{"dialogue_id": "a", "annotator": "A", "novelty": 1},
+                                     {"dialogue_id": "a", "annotator": "B", "novelty": 2},
+                                     {"dialogue_id": "b", "novelty": 3}])
+    with pytest.raises(DataError, match=r"h.jsonl:3: field 'annotator': named on line 1, unnamed on line 3"):
+        read_ratings(p, human=True)
+    ok = write(tmp_path / "ok.jsonl", [{"dialogue_id": "a", "novelty": 1}, {"dialogue_id": "b", "novelty": 3}])
+    assert read_ratings(ok, human=True)["annotator"].isna().all()
+
+
+def test_two_judges_over_different_transcripts_are_warned_about(tmp_path, capsys):
+    a = judged(tmp_path / "a.jsonl", ["d1", "d2", "d3", "d4", "d5"])
+    b = judged(tmp_path / "b.jsonl", ["d1", "d2", "d3", "d4", "d6"])
+    assert main(["judge", "agree", "--pred", str(a), "--judge-b", str(b), "--quiet", "--out", str(tmp_path / "o.json")]) == 0
+    assert "warning: --pred and --judge-b differ in 2 transcript(s) (e.g. ['d5', 'd6'])" in capsys.readouterr().err
+    assert main(["judge", "agree", "--pred", str(a), "--judge-b", str(a), "--quiet", "--out", str(tmp_path / "p.json")]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_select_scores_every_candidate_on_the_same_dialogues():
+    import numpy as np
+    import pandas as pd
+
+    from trace_crs.judge.select import select_judges
+
+    def frame(ratings):
+        return pd.DataFrame([{"dialogue_id": d, "system": None, **{f: np.nan for f in FACTORS}, "novelty": v}
+                             for d, v in ratings.items()])
+    human = frame({"d1": 0, "d2": 1, "d3": 2, "d4": 3})
+    full = frame({"d1": 0, "d2": 1, "d3": 2, "d4": 0})          # wrong on the hard d4
+    skipper = frame({"d1": 0, "d2": 1, "d3": 2})                # never rated d4
+    row = select_judges({"full": full, "skipper": skipper}, human).set_index("factor").loc["novelty"]
+    # on d1-d3 both agree perfectly with the labels: a tie, kept by the first candidate; n = 3
+    assert (row["judge"], row["qwk_full"], row["qwk_skipper"], row["n"]) == ("full", 1.0, 1.0, 3)

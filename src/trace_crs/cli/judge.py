@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,23 @@ def _lm_overrides(pairs: list[str] | None) -> list[str]:
 # A whole conversation plus a rubric (or all twelve, in one-call mode) overflows the local
 # preset's 4,096-token context; ``--set lm.n_ctx=…`` still wins.
 JUDGE_LM_DEFAULTS: dict[str, Any] = {"n_ctx": 8192}
+
+
+_OVERFLOW = re.compile(r"exceeds? (?:the )?context window|maximum context length|context_length_exceeded", re.I)
+
+
+def context_overflow(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says a prompt overflowed the model's
+    context: litellm's ``ContextWindowExceededError``, or the HTTP 400 of a llama.cpp server
+    ("Requested tokens (n) exceed context window of m") that litellm passes on as a bad request."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if "ContextWindowExceeded" in type(cur).__name__ or _OVERFLOW.search(str(cur)):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
@@ -119,7 +137,10 @@ def run_core(args: argparse.Namespace) -> int:
             args.persuasiveness,
         )
 
+        finished = [0]
+
         def progress(i: int, n: int, hit: bool) -> None:
+            finished[0] = i
             if not args.quiet:
                 print(f"\rjudged {i}/{n}{' (cached)' if hit else ''}   ", end="" if i < n else "\n", file=sys.stderr)
 
@@ -128,11 +149,12 @@ def run_core(args: argparse.Namespace) -> int:
                 transcripts, lms, settings, partial, reuse_from=[out], debate_lm=debate_lm, progress=progress
             )
         except Exception as exc:
-            if "ContextWindowExceeded" not in type(exc).__name__:
+            if not context_overflow(exc):
                 raise
             raise UsageError(
-                f"a judge prompt does not fit the model's context window ({str(exc)[-160:]}); "
-                "raise it with --set lm.n_ctx=<tokens> or judge with --mode per-factor"
+                f"a judge prompt of transcript {transcripts[finished[0]].dialogue_id!r} does not fit the model's "
+                f"context window ({str(exc)[-160:]}); raise it with --set lm.n_ctx=<tokens> or judge with "
+                "--mode per-factor (the transcripts judged so far are kept in the .partial file)"
             ) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     dump_records(records, out)

@@ -52,6 +52,13 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
     human = read_ratings(args.human, human=True)
     if agree.several_annotators(human):  # judges are chosen against the mean label
         human = agree.mean_over_annotators(human)
+    sets = [set(f["dialogue_id"]) for f in frames.values()]
+    if any(s != sets[0] for s in sets):
+        print(
+            f"warning: the --select candidates judged different transcripts; each is scored on the "
+            f"{len(set.intersection(*sets))} all of them judged",
+            file=sys.stderr,
+        )
     selection = select_judges(frames, human)
     if args.mixture_out:
         text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
@@ -120,6 +127,13 @@ def run_agree(args: argparse.Namespace) -> int:
             tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
     if args.judge_b:
         other = read_ratings(args.judge_b)
+        only = set(pred["dialogue_id"]) ^ set(other["dialogue_id"])
+        if only:  # stderr only: the tables (and the build's agreement files) stay as they were
+            print(
+                f"warning: --pred and --judge-b differ in {len(only)} transcript(s) (e.g. {sorted(only)[:2]}); "
+                "factor agreement uses those both rated, the ranking each file's own",
+                file=sys.stderr,
+            )
         tables |= {
             "factors_vs_judge_b": agree.factor_agreement(pred, other),
             "ranking_vs_judge_b": agree.ranking_agreement(pred, other),

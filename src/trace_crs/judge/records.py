@@ -136,6 +136,7 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
             "a CSV file: ratings are read as JSON lines, one object per line (module docstring)", file=str(path)
         )
     rows, seen = [], set()
+    named: dict[bool, int] = {}  # human files: first line with / without an annotator
     for line, rec in iter_jsonl(path):
         r: Any = validate_record(HumanLabel if human else JudgedLine, rec, str(path), line)
         annotator = getattr(r, "annotator", None) if human else None
@@ -145,6 +146,14 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
             who = f" by annotator {annotator!r}" if annotator else " (name each line's 'annotator' for several)"
             raise DataError(f"duplicate {r.dialogue_id!r}{who}", file=str(path), line=line, field="dialogue_id")
         seen.add((r.dialogue_id, annotator))
+        named.setdefault(annotator is not None, line)
+        if len(named) == 2:  # per-annotator tables would leave the unnamed lines out unseen
+            raise DataError(
+                f"named on line {named[True]}, unnamed on line {named[False]}: name every line's annotator or none",
+                file=str(path),
+                line=line,
+                field="annotator",
+            )
         row: dict[str, Any] = {"dialogue_id": r.dialogue_id, "system": r.system}
         if human:
             row["annotator"] = annotator
