@@ -94,3 +94,10 @@ def test_one_annotator_gives_undefined_alphas_not_numbers(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_annotators"] == 1 and summary["mean_alpha"] is None
     assert all(summary[f"alpha_{s}"] is None for s in ("info", "nat", "cite", "err"))
+
+
+def test_an_id_with_a_stray_space_is_refused_not_a_second_annotator(tmp_path):
+    recs = [dict(r) for r in RECS[:3]]
+    recs[2]["annotator"] = recs[2]["annotator"] + " "
+    with pytest.raises(DataError, match=r"l.csv:4: field 'annotator': Value error, 'A\d ' has leading or trailing"):
+        read_labels(as_csv(tmp_path / "l.csv", recs))

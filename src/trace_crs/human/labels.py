@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from trace_crs.errors import DataError
 
@@ -52,7 +52,15 @@ ERROR_TEXT = {
     "factual_error": "Factual error",
 }
 Likert = Annotated[int, Field(ge=1, le=5)]
-Ident = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+def _trimmed(value: str) -> str:
+    if value != value.strip():  # "A1 " and "A1" would count as two annotators (a spreadsheet's stray space)
+        raise ValueError(f"{value!r} has leading or trailing spaces")
+    return value
+
+
+Ident = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_trimmed)]
 
 
 class Task1Label(BaseModel):
