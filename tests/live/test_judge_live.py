@@ -117,3 +117,13 @@ def test_judge_transcripts_live_collects_a_seeded_subset_per_run(world_files, tm
     assert systems == {"popularity", "tfidf"} and per["popularity"] == per["tfidf"] and len(per["tfidf"]) == 4
     # --live with --run is refused (exit 2)
     assert main(["judge", "transcripts", "--live", str(out), "--run", str(out), "--out", str(tmp_path / "x.jsonl")]) == 2
+
+
+def test_the_same_live_run_twice_is_refused_naming_the_id(world_files, tmp_path, capsys):
+    kb_dir, dialogues = world_files
+    out = tmp_path / "live"
+    assert main(["--quiet", "converse", "--kb", kb_dir, "--dialogues", dialogues, "--baselines", "popularity",
+                 "--subset", "2", "--out", str(out)]) == 0
+    t = tmp_path / "t.jsonl"
+    assert main(["judge", "transcripts", "--live", str(out), "--live", str(out), "--out", str(t)]) == 2
+    assert "two transcripts would have the id 'popularity/" in capsys.readouterr().err and not t.exists()

@@ -160,7 +160,12 @@ def register(subparsers) -> None:
     """Add ``human agree``, ``human sample``, ``human serve`` and ``human export``."""
     sub = add_group(subparsers, "human", "human evaluation kit (App. K): agreement and validation tables")
     agree = sub.add_parser("agree", help="Krippendorff alpha, leave-out, Tables 10-15 twins from a labels file")
-    agree.add_argument("--labels", type=Path, required=True, help="labels JSON lines (Task 1 and Task 2)")
+    agree.add_argument(
+        "--labels",
+        type=Path,
+        required=True,
+        help="labels JSON lines (Task 1 and Task 2), or a .csv in the layout of human export --csv",
+    )
     agree.add_argument("--key", type=Path, help="the sampler's key file (item -> baseline, metric scores)")
     add_n_boot(agree, "bootstrap resamples of the metric-human correlation intervals")
     add_seed(agree, "seed of the bootstrap resamples")

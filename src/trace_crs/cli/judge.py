@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from trace_crs.cli import add_group, add_seed
 from trace_crs.cli.judge_agree import run_agree
 from trace_crs.cli.judge_transcripts import dump_records, run_transcripts, seeded_subset
 from trace_crs.cli.score import refuse_inputs
-from trace_crs.errors import UsageError
+from trace_crs.errors import DataError, UsageError
 
 
 def _lm_overrides(pairs: list[str] | None) -> list[str]:
@@ -46,6 +47,23 @@ def _lm_overrides(pairs: list[str] | None) -> list[str]:
 JUDGE_LM_DEFAULTS: dict[str, Any] = {"n_ctx": 8192}
 
 
+_OVERFLOW = re.compile(r"exceeds? (?:the )?context window|maximum context length|context_length_exceeded", re.I)
+
+
+def context_overflow(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says a prompt overflowed the model's
+    context: litellm's ``ContextWindowExceededError``, or the HTTP 400 of a llama.cpp server
+    ("Requested tokens (n) exceed context window of m") that litellm passes on as a bad request."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if "ContextWindowExceeded" in type(cur).__name__ or _OVERFLOW.search(str(cur)):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
 def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
     """``(DSPy LM, judge id)`` for an LM config; the LM stays open for the ``stack``'s life."""
     from trace_crs.lm.backend import model_id, open_lm
@@ -59,6 +77,7 @@ def run_core(args: argparse.Namespace) -> int:
     from trace_crs.judge.factors import FACTORS
     from trace_crs.judge.run import judge_all, settings_of
     from trace_crs.judge.transcript import load_transcripts
+    from trace_crs.kb.store import iter_jsonl
     from trace_crs.lm.config import resolve_lm_config
 
     out, src = Path(args.out), Path(args.transcripts)
@@ -74,11 +93,24 @@ def run_core(args: argparse.Namespace) -> int:
     transcripts = seeded_subset(load_transcripts(src), args.n, args.seed)
     from trace_crs.judge import domain as judge_domain
 
-    for value in {args.domain} if args.domain else {t.domain for t in transcripts}:
+    if args.domain:
         try:
-            judge_domain.resolve(value)
+            judge_domain.resolve(args.domain)
         except ValueError as exc:
-            raise UsageError(f"{'--domain' if args.domain else f'{src}: domain'}: {exc}") from None
+            raise UsageError(f"--domain: {exc}") from None
+    for t in [] if args.domain else transcripts:  # a transcript's own domain: a data error at its line
+        try:
+            judge_domain.resolve(t.domain)
+        except ValueError as exc:
+            line = next(n for n, rec in iter_jsonl(src) if rec.get("dialogue_id") == t.dialogue_id)
+            raise DataError(f"{exc} (or judge with --domain)", file=str(src), line=line, field="domain") from None
+    unset = sum(t.domain is None for t in transcripts)
+    if unset and not args.domain and not args.quiet:  # e.g. a generic log of a movie CRS: say what it is judged as
+        print(
+            f"note: {unset} transcript(s) name no domain and are judged as {judge_domain.resolve(None)} "
+            "(give --domain, e.g. --domain movies, for another CRS's logs)",
+            file=sys.stderr,
+        )
     with contextlib.ExitStack() as stack:
         if args.mixture:
             table, choice = load_mixture(args.mixture)
@@ -105,7 +137,10 @@ def run_core(args: argparse.Namespace) -> int:
             args.persuasiveness,
         )
 
+        finished = [0]
+
         def progress(i: int, n: int, hit: bool) -> None:
+            finished[0] = i
             if not args.quiet:
                 print(f"\rjudged {i}/{n}{' (cached)' if hit else ''}   ", end="" if i < n else "\n", file=sys.stderr)
 
@@ -114,11 +149,12 @@ def run_core(args: argparse.Namespace) -> int:
                 transcripts, lms, settings, partial, reuse_from=[out], debate_lm=debate_lm, progress=progress
             )
         except Exception as exc:
-            if "ContextWindowExceeded" not in type(exc).__name__:
+            if not context_overflow(exc):
                 raise
             raise UsageError(
-                f"a judge prompt does not fit the model's context window ({str(exc)[-160:]}); "
-                "raise it with --set lm.n_ctx=<tokens> or judge with --mode per-factor"
+                f"a judge prompt of transcript {transcripts[finished[0]].dialogue_id!r} does not fit the model's "
+                f"context window ({str(exc)[-160:]}); raise it with --set lm.n_ctx=<tokens> or judge with "
+                "--mode per-factor (the transcripts judged so far are kept in the .partial file)"
             ) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     dump_records(records, out)

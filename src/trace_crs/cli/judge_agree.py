@@ -12,7 +12,7 @@ from typing import Any
 
 from trace_crs.atomic import write_atomic
 from trace_crs.cli.score import refuse_inputs
-from trace_crs.errors import UsageError
+from trace_crs.errors import DataError, UsageError
 
 
 def _plain(value: Any) -> Any:
@@ -52,11 +52,42 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
     human = read_ratings(args.human, human=True)
     if agree.several_annotators(human):  # judges are chosen against the mean label
         human = agree.mean_over_annotators(human)
+    sets = [set(f["dialogue_id"]) for f in frames.values()]
+    if any(s != sets[0] for s in sets):
+        print(
+            f"warning: the --select candidates judged different transcripts; each is scored on the "
+            f"{len(set.intersection(*sets))} all of them judged",
+            file=sys.stderr,
+        )
     selection = select_judges(frames, human)
     if args.mixture_out:
         text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
         write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
     return selection
+
+
+def _coverage(pred: Any, human: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """:func:`~trace_crs.judge.records.coverage` of ``--pred`` and ``--human``; no dialogue in
+    common is an error (every table would be empty), a partial overlap a warning on stderr."""
+    from trace_crs.judge.records import coverage
+
+    cov = coverage(pred, human)
+    if not cov["n_both"]:
+        raise DataError(
+            f"no labelled dialogue is among the {cov['n_judged']} judged ones (labelled e.g. "
+            f"{cov['labelled_not_judged'][:2]}, judged e.g. {cov['judged_not_labelled'][:2]}; transcripts of "
+            "'judge transcripts --run/--live' are named '<system>/<dialogue_id>')",
+            file=str(args.human),
+            field="dialogue_id",
+        )
+    if cov["labelled_not_judged"] or cov["judged_not_labelled"]:
+        print(
+            f"warning: agreement on the {cov['n_both']} dialogues both judged and labelled; "
+            f"{cov['n_labelled'] - cov['n_both']} labelled only, {cov['n_judged'] - cov['n_both']} judged only "
+            "(see 'coverage')",
+            file=sys.stderr,
+        )
+    return cov
 
 
 def run_agree(args: argparse.Namespace) -> int:
@@ -79,6 +110,7 @@ def run_agree(args: argparse.Namespace) -> int:
     }
     if args.human:
         human = read_ratings(args.human, human=True)
+        tables["coverage"] = _coverage(pred, human, args)
         if agree.several_annotators(human):  # per annotator first, then against the mean label
             tables |= {
                 "factors_per_annotator": agree.per_annotator(pred, human, agree.factor_agreement),
@@ -95,6 +127,13 @@ def run_agree(args: argparse.Namespace) -> int:
             tables["ranking_vs_human"] = agree.ranking_agreement(pred, human)
     if args.judge_b:
         other = read_ratings(args.judge_b)
+        only = set(pred["dialogue_id"]) ^ set(other["dialogue_id"])
+        if only:  # stderr only: the tables (and the build's agreement files) stay as they were
+            print(
+                f"warning: --pred and --judge-b differ in {len(only)} transcript(s) (e.g. {sorted(only)[:2]}); "
+                "factor agreement uses those both rated, the ranking each file's own",
+                file=sys.stderr,
+            )
         tables |= {
             "factors_vs_judge_b": agree.factor_agreement(pred, other),
             "ranking_vs_judge_b": agree.ranking_agreement(pred, other),

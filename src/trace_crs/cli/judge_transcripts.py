@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from trace_crs.atomic import write_atomic
 from trace_crs.cli.score import refuse_inputs
-from trace_crs.errors import UsageError
+from trace_crs.errors import DataError, UsageError
 
 
 def dump_records(records: list[dict], path: Path) -> None:
@@ -47,7 +48,7 @@ def run_transcripts(args: argparse.Namespace) -> int:
     if args.generic:
         if args.dialogues or args.predictions or args.run or args.live:
             raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run/--live")
-        records = [adapters.from_generic(rec, args.generic, line) for line, rec in iter_jsonl(args.generic)]
+        records = _from_generic(args.generic, adapters, iter_jsonl)
     elif args.live:
         if args.dialogues or args.predictions or args.run:
             raise UsageError("--live reads converse runs on their own; drop --dialogues/--predictions/--run")
@@ -56,9 +57,38 @@ def run_transcripts(args: argparse.Namespace) -> int:
         records = _from_trace(args, adapters)
     if not records:
         raise UsageError("nothing to export")
+    _refuse_duplicates([t.dialogue_id for t in records], ", ".join(args.live or []))
     dump_records([transcript_record(t) for t in records], out)
     print(out)
     return 0
+
+
+def _from_generic(path: str, adapters: Any, iter_jsonl: Any) -> list:
+    """Each line of a generic CRS log as a transcript; a ``dialogue_id`` repeated in the log is
+    refused at its second line (``judge core`` keys its output by it)."""
+    out: list = []
+    seen: dict[str, int] = {}
+    for line, rec in iter_jsonl(path):
+        t = adapters.from_generic(rec, path, line)
+        if t.dialogue_id in seen:
+            raise DataError(
+                f"duplicate {t.dialogue_id!r} (first on line {seen[t.dialogue_id]})",
+                file=path,
+                line=line,
+                field="dialogue_id",
+            )
+        seen[t.dialogue_id] = line
+        out.append(t)
+    return out
+
+
+def _refuse_duplicates(ids: list[str], live: str) -> None:
+    """Two transcripts with one id (e.g. the same baseline in two ``--live`` runs) would make a
+    file ``judge core`` refuses: say so here, naming the id."""
+    dup = next((i for i, n in Counter(ids).items() if n > 1), None)
+    if dup is not None:
+        where = f" (--live {live}: the same baseline and dialogue in two runs?)" if live else ""
+        raise UsageError(f"two transcripts would have the id {dup!r}{where}")
 
 
 def _from_trace(args: argparse.Namespace, adapters: Any) -> list:

@@ -15,12 +15,15 @@ field; nothing is dropped silently.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from trace_crs.errors import DataError
 
@@ -49,7 +52,15 @@ ERROR_TEXT = {
     "factual_error": "Factual error",
 }
 Likert = Annotated[int, Field(ge=1, le=5)]
-Ident = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+def _trimmed(value: str) -> str:
+    if value != value.strip():  # "A1 " and "A1" would count as two annotators (a spreadsheet's stray space)
+        raise ValueError(f"{value!r} has leading or trailing spaces")
+    return value
+
+
+Ident = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_trimmed)]
 
 
 class Task1Label(BaseModel):
@@ -90,48 +101,89 @@ class Task2Label(BaseModel):
     sentence: str = Field(default="", max_length=10_000)
 
 
+_MODELS: dict[str, type[Task1Label] | type[Task2Label]] = {"t1": Task1Label, "t2": Task2Label}
+
+
 def _where(err: ValidationError) -> str:
     first = err.errors()[0]
     return ".".join(str(p) for p in first["loc"]) or "record"
 
 
+def _text(path: Path) -> str:
+    """The file's text: UTF-8, a leading byte-order mark (spreadsheet exports write one) dropped;
+    bytes that are not UTF-8 are a :class:`DataError` naming their line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(f"not UTF-8 ({exc.reason}); save the file as UTF-8", file=str(path), line=line) from None
+
+
+def _json_rows(path: Path, text: str) -> Iterator[tuple[int, object]]:
+    for line_no, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 may sit inside a string
+        if not line.strip():
+            continue
+        try:
+            yield line_no, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
+
+
+LIST_FIELDS = ("quotes", "errors", "pois")  # joined by ';' in a CSV cell (``human export --csv``)
+
+
+def _csv_rows(path: Path, text: str) -> Iterator[tuple[int, object]]:
+    """Rows of the CSV ``human export --csv`` writes: one column per field, lists joined by
+    ``;``; an empty cell is a field left out (an empty list for a list field of the row's task)."""
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if "task" not in (reader.fieldnames or []):
+        raise DataError(f"no 'task' column (header: {reader.fieldnames})", file=str(path), line=1, field="task")
+    for row in reader:
+        line_no = reader.line_num
+        if None in row:
+            raise DataError("more cells than header columns", file=str(path), line=line_no)
+        model = _MODELS.get(str(row.get("task")))
+        fields = model.model_fields if model is not None else {}
+        rec: dict[str, object] = {}
+        for key, cell in row.items():
+            if key in LIST_FIELDS and key in fields:
+                rec[key] = [x.strip() for x in (cell or "").split(";") if x.strip()]
+            elif cell not in (None, ""):
+                rec[key] = cell
+        yield line_no, rec
+
+
 def read_labels(path: str | Path) -> tuple[list[Task1Label], list[Task2Label]]:
-    """Task 1 and Task 2 labels of a JSONL file; a duplicate (annotator, item) is an error."""
+    """Task 1 and Task 2 labels of a JSONL file, or of a ``.csv`` file in the layout of ``human
+    export --csv``; UTF-8 with or without a byte-order mark, any line ends.  A duplicate
+    (annotator, item) is an error."""
     path = Path(path)
     t1: list[Task1Label] = []
     t2: list[Task2Label] = []
     seen: set[tuple[str, str, str]] = set()
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
-            if not isinstance(raw, dict):
-                raise DataError("a label is a JSON object", file=str(path), line=line_no)
-            model: type[Task1Label] | type[Task2Label]
-            if raw.get("task") == "t1":
-                model = Task1Label
-            elif raw.get("task") == "t2":
-                model = Task2Label
-            else:
-                raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
-            try:
-                rec: Task1Label | Task2Label = model.model_validate(raw)
-            except ValidationError as exc:
-                msg = exc.errors()[0]["msg"]
-                raise DataError(msg, file=str(path), line=line_no, field=_where(exc)) from None
-            unit = rec.item_id if isinstance(rec, Task1Label) else rec.dialogue_id
-            key = (rec.task, rec.annotator, unit)
-            if key in seen:
-                raise DataError(f"second label of {unit!r} by {rec.annotator!r}", file=str(path), line=line_no)
-            seen.add(key)
-            if isinstance(rec, Task1Label):
-                t1.append(rec)
-            else:
-                t2.append(rec)
+    text = _text(path)
+    rows = _csv_rows(path, text) if path.suffix.lower() == ".csv" else _json_rows(path, text)
+    for line_no, raw in rows:
+        if not isinstance(raw, dict):
+            raise DataError("a label is a JSON object", file=str(path), line=line_no)
+        model = _MODELS.get(str(raw.get("task")))
+        if model is None:
+            raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
+        try:
+            rec: Task1Label | Task2Label = model.model_validate(raw)
+        except ValidationError as exc:
+            msg = exc.errors()[0]["msg"]
+            raise DataError(msg, file=str(path), line=line_no, field=_where(exc)) from None
+        unit = rec.item_id if isinstance(rec, Task1Label) else rec.dialogue_id
+        key = (rec.task, rec.annotator, unit)
+        if key in seen:
+            raise DataError(f"second label of {unit!r} by {rec.annotator!r}", file=str(path), line=line_no)
+        seen.add(key)
+        if isinstance(rec, Task1Label):
+            t1.append(rec)
+        else:
+            t2.append(rec)
     return t1, t2
 
 

@@ -160,14 +160,58 @@ def _first(rec: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     return next((rec[k] for k in keys if k in rec), None)
 
 
+def _raw_role(t: Any) -> str:
+    return str(t.get("role", t.get("speaker", ""))).strip().lower() if isinstance(t, dict) else ""
+
+
+def _chat_system_turn(turns: list[Any]) -> int | None:
+    """The first ``system`` turn of a log that also has ``assistant`` (or another CRS synonym)
+    turns: there ``system`` is a chat API's instruction to the model, not the CRS speaking."""
+    raw = [_raw_role(t) for t in turns]
+    crs = {r for r in raw if ROLE_SYNONYMS.get(r) == "assistant"} - {"system"}
+    return raw.index("system") if crs and "system" in raw else None
+
+
+def _items(t: dict, file: str, line: int | None, i: int) -> list[str]:
+    """A turn's recommended items: a list of names (a bare string would be read letter by letter)."""
+    key = next((k for k in ITEM_KEYS if k in t), None)
+    value = t[key] if key else None
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(x, str | int) for x in value):
+        raise DataError(
+            f"expected a list of item names, got {value!r:.60}", file=file, line=line, field=f"turns.{i}.{key}"
+        )
+    return [str(x) for x in value]
+
+
 def from_generic(rec: Any, file: str = "<memory>", line: int | None = None) -> Transcript:
     """A generic CRS log record (module docstring); unknown roles or a turn without text raise
-    :class:`DataError` naming file, line and field."""
+    :class:`DataError` naming file, line and field.  Roles are read case- and space-insensitively;
+    ``system`` is the CRS unless the log also has ``assistant`` turns (a chat API's layout, where
+    ``system`` is the instruction): that mix is refused rather than judged as the CRS speaking.
+    Items are read from assistant turns only (a user turn's mentioned items are not the system's
+    recommendations); other fields of a record or turn are not part of the layout and are not read."""
     if not isinstance(rec, dict) or not isinstance(rec.get("turns"), list):
-        raise DataError("expected an object with a 'turns' list", file=file, line=line, field="turns")
+        got = type(rec).__name__ if not isinstance(rec, dict) else f"keys {sorted(rec)[:6]}"
+        raise DataError(
+            f"expected an object with a 'turns' list, got {got} (one transcript per line)",
+            file=file,
+            line=line,
+            field="turns",
+        )
+    chat = _chat_system_turn(rec["turns"])
+    if chat is not None:
+        raise DataError(
+            "role 'system' beside 'assistant' turns: in a chat-API log 'system' is the model's instruction, "
+            "not the CRS; drop those turns (or call the CRS 'system' throughout)",
+            file=file,
+            line=line,
+            field=f"turns.{chat}.role",
+        )
     turns = []
     for i, t in enumerate(rec["turns"]):
-        role = ROLE_SYNONYMS.get(str(t.get("role", t.get("speaker", ""))).lower()) if isinstance(t, dict) else None
+        role = ROLE_SYNONYMS.get(_raw_role(t))
         if role is None:
             raise DataError(
                 f"unknown role in {str(t)[:60]!r}; expected one of {sorted(ROLE_SYNONYMS)}",
@@ -178,7 +222,7 @@ def from_generic(rec: Any, file: str = "<memory>", line: int | None = None) -> T
         text = _first(t, TEXT_KEYS)
         if not isinstance(text, str):
             raise DataError(f"no text (one of {TEXT_KEYS})", file=file, line=line, field=f"turns.{i}.text")
-        items = [str(x) for x in _first(t, ITEM_KEYS) or []] if role == "assistant" else []
+        items = _items(t, file, line, i) if role == "assistant" else []
         turns.append({"role": role, "text": text, "items": items})
     known = {k: rec[k] for k in ("dialogue_id", "ground_truth", "history_turns", "system", "domain") if k in rec}
     return parse_transcript({**known, "turns": turns}, file, line)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from trace_crs.errors import DataError
 from trace_crs.judge.aggregate import core_avg
@@ -85,9 +85,21 @@ class _Labels(BaseModel):
 
 
 class HumanLabel(_Labels):
-    """A human label line: ratings 0-4 per factor, ``overall`` on CoRE's 0-100 scale (§3.3)."""
+    """A human label line: ratings 0-4 per factor, ``overall`` on CoRE's 0-100 scale (§3.3).
+    Factor ratings may also sit at the top level (``{"dialogue_id", "novelty": 3, …}``, the flat
+    layout of a spreadsheet export): they are read as ``factors``; both layouts in one line is an
+    error (which would win is not for the reader to guess)."""
 
     overall: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_factors(cls, rec: Any) -> Any:
+        if not isinstance(rec, dict) or not (flat := [k for k in rec if k in FACTORS]):
+            return rec
+        if "factors" in rec:
+            raise ValueError(f"factor ratings both at the top level ({', '.join(flat)}) and under 'factors'")
+        return {**{k: v for k, v in rec.items() if k not in flat}, "factors": {k: rec[k] for k in flat}}
 
 
 class _Debate(BaseModel):
@@ -119,7 +131,12 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     is validated (:class:`HumanLabel` / :class:`JudgedLine`); a bad value or a repeated dialogue id
     (except in a human file whose lines name distinct annotators) raises :class:`DataError` naming
     file, line and field."""
+    if Path(path).suffix.lower() == ".csv":  # a spreadsheet export: say what is read instead of "malformed JSON"
+        raise DataError(
+            "a CSV file: ratings are read as JSON lines, one object per line (module docstring)", file=str(path)
+        )
     rows, seen = [], set()
+    named: dict[bool, int] = {}  # human files: first line with / without an annotator
     for line, rec in iter_jsonl(path):
         r: Any = validate_record(HumanLabel if human else JudgedLine, rec, str(path), line)
         annotator = getattr(r, "annotator", None) if human else None
@@ -129,6 +146,14 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
             who = f" by annotator {annotator!r}" if annotator else " (name each line's 'annotator' for several)"
             raise DataError(f"duplicate {r.dialogue_id!r}{who}", file=str(path), line=line, field="dialogue_id")
         seen.add((r.dialogue_id, annotator))
+        named.setdefault(annotator is not None, line)
+        if len(named) == 2:  # per-annotator tables would leave the unnamed lines out unseen
+            raise DataError(
+                f"named on line {named[True]}, unnamed on line {named[False]}: name every line's annotator or none",
+                file=str(path),
+                line=line,
+                field="annotator",
+            )
         row: dict[str, Any] = {"dialogue_id": r.dialogue_id, "system": r.system}
         if human:
             row["annotator"] = annotator
@@ -146,6 +171,20 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     if not rows:
         raise DataError("no records (empty file)", file=str(path))
     return pd.DataFrame(rows)
+
+
+def coverage(pred: pd.DataFrame, human: pd.DataFrame) -> dict[str, Any]:
+    """Which judged and labelled dialogues meet: counts and the first ids on one side only.
+    Agreement is computed on the dialogues in both; the rest is reported here, not dropped
+    unseen."""
+    p, h = set(pred["dialogue_id"]), set(human["dialogue_id"])
+    return {
+        "n_judged": len(p),
+        "n_labelled": len(h),
+        "n_both": len(p & h),
+        "labelled_not_judged": sorted(h - p)[:10],
+        "judged_not_labelled": sorted(p - h)[:10],
+    }
 
 
 def read_judged(path: str | Path) -> pd.DataFrame:

@@ -5,6 +5,7 @@ candidate judge with the highest quadratic-weighted kappa against human labels
 CoRE picked its per-factor judges on its own movie labels (``data/mixture_paper.yaml`` copies
 that choice); :func:`select_judges` makes the same choice on whatever labelled set is given, and
 :func:`mixture_table` writes it in the ``judge core --aggregator mixture --mixture`` format.
+Every candidate is scored on the same dialogues and ratings (:func:`comparable`).
 Ties keep the first candidate in the order given; a factor on which every candidate's QWK is
 undefined (too few labels, one label everywhere) keeps the first candidate and is marked
 ``defined = False`` — never a silent pick presented as measured.
@@ -27,7 +28,9 @@ def select_judges(candidates: Mapping[str, pd.DataFrame], human: pd.DataFrame) -
     candidate (``candidates``: name → :func:`~trace_crs.judge.records.read_ratings` frame)."""
     if not candidates:
         raise ValueError("no candidate judges to select from")
-    tables = {name: factor_agreement(frame, human).set_index("factor") for name, frame in candidates.items()}
+    tables = {
+        name: factor_agreement(frame, human).set_index("factor") for name, frame in comparable(candidates).items()
+    }
     rows = []
     for factor in FACTORS:
         scores = {name: float(t.loc[factor, "qwk"]) for name, t in tables.items()}
@@ -46,6 +49,19 @@ def select_judges(candidates: Mapping[str, pd.DataFrame], human: pd.DataFrame) -
             }
         )
     return pd.DataFrame(rows)
+
+
+def comparable(candidates: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The candidates restricted to what all of them rated: the dialogues every candidate judged
+    and, per factor, a rating only where every candidate gave one — so each candidate's QWK is
+    measured on the same labelled dialogues (a judge that skipped the hard ones cannot win by it)."""
+    common = set.intersection(*(set(f["dialogue_id"]) for f in candidates.values()))
+    frames = {n: f[f["dialogue_id"].isin(common)].set_index("dialogue_id").sort_index() for n, f in candidates.items()}
+    for factor in FACTORS:
+        missing = np.logical_or.reduce([f[factor].isna().to_numpy() for f in frames.values()])
+        for f in frames.values():
+            f.loc[missing, factor] = np.nan
+    return {n: f.reset_index() for n, f in frames.items()}
 
 
 def mixture_table(selection: pd.DataFrame, models: Mapping[str, str], source: str) -> dict[str, Any]:

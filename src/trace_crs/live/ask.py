@@ -41,17 +41,40 @@ QUESTIONS: dict[str, str] = {
     "ambience": f"{ASK_MARKER} What atmosphere or vibe would you like?",
     "features": f"{ASK_MARKER} Do you need any particular amenities or features (parking, wifi, outdoor seating)?",
 }
-# Words by which a question is recognised as being about a facet (whole words, any case).
+# Words by which a question is recognised as being about a facet (whole words, any case): the
+# facet's name and its values as travellers ask about them ("a hotel with a pool?", "how much do
+# you want to pay?", "somewhere romantic?").  A value shared by two facets is not a cue ("lively"
+# is a noise cue only, "historic" none); "mood" is none ("what are you in the mood for?" asks for
+# anything, not the atmosphere).
 CUES: dict[str, tuple[str, ...]] = {
     "style": ("style", "cuisine", "kind of place", "type of place", "kind of food", "type of food", "genre"),
-    "price_max": ("budget", "price", "prices", "spend", "cost", "expensive", "cheap", "afford"),
-    "noise": ("quiet", "noise", "noisy", "loud", "lively", "calm"),
-    "ambience": ("atmosphere", "ambience", "ambiance", "vibe", "mood", "setting"),
-    "features": ("amenities", "amenity", "features", "feature", "facilities", "parking", "wifi", "outdoor"),
+    "price_max": tuple(
+        "budget price prices pricey spend cost expensive cheap afford affordable pay paying money splurge upscale".split()
+    ),
+    "noise": ("quiet", "noise", "noisy", "loud", "lively", "calm", "peaceful", "tranquil", "crowds", "crowded"),
+    "ambience": tuple(
+        "atmosphere ambience ambiance vibe setting romantic casual trendy classy cozy cosy touristy".split()
+    ),
+    "features": tuple(
+        "amenities amenity features feature facilities parking wifi outdoor pool gym breakfast wheelchair accessible "
+        "pets pet dog kid kids children family vegan reservation reservations cancellation guided".split()
+    ),
 }
-_CUE_RES = {
-    f: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ws) + r")\b", re.IGNORECASE) for f, ws in CUES.items()
-}
+# Words of a question about where (the profile's anchor: "near the Central West End").
+LOCATION_CUES: tuple[str, ...] = ("where", "area", "neighbourhood", "neighborhood", "location", "district", "near")
+# Words of an open question ("anything else?", "any other preferences?"): the user volunteers its
+# next preference; a question about something else the user cannot place gets "no preference".
+OPEN_CUES: tuple[str, ...] = tuple("else other anything more preference preferences requirements".split()) + (
+    "looking for",
+)
+
+
+def _words(ws: Iterable[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ws) + r")\b", re.IGNORECASE)
+
+
+_CUE_RES = {f: _words(ws) for f, ws in CUES.items()}
+_LOCATION_RE, _OPEN_RE = _words(LOCATION_CUES), _words(OPEN_CUES)
 
 
 def asks(text: str | None) -> bool:
@@ -62,6 +85,16 @@ def asks(text: str | None) -> bool:
 def asked_facets(text: str | None) -> list[str]:
     """The facets a question is about, in :data:`ASKABLE` order (empty: none recognised)."""
     return [f for f in ASKABLE if _CUE_RES[f].search(text or "")]
+
+
+def asks_location(text: str | None) -> bool:
+    """Whether a question asks where (:data:`LOCATION_CUES`)."""
+    return bool(_LOCATION_RE.search(text or ""))
+
+
+def open_question(text: str | None) -> bool:
+    """Whether a question invites any preference (:data:`OPEN_CUES`)."""
+    return bool(_OPEN_RE.search(text or ""))
 
 
 def facet_key(poi: POI, facet: str) -> Any:

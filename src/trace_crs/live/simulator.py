@@ -14,11 +14,13 @@ A deterministic template user driven by one dialogue's *profile* — the constra
   preferably one the rejected POI violates — or, when every violated one was already stated,
   restating it (and revealing the next one if any is left);
 * a question (an ``ask_preference`` turn, :mod:`trace_crs.live.ask`) about facets the user can
-  recognise is answered from the profile: its preferences about those facets (wanted and avoided
-  values, either-of groups), or "no preference" for a facet the profile leaves open
-  (:meth:`TemplateUser._answer`);
-* any other system turn without a recommendation (an abstention, a question about nothing
-  recognisable) is answered with the next preference;
+  recognise — or about where (the profile's anchor) — is answered from the profile: its
+  preferences about those facets (wanted and avoided values, either-of groups), or "no
+  preference" for a facet the profile leaves open (:meth:`TemplateUser._answer`); an open
+  question ("anything else?") gets the next preference, any other question (about chains, group
+  size …: nothing a profile holds) "no particular preference about that";
+* any other system turn without a recommendation (an abstention) is answered with the next
+  preference;
 * it stops on acceptance or after ``max_turns`` system turns (the last rejection says goodbye).
 
 A profile may also hold values the user does not want and either-of groups (``avoid`` and
@@ -45,16 +47,18 @@ from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import Constraint, constraints_of, meets
 from trace_crs.dialogues.phrasing import avoid_text, choose, paraphrases, pref_text, render, templates
 from trace_crs.kb.store import KB
-from trace_crs.live.ask import ASK_ACTION, asked_facets
+from trace_crs.live.ask import ASK_ACTION, asked_facets, asks_location, open_question
 
 NO_PREFERENCE = "I have no particular preference."
 NO_PREFERENCE_ABOUT = "I have no preference about the {what}."
+NO_PREFERENCE_THAT = "I have no particular preference about that."
 FACET_WORDS: dict[str, str] = {
     "style": "kind of place",
     "price_max": "price",
     "noise": "noise level",
     "ambience": "atmosphere",
     "features": "amenities",
+    "anchor": "location",
 }
 RESTATE = "As I said: {pref}"
 GOODBYE = "I'll keep looking elsewhere, thanks."
@@ -180,8 +184,13 @@ class TemplateUser:
         if self.system_turns >= self.cfg.max_turns:
             self.done = True
             return _turn("provide_preference", GOODBYE)
-        if system_turn.get("action") == ASK_ACTION and asked_facets(system_turn.get("text")):
-            return _turn("provide_preference", self._answer(asked_facets(system_turn.get("text")), rng))
+        if system_turn.get("action") == ASK_ACTION:
+            text = system_turn.get("text")
+            facets = asked_facets(text) + (["anchor"] if asks_location(text) else [])
+            if facets:
+                return _turn("provide_preference", self._answer(facets, rng))
+            if not open_question(text):  # about something the profile cannot say: unknown, not a wish
+                return _turn("provide_preference", NO_PREFERENCE_THAT)
         said = self._reveal(self._unrevealed()[:1], rng)
         return _turn("provide_preference", " ".join(said) or NO_PREFERENCE)
 
