@@ -115,6 +115,21 @@ def profile_rows(d: dict[str, Any] | None) -> list[str]:
     return rows
 
 
+def llama_build_row(d: dict[str, Any] | None) -> str:
+    what = "Native llama.cpp build ÷ portable (`bench_llama_build.py`, `make llama-native`): tokens per CPU-second"
+    if d is None:
+        return f"| {what} | not run | |"
+    r, p, n = d["native_over_portable"], d["portable"], d["native"]
+    return (
+        f"| {what}; {d['model']}, {d['n_prefill']} prompt tokens then {d['n_decode']} decoded, 1 thread, "
+        f"n = {d['reps']} alternating pair(s), 1-min load {d['load_avg'][0]:.1f} at the end ({d['date']}) | "
+        f"prompt processing {n['prefill_tps_median']:.1f} vs {p['prefill_tps_median']:.1f} tokens/s, "
+        f"**{r['prefill']['median']:.2f}×** (pairs {r['prefill']['min']:.2f}–{r['prefill']['max']:.2f}); decoding "
+        f"**{r['decode']['median']:.2f}×** ({r['decode']['min']:.2f}–{r['decode']['max']:.2f}); same greedy "
+        f"continuation: {'yes' if d['same_continuation'] else 'no'} | |"
+    )
+
+
 def block(bench: Path) -> str:
     rows = [
         judge_row(_load(bench / "judge_core.json")),
@@ -123,6 +138,7 @@ def block(bench: Path) -> str:
         judge_row(_load(bench / "judge_core_draft.json"), "prompt-lookup drafts"),
         throughput_row(_load(bench / "lm_throughput_draft.json"), "draft", "prompt-lookup drafts"),
         slots_row(_load(bench / "batch_slots.json")),
+        llama_build_row(_load(bench / "llama_build.json")),
         kb_row(_load(bench / "kb.json")),
         *profile_rows(_load(bench / "lm_profile.json")),
     ]

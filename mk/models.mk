@@ -12,6 +12,18 @@ $(LLAMA_STAMP): | $(STAMP)
 
 llama: $(LLAMA_STAMP) ## build/install llama-cpp-python[server] (portable, GGML_NATIVE=OFF)
 
+# Native build (GGML_NATIVE=ON): this CPU's instruction sets (AVX-512, VNNI … where present), faster
+# prompt processing (`make bench-llama-build`); its replies get their own model id and LM cache
+# entries (src/trace_crs/lm/build.py).  Never through pip's wheel cache: a wheel built for one CPU
+# must not reach another.  `make llama-portable` goes back.
+llama-native: | $(STAMP) ## rebuild llama-cpp-python for this CPU (GGML_NATIVE=ON; own model id and cache)
+	CMAKE_ARGS="-DGGML_NATIVE=ON" $(PY) -m pip install -q --no-cache-dir --force-reinstall --no-deps "llama-cpp-python[server]==0.3.36"
+	touch $(LLAMA_STAMP)
+
+llama-portable: | $(STAMP) ## rebuild llama-cpp-python portable (GGML_NATIVE=OFF, the default build)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q --no-cache-dir --force-reinstall --no-deps "llama-cpp-python[server]==0.3.36"
+	touch $(LLAMA_STAMP)
+
 models/%.gguf: | $(STAMP)
 	$(call SETUP_TIMED,model-$*) $(VENV)/bin/trace-crs lm fetch --name $* --models-dir models
 
@@ -25,4 +37,4 @@ TEST_DEPS += $(LLAMA_STAMP) $(SMOKE_GGUF)
 # bench/bench_lm_throughput.py the 0.5B model's default LLM run, server pool vs one 1-thread server.
 bench: $(LLAMA_STAMP) models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
 
-.PHONY: llama models models-smoke
+.PHONY: llama llama-native llama-portable models models-smoke

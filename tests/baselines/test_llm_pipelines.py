@@ -94,6 +94,15 @@ def test_rag_citation_keeps_last_reply_after_two_failed_retries():
     out = RAGCitationBaseline(GEN, lm=lm).predict(make_ctx())
     assert (out.text, out.citations, out.usage.fallback) == ("no quote 2", [], False)
     assert len(lm.history) == 3          # 1 call + 2 retries
+    prompts = [h["messages"][-1]["content"] for h in lm.history]
+    # every retry is a distinct request (greedy decoding + the LM cache would replay a repeat)
+    assert len(set(prompts)) == 3
+    # the first retry's feedback is the text of earlier builds (their cached replies stay valid)
+    assert (
+        "Your previous reply had no verbatim quote of at least 10 words from the evidence; "
+        "copy one evidence sentence exactly inside double quotes followed by its [Rn] label." in prompts[1]
+    )
+    assert "Attempt 3 of 3: your last 2 replies had none." in prompts[2]
 
 
 def test_mrs_consensus_ranking_by_hand():

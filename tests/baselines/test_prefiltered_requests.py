@@ -3,7 +3,10 @@ are frozen: the LM cache of a build is keyed by them.  The SHA-256 of every requ
 kwargs, in order) over both pools and both ranking modes was recorded from the implementation
 before the prefilter option got its one home (``PrefilteredBaseline``); a change to the request
 path fails here.  ``python tests/baselines/test_prefiltered_requests.py --write`` re-records it
-(only for an intended prompt change, with a new PROMPT_VERSION)."""
+(only for an intended prompt change, with a new PROMPT_VERSION).  Re-recorded once without a new
+version: RAG-Citation's second retry got feedback of its own (``rag_citation.retry_feedback``),
+which changed only the last request of each RAG scenario; every earlier request, and so every
+cached reply, is unchanged."""
 from __future__ import annotations
 
 import hashlib

@@ -26,8 +26,21 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "600 s ÷ 150 s = **4.00×**" in text          # 600 / 150 by hand
     assert "11 of 12 ratings equal" in text and "load 9.5–12.0" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 5                     # throughput, both draft rows, batch slots and profile absent
+    assert text.count("not run") == 6                     # throughput, both draft rows, batch slots, llama build, profile
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
+
+
+def test_llama_build_row(tmp_path):
+    d = {"model": "m", "n_prefill": 1500, "n_decode": 48, "reps": 2, "load_avg": [9.6, 9.4, 9.0], "date": "2026-11-27",
+         "portable": {"prefill_tps_median": 33.3, "decode_tps_median": 13.0},
+         "native": {"prefill_tps_median": 47.5, "decode_tps_median": 14.0},
+         "native_over_portable": {"prefill": {"median": 1.425, "min": 1.17, "max": 1.66},
+                                  "decode": {"median": 1.0, "min": 0.9, "max": 1.2}},
+         "same_continuation": False}
+    (tmp_path / "llama_build.json").write_text(json.dumps(d))
+    row = next(r for r in mt.block(tmp_path).splitlines() if "bench_llama_build.py" in r)
+    assert "47.5 vs 33.3 tokens/s, **1.43×** (pairs 1.17–1.66)" in row
+    assert "decoding **1.00×** (0.90–1.20)" in row and "continuation: no" in row and "n = 2 alternating" in row
 
 
 def test_readme_block_replaced_between_markers_only(tmp_path):

@@ -35,7 +35,7 @@ def test_bootstrap_command(scores):
 def test_oracle_command_seconds_budget(scores):
     out = scores / "oracle.csv"
     assert main(["stats", "oracle", "--scores", str(scores / "scores"), "--records", str(scores / "records.parquet"),
-                 "--quality", "m", "--cost", "seconds", "--budgets", "3", "--out", str(out)]) == 0
+                 "--quality", "m", "--cost", "latency_s", "--budgets", "3", "--out", str(out)]) == 0
     curve = pd.read_csv(out)
     # b is free (0.2 s) with quality 0; a on d1 (q 1) costs +1.9 s; a on d2 adds nothing
     assert curve["budget"].tolist() == pytest.approx([0.2, 1.15, 2.1])

@@ -6,7 +6,9 @@ between the content-term sets of the query (all user turns) and the sentence; th
 (ties: POI order shown, then review id, then position) are numbered ``[R1]``… with the POI
 name and star rating.  The reply must contain at least one verbatim quote of ≥ 10 tokens
 ``"…" [Rn]`` taken from the labelled sentence; if the check fails the call is repeated with
-feedback (a new prompt, so never a cache replay), up to 2 retries, and the last reply is kept.
+feedback, up to 2 retries, and the last reply is kept.  Each retry's feedback names its attempt
+(:func:`retry_feedback`): with greedy decoding and the LM cache an identical request would
+return the identical reply, so a repeated prompt would be no retry at all.
 Ranking as LLM Zero-Shot (``generative`` ids or ``logprob`` cards); open set: TF-IDF top-16.
 """
 
@@ -30,6 +32,10 @@ from trace_crs.baselines.text import content_terms, tokenize
 TOP_SENTENCES = 10
 MIN_QUOTE_TOKENS = 10
 CITATION_RETRIES = 2
+NO_QUOTE = (
+    "Your previous reply had no verbatim quote of at least 10 words from the evidence; "
+    "copy one evidence sentence exactly inside double quotes followed by its [Rn] label."
+)
 
 
 class CiteAndRecommend(dspy.Signature):
@@ -66,6 +72,13 @@ def top_sentences(ctx: TurnContext, shown: list[str], k: int = TOP_SENTENCES) ->
     return [(pid, rid, sentence) for _, _, rid, _, pid, sentence in scored[:k]]
 
 
+def retry_feedback(failed: int) -> str:
+    """The feedback after ``failed`` failed attempts (≥ 1); the first retry's text is :data:`NO_QUOTE`."""
+    if failed <= 1:
+        return NO_QUOTE
+    return f"{NO_QUOTE} Attempt {failed + 1} of {CITATION_RETRIES + 1}: your last {failed} replies had none."
+
+
 def citation_ok(citations: list[dict]) -> bool:
     """True when some citation is verbatim (has ``start``) and has ≥ ``MIN_QUOTE_TOKENS`` tokens."""
     return any("start" in c and len(tokenize(c["quote"])) >= MIN_QUOTE_TOKENS for c in citations)
@@ -91,7 +104,7 @@ class RAGCitationModule(dspy.Module):
             lines.append(f'[{evidence.add(rid, sentence)}] {poi.name} ({poi.stars:.1f} stars): "{sentence}"')
         cands = "\n".join(f"[{c}] {ctx.kb.pois[c].name}, {ctx.kb.pois[c].stars:.1f} stars" for c in shown)
         feedback = ""
-        for attempt in range(CITATION_RETRIES + 1):  # noqa: B007 (read after the loop) — the feedback changes the prompt: no cache replay
+        for attempt in range(CITATION_RETRIES + 1):
             pred = self.cite(
                 conversation=conversation,
                 candidates=cands,
@@ -102,10 +115,7 @@ class RAGCitationModule(dspy.Module):
             citations = extract_citations(pred.response, evidence, ctx.kb)
             if citation_ok(citations):
                 break
-            feedback = (
-                "Your previous reply had no verbatim quote of at least 10 words from the evidence; "
-                "copy one evidence sentence exactly inside double quotes followed by its [Rn] label."
-            )
+            feedback = retry_feedback(attempt + 1)
         ranked = shown if mode == "logprob" else parse_ranking(pred.ranked_ids, shown)
         ranked = list(ranked) + [c for c in order if c not in ranked]
         return dspy.Prediction(

@@ -9,7 +9,7 @@
   τ sweep of :func:`trace_crs.metrics.abstention.tau_sweep` (``tau_sweep.csv``) and the items
   per reason (``reasons.csv``).
 * ``trace-crs stats oracle --scores DIR --records RECORDS.parquet [--quality recall@1,cgs,...]
-  [--cost usd|tokens|seconds] [--budgets N] --out CSV`` — budget curve (in-sample upper bound
+  [--cost cost_usd|tokens|latency_s] [--budgets N] --out CSV`` — budget curve (in-sample upper bound
   with perfect foresight); the quality of a dialogue is the mean of the listed metrics
   (turn metrics first averaged over the dialogue's turns; undefined components skipped).
 * ``trace-crs stats sensitivity fuzzy|spatial|nli|bimodality|errors --results DIR --runs A[,B]
@@ -33,7 +33,7 @@ from trace_crs.cli import add_group, add_n_boot, add_seed
 from trace_crs.cli.stats_abstention import add_abstention
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
-from trace_crs.oracle.quality import COMPONENTS, joint_quality
+from trace_crs.oracle.quality import COMPONENTS, COSTS, joint_quality
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
 from trace_crs.stats.cost import dialogue_costs
 
@@ -68,8 +68,9 @@ def _oracle(args: argparse.Namespace) -> int:
         _load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"), _names(args.quality)
     )
     costs = dialogue_costs(pd.read_parquet(args.records), source=str(args.records))
-    table = quality.merge(costs[["dialogue_id", "baseline", args.cost]], on=["dialogue_id", "baseline"], how="left")
-    inst = oracle_instance(table, "quality", args.cost, source=f"{args.scores} + {args.records}")
+    column = COSTS[args.cost]
+    table = quality.merge(costs[["dialogue_id", "baseline", column]], on=["dialogue_id", "baseline"], how="left")
+    inst = oracle_instance(table, "quality", column, source=f"{args.scores} + {args.records}")
     curve, shares = budget_curve(inst, n_points=args.budgets)
     curve["elbow_budget"] = elbow(curve["budget"], curve["mean_quality"])
     shares_path = args.out.with_suffix(".shares.csv")
@@ -152,7 +153,9 @@ def register(subparsers) -> None:
         default=",".join(COMPONENTS),
         help="comma-separated metrics averaged into a dialogue's quality (default: the oracle's joint score)",
     )
-    orc.add_argument("--cost", choices=("usd", "tokens", "seconds"), default="usd")
+    orc.add_argument(
+        "--cost", choices=tuple(COSTS), default="cost_usd", help="the cost axis, named as oracle.quality.COSTS names it"
+    )
     orc.add_argument("--budgets", type=int, default=20)
     orc.add_argument("--out", type=Path, required=True)
     orc.set_defaults(func=_oracle)

@@ -38,6 +38,7 @@ from typing import Any
 
 import dspy
 
+from trace_crs.lm.build import installed_build_tag
 from trace_crs.lm.config import LMConfig, server_plan
 from trace_crs.lm.faults import call_with_retries
 from trace_crs.lm.server import ServerPool, shared_pool
@@ -171,8 +172,14 @@ def single_flight(key: str) -> Iterator[None]:
 
 
 def model_id(cfg: LMConfig) -> str:
-    """The litellm model string DSPy uses (``openai/<alias with weights sha256>`` when local)."""
-    return get_weights(cfg.weights).model_id if cfg.is_local else cfg.model
+    """The litellm model string DSPy uses (``openai/<alias with weights sha256>`` when local, plus
+    the build's tag for a non-portable llama.cpp build: :mod:`trace_crs.lm.build`)."""
+    return f"openai/{local_alias(cfg)}" if cfg.is_local else cfg.model
+
+
+def local_alias(cfg: LMConfig) -> str:
+    """The name the local servers answer to: the weights' alias and the llama.cpp build's tag."""
+    return get_weights(cfg.weights).alias + installed_build_tag()
 
 
 def build_lm(cfg: LMConfig, api_base: str | None = None, endpoints: ServerPool | None = None) -> TraceLM:
@@ -216,12 +223,19 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
     if not cfg.is_local:
         yield build_lm(cfg)
         return
-    w = get_weights(cfg.weights)
     path = verified_path(cfg.weights, cfg.models_dir)
     plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
     key = (cfg.n_threads, cfg.servers)
     draft = cfg.draft_settings  # a server setting, not in the request
     with shared_pool(
-        path, w.alias, cfg.n_ctx, plan, key=key, program=cfg.server, slots=cfg.slots, slot_kv=cfg.slot_kv, draft=draft
+        path,
+        local_alias(cfg),
+        cfg.n_ctx,
+        plan,
+        key=key,
+        program=cfg.server,
+        slots=cfg.slots,
+        slot_kv=cfg.slot_kv,
+        draft=draft,
     ) as pool:
         yield build_lm(cfg, endpoints=pool)

@@ -8,7 +8,8 @@ Rows without a model (non-LLM baselines) cost 0 $.  The local llama.cpp model is
 table's ``local`` entry (0 $): records name it by its server id ``openai/<weights
 alias>`` (``trace_crs.lm.weights.Weights.model_id``; the alias ``<name>-sha256-<hash>`` of
 ``trace_crs.lm.weights.WEIGHTS`` carries the weights' hash), so every registered weights' id
-is looked up as ``local``.  Any other model missing from the table, or with a null price, is an
+is looked up as ``local`` (also with a native llama.cpp build's ``+<instruction sets>`` tag,
+``trace_crs.lm.build``).  Any other model missing from the table, or with a null price, is an
 error.  Wall time is the sum of ``latency_s`` as recorded by the runner (batch baselines record
 batch time / n per turn), local model included; latency percentiles are over turns.
 
@@ -64,7 +65,8 @@ def price_of(model: str, prices: dict, source: str = "records", strict: bool = T
     """``(input_per_mtok, output_per_mtok)`` of ``model``; local weights use the ``local`` entry.
     A model without a price is an error, or NaN rates with ``strict=False`` (a page that shows
     tokens and seconds beside an unknown $)."""
-    name = LOCAL if model in local_model_ids() and model not in prices["models"] else model
+    local = model.split("+", 1)[0] in local_model_ids()  # a native build's tag: trace_crs.lm.build
+    name = LOCAL if local and model not in prices["models"] else model
     entry = prices["models"].get(name)
     priced = entry is not None and entry.get("input_per_mtok") is not None and entry.get("output_per_mtok") is not None
     if not strict and not priced:
