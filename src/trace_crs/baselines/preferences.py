@@ -4,6 +4,9 @@
 :mod:`trace_crs.baselines.negation` — the structured side of Knowledge-Enhanced and the
 attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
+The turn is first cleaned up by :mod:`trace_crs.baselines.reader_text` (accents, plurals and
+spaced hyphenated keywords folded), so real travellers' spellings read like the lexicon's.
+
 The result, :class:`Stated`, is what a deployed system could track from the text alone:
 
 * **wanted** values — ``style``, ``noise`` and the price ceiling take the *last* mention, so a
@@ -41,6 +44,7 @@ from trace_crs.baselines.negation import (
     phrase_pattern,
     sentences,
 )
+from trace_crs.baselines.reader_text import fold
 from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling, price_mentions
@@ -100,7 +104,7 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     """The statements of one user turn in order, and the constraints its last sentence
     mentions (what a later "scratch that" withdraws).  ``previous``: the last sentence's
     mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
-    norm = normalise(text)
+    norm = fold(normalise(text))
     mentions = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
     nouns = sorted(
         (m.start(), m.end(), facet)
@@ -165,8 +169,9 @@ def _or_follows(text: str, m: tuple[int, int, str, str], mentions: list[tuple[in
     return bool(nxt) and _FILLER.sub("", text[m[1] : nxt[0][0]]).lower() == "or"
 
 
-def stated_preferences(user_texts: Iterable[str]) -> Stated:
-    """What ``user_texts`` (in turn order) state (module docstring)."""
+def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None) -> Stated:
+    """What ``user_texts`` (in turn order) state (module docstring); ``poi_type`` picks the
+    dollar bands a "$150 a night" is read with (:mod:`trace_crs.kb.price`; None: restaurant)."""
     texts = list(user_texts)
     wanted: dict[str, list[object]] = {f: [] for f in FACETS}
     avoid: list[Constraint] = []
@@ -176,7 +181,7 @@ def stated_preferences(user_texts: Iterable[str]) -> Stated:
     price_at, price_off = -1, -1
     last: tuple[Constraint, ...] = ()
     for i, text in enumerate(texts):
-        if price_mentions(text):
+        if price_mentions(normalise(text), poi_type):
             price_at = i
         events, last = _events(text, last)
         for kind, payload in events:
@@ -205,7 +210,7 @@ def stated_preferences(user_texts: Iterable[str]) -> Stated:
                     soft.add(c)
             elif kind == "avoid":
                 avoid.append(c)
-    price = price_ceiling(texts)
+    price = price_ceiling((normalise(t) for t in texts), poi_type)  # "cheap-ish": a hedged budget is still one
     if price_off >= price_at and price_off >= 0:
         price = None
     single: dict[str, Any] = {f: (wanted[f][-1] if wanted[f] else None) for f in SINGLE}
