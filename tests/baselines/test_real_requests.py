@@ -44,3 +44,20 @@ def test_fixture_covers_every_category_with_enough_cases():
 )
 def test_fold_keeps_length_and_offsets(text, folded):
     assert fold(text) == folded and len(fold(text)) == len(text)
+
+
+@pytest.mark.parametrize(
+    ("second", "kept"),
+    [
+        ("I'd rather skip Kitchen Thibodeaux.", True),    # rejects a named place: earlier wishes stand
+        ("Let's skip Taco Loco, it's too far.", True),
+        ("Scratch that.", False),                        # withdraws the previous sentence's wishes
+        ("Actually, never mind.", False),
+        ("forget it, somewhere calm instead", False),
+    ],
+)
+def test_a_retraction_is_not_a_rejection_by_name(second, kept):
+    from trace_crs.baselines.preferences import stated_preferences
+
+    s = stated_preferences(["Somewhere lively with a patio.", second])
+    assert (s.ambience, s.features) == ((("lively",), ("outdoor_seating",)) if kept else ((), ()))

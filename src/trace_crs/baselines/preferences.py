@@ -62,6 +62,9 @@ FACET_NOUNS: dict[str, tuple[str, ...]] = {
     "features": ("amenities", "extras", "facilities"),
 }
 _ANY = re.compile(r"(?:\b(?:any|whatever|whichever)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?)$", re.IGNORECASE)
+# What a retraction without a facet in its scope refers back to: nothing, or a pronoun
+# ("scratch that", "forget it", "never mind") — not a named place ("I'd rather skip Taco Loco").
+_ANAPHOR = re.compile(r"\s*(?:(?:that|this|it|those|these|what i said|everything|all that)\b|[^\w\s]|$)", re.IGNORECASE)
 _FILLER = re.compile(
     r"\b(?:a|an|the|some|somewhere|something|with|either|maybe|perhaps|place|spot)\b|[\s,]", re.IGNORECASE
 )
@@ -121,7 +124,8 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
             if not s_start <= cue.start < s_end:
                 continue
             inside = [m for m in here if governing(cue_list, m[0], m[1]) == cue]
-            if cue.kind == "retract" and not inside:  # "scratch that": the previous sentence
+            if cue.kind == "retract" and not inside and _ANAPHOR.match(norm, cue.scope_start, cue.scope_end):
+                # "scratch that": the previous sentence; "skip Kitchen Thibodeaux" rejects a place
                 events += [("unwant", c) for c in last]
             if cue.kind == "replace":
                 facets = {m[2] for m in inside}
