@@ -9,8 +9,9 @@ from trace_crs.baselines.responses import kind_phrase
 from trace_crs.kb.schema import POI
 
 
-def _poi(poi_type: str, categories: list[str]) -> POI:
-    return POI("b1", "Somewhere", "1 Main St", "Tampa", "FL", 27.9, -82.4, poi_type, categories, 4.0, 10, 2)
+def _poi(poi_type: str, categories: list[str], style: str | None = None) -> POI:
+    return POI("b1", "Somewhere", "1 Main St", "Tampa", "FL", 27.9, -82.4, poi_type, categories, 4.0, 10, 2,
+               {"style": style})
 
 
 @pytest.mark.parametrize(
@@ -29,5 +30,18 @@ def _poi(poi_type: str, categories: list[str]) -> POI:
         ("attraction", ["", "Zoos"], "an attraction"),                          # a blank category is no kind
     ],
 )
-def test_kind_phrase(poi_type, categories, phrase):
+def test_kind_phrase_without_a_style(poi_type, categories, phrase):
     assert kind_phrase(_poi(poi_type, categories)) == phrase
+
+
+@pytest.mark.parametrize(
+    ("poi_type", "categories", "style", "phrase"),
+    [
+        ("restaurant", ["Restaurants", "Pizza"], "italian", "an italian spot"),   # the style facet first
+        ("hotel", ["Hotels & Travel", "Luggage Storage", "Hotels"], "boutique", "a boutique spot"),
+        ("hotel", ["Hotels & Travel"], "extended_stay", "an extended stay spot"),
+        ("attraction", ["Museums"], None, "an attraction"),
+    ],
+)
+def test_kind_phrase_prefers_the_style(poi_type, categories, style, phrase):
+    assert kind_phrase(_poi(poi_type, categories, style)) == phrase

@@ -8,7 +8,7 @@ level, in words, from the POI's metadata, not from reviews), *quote* sentences (
 sentences) and, when the POI's reviews mention user words that the quotes shown do not, one
 *other-claim* sentence ("Reviews also mention quiet and patio.") — a claim beyond the evidence
 shown, with no citation beside it, as template systems write them; the framing names the POI's
-first category that reads as an adjective (:func:`kind_phrase`).  Provenance coverage is therefore not 1 by construction.
+kind of place: style, else an adjective-like category (:func:`kind_phrase`).  Provenance coverage is therefore not 1 by construction.
 
 Each quote is a verbatim span of one review — a whole sentence, cut to at most
 ``QUOTE_MAX_WORDS`` words — written ``"span" [Rn]`` (ARCHITECTURE §3).  A citation is
@@ -167,10 +167,13 @@ def _plural(category: str) -> bool:
 
 
 def kind_phrase(poi: POI) -> str:
-    """What kind of place ``poi`` is, with its article: "a mexican spot" from the first
-    category that reads as an adjective, else the POI type ("a restaurant", "an attraction")
-    — real Yelp POIs often list only plural umbrella categories ("Restaurants", "Bars")."""
-    kind = next((c.lower() for c in poi.categories if c.strip() and not _plural(c)), None)
+    """What kind of place ``poi`` is, with its article: its style facet ("an italian spot", "a
+    boutique spot"), else the first category that reads as an adjective ("a swiss spot"), else
+    the POI type ("a restaurant", "an attraction") — real Yelp POIs list plural umbrella
+    categories first ("Restaurants", "Hotels & Travel"), which read as "a restaurants spot"."""
+    style = poi.attributes.get("style")
+    kind = str(style).replace("_", " ") if style else None
+    kind = kind or next((c.lower() for c in poi.categories if c.strip() and not _plural(c)), None)
     noun = f"{kind} spot" if kind else poi.poi_type.replace("_", " ")
     return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
