@@ -61,3 +61,41 @@ def test_a_retraction_is_not_a_rejection_by_name(second, kept):
 
     s = stated_preferences(["Somewhere lively with a patio.", second])
     assert (s.ambience, s.features) == ((("lively",), ("outdoor_seating",)) if kept else ((), ()))
+
+
+@pytest.mark.parametrize(
+    ("text", "inside"),
+    [
+        ("somewhere near the French Quarter", ["French Quarter"]),          # after a proximity cue
+        ("we'd like to walk to Hyde Park, quiet", ["Hyde Park"]),           # stops at the comma
+        ("close to downtown with a patio", ["downtown"]),                   # stops at "with"
+        ("stay in the french quarter", ["french quarter"]),                 # keyword + place noun
+        ("Our budget is $15", ["Our budget"]),                              # the noun, not the hotel style
+        ("we'll walk around a park", []),                                   # an activity, no place
+        ("not surrounded by children", []),                                 # "by" alone opens none
+        ("a walking tour", []),                                             # the cue is part of a keyword
+    ],
+)
+def test_place_spans(text, inside):
+    from trace_crs.baselines.reader_text import place_spans
+    from trace_crs.kb.facets import FACET_KEYS
+    from trace_crs.kb.lexicon import find_facets
+
+    mentions = [(s, e, f, v) for f in FACET_KEYS for v, s, e in find_facets(text, f)]
+    assert sorted({text[s:e] for s, e in place_spans(text, mentions)}) == inside
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("do they allow dogs?", ["allow dogs"]),
+        ("dogs welcome, please", ["dogs welcome"]),
+        ("somewhere I can bring the dog", ["bring the dog"]),
+        ("we're bringing our pup", ["bringing our pup"]),
+        ("a hot dog stand", []),
+    ],
+)
+def test_extra_mentions(text, found):
+    from trace_crs.baselines.reader_text import extra_mentions
+
+    assert [text[s:e] for s, e, _, _ in extra_mentions(text)] == found

@@ -5,7 +5,8 @@
 attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
 The turn is first cleaned up by :mod:`trace_crs.baselines.reader_text` (accents, plurals and
-spaced hyphenated keywords folded), so real travellers' spellings read like the lexicon's.
+spaced hyphenated keywords folded; place names, the noun "budget" and request phrasings such
+as "dogs welcome" handled), so real travellers' wording reads like the lexicon's.
 
 The result, :class:`Stated`, is what a deployed system could track from the text alone:
 
@@ -44,7 +45,7 @@ from trace_crs.baselines.negation import (
     phrase_pattern,
     sentences,
 )
-from trace_crs.baselines.reader_text import fold
+from trace_crs.baselines.reader_text import extra_mentions, fold, place_spans
 from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling, price_mentions
@@ -108,13 +109,16 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     mentions (what a later "scratch that" withdraws).  ``previous``: the last sentence's
     mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
     norm = fold(normalise(text))
-    mentions = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
+    found = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
+    found += [m for m in extra_mentions(norm) if not any(m[0] < e and s < m[1] for s, e, _, _ in found)]
+    places = place_spans(norm, found)
+    mentions = sorted(m for m in found if not any(s <= m[0] and m[1] <= e for s, e in places))
     nouns = sorted(
         (m.start(), m.end(), facet)
         for facet, words in FACET_NOUNS.items()
         for m in phrase_pattern(words).finditer(norm)
     )
-    cue_list = cues(norm, [(s, e) for s, e, _, _ in mentions])
+    cue_list = cues(norm, [(s, e) for s, e, _, _ in found])
     events: list[Event] = []
     last: tuple[Constraint, ...] = previous
     cue: Cue | None
