@@ -192,3 +192,10 @@ TERMINATORS: tuple[str, ...] = (
     "whereas",
     "just",
 )
+# Proximity cues: what follows names a place to be near, not a wish ("near the French Quarter",
+# "walking distance from downtown"); a regex, read by the spatial anchor
+# (baselines.spatial) and by the preference reader's place phrases (baselines.reader_text).
+PROXIMITY = (
+    r"(?:near|nearby|close to|closer to|around|walk(?:ing)?(?: distance)?(?: to| of| from)?|"
+    r"next to|handy for|by|beside|steps from|within [^.!?]{0,25}? of)"
+)

@@ -4,6 +4,10 @@
 :mod:`trace_crs.baselines.negation` — the structured side of Knowledge-Enhanced and the
 attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
+The turn is first cleaned up by :mod:`trace_crs.baselines.reader_text` (accents, plurals and
+spaced hyphenated keywords folded; place names, the noun "budget" and request phrasings such
+as "dogs welcome" handled), so real travellers' wording reads like the lexicon's.
+
 The result, :class:`Stated`, is what a deployed system could track from the text alone:
 
 * **wanted** values — ``style``, ``noise`` and the price ceiling take the *last* mention, so a
@@ -41,6 +45,7 @@ from trace_crs.baselines.negation import (
     phrase_pattern,
     sentences,
 )
+from trace_crs.baselines.reader_text import extra_mentions, fold, place_spans
 from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
 from trace_crs.kb.price import price_ceiling, price_mentions
@@ -58,6 +63,9 @@ FACET_NOUNS: dict[str, tuple[str, ...]] = {
     "features": ("amenities", "extras", "facilities"),
 }
 _ANY = re.compile(r"(?:\b(?:any|whatever|whichever)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?)$", re.IGNORECASE)
+# What a retraction without a facet in its scope refers back to: nothing, or a pronoun
+# ("scratch that", "forget it", "never mind") — not a named place ("I'd rather skip Taco Loco").
+_ANAPHOR = re.compile(r"\s*(?:(?:that|this|it|those|these|what i said|everything|all that)\b|[^\w\s]|$)", re.IGNORECASE)
 _FILLER = re.compile(
     r"\b(?:a|an|the|some|somewhere|something|with|either|maybe|perhaps|place|spot)\b|[\s,]", re.IGNORECASE
 )
@@ -100,14 +108,17 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     """The statements of one user turn in order, and the constraints its last sentence
     mentions (what a later "scratch that" withdraws).  ``previous``: the last sentence's
     mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
-    norm = normalise(text)
-    mentions = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
+    norm = fold(normalise(text))
+    found = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
+    found += [m for m in extra_mentions(norm) if not any(m[0] < e and s < m[1] for s, e, _, _ in found)]
+    places = place_spans(norm, found)
+    mentions = sorted(m for m in found if not any(s <= m[0] and m[1] <= e for s, e in places))
     nouns = sorted(
         (m.start(), m.end(), facet)
         for facet, words in FACET_NOUNS.items()
         for m in phrase_pattern(words).finditer(norm)
     )
-    cue_list = cues(norm, [(s, e) for s, e, _, _ in mentions])
+    cue_list = cues(norm, [(s, e) for s, e, _, _ in found])
     events: list[Event] = []
     last: tuple[Constraint, ...] = previous
     cue: Cue | None
@@ -117,7 +128,8 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
             if not s_start <= cue.start < s_end:
                 continue
             inside = [m for m in here if governing(cue_list, m[0], m[1]) == cue]
-            if cue.kind == "retract" and not inside:  # "scratch that": the previous sentence
+            if cue.kind == "retract" and not inside and _ANAPHOR.match(norm, cue.scope_start, cue.scope_end):
+                # "scratch that": the previous sentence; "skip Kitchen Thibodeaux" rejects a place
                 events += [("unwant", c) for c in last]
             if cue.kind == "replace":
                 facets = {m[2] for m in inside}
@@ -165,8 +177,9 @@ def _or_follows(text: str, m: tuple[int, int, str, str], mentions: list[tuple[in
     return bool(nxt) and _FILLER.sub("", text[m[1] : nxt[0][0]]).lower() == "or"
 
 
-def stated_preferences(user_texts: Iterable[str]) -> Stated:
-    """What ``user_texts`` (in turn order) state (module docstring)."""
+def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None) -> Stated:
+    """What ``user_texts`` (in turn order) state (module docstring); ``poi_type`` picks the
+    dollar bands a "$150 a night" is read with (:mod:`trace_crs.kb.price`; None: restaurant)."""
     texts = list(user_texts)
     wanted: dict[str, list[object]] = {f: [] for f in FACETS}
     avoid: list[Constraint] = []
@@ -176,7 +189,7 @@ def stated_preferences(user_texts: Iterable[str]) -> Stated:
     price_at, price_off = -1, -1
     last: tuple[Constraint, ...] = ()
     for i, text in enumerate(texts):
-        if price_mentions(text):
+        if price_mentions(normalise(text), poi_type):
             price_at = i
         events, last = _events(text, last)
         for kind, payload in events:
@@ -205,7 +218,7 @@ def stated_preferences(user_texts: Iterable[str]) -> Stated:
                     soft.add(c)
             elif kind == "avoid":
                 avoid.append(c)
-    price = price_ceiling(texts)
+    price = price_ceiling((normalise(t) for t in texts), poi_type)  # "cheap-ish": a hedged budget is still one
     if price_off >= price_at and price_off >= 0:
         price = None
     single: dict[str, Any] = {f: (wanted[f][-1] if wanted[f] else None) for f in SINGLE}

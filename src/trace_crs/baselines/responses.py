@@ -8,7 +8,7 @@ level, in words, from the POI's metadata, not from reviews), *quote* sentences (
 sentences) and, when the POI's reviews mention user words that the quotes shown do not, one
 *other-claim* sentence ("Reviews also mention quiet and patio.") — a claim beyond the evidence
 shown, with no citation beside it, as template systems write them; the framing names the POI's
-first category.  Provenance coverage is therefore not 1 by construction.
+kind of place: style, else an adjective-like category (:func:`kind_phrase`).  Provenance coverage is therefore not 1 by construction.
 
 Each quote is a verbatim span of one review — a whole sentence, cut to at most
 ``QUOTE_MAX_WORDS`` words — written ``"span" [Rn]`` (ARCHITECTURE §3).  A citation is
@@ -32,11 +32,13 @@ from trace_crs.cache import memo
 from trace_crs.dialogues.schema import Span
 from trace_crs.kb import KB
 from trace_crs.kb.price import LEVEL_WORDS
+from trace_crs.kb.schema import POI
 from trace_crs.segment import sentence_spans
 
 QUOTE_MAX_WORDS = 25
 QUOTE_MIN_WORDS = 4
 _WORD_END = re.compile(r"\S+")
+_CATEGORY_WORD = re.compile(r"[a-z]+")
 
 
 def quotable_spans(text: str) -> list[tuple[int, int]]:
@@ -158,10 +160,27 @@ def _claim(kb: KB, poi_id: str, terms: set[str], quoted: Sequence[str]) -> list[
     return [f"Reviews also mention {' and '.join(said)}."] if said else []
 
 
+def _plural(category: str) -> bool:
+    """Whether a category names things in the plural (Yelp's "Restaurants", "Sushi Bars",
+    "Hotels & Travel"): some word ends in a plural "s" ("Swiss", "Asian Fusion" do not)."""
+    return any(w.endswith("s") and not w.endswith(("ss", "us", "is")) for w in _CATEGORY_WORD.findall(category.lower()))
+
+
+def kind_phrase(poi: POI) -> str:
+    """What kind of place ``poi`` is, with its article: its style facet ("an italian spot", "a
+    boutique spot"), else the first category that reads as an adjective ("a swiss spot"), else
+    the POI type ("a restaurant", "an attraction") — real Yelp POIs list plural umbrella
+    categories first ("Restaurants", "Hotels & Travel"), which read as "a restaurants spot"."""
+    style = poi.attributes.get("style")
+    kind = str(style).replace("_", " ") if style else None
+    kind = kind or next((c.lower() for c in poi.categories if c.strip() and not _plural(c)), None)
+    noun = f"{kind} spot" if kind else poi.poi_type.replace("_", " ")
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+
+
 def _framing(kb: KB, poi_id: str, lead: str) -> str:
     poi = kb.pois[poi_id]
-    kind = poi.categories[0].lower() if poi.categories else poi.poi_type
-    return f"{lead} {poi.name}, a {kind} spot."
+    return f"{lead} {poi.name}, {kind_phrase(poi)}."
 
 
 def render(

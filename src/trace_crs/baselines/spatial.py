@@ -17,6 +17,7 @@ import re
 import numpy as np
 
 from trace_crs.baselines.base import BaselineOutput, TurnContext
+from trace_crs.baselines.negation_cues import PROXIMITY
 from trace_crs.baselines.ranking import minmax, rank_by_score
 from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.responses import template_output
@@ -26,11 +27,7 @@ from trace_crs.kb import KB
 from trace_crs.kb.geo import city_table, haversine_km
 
 ALPHA = 0.7
-PROXIMITY_CUE = re.compile(
-    r"(?:near|nearby|close to|closer to|around|walk(?:ing)?(?: distance)?(?: to| of| from)?|"
-    r"next to|handy for|by|beside|steps from|within [^.!?]{0,25}? of)\s+(?:the\s+)?$",
-    re.IGNORECASE,
-)
+PROXIMITY_CUE = re.compile(PROXIMITY + r"\s+(?:the\s+)?$", re.IGNORECASE)
 CUE_WINDOW = 40  # characters before a place name searched for a proximity cue
 
 
