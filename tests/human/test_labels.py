@@ -41,7 +41,7 @@ def test_bad_record_names_file_line_field(tmp_path, bad, field):
 def test_duplicate_and_not_json(tmp_path):
     with pytest.raises(DataError, match="second label"):
         read_labels(_write(tmp_path, GOOD, GOOD))
-    with pytest.raises(DataError, match="not JSON"):
+    with pytest.raises(DataError, match="malformed JSON"):
         read_labels(_write(tmp_path, GOOD, "{oops"))
 
 

@@ -47,7 +47,7 @@ def test_not_utf8_names_the_line(tmp_path):
     lines = [json.dumps(r).encode() for r in RECS[:3]]
     lines[2] = lines[2].replace(b'"comment": ""', '"comment": "café"'.encode("latin-1"))
     p.write_bytes(b"\n".join(lines) + b"\n")
-    with pytest.raises(DataError, match=r"l.jsonl:3: not UTF-8"):
+    with pytest.raises(DataError, match=r"l.jsonl:3: field .<bytes>.: not UTF-8"):
         read_labels(p)
 
 

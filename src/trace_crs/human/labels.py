@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Literal
@@ -26,6 +25,7 @@ import pandas as pd
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from trace_crs.errors import DataError
+from trace_crs.kb.store import iter_jsonl
 
 #: Part A of Task 1, in order of decreasing support (App. K.1).
 CITATION_LABELS: tuple[str, ...] = ("supported", "partial", "not_supported")
@@ -110,7 +110,7 @@ def _where(err: ValidationError) -> str:
 
 
 def _text(path: Path) -> str:
-    """The file's text: UTF-8, a leading byte-order mark (spreadsheet exports write one) dropped;
+    """A CSV file's text: UTF-8, a leading byte-order mark (spreadsheet exports write one) dropped;
     bytes that are not UTF-8 are a :class:`DataError` naming their line."""
     data = path.read_bytes()
     try:
@@ -118,16 +118,6 @@ def _text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise DataError(f"not UTF-8 ({exc.reason}); save the file as UTF-8", file=str(path), line=line) from None
-
-
-def _json_rows(path: Path, text: str) -> Iterator[tuple[int, object]]:
-    for line_no, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 may sit inside a string
-        if not line.strip():
-            continue
-        try:
-            yield line_no, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not JSON ({exc.msg})", file=str(path), line=line_no) from None
 
 
 LIST_FIELDS = ("quotes", "errors", "pois")  # joined by ';' in a CSV cell (``human export --csv``)
@@ -162,8 +152,8 @@ def read_labels(path: str | Path) -> tuple[list[Task1Label], list[Task2Label]]:
     t1: list[Task1Label] = []
     t2: list[Task2Label] = []
     seen: set[tuple[str, str, str]] = set()
-    text = _text(path)
-    rows = _csv_rows(path, text) if path.suffix.lower() == ".csv" else _json_rows(path, text)
+    # JSON lines: the project's one reader (byte-order mark, bad bytes and bad JSON at their line)
+    rows = _csv_rows(path, _text(path)) if path.suffix.lower() == ".csv" else iter_jsonl(path)
     for line_no, raw in rows:
         if not isinstance(raw, dict):
             raise DataError("a label is a JSON object", file=str(path), line=line_no)
