@@ -64,10 +64,14 @@ def test_typographic_marks_inside_a_straight_quote_stay_its_text():
 
 def test_quote_counts_say_what_was_read():
     texts = ['"a b c d" [R1] and \u201ce f g h\u201d [R2]', "bare label [R1] [R2]", 'cut "x y z w\u2026" [R1] [R3]', "",
-             # forms the parser does not read: two labels in one bracket, lower case; a short quoted phrase is no span
-             'Go "great food and kind staff" [R1, R2], you said "quiet"', 'Go "great food and kind staff" [r1].']
-    assert quote_counts(texts) == {"quotes": 3, "typographic_marks": 1, "with_ellipsis": 1, "labels_without_quote": 3,
-                                   "unlabelled_quoted_spans": 2, "turns_marks_but_no_quote": 3}
+             # two labels in one bracket are read (one quote citing both); a short quoted phrase is no span
+             'Go "great food and kind staff" [R1, R2], you said "quiet"',
+             # forms the reader does not read: lower case, parentheses
+             'Go "great food and kind staff" [r1].', 'Or "lovely quiet garden at night" (R2)']
+    # quotes: 2 + 1 ("x y z w…" citing R1 and R3) + 1; bare labels: "[R1] [R2]" of the second text only
+    assert quote_counts(texts) == {"quotes": 4, "typographic_marks": 1, "label_first": 0, "several_labels": 2,
+                                   "with_ellipsis": 1, "labels_without_quote": 2, "unlabelled_quoted_spans": 2,
+                                   "turns_marks_but_no_quote": 3}
 
 
 def test_unlabelled_spans_pair_marks_after_blanking_labelled_quotes():
@@ -96,7 +100,8 @@ def test_score_cli_reads_curly_quotes_and_says_what_it_read(kb_dir, dialogues, t
     err = capsys.readouterr().err
     assert "warning: 1 turns carry [Rn] labels or quoted spans but no quote" in err
     agg = json.loads((tmp_path / "s.json").read_text())
-    assert agg["quotes"] == {"quotes": 1, "typographic_marks": 1, "with_ellipsis": 0, "labels_without_quote": 1,
+    assert agg["quotes"] == {"quotes": 1, "typographic_marks": 1, "label_first": 0, "several_labels": 0,
+                             "with_ellipsis": 0, "labels_without_quote": 1,
                              "unlabelled_quoted_spans": 0, "turns_marks_but_no_quote": 1}
     per_turn = pd.read_parquet(tmp_path / "s.per_turn.parquet").set_index(["dialogue_id", "turn_id"])
     assert per_turn.loc[("crs_yelp_00001", 2), "gs"] == 1.0 and per_turn.loc[("crs_yelp_00001", 2), "cd"] > 0

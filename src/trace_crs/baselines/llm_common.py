@@ -33,7 +33,7 @@ from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.registry import Registered
 from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
-from trace_crs.dialogues.schema import QUOTE_RE
+from trace_crs.dialogues.quote_reader import parse_quotes
 from trace_crs.dialogues.unsolvable import ABSTAIN_TEXT
 from trace_crs.dialogues.unsolvable import UNSOLVED_RE as UNSOLVED
 from trace_crs.kb import KB
@@ -153,19 +153,22 @@ def parse_ranking(raw: Sequence[Any] | str, candidates: Sequence[str]) -> list[s
 
 
 def extract_citations(text: str, evidence: Evidence, kb: KB) -> list[dict[str, Any]]:
-    """Citations ``{"label", "review_id", "quote"[, "start", "end"]}`` for each ``"…" [Rn]`` in
-    ``text`` whose label was shown; ``start``/``end`` only when the quote is verbatim."""
+    """Citations ``{"label", "review_id", "quote"[, "start", "end"]}`` for each quote of ``text``
+    (read as the scorer reads it, :mod:`trace_crs.dialogues.quote_reader`: ``"…" [Rn]``,
+    typographic marks, label first, several labels — one citation per label) whose label was
+    shown; ``start``/``end`` only when the quote is verbatim."""
     out = []
-    for match in QUOTE_RE.finditer(text):
-        quote, label = match.group(1).strip(), match.group(2)
-        if label not in evidence.items:
-            continue
-        review_id = evidence.items[label][0]
-        cite: dict[str, Any] = {"label": label, "review_id": review_id, "quote": quote}
-        start = review_text(kb, review_id).find(quote)
-        if start >= 0:
-            cite.update(start=start, end=start + len(quote))
-        out.append(cite)
+    for q in parse_quotes(text):
+        quote = q.text.strip()
+        for label in q.labels:
+            if label not in evidence.items:
+                continue
+            review_id = evidence.items[label][0]
+            cite: dict[str, Any] = {"label": label, "review_id": review_id, "quote": quote}
+            start = review_text(kb, review_id).find(quote)
+            if start >= 0:
+                cite.update(start=start, end=start + len(quote))
+            out.append(cite)
     return out
 
 

@@ -1,5 +1,5 @@
 """The LLM dialogue generator's output as a schema dialogue (:mod:`trace_crs.dialogues.llm`, paper
-§2.2): each JSON turn's ids and ``"quote" [Rn]`` citations, located in the cited review and
+§2.2): each JSON turn's ids and quote citations (read by :mod:`trace_crs.dialogues.quote_reader`), located in the cited review and
 snapped to the exact span when the rapidfuzz partial ratio is ≥ the validator's threshold; the
 gold and acceptable alternatives of recommend/compare turns.
 """
@@ -11,7 +11,8 @@ from typing import Any
 import dspy
 from rapidfuzz import fuzz
 
-from trace_crs.dialogues.schema import LABEL_RE, QUOTE_RE, REC_ACTIONS
+from trace_crs.dialogues.quote_reader import ANY_LABEL_RE, NAME_RE, label_names, parse_quotes
+from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.dialogues.validate import FUZZY_THRESHOLD
 from trace_crs.kb.store import KB
 
@@ -19,10 +20,12 @@ from trace_crs.kb.store import KB
 def parse_citations(
     text: str, review_ids: list[str], kb: KB, labels: dict[str, str] | None = None
 ) -> tuple[str, list[dict[str, Any]]]:
-    """Parse ``"quote" [Rn]`` spans; locate each in its review (exact, else the best partial
-    alignment, snapped into the text when its ratio is ≥ 0.80).  The review of ``[Rn]`` is
-    ``review_ids[n-1]``, or with ``labels`` (excerpt label → review id) ``labels["Rn"]``; then
-    every label of the text is renumbered ``R1, R2, …`` in order of first appearance."""
+    """Parse the quotes of ``text`` (:mod:`trace_crs.dialogues.quote_reader`: ``"quote" [Rn]`` and
+    the other forms the scorer reads; one citation per label of a quote); locate each in its review
+    (exact, else the best partial alignment, snapped into the text when its ratio is ≥ 0.80).  The
+    review of ``[Rn]`` is ``review_ids[n-1]``, or with ``labels`` (excerpt label → review id)
+    ``labels["Rn"]``; then every label of the text is renumbered ``R1, R2, …`` in order of first
+    appearance."""
     if labels is None:
 
         def review_of(label: str, /) -> str:
@@ -30,36 +33,46 @@ def parse_citations(
             return review_ids[k] if 0 <= k < len(review_ids) else ""
     else:
         new: dict[str, str] = {}
-        for old in LABEL_RE.findall(text):
+        for old in label_names(text):
             new.setdefault(old, f"R{len(new) + 1}")
         resolved = {new[old]: labels.get(old, "") for old in new}
-        text = LABEL_RE.sub(lambda m: f"[{new[m.group(1)]}]", text)
+        text = ANY_LABEL_RE.sub(lambda m: "[" + NAME_RE.sub(lambda n: new[n.group()], m.group(1)) + "]", text)
         review_of = resolved.__getitem__
     citations = []
-    for quote, label in QUOTE_RE.findall(text):
-        rid = review_of(label)
-        review = kb.reviews.get(rid)
-        start, end = -1, -1
-        if review is not None:
-            start = review.text.find(quote)
-            if start >= 0:
-                end = start + len(quote)
-            else:
-                aln = fuzz.partial_ratio_alignment(quote, review.text)
-                if (
-                    len(quote) <= len(review.text)
-                    and aln is not None
-                    and aln.score >= FUZZY_THRESHOLD
-                    and aln.dest_end > aln.dest_start
-                ):
-                    start, end = aln.dest_start, aln.dest_end
-                    exact = review.text[start:end]
-                    text = text.replace(f'"{quote}" [{label}]', f'"{exact}" [{label}]', 1)
-                    quote = exact
-                else:
-                    start, end = 0, len(quote)
-        citations.append({"label": label, "review_id": rid, "quote": quote, "start": max(start, 0), "end": max(end, 1)})
+    snaps: dict[int, tuple[int, str]] = {}  # quote offset -> (length as written, exact review span)
+    for q in parse_quotes(text):
+        for label in q.labels:
+            rid = review_of(label)
+            citations.append(_locate(q.text, label, rid, kb, snaps, q.start + 1))
+    for at, (length, exact) in sorted(snaps.items(), reverse=True):
+        text = text[:at] + exact + text[at + length :]
     return text, citations
+
+
+def _locate(quote: str, label: str, rid: str, kb: KB, snaps: dict[int, tuple[int, str]], at: int) -> dict[str, Any]:
+    """The citation of ``quote`` in review ``rid``; a near match (≥ the validator's threshold) is
+    recorded in ``snaps`` at the quote's offset ``at`` to be written into the text (once)."""
+    review = kb.reviews.get(rid)
+    start, end = -1, -1
+    if review is not None:
+        start = review.text.find(quote)
+        if start >= 0:
+            end = start + len(quote)
+        else:
+            aln = fuzz.partial_ratio_alignment(quote, review.text)
+            if (
+                len(quote) <= len(review.text)
+                and aln is not None
+                and aln.score >= FUZZY_THRESHOLD
+                and aln.dest_end > aln.dest_start
+            ):
+                start, end = aln.dest_start, aln.dest_end
+                exact = review.text[start:end]
+                snaps.setdefault(at, (len(quote), exact))
+                quote = exact
+            else:
+                start, end = 0, len(quote)
+    return {"label": label, "review_id": rid, "quote": quote, "start": max(start, 0), "end": max(end, 1)}
 
 
 def to_dialogue(

@@ -16,7 +16,6 @@ import hashlib
 import json
 import math
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +26,10 @@ from typing import Any, NotRequired, TypedDict, cast
 import jsonschema
 
 from trace_crs.atomic import recover
+
+# The citation convention of every response (ARCHITECTURE §3), ``"span" [Rn]``, and the one reader
+# of quotes as systems write them live in :mod:`trace_crs.dialogues.quote_reader`.
+from trace_crs.dialogues.quote_reader import LABEL_RE, QUOTE_RE, Quote, parse_quotes  # noqa: F401 (re-exported)
 from trace_crs.errors import DataError
 from trace_crs.kb.schema import KBFormatError, MissingInputError, bad_id
 from trace_crs.kb.store import iter_jsonl, sha256_file
@@ -36,26 +39,6 @@ SYSTEM_ACTIONS: tuple[str, ...] = ("ask_preference", "recommend", "compare", "fa
 ABSTAIN_ACTION = "abstain"  # the reference act of an unsolvable-set item (dialogues/unsolvable.py); never generated
 REC_ACTIONS: tuple[str, ...] = ("recommend", "compare")
 TIERS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
-
-# The citation convention of every response (ARCHITECTURE §3): a verbatim review span in straight
-# double quotes followed by its label, ``"span" [Rn]``.  The one definition; metrics, baselines
-# and the generators import it.
-QUOTE_RE = re.compile(r'"([^"]+)"\s*\[(R\d+)\]')
-LABEL_RE = re.compile(r"\[(R\d+)\]")
-
-
-@dataclass(frozen=True)
-class Quote:
-    """One ``"text" [label]`` span of a response: quote text, label, offset of the opening quote mark."""
-
-    text: str
-    label: str
-    start: int
-
-
-def parse_quotes(text: str) -> list[Quote]:
-    """All quoted spans immediately followed by a ``[Rn]`` label, in order of appearance."""
-    return [Quote(m.group(1), m.group(2), m.start()) for m in QUOTE_RE.finditer(text)]
 
 
 @dataclass(frozen=True)

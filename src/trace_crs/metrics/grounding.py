@@ -4,7 +4,15 @@ Inputs per turn: the response text and ``cited`` = {label: cited review text} fo
 labels that resolve (:mod:`trace_crs.metrics.quotes`).
 
 * **GS** = (# grounded quotes) / (# quotes), per-quote credit (Appendix J: "fraction of quotes
-  with 80% fuzzy match to source reviews").  A quote q citing review r (both lower-cased,
+  with 80% fuzzy match to source reviews").  Quotes are read by
+  :mod:`trace_crs.dialogues.quote_reader` (trailing or label-first labels, straight or
+  typographic marks).  A quote citing several labels (``"q" [R1, R2]``, ``"q" [R1][R2]``) counts
+  once per label, each graded against its own review, exactly as ``"q" [R1] "q" [R2]`` would:
+  each label is an attribution of the verbatim span to that review (§3, App. J), so the quote
+  earns full credit only when every review it names holds it.  Grading against the best label
+  instead would let a system name every review after every quote and never lose GS for a wrong
+  attribution; counting the quote once with an all-labels rule would hide how many of its
+  attributions hold.  A quote q citing review r (both lower-cased,
   white space collapsed) is *grounded* (:func:`quote_grounded`) iff
 
   1. q has ≥ :data:`MIN_QUOTE_WORDS` = 4 word tokens — the template baselines' shortest
@@ -27,7 +35,8 @@ labels that resolve (:mod:`trace_crs.metrics.quotes`).
   flags).  A quote stitched from two distant sentences of r fails condition 2 unless one part
   is under ~20 % of it (the fuzzy tolerance τ allows).
 * **CD** = (word tokens of quotes of ≥ 4 words that occur verbatim — lower-cased, whitespace
-  collapsed — in their cited review) / (word tokens of the response, ``[Rn]`` labels not
+  collapsed — in their cited review; a quote citing several labels counts its words once, if
+  verbatim in any of them) / (word tokens of the response, ``[Rn]`` / ``[R1, R2]`` labels not
   counted; an elided quote counts its verbatim pieces of ≥ 4 words); tokens are ``\\w+`` runs; a response without tokens → 0.  One-word quotes
   therefore cannot lift CD over the CGS gate.
 * **PC** (Algorithm 1) = (# distinct aspect terms mentioned that are covered) / (# distinct
@@ -56,7 +65,7 @@ from functools import lru_cache
 import numpy as np
 
 from trace_crs.config import ScoreConfig
-from trace_crs.metrics.quotes import ELLIPSIS_RE, LABEL_RE, label_offsets, parse_quotes
+from trace_crs.metrics.quotes import ANY_LABEL_RE, ELLIPSIS_RE, label_offsets, parse_quotes
 from trace_crs.quote_rule import MIN_QUOTE_WORDS, _norm, quote_grounded, quote_match  # noqa: F401 (re-exported)
 from trace_crs.segment import words
 
@@ -149,8 +158,9 @@ def _verbatim_words(quote: str, review_text: str) -> int:
 
 
 def quote_passes(text: str, cited: Mapping[str, str], threshold: float) -> list[bool]:
-    """Per quote of ``text``: resolved and grounded (:func:`quote_grounded`, or piece by piece)."""
-    return [q.label in cited and _grounded(q.text, cited[q.label], threshold) for q in parse_quotes(text)]
+    """Per (quote, label) citation of ``text``: resolved and grounded (:func:`quote_grounded`, or
+    piece by piece); a quote citing several labels is one citation per label (module docstring)."""
+    return [lab in cited and _grounded(q.text, cited[lab], threshold) for q in parse_quotes(text) for lab in q.labels]
 
 
 def grounding_score(
@@ -169,9 +179,12 @@ def citation_density(texts: Sequence[str], cited: Sequence[Mapping[str, str]]) -
     """CD per turn: verbatim-quote word tokens / response word tokens."""
     out = np.zeros(len(texts))
     for i, (t, c) in enumerate(zip(texts, cited, strict=False)):
-        n = len(words(LABEL_RE.sub(" ", t)))
+        n = len(words(ANY_LABEL_RE.sub(" ", t)))
         if n:
-            verbatim = sum(_verbatim_words(q.text, c[q.label]) for q in parse_quotes(t) if q.label in c)
+            verbatim = sum(
+                max((_verbatim_words(q.text, c[lab]) for lab in q.labels if lab in c), default=0)
+                for q in parse_quotes(t)
+            )
             out[i] = verbatim / n
     return out
 

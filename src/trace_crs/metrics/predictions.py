@@ -30,7 +30,7 @@ from trace_crs.dialogues.schema import REC_ACTIONS
 from trace_crs.errors import DataError
 from trace_crs.kb import KB, KBFormatError
 from trace_crs.kb.store import iter_jsonl
-from trace_crs.metrics.quotes import LABEL_RE, resolve_labels
+from trace_crs.metrics.quotes import label_names, resolve_labels
 
 Key = tuple[str, int]
 
@@ -200,7 +200,7 @@ def off_target(kb: KB, pred: Mapping[str, Any]) -> int:
 
 
 def _cited(kb: KB, pred: Mapping[str, Any]) -> tuple[dict[str, str], int]:
-    labels = sorted(set(LABEL_RE.findall(pred["text"])))
+    labels = sorted(set(label_names(pred["text"])))
     top = pred["ranked_poi_ids"][:1]
     top_reviews = [r.review_id for r in kb.reviews_of(top[0])] if top else []
     resolved = resolve_labels(labels, pred.get("citations") or [], top_reviews)
