@@ -117,3 +117,52 @@ def test_predictions_file_with_a_byte_order_mark_reads_and_bad_json_names_its_li
     with pytest.raises(PredictionError) as exc:
         read_predictions(tmp_path / "bad.jsonl", dialogues, kb)
     assert str(exc.value).startswith(f"{tmp_path / 'bad.jsonl'}:2: field '<json>': malformed JSON")  # once, not twice
+
+
+# --- label-first and several-label citations (one reader: trace_crs.dialogues.quote_reader) ---
+OTHER = "Quiet room at night and kind staff at the desk."
+TWO = {"R1": REVIEW, "R2": OTHER}
+
+
+@pytest.mark.parametrize(("text", "gs", "cd"), [
+    # label first, as the smoke itinerary_llm run writes it: 5 verbatim words of 6 (label not counted)
+    ('[R1] "the shrimp and grits were" Go.', 1.0, 5 / 6),
+    ('Go: [R1]: \u201cthe shrimp and grits were\u201d', 1.0, 5 / 6),
+    # a label-first quote citing the wrong review fails
+    ('[R2] "the shrimp and grits were" Go.', 0.0, 0.0),
+    # several labels: one citation per label; R1 holds it, R2 does not -> GS 1/2; CD counts the words once
+    ('Go: "the shrimp and grits were" [R1, R2]', 0.5, 5 / 6),
+    ('Go: "the shrimp and grits were" [R1][R2]', 0.5, 5 / 6),
+    # the same as writing the quote twice, once per label: GS 1/2
+    ('Go: "the shrimp and grits were" [R1] "the shrimp and grits were" [R2]', 0.5, 5 / 11),
+    # both reviews hold it -> 1.0
+    ('Go: "kind staff at the desk" [R2, R2]', 1.0, 5 / 6),
+    # a label-first stream: both quotes read with their own labels (4 + 4 verbatim words of 8)
+    ('[R1] "kept our coffee topped" [R2] "kind staff at the"', 1.0, 8 / 8),
+])
+def test_grounding_of_label_first_and_several_label_quotes(text, gs, cd):
+    assert gr.grounding_score([text], [TWO])[0] == pytest.approx(gs)
+    assert gr.citation_density([text], [TWO])[0] == pytest.approx(cd)
+
+
+def test_provenance_coverage_sees_a_label_group():
+    # "brunch" at 0, the group "[R1, R2]" at 25 (within w = 80): covered; before, the group was no label
+    assert gr.provenance_coverage(['brunch "we came for it" [R1, R2]'])[0] == 1.0
+    assert gr.provenance_coverage(["brunch, see [r1]"])[0] == 0.0
+
+
+def test_quote_counts_report_label_first_and_several_labels():
+    texts = ['[R1] "great food and kind staff"', '"great food and kind staff" [R1, R2]', "[R3] alone"]
+    assert quote_counts(texts) == {"quotes": 2, "typographic_marks": 0, "label_first": 1, "several_labels": 1,
+                                   "with_ellipsis": 0, "labels_without_quote": 1, "unlabelled_quoted_spans": 0,
+                                   "turns_marks_but_no_quote": 1}
+
+
+def test_several_labels_resolve_for_scoring(kb, dialogues):
+    from trace_crs.metrics.predictions import cited_texts
+
+    # no citations list: R1, R2 -> the 1st and 2nd review of the top POI, whether written [R1, R2] or [R1][R2]
+    top = kb.reviews_of("P1")
+    for text in ('"x" [R1, R2]', '"x" [R1][R2]'):
+        got = cited_texts(kb, {"text": text, "ranked_poi_ids": ["P1"]})
+        assert got == {f"R{i + 1}": r.text for i, r in enumerate(top[:2])}
