@@ -36,6 +36,11 @@ def read(text):
     ('"quiet room at night" [R1] "kind and fast staff"', [("quiet room at night", ("R1",))]),
     ('"quiet room at night" [R1] "kind and fast staff" [R2]',
      [("quiet room at night", ("R1",)), ("kind and fast staff", ("R2",))]),
+    # a further label that directly leads the next quote is that quote's, not the previous one's
+    ('"quiet room at night" [R1] [R2] "kind and fast staff"',
+     [("quiet room at night", ("R1",)), ("kind and fast staff", ("R2",))]),
+    ('"quiet room at night" [R1] [R2] [R3] "kind and fast staff"',
+     [("quiet room at night", ("R1", "R2")), ("kind and fast staff", ("R3",))]),
     # a label before and one after: the trailing label wins (App. J's form), the leading one is bare
     ('[R1] "quiet room at night" [R2].', [("quiet room at night", ("R2",))]),
     # mixed: a trailing quote, then a label-first one in what is left

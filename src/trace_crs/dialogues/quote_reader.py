@@ -14,7 +14,9 @@ Forms read (each a :class:`Quote` with the labels it cites):
    typographic marks inside a straight quote (and straight ones inside a typographic quote) are
    its text, as in a review.
 3. Several labels after one quote: ``"q" [R1, R2]``, ``"q" [R1][R2]``, ``"q" [R1] [R2]`` (labels
-   on the same line).  The quote cites each of them: :attr:`Quote.labels`.
+   on the same line; a further label that directly precedes another quote is that quote's:
+   ``"a" [R1] [R2] "b"`` is ``a`` → R1, ``b`` → R2).  The quote cites each of them:
+   :attr:`Quote.labels`.
 4. Label first: ``[Rn] "q"`` (also ``[Rn]: "q"``, and with several labels) when the label
    directly precedes the quote and no label of its own follows it — a following label that
    itself directly precedes another quote belongs to that quote (``[R1] "a" [R2] "b"``).
@@ -64,9 +66,12 @@ TYPOGRAPHIC = "\u201c\u201d\u201e\u201f\u00ab\u00bb"  # “ ” „ ‟ « »
 OPENING, CLOSING = "\u201c\u201e\u00ab", "\u201d\u201c\u00bb"  # typographic pairs “…”, „…“, «…»
 _ONE = r"\[R\d+(?:\s*,\s*R\d+)*\]"
 _LABELS = rf"{_ONE}(?:[ \t]*{_ONE})*"  # several labels on one line
+_OPENS_QUOTE = rf'[ \t]*:?\s*["{OPENING}]'  # what follows a label that leads a quote (form 4)
+# after a quote, a further label joins its labels unless it directly leads another quote
+_TRAILING_LABELS = rf"{_ONE}(?:[ \t]*{_ONE}(?!{_OPENS_QUOTE}))*"
 _QUOTES = (r'"(?P<q>[^"\0]+)"', rf"[{OPENING}](?P<q>[^{TYPOGRAPHIC}\0]+)[{CLOSING}]")  # straight, typographic
-_NEXT_IS_OWN_LABEL = rf'(?!\s*{_ONE}(?![ \t]*:?\s*["{OPENING}]))'  # form 4's "no label of its own follows"
-_TRAILING = tuple(re.compile(rf"{q}\s*(?P<l>{_LABELS})") for q in _QUOTES)
+_NEXT_IS_OWN_LABEL = rf"(?!\s*{_ONE}(?!{_OPENS_QUOTE}))"  # form 4's "no label of its own follows"
+_TRAILING = tuple(re.compile(rf"{q}\s*(?P<l>{_TRAILING_LABELS})") for q in _QUOTES)
 _LEADING = tuple(re.compile(rf"(?P<l>{_LABELS})[ \t]*:?\s*{q}{_NEXT_IS_OWN_LABEL}") for q in _QUOTES)
 _FILL = "\0"  # what a read quote is blanked with between passes (not white space: no new adjacency)
 
