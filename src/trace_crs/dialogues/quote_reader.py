@@ -36,6 +36,7 @@ as regular expressions pair the marks (``"She said "wow" twice" [R1]`` → ``" t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -65,14 +66,15 @@ NAME_RE = re.compile(r"R\d+")  # one label name inside a label
 TYPOGRAPHIC = "\u201c\u201d\u201e\u201f\u00ab\u00bb"  # “ ” „ ‟ « »
 OPENING, CLOSING = "\u201c\u201e\u00ab", "\u201d\u201c\u00bb"  # typographic pairs “…”, „…“, «…»
 _ONE = r"\[R\d+(?:\s*,\s*R\d+)*\]"
-_LABELS = rf"{_ONE}(?:[ \t]*{_ONE})*"  # several labels on one line
+_LABELS = rf"{_ONE}(?:[ \t]*{_ONE})*+"  # several labels on one line
 _OPENS_QUOTE = rf'[ \t]*:?\s*["{OPENING}]'  # what follows a label that leads a quote (form 4)
 # after a quote, a further label joins its labels unless it directly leads another quote
 _TRAILING_LABELS = rf"{_ONE}(?:[ \t]*{_ONE}(?!{_OPENS_QUOTE}))*"
 _QUOTES = (r'"(?P<q>[^"\0]+)"', rf"[{OPENING}](?P<q>[^{TYPOGRAPHIC}\0]+)[{CLOSING}]")  # straight, typographic
 _NEXT_IS_OWN_LABEL = rf"(?!\s*{_ONE}(?!{_OPENS_QUOTE}))"  # form 4's "no label of its own follows"
-_TRAILING = tuple(re.compile(rf"{q}\s*(?P<l>{_TRAILING_LABELS})") for q in _QUOTES)
-_LEADING = tuple(re.compile(rf"(?P<l>{_LABELS})[ \t]*:?\s*{q}{_NEXT_IS_OWN_LABEL}") for q in _QUOTES)
+_TRAILING_RE = tuple(re.compile(rf"{q}\s*(?P<l>{_TRAILING_LABELS})") for q in _QUOTES)
+_LABEL_RUN = re.compile(_LABELS)
+_LEAD_RE = tuple(re.compile(rf"[ \t]*:?\s*{q}{_NEXT_IS_OWN_LABEL}") for q in _QUOTES)  # after a label run
 _FILL = "\0"  # what a read quote is blanked with between passes (not white space: no new adjacency)
 
 
@@ -102,15 +104,45 @@ def _blank(text: str, spans: list[tuple[int, int]], fill: str = " ") -> str:
     return text
 
 
-def _read(text: str, passes: tuple[re.Pattern[str], ...]) -> list[tuple[int, int, Quote]]:
+# One match of a pass: (start, end, quote start, quote end, the label text).
+_Match = tuple[int, int, int, int, str]
+_Pass = Callable[[str], Iterator[_Match]]
+
+
+def _trailing(rx: re.Pattern[str]) -> _Pass:
+    def find(rest: str) -> Iterator[_Match]:
+        for m in rx.finditer(rest):
+            yield m.start(), m.end(), m.start("q"), m.end("q"), m.group("l")
+
+    return find
+
+
+def _leading(rx: re.Pattern[str]) -> _Pass:
+    """Label runs followed by a quote (form 4); a run is matched whole, so the scan is linear."""
+
+    def find(rest: str) -> Iterator[_Match]:
+        done = 0
+        for run in _LABEL_RUN.finditer(rest):
+            m = rx.match(rest, run.end()) if run.start() >= done else None
+            if m:
+                done = m.end()
+                yield run.start(), m.end(), m.start("q"), m.end("q"), run.group()
+
+    return find
+
+
+_TRAILING = tuple(_trailing(rx) for rx in _TRAILING_RE)
+_LEADING = tuple(_leading(rx) for rx in _LEAD_RE)
+
+
+def _read(text: str, passes: tuple[_Pass, ...]) -> list[tuple[int, int, Quote]]:
     """Quotes found by ``passes`` in turn, each pass on what the earlier ones left."""
     found: list[tuple[int, int, Quote]] = []
     rest = text
-    for rx in passes:
-        for m in rx.finditer(rest):
-            names = tuple(dict.fromkeys(NAME_RE.findall(m.group("l"))))
-            mark = m.start("q") - 1
-            found.append((m.start(), m.end(), Quote(text[m.start("q") : m.end("q")], names[0], mark, names)))
+    for find in passes:
+        for a, b, qa, qb, labels in find(rest):
+            names = tuple(dict.fromkeys(NAME_RE.findall(labels)))
+            found.append((a, b, Quote(text[qa:qb], names[0], qa - 1, names)))
         rest = _blank(rest, [(a, b) for a, b, _ in found], _FILL)
     return sorted(found, key=lambda x: x[0])
 
