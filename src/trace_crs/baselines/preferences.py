@@ -45,6 +45,8 @@ from trace_crs.baselines.negation import (
     phrase_pattern,
     sentences,
 )
+from trace_crs.baselines.reader_narration import narrated
+from trace_crs.baselines.reader_spelling import corrected
 from trace_crs.baselines.reader_text import extra_mentions, fold, place_spans
 from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
@@ -108,6 +110,7 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     """The statements of one user turn in order, and the constraints its last sentence
     mentions (what a later "scratch that" withdraws).  ``previous``: the last sentence's
     mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
+    text = corrected(text)  # "itallian" → "italian"; offsets below are the corrected text's
     norm = fold(normalise(text))
     found = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
     found += [m for m in extra_mentions(norm) if not any(m[0] < e and s < m[1] for s, e, _, _ in found)]
@@ -144,6 +147,8 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
         for group in _groups(norm, here):
             cue = governing(cue_list, group[0][0], group[0][1])
             kind = "want" if cue is None or cue.kind == "replace" else "avoid" if cue.kind == "avoid" else "unwant"
+            if kind == "want" and narrated(norm, group[0][0]):
+                continue  # "we had pasta yesterday": told, not asked for
             cons = tuple(dict.fromkeys((m[2], m[3]) for m in group))
             if kind == "want" and len(cons) > 1:
                 events.append(("either", cons))
