@@ -1,6 +1,6 @@
 """Preferences stated in the user turns, read from the public facet lexicon
 (:func:`trace_crs.kb.lexicon.find_facets`), the public price vocabulary
-(:func:`trace_crs.kb.price.price_ceiling`) and the cue words of
+(:func:`trace_crs.kb.price.price_ceiling`, with the reader-only budgets of :mod:`trace_crs.baselines.reader_price`) and the cue words of
 :mod:`trace_crs.baselines.negation` — the structured side of Knowledge-Enhanced and the
 attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
@@ -46,11 +46,12 @@ from trace_crs.baselines.negation import (
     sentences,
 )
 from trace_crs.baselines.reader_narration import narrated
+from trace_crs.baselines.reader_price import ceiling as price_ceiling
+from trace_crs.baselines.reader_price import mentions as price_mentions
 from trace_crs.baselines.reader_spelling import corrected
 from trace_crs.baselines.reader_text import extra_mentions, fold, place_spans
 from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
-from trace_crs.kb.price import price_ceiling, price_mentions
 from trace_crs.kb.satisfaction import Constraint, count_satisfied, satisfies
 from trace_crs.kb.schema import POI
 
@@ -194,7 +195,7 @@ def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None) -
     price_at, price_off = -1, -1
     last: tuple[Constraint, ...] = ()
     for i, text in enumerate(texts):
-        if price_mentions(normalise(text), poi_type):
+        if price_mentions(normalise(text), poi_type):  # baselines.reader_price: public + reader-only
             price_at = i
         events, last = _events(text, last)
         for kind, payload in events:

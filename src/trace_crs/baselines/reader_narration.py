@@ -12,7 +12,8 @@ A clause (:func:`trace_crs.baselines.negation.clause_bounds`) narrates when it h
   "earlier today"; or
 * a subject with a past-tense verb of doing or saying: "we had", "I ate", "they went",
   "my friend said", "we already tried", "was/were <adjective>" ("the pool was closed") —
-  but not a polite present wish in the past form ("I was hoping for", "we were thinking").
+  but not a polite present wish in the past form ("I was hoping for", "we were thinking") nor
+  "what I had in mind".
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ PAST_TIME = re.compile(
 PAST_DEED = re.compile(
     r"\b(?:we|i|they|he|she|(?:my|our)\s+\w+)\s+(?:already\s+|just\s+|also\s+|never\s+)?"
     r"(?:had|ate|went|did|tried|visited|saw|stayed|loved|liked|enjoyed|hated|said|told|got|found|were|was)\b"
-    r"(?!\s+(?:hoping|thinking|wondering|looking|planning|going|after|wanting))",
+    r"(?!\s+(?:hoping|thinking|wondering|looking|planning|going|after|wanting|in\s+mind))",
     re.IGNORECASE,
 )
 PAST_STATE = re.compile(
