@@ -21,7 +21,14 @@ from trace_crs.kb.price import price_ceiling, price_words
         ("money's tight this month", None, 2),
         ("under $20 please", None, 2),                         # the public vocabulary's reading kept
         ("cheap, actually make it under 70 dollars each", None, 4),  # the last mention wins
-        ("we walked for under 30 minutes", None, None),        # no money word or per-unit: no budget
+        ("something under fifty", None, 3),                    # a bare number after a ceiling word
+        ("not more than 40 please", None, 3),
+        ("nothing over 25", None, 2),                          # a negated "over" is a ceiling word
+        ("we walked for under 30 minutes", None, None),        # another unit: no budget
+        ("up to 4 people, around 7", None, None),              # people; "around" a time
+        ("max 2 kids and a dog", None, None),
+        ("under 5 min walk", None, None),
+        ("dinner around 20", None, None),                      # "around" alone: no ceiling word
         ("we paid 40 bucks a head last time", None, None),     # narration
         ("a table for 8 around 7", None, None),
         ("we spent 200 dollars", None, None),                  # money word, no qualifier / per-unit / max

@@ -9,8 +9,8 @@ Appendix J), which must stay as they are.  Read by the preference reader
 * amounts with a money word or a per-unit instead of a ``$`` ("50 bucks each", "under 90 a
   night", "15 dollars a head max"): a qualifier of the public vocabulary before the number,
   or none when the amount carries a money word and a per-unit or a trailing "max"/"tops";
-  a bare number needs both a qualifier and a money word or per-unit ("under 30 minutes" is
-  no budget);
+  a bare number needs a ceiling word ("under fifty", "up to 40"; not "around 7") and no other
+  unit after it ("under 30 minutes", "up to 4 people", "max 2 kids" are no budget);
 * a ceiling said as a negated "more than" ("can't spend more than 50 bucks", "nothing over
   $200 a night"), which the public vocabulary skips as negated;
 * a few phrases of a tight budget the public list lacks (:data:`PHRASES`: "money's tight").
@@ -37,6 +37,14 @@ _NUMBER = r"\$?\s?(?P<n>\d+(?:\.\d+)?)"
 _MONEY = r"(?P<money>\s*(?:bucks|dollars|usd|\$))"
 _PER = r"(?P<per>\s+(?:a|per|each|for\s+a)\s+(?:head|person|night|ticket|adult|plate)|\s*(?:pp|pppn|each|a\s+pop))"
 _MAX = r"(?P<max>\s+(?:max|tops|or\s+less|at\s+most))"
+# A bare number ("under fifty") is a budget only after a ceiling word (not "around 7", "about 20")
+# and when no other unit follows ("under 30 minutes", "up to 4 people", "before 7:30").
+_CEILING_WORDS = ("under", "below", "less than", "no more than", "not more than", "at most", "max", "maximum", "up to")
+_OTHER_UNIT = re.compile(
+    r"\s*(?:[:./-]\d|(?:minutes?|mins?|hours?|hrs?|miles?|mi|km|blocks?|feet|ft|meters?|people|persons|guests?|"
+    r"kids?|children|adults|years?|yrs?|stars?|reviews?|am|pm|o'clock|percent|degrees?|seats?|of\s+us|nights|days)\b|%)",
+    re.I,
+)
 _NEG_OVER = r"(?:\b(?:not|no|nothing|never|cannot)|n't)\s+(?:\w+\s+){0,3}?(?:more\s+than|over|above)"
 
 
@@ -44,7 +52,7 @@ _NEG_OVER = r"(?:\b(?:not|no|nothing|never|cannot)|n't)\s+(?:\w+\s+){0,3}?(?:mor
 def _amounts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     quals = "|".join(re.escape(q).replace(r"\ ", r"\s+") for q in sorted(amount_qualifiers(), key=len, reverse=True))
     qualified = re.compile(
-        rf"(?:(?<![\w$])(?:{quals})|{_NEG_OVER})\s+(?:like\s+)?{_NUMBER}(?![\d.]){_MONEY}?{_PER}?{_MAX}?", re.I
+        rf"(?P<q>(?<![\w$])(?:{quals})|{_NEG_OVER})\s+(?:like\s+)?{_NUMBER}(?![\d.]){_MONEY}?{_PER}?{_MAX}?", re.I
     )
     bare = re.compile(rf"(?<![\w$]){_NUMBER}(?![\d.]){_MONEY}{_PER}?{_MAX}?", re.I)
     return qualified, bare
@@ -63,7 +71,10 @@ def extra_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
     found: list[Mention] = []
     for m in qualified.finditer(text):
         explicit = "$" in m.group(0) or m.group("money") or m.group("per")
-        if explicit and not narrated(text, m.start()):
+        q = m.group("q")
+        ceiling_word = " ".join(q.lower().split()) in _CEILING_WORDS or re.fullmatch(_NEG_OVER, q, re.I) is not None
+        bare_ok = ceiling_word and not _OTHER_UNIT.match(text, m.end())
+        if (explicit or bare_ok) and not narrated(text, m.start()):
             found.append(Mention(m.group(0), m.start(), m.end(), amount_level(float(m.group("n")), poi_type)))
     for m in bare.finditer(text):
         inside = any(s <= m.start() < e for _, s, e, *_ in found)
