@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from trace_crs.baselines.negation import phrase_pattern
 from trace_crs.baselines.reader_narration import narrated
@@ -58,8 +58,10 @@ def _amounts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return qualified, bare
 
 
+@lru_cache(maxsize=8192)
 def _digits(text: str) -> str:
-    """``text`` with numbers in words as digits ("under fifty" → "under 50")."""
+    """``text`` with numbers in words as digits ("under fifty" → "under 50"); memoised, since a
+    turn's text recurs in every later turn's reading."""
     from text_to_num import alpha2digit
 
     return str(alpha2digit(text, "en"))
@@ -85,13 +87,15 @@ def extra_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
     return sorted(found, key=lambda m: m.start)
 
 
-def mentions(text: str, poi_type: str | None = None) -> list[Mention]:
+@lru_cache(maxsize=8192)
+def mentions(text: str, poi_type: str | None = None) -> tuple[Mention, ...]:
     """Every price mention of ``text`` (normalised): the public vocabulary's, and the
-    reader-only ones that overlap none of them, in text order — all on the digit form."""
+    reader-only ones that overlap none of them, in text order — all on the digit form (memoised:
+    a turn's text recurs in every later turn's reading)."""
     text = _digits(text)
     public = price_mentions(text, poi_type)
     extra = [m for m in extra_mentions(text, poi_type) if not any(p.start < m.end and m.start < p.end for p in public)]
-    return sorted(public + extra, key=lambda m: m.start)
+    return tuple(sorted(public + extra, key=lambda m: m.start))
 
 
 def ceiling(texts: Iterable[str], poi_type: str | None = None) -> int | None:

@@ -54,9 +54,14 @@ def vocabulary() -> tuple[str, ...]:
     return tuple(sorted(w.lower() for w in words if w.isalpha()))
 
 
+@cache
+def _known_words() -> frozenset[str]:
+    return english() | frozenset(vocabulary())
+
+
 def _known(word: str) -> bool:
     """An English or lexicon word, also with a common ending stripped ("emails", "parked")."""
-    known = english() | frozenset(vocabulary())
+    known = _known_words()
     return word in known or any(word.endswith(e) and word[: -len(e)] in known for e in _ENDINGS)
 
 
