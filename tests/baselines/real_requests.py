@@ -19,6 +19,7 @@ from trace_crs.stats.intervals import wilson
 
 FIXTURE = Path(__file__).parent / "data" / "real_requests.yaml"  # the dev set (fixes are chosen on it)
 HELDOUT = Path(__file__).parent / "data" / "real_requests_heldout.yaml"  # measured, never tuned on
+HELDOUT2 = Path(__file__).parent / "data" / "real_requests_heldout2.yaml"  # written after the fixes
 
 
 def load_cases(path: Path = FIXTURE) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -83,10 +84,10 @@ def agreement(path: Path) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> None:
     """``python tests/baselines/real_requests.py [fixture.yaml ...]``: the agreement table of
-    each fixture (default: dev and held-out) for whichever ``trace_crs`` is on PYTHONPATH, and
+    each fixture (default: dev and both held-out sets) for whichever ``trace_crs`` is on PYTHONPATH, and
     the cases read differently (``--diff``)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT])
+    parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT, HELDOUT2])
     parser.add_argument("--diff", action="store_true", help="list every disagreeing case")
     args = parser.parse_args(argv)
     for path in args.fixtures:
