@@ -5,21 +5,26 @@ rejection cases :func:`~trace_crs.baselines.rejection.rejected_in_turn` on the o
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import yaml
 
 from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.rejection import rejected_in_turn
+from trace_crs.stats.intervals import wilson
 
-FIXTURE = Path(__file__).parent / "data" / "real_requests.yaml"
+FIXTURE = Path(__file__).parent / "data" / "real_requests.yaml"  # the dev set (fixes are chosen on it)
+HELDOUT = Path(__file__).parent / "data" / "real_requests_heldout.yaml"  # measured, never tuned on
+HELDOUT2 = Path(__file__).parent / "data" / "real_requests_heldout2.yaml"  # written after the fixes
 
 
-def load_cases() -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(category, case)`` for every request of the fixture, in file order."""
-    for category, cases in yaml.safe_load(FIXTURE.read_text(encoding="utf-8")).items():
+def load_cases(path: Path = FIXTURE) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(category, case)`` for every request of the fixture at ``path``, in file order."""
+    for category, cases in yaml.safe_load(path.read_text(encoding="utf-8")).items():
         for case in cases:
             yield category, case
 
@@ -64,3 +69,35 @@ def disagreements(case: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         if turned_down != case["rejected"]:
             out["rejected"] = (case["rejected"], turned_down)
     return out
+
+
+def agreement(path: Path) -> pd.DataFrame:
+    """Per category and overall (``all``): cases, cases read exactly as by hand (every field and
+    the rejection verdict), and the Wilson 95 % interval of that share (stats.intervals.wilson)."""
+    rows = [(category, not disagreements(case)) for category, case in load_cases(path)]
+    df = pd.DataFrame(rows, columns=["category", "agree"])
+    per = df.groupby("category", sort=False)["agree"].agg(n="size", k="sum")
+    per.loc["all"] = [len(df), int(df["agree"].sum())]
+    lo, hi = wilson(per["k"], per["n"])
+    return per.assign(share=per["k"] / per["n"], lo=lo, hi=hi).reset_index()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python tests/baselines/real_requests.py [fixture.yaml ...]``: the agreement table of
+    each fixture (default: dev and both held-out sets) for whichever ``trace_crs`` is on PYTHONPATH, and
+    the cases read differently (``--diff``)."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT, HELDOUT2])
+    parser.add_argument("--diff", action="store_true", help="list every disagreeing case")
+    args = parser.parse_args(argv)
+    for path in args.fixtures:
+        print(f"## {path.name}")
+        print(agreement(path).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        if args.diff:
+            for category, case in load_cases(path):
+                if diff := disagreements(case):
+                    print(f"  {category}: {case['text']!r} {diff}")
+
+
+if __name__ == "__main__":
+    main()

@@ -23,6 +23,11 @@ NAMES = ["Blue Door Cafe", "No. 5 Bistro"]
     ("I'll take the latter.", set()),
     ("Blue Door Cafe? Hmm, no.", {"a"}),                        # named, the turn's cue decides
     ("Tell me more about the area.", set()),                    # no cue: nothing turned down
+    ("Been there already, honestly.", {"a", "b"}),              # no negation word, still a "no"
+    ("Blue Door Cafe is a bit pricey for us.", {"a"}),          # a price complaint about one place
+    ("Blue Door Cafe is out of our price range; No. 5 Bistro sounds great.", {"a"}),
+    ("Blue Door Cafe sounds great and it's not pricey.", set()),  # accepted first; "not" later
+    ("Is No. 5 Bistro expensive?", set()),                      # a question, no degree word
 ])
 def test_rejected_in_turn(text, expected):
     assert rejected_in_turn(text, OFFERED, NAMES) == expected

@@ -1,6 +1,6 @@
 """Preferences stated in the user turns, read from the public facet lexicon
 (:func:`trace_crs.kb.lexicon.find_facets`), the public price vocabulary
-(:func:`trace_crs.kb.price.price_ceiling`) and the cue words of
+(:func:`trace_crs.kb.price.price_ceiling`, with the reader-only budgets of :mod:`trace_crs.baselines.reader_price`) and the cue words of
 :mod:`trace_crs.baselines.negation` — the structured side of Knowledge-Enhanced and the
 attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
@@ -45,10 +45,13 @@ from trace_crs.baselines.negation import (
     phrase_pattern,
     sentences,
 )
+from trace_crs.baselines.reader_narration import narrated
+from trace_crs.baselines.reader_price import ceiling as price_ceiling
+from trace_crs.baselines.reader_price import mentions as price_mentions
+from trace_crs.baselines.reader_spelling import corrected
 from trace_crs.baselines.reader_text import extra_mentions, fold, place_spans
 from trace_crs.kb.facets import FACET_KEYS
 from trace_crs.kb.lexicon import find_facets
-from trace_crs.kb.price import price_ceiling, price_mentions
 from trace_crs.kb.satisfaction import Constraint, count_satisfied, satisfies
 from trace_crs.kb.schema import POI
 
@@ -108,6 +111,7 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
     """The statements of one user turn in order, and the constraints its last sentence
     mentions (what a later "scratch that" withdraws).  ``previous``: the last sentence's
     mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
+    text = corrected(text)  # "itallian" → "italian"; offsets below are the corrected text's
     norm = fold(normalise(text))
     found = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
     found += [m for m in extra_mentions(norm) if not any(m[0] < e and s < m[1] for s, e, _, _ in found)]
@@ -144,6 +148,8 @@ def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, .
         for group in _groups(norm, here):
             cue = governing(cue_list, group[0][0], group[0][1])
             kind = "want" if cue is None or cue.kind == "replace" else "avoid" if cue.kind == "avoid" else "unwant"
+            if kind == "want" and narrated(norm, group[0][0]):
+                continue  # "we had pasta yesterday": told, not asked for
             cons = tuple(dict.fromkeys((m[2], m[3]) for m in group))
             if kind == "want" and len(cons) > 1:
                 events.append(("either", cons))
@@ -189,7 +195,7 @@ def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None) -
     price_at, price_off = -1, -1
     last: tuple[Constraint, ...] = ()
     for i, text in enumerate(texts):
-        if price_mentions(normalise(text), poi_type):
+        if price_mentions(normalise(text), poi_type):  # baselines.reader_price: public + reader-only
             price_at = i
         events, last = _events(text, last)
         for kind, payload in events:

@@ -7,7 +7,9 @@ Each offered POI the turn refers to — by name, or by an ordinal ("the first on
 — takes the polarity of the nearest cue in its clause: the one before it, else the one after
 ("I'll take A, not B" rejects B only; "A won't work" rejects A).  A turn that refers to no
 offered POI rejects all of them when its first cue is a rejection ("Not quite. …") or it says
-"neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  The cue
+"neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  Besides
+negations, "been there (already)" and a complaint about the price ("a bit pricey for us", "out
+of our price range") turn a place down.  The cue
 lists are public English, not the simulator's templates.
 """
 
@@ -18,7 +20,10 @@ from collections.abc import Sequence
 
 REJECT = re.compile(
     r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
-    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid)\b",
+    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid|"
+    # no cue word, still a "no": been there before; a complaint about the price (§2.2 rejection)
+    r"(?:been|gone) there|already been|(?:a bit|a little|kinda|kind of|rather|quite|pretty|way|bit) "
+    r"(?:pricey|expensive|steep|much for us)|out of (?:our|my) (?:price range|budget)|over (?:our|my) budget)\b",
     re.I,
 )
 ACCEPT = re.compile(

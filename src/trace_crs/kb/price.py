@@ -110,6 +110,16 @@ def _amount_level(amount: float, poi_type: str | None) -> int:
     return 1 + sum(b < amount for b in bands)
 
 
+def amount_level(amount: float, poi_type: str | None = None) -> int:
+    """The price level (1–4) whose dollar band holds ``amount`` for ``poi_type`` (``dollar_bands``)."""
+    return _amount_level(amount, poi_type)
+
+
+def amount_qualifiers() -> tuple[str, ...]:
+    """The words before a dollar amount that make it a ceiling ("under", "no more than", …)."""
+    return tuple(_data()["amount_qualifiers"])
+
+
 def _clause_words(text: str, start: int) -> list[str]:
     """The lower-cased words of ``text`` before ``start`` back to the clause break."""
     head = re.split(r"[.,;:!?()\"“”]", text[:start])[-1]
