@@ -9,11 +9,12 @@ question (:mod:`trace_crs.live.reading`, run on the system's text before any rew
 facets it answers, "no preference", or its next preference — the LM only rewords that answer.
 Only the surface text changes, which tests whether a baseline copes with phrasing outside the
 simulator's paraphrase bank.  The rewrite is one DSPy step (:class:`RewriteTurn`) run under
-``dspy.context(lm=...)`` with the LM of :mod:`trace_crs.lm.backend`, so every call is cached on disk like every other LM call.
-Unlike the template user, an LM may drift: it is asked to keep every request and place name and
-to add none, but nothing checks it, so the "states only its profile" guarantee is the
-template's alone.  A rewrite that comes back empty or drops the rejected POI's name (the system
-reads rejections by name, :attr:`TurnContext.rejected_poi_ids`) keeps the template sentence.
+``dspy.context(lm=...)`` with the LM of :mod:`trace_crs.lm.backend`, so every call is cached
+on disk like every other LM call.  Unlike the template user, an LM may drift: it is asked to
+keep every request and place name and to add none, but nothing checks it, so the "states only
+its profile" guarantee is the template's alone.  A rewrite that comes back empty or drops the
+rejected POI's name (the system reads rejections by name, :attr:`TurnContext.rejected_poi_ids`)
+keeps the template sentence.
 """
 
 from __future__ import annotations
