@@ -86,3 +86,32 @@ def test_template_questions_get_the_answers_they_got_before(world, profile, face
     before.system_turns += 1
     assert reply["text"] == " ".join(before._answer([facet], turn_rng(42, d["dialogue_id"], 2)).split())
     assert asked.revealed == before.revealed
+
+
+def test_the_llm_user_reads_a_new_phrasing_as_the_template_user(world):
+    from dspy.utils import DummyLM
+
+    from trace_crs.live.llm_user import LLMUser
+
+    kb, dialogues, _ = world
+    d = copy.deepcopy(dialogues[0])
+    d["scenario"]["hidden_preferences"] = PROFILES[0]
+    turn = {"role": "system", "action": "ask_preference", "text": "[Ask] Any cuisine or neighbourhood you prefer?"}
+    template = TemplateUser(d, kb, cfg=SimConfig(opening_prefs=0))
+    llm = LLMUser(d, kb, cfg=SimConfig(opening_prefs=0), lm=DummyLM([{"rewritten": "Sure thing."}] * 2))
+    for u in (template, llm):
+        u.open()
+        u.respond(turn, 2)
+    assert llm.revealed == template.revealed == [("style", "italian")]   # the profile has no anchor
+
+
+@pytest.mark.parametrize("name", ["held_out_questions.yaml", "old_phrasings.yaml"])
+def test_the_measured_question_sets_are_well_formed(name):
+    import yaml
+    from pathlib import Path
+
+    items = yaml.safe_load((Path(__file__).parent / "data" / name).read_text())
+    assert len({i["q"] for i in items}) == len(items) >= 28
+    for i in items:
+        assert set(i["facets"]) <= {*reading.ASKABLE, "anchor"} and i["kind"] in {"facets", "open", "none"}
+        assert (i["kind"] == "facets") == bool(i["facets"]), i["q"]
