@@ -19,7 +19,7 @@ from trace_crs.live.simulator import SimConfig, TemplateUser, turn_rng
                                                        "neighbourhood you prefer"]),
     ("[Ask] I have two Thai places. Is money a concern?", ["Is money a concern"]),   # only the question
     ("[Ask] Tell me your budget.", ["Tell me your budget"]),                           # no question mark: all
-    ("[Ask] Quiet, or lively? Quiet", ["Quiet, or lively", "Quiet", "lively"]),       # each part once
+    ("[Ask] Fancy or relaxed? Fancy or relaxed?", ["Fancy or relaxed"]),  # lone words within the whole; once
     ("[Ask] ?", []),
     ("", []),
 ])

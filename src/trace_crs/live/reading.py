@@ -5,9 +5,10 @@ template questions and an LLM recommender's own wording alike.
 
 * **Parts.**  The ``[Ask]`` marker is dropped; of a text with a question mark only its questions
   are read ("Here are 3 options. Want more?" is read as "Want more?"), otherwise the whole text
-  ("Tell me your budget."); each question is read whole and by its parts, split at commas,
-  semicolons, colons, brackets and the words "or" / "and" ("any budget or area in mind?" asks
-  about two facets).
+  ("Tell me your budget."); each question is read whole, by its clauses (split at commas,
+  semicolons, colons, brackets and "and") and by their alternatives (split at "or"): "any budget
+  or area in mind?" asks about two facets.  A part of one word is not read alone: "fancy or
+  relaxed?" names two values of one subject, read within the clause.
 * **A nearest-example classifier on sentence embeddings.**  Every part is embedded with
   all-MiniLM-L6-v2 (:mod:`trace_crs.lm.embeddings`, the project's offline model) and takes the
   class of its most similar labelled example (cosine): a facet (:data:`ASKABLE`), ``anchor``,
@@ -62,7 +63,8 @@ LOCATION_CUES: tuple[str, ...] = ("where", "area", "neighbourhood", "neighborhoo
 OPEN_CUES: tuple[str, ...] = tuple("else other anything more preference preferences requirements".split()) + (
     "looking for",
 )
-_SPLIT = re.compile(r"[,;:()]|\b(?:or|and)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:()]|\band\b", re.IGNORECASE)
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -82,11 +84,19 @@ def parts(text: str) -> list[str]:
     asked = [s for s in sentences if s.rstrip().endswith("?")] or sentences
     out: list[str] = []
     for s in asked:
-        for p in [s, *_SPLIT.split(s)]:
-            p = " ".join(p.split()).strip(" ?.!")
+        # clauses (at commas, semicolons, colons, brackets, "and"), then their alternatives (at
+        # "or"); a lone word is an alternative or a listed value of the question's subject ("fancy
+        # or relaxed?"): it is read within its clause, not alone
+        clauses = [_clean(c) for c in _CLAUSE.split(s)]
+        pieces = [_clean(p) for c in clauses for p in _OR.split(c)]
+        for p in [_clean(s), *(p for p in clauses + pieces if len(p.split()) > 1)]:
             if _LETTER.search(p) and p not in out:
                 out.append(p)
     return out
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split()).strip(" ?.!")
 
 
 @lru_cache(maxsize=1)
