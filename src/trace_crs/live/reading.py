@@ -22,7 +22,9 @@ template questions and an LLM recommender's own wording alike.
   question ("quiet or buzzy?") is read as its facet, so the user answers with its profile's
   side of it, or "no preference".
 * **Deterministic and cheap.**  A text's parts are embedded in one batch, so the same text
-  always gives the same vectors and reading; readings are memoised per text and the example
+  always gives the same vectors and reading (with 1 or 2 torch threads the cosines of 114
+  measured questions' parts differed by at most 1e-6, far inside the nearest margin to the
+  threshold, 0.003; the readings were identical); readings are memoised per text and the example
   vectors are embedded once per process (loading the model costs seconds once; a new
   question ~10 ms, measured in ``bench/bench_question_reader.py``).
 """
