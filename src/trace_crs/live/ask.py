@@ -6,8 +6,9 @@
   nothing, and it counts as a system turn without success (TSR / T2R charge it).  An LLM system
   may write the question in its own words after the marker.
 * **What was asked.**  :func:`asked_facets` reads the facets a question is about from its words
-  (:data:`CUES`): the simulated user understands a question the way a reader would, from the
-  text alone, for the template questions and an LLM's own wording alike.
+  (:mod:`trace_crs.live.reading`: a nearest-example classifier on sentence embeddings that
+  abstains below a threshold): the simulated user understands a question the way a reader
+  would, from the text alone, for the template questions and an LLM's own wording alike.
 * **Which facet to ask about** is the system's choice.  An LLM system (``uses_llm``) is told it
   may ask — the ``[Ask]`` rule of :mod:`trace_crs.baselines.ask_rule` joins its instruction while
   it has a question left — and asks, or not, in its own words.  :class:`Asking` gives a ranker that
@@ -20,7 +21,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -30,9 +30,11 @@ from scipy.stats import entropy
 from trace_crs.baselines.ask_rule import ASK_MARKER, ASK_RE, may_ask
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.kb.schema import POI
+from trace_crs.live.reading import ASKABLE, asked_facets
+from trace_crs.live.reading import asks_location as asks_location  # re-exported: the simulator reads questions here
+from trace_crs.live.reading import open_question as open_question
 
 ASK_ACTION = "ask_preference"
-ASKABLE: tuple[str, ...] = ("style", "price_max", "noise", "ambience", "features")
 # The template question of each facet (the :class:`Asking` policy's wording).
 QUESTIONS: dict[str, str] = {
     "style": f"{ASK_MARKER} What kind of place are you after: any particular style or cuisine?",
@@ -41,60 +43,11 @@ QUESTIONS: dict[str, str] = {
     "ambience": f"{ASK_MARKER} What atmosphere or vibe would you like?",
     "features": f"{ASK_MARKER} Do you need any particular amenities or features (parking, wifi, outdoor seating)?",
 }
-# Words by which a question is recognised as being about a facet (whole words, any case): the
-# facet's name and its values as travellers ask about them ("a hotel with a pool?", "how much do
-# you want to pay?", "somewhere romantic?").  A value shared by two facets is not a cue ("lively"
-# is a noise cue only, "historic" none); "mood" is none ("what are you in the mood for?" asks for
-# anything, not the atmosphere).
-CUES: dict[str, tuple[str, ...]] = {
-    "style": ("style", "cuisine", "kind of place", "type of place", "kind of food", "type of food", "genre"),
-    "price_max": tuple(
-        "budget price prices pricey spend cost expensive cheap afford affordable pay paying money splurge upscale".split()
-    ),
-    "noise": ("quiet", "noise", "noisy", "loud", "lively", "calm", "peaceful", "tranquil", "crowds", "crowded"),
-    "ambience": tuple(
-        "atmosphere ambience ambiance vibe setting romantic casual trendy classy cozy cosy touristy".split()
-    ),
-    "features": tuple(
-        "amenities amenity features feature facilities parking wifi outdoor pool gym breakfast wheelchair accessible "
-        "pets pet dog kid kids children family vegan reservation reservations cancellation guided".split()
-    ),
-}
-# Words of a question about where (the profile's anchor: "near the Central West End").
-LOCATION_CUES: tuple[str, ...] = ("where", "area", "neighbourhood", "neighborhood", "location", "district", "near")
-# Words of an open question ("anything else?", "any other preferences?"): the user volunteers its
-# next preference; a question about something else the user cannot place gets "no preference".
-OPEN_CUES: tuple[str, ...] = tuple("else other anything more preference preferences requirements".split()) + (
-    "looking for",
-)
-
-
-def _words(ws: Iterable[str]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ws) + r")\b", re.IGNORECASE)
-
-
-_CUE_RES = {f: _words(ws) for f, ws in CUES.items()}
-_LOCATION_RE, _OPEN_RE = _words(LOCATION_CUES), _words(OPEN_CUES)
 
 
 def asks(text: str | None) -> bool:
     """Whether a system answer asks a question (carries the ``[Ask]`` marker)."""
     return bool(ASK_RE.search(text or ""))
-
-
-def asked_facets(text: str | None) -> list[str]:
-    """The facets a question is about, in :data:`ASKABLE` order (empty: none recognised)."""
-    return [f for f in ASKABLE if _CUE_RES[f].search(text or "")]
-
-
-def asks_location(text: str | None) -> bool:
-    """Whether a question asks where (:data:`LOCATION_CUES`)."""
-    return bool(_LOCATION_RE.search(text or ""))
-
-
-def open_question(text: str | None) -> bool:
-    """Whether a question invites any preference (:data:`OPEN_CUES`)."""
-    return bool(_OPEN_RE.search(text or ""))
 
 
 def facet_key(poi: POI, facet: str) -> Any:

@@ -4,14 +4,17 @@ option"; TravelBench simulates its user with an LLM, seed 003 §3).
 :class:`LLMUser` is the template user (:class:`~trace_crs.live.simulator.TemplateUser`) whose
 sentences a language model rewrites in its own words: what the user decides — which preference
 it reveals, whether it accepts (``kb.satisfaction``), when it stops — stays the template's, so
-the live metrics mean the same with either simulator.  Only the surface text changes, which
-tests whether a baseline copes with phrasing outside the simulator's paraphrase bank.  The
-rewrite is one DSPy step (:class:`RewriteTurn`) run under ``dspy.context(lm=...)`` with the
-LM of :mod:`trace_crs.lm.backend`, so every call is cached on disk like every other LM call.
-Unlike the template user, an LM may drift: it is asked to keep every request and place name and
-to add none, but nothing checks it, so the "states only its profile" guarantee is the
-template's alone.  A rewrite that comes back empty or drops the rejected POI's name (the system
-reads rejections by name, :attr:`TurnContext.rejected_poi_ids`) keeps the template sentence.
+the live metrics mean the same with either simulator.  That includes how it reads a system's
+question (:mod:`trace_crs.live.reading`, run on the system's text before any rewrite): which
+facets it answers, "no preference", or its next preference — the LM only rewords that answer.
+Only the surface text changes, which tests whether a baseline copes with phrasing outside the
+simulator's paraphrase bank.  The rewrite is one DSPy step (:class:`RewriteTurn`) run under
+``dspy.context(lm=...)`` with the LM of :mod:`trace_crs.lm.backend`, so every call is cached
+on disk like every other LM call.  Unlike the template user, an LM may drift: it is asked to
+keep every request and place name and to add none, but nothing checks it, so the "states only
+its profile" guarantee is the template's alone.  A rewrite that comes back empty or drops the
+rejected POI's name (the system reads rejections by name, :attr:`TurnContext.rejected_poi_ids`)
+keeps the template sentence.
 """
 
 from __future__ import annotations

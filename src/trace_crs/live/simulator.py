@@ -13,8 +13,9 @@ A deterministic template user driven by one dialogue's *profile* — the constra
   test); otherwise ``reject_and_refine`` naming the POI and revealing one more preference —
   preferably one the rejected POI violates — or, when every violated one was already stated,
   restating it (and revealing the next one if any is left);
-* a question (an ``ask_preference`` turn, :mod:`trace_crs.live.ask`) about facets the user can
-  recognise — or about where (the profile's anchor) — is answered from the profile: its
+* a question (an ``ask_preference`` turn, :mod:`trace_crs.live.ask`; read by
+  :mod:`trace_crs.live.reading`) about facets the user can recognise — or about where (the
+  profile's anchor) — is answered from the profile: its
   preferences about those facets (wanted and avoided values, either-of groups), or "no
   preference" for a facet the profile leaves open (:meth:`TemplateUser._answer`); an open
   question ("anything else?") gets the next preference, any other question (about chains, group

@@ -1,0 +1,89 @@
+"""Accuracy and cost of the simulated user's question reader (``trace_crs.live.ask``): what it
+reads a system question as — the facets asked about (``asked_facets`` plus ``"anchor"`` when
+``asks_location``) and the kind of answer (``facets``; ``open``: the next preference; ``none``:
+"no particular preference about that") — against hand-decided labels.
+
+Sets: ``tests/live/data/held_out_questions.yaml`` (held out for the first classifier; its
+misreads were then looked at, so for any later revision it is development data),
+``tests/live/data/held_out_questions_2.yaml`` (written before that revision and measured once,
+after it: the held-out test) and ``tests/live/data/old_phrasings.yaml`` (the phrasings taught
+before the classifier: a development set).
+A question is correct when both its facet set and its kind equal the label's.  Reported per
+set and category: k/n correct with a Wilson 95 % interval (statsmodels), and the reader's
+median wall time per question, cold (first read) and warm (the same text again).  It uses only
+the three reading functions, so the same script measures any revision of the reader
+(``PYTHONPATH=<worktree>/src``).  The machine may be shared: compare ratios, not walls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import yaml
+from statsmodels.stats.proportion import proportion_confint
+
+from trace_crs.live.ask import asked_facets, asks_location, open_question
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "live" / "data"
+SETS = {
+    "held_out": DATA / "held_out_questions.yaml",
+    "held_out_2": DATA / "held_out_questions_2.yaml",
+    "old": DATA / "old_phrasings.yaml",
+}
+
+
+def reading(question: str) -> tuple[frozenset[str], str]:
+    """``(facets, kind)`` as the template user reads ``question`` (its ``respond`` rule)."""
+    text = f"[Ask] {question}"
+    facets = frozenset(asked_facets(text) + (["anchor"] if asks_location(text) else []))
+    return facets, "facets" if facets else ("open" if open_question(text) else "none")
+
+
+def cell(k: int, n: int) -> dict[str, float | int]:
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return {"k": k, "n": n, "acc": round(k / n, 3), "lo": round(float(lo), 3), "hi": round(float(hi), 3)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--show-errors", action="store_true", help="print each misread question")
+    ap.add_argument("--sets", default=",".join(SETS), help="comma-separated sets to measure (default: all)")
+    args = ap.parse_args()
+    rows, cold, warm = [], [], []
+    chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
+    for name in chosen:
+        for item in yaml.safe_load(SETS[name].read_text()):
+            t0 = time.perf_counter()
+            got = reading(item["q"])
+            cold.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            reading(item["q"])
+            warm.append(time.perf_counter() - t0)
+            ok = got == (frozenset(item["facets"]), item["kind"])
+            rows.append((name, item["cat"], ok))
+            if args.show_errors and not ok:
+                print(
+                    f"MISREAD [{name}/{item['cat']}] {item['q']!r}: got {sorted(got[0])} {got[1]}, "
+                    f"want {item['facets']} {item['kind']}"
+                )
+    out: dict[str, dict[str, object]] = {}
+    for name in chosen:
+        mine = [r for r in rows if r[0] == name]
+        out[name] = {"all": cell(sum(r[2] for r in mine), len(mine))}
+        for cat in dict.fromkeys(r[1] for r in mine):
+            sub = [r for r in mine if r[1] == cat]
+            out[name][cat] = cell(sum(r[2] for r in sub), len(sub))
+    out["cost_ms"] = {
+        "cold_first": round(cold[0] * 1e3, 1),
+        "cold_median": round(statistics.median(cold) * 1e3, 2),
+        "warm_median": round(statistics.median(warm) * 1e3, 3),
+    }
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
