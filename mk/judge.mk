@@ -53,6 +53,10 @@ judge: $(JDIR)/agreement.json judge-live ## CoRE judge (two judges) on a run's b
 # re-asks, no Persuasiveness (plumbing only: the 135M model never gave a usable rating here, and
 # one conversation took 756 s of model time at load 12-15).
 JUDGE_LIVE_N    ?= $(if $(filter smoke,$(PROFILE)),1,20)
+# JUDGE_LIVE_N=0 leaves the live judging out of `make paper` (the rest of the default book without
+# its hours of judge time): the CoRE pages then read only the judge outputs already on disk and
+# say "not run" for the others.
+JUDGE_LIVE_ON   := $(filter-out 0,$(strip $(JUDGE_LIVE_N)))
 JLIVE           := $(RES)/judge/live
 JUDGE_LIVE_CFG  := configs/$(PROFILE)/closed_llm.yaml
 JUDGE_LIVE_W    := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(JUDGE_LIVE_CFG) 2>/dev/null))
@@ -76,7 +80,7 @@ $(JLIVE)/core_a.jsonl: $(JLIVE)/transcripts.jsonl $(JUDGE_SRC) $(JUDGE_LIVE_WGT)
 
 judge-live: $(JLIVE)/core_a.jsonl ## CoRE judge on the live conversations of every baseline (results/$(PROFILE)/judge/live/)
 
-book/content/core_judge.ipynb: $(JLIVE)/core_a.jsonl
+book/content/core_judge.ipynb: $(if $(JUDGE_LIVE_ON),$(JLIVE)/core_a.jsonl)
 
 # With asking against without, judged (trace_crs.report.core_asking): the same seeded dialogues and
 # judge settings as judge-live, on the non-LLM rankers' conversations with one question allowed
@@ -99,7 +103,7 @@ $(JUDGE_PAIRED:%=$(RES)/judge/%/core_a.jsonl): $(RES)/judge/%/core_a.jsonl: $(RE
 judge-live-ask: $(RES)/judge/live_ask/core_a.jsonl ## CoRE judge on the non-LLM live conversations with one question allowed
 judge-live-noask: $(RES)/judge/live_llm_noask/core_a.jsonl ## CoRE judge on the LLM baselines' live conversations without asking
 
-book/content/core_judge.ipynb: $(if $(filter smoke,$(PROFILE)),$(wildcard $(RES)/judge/live_ask/core_a.jsonl),$(RES)/judge/live_ask/core_a.jsonl) \
+book/content/core_judge.ipynb: $(if $(JUDGE_LIVE_ON),$(if $(filter smoke,$(PROFILE)),$(wildcard $(RES)/judge/live_ask/core_a.jsonl),$(RES)/judge/live_ask/core_a.jsonl)) \
   $(wildcard $(RES)/judge/live_llm_noask/core_a.jsonl)
 
 .PHONY: judge-live-ask judge-live-noask
@@ -119,7 +123,7 @@ $(JDIR)/rounds.jsonl: $(JDIR)/transcripts.jsonl $(JUDGE_SRC)
 judge-rounds: $(JDIR)/rounds.jsonl ## CoRE Fig. 5's run: the debate held for JUDGE_ROUNDS rounds (results/$(PROFILE)/judge/)
 
 # Figs. 5 and 9 read whichever judge outputs exist (the live judge is part of `make paper`).
-book/content/core_fig5_debate_agreement.ipynb book/content/core_fig9_factor_tau.ipynb: $(JLIVE)/core_a.jsonl \
+book/content/core_fig5_debate_agreement.ipynb book/content/core_fig9_factor_tau.ipynb: $(if $(JUDGE_LIVE_ON),$(JLIVE)/core_a.jsonl) \
   $(wildcard $(JDIR)/rounds.jsonl $(JDIR)/core_a.jsonl $(JDIR)/core_b.jsonl)
 
 .PHONY: judge-rounds

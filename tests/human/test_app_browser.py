@@ -15,7 +15,8 @@ import pytest
 
 from trace_crs.cli import main
 from trace_crs.human.labels import read_labels
-from trace_crs.human.screens import _free_port, serving
+from trace_crs.human.screens import serving
+from trace_crs.net import free_port
 from trace_crs.human.store import LabelStore, read_items
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -57,7 +58,7 @@ def new_page(browser, dialogs, errors):
 
 
 def test_three_annotators_both_tasks_reload_restart_hostile_export(browser, tmp_path):
-    db, port = tmp_path / "labels.sqlite", _free_port()
+    db, port = tmp_path / "labels.sqlite", free_port()
     base = f"http://127.0.0.1:{port}"
     dialogs, errors = [], []
     tok = LabelStore(db, read_items(ITEMS)).add_annotators(["A1", "A2", "A3", "A4"])

@@ -17,7 +17,6 @@ import argparse
 import contextlib
 import functools
 import io
-import socket
 import tempfile
 import threading
 import time
@@ -29,6 +28,7 @@ from trace_crs.atomic import commit_files
 from trace_crs.errors import DataError
 from trace_crs.human.app import create_app
 from trace_crs.human.store import LabelStore, read_items
+from trace_crs.net import HOST, free_port
 
 WIDTH = 720  # CSS px: the book's text column (trace_crs.report.figures.WIDTH_IN as SVG points)
 CHROMIUM = "/usr/bin/chromium"
@@ -37,20 +37,14 @@ BORDER = (150, 150, 150)
 NAMES = {"t1": "human_task1", "t2": "human_task2"}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def serving(store: LabelStore, port: int | None = None) -> Iterator[str]:
     """The tool over ``store`` on ``http://127.0.0.1:<port>`` (a free one by default) for the
     ``with`` block, in a thread of this process."""
     import uvicorn
 
-    port = _free_port() if port is None else port
-    server = uvicorn.Server(uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning"))
+    port = free_port() if port is None else port
+    server = uvicorn.Server(uvicorn.Config(create_app(store), host=HOST, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(400):
@@ -60,7 +54,7 @@ def serving(store: LabelStore, port: int | None = None) -> Iterator[str]:
     else:
         raise RuntimeError("the annotation tool did not start within 20 s")
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://{HOST}:{port}"
     finally:
         server.should_exit = True
         thread.join(10)

@@ -13,9 +13,6 @@ runs under ``nice -n 19``; writing the niceness to ``/proc/self/autogroup`` keep
 from __future__ import annotations
 
 import os
-import socket
-
-HOST = "127.0.0.1"
 
 
 def die_with_parent() -> None:
@@ -49,10 +46,3 @@ def server_child() -> None:
     their autogroup would renice the parent's whole session."""
     die_with_parent()
     keep_niceness()
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])

@@ -37,7 +37,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from trace_crs.lm.config import NO_DRAFT
-from trace_crs.lm.process import HOST, free_port, server_child
+from trace_crs.lm.process import server_child
+from trace_crs.net import HOST, free_port
 
 _LIVE: set[LlamaServer] = set()
 _SHARED: dict[tuple, list] = {}  # key -> [server, refcount]

@@ -43,8 +43,9 @@ def recommendation_errors(gold: Sequence[Sequence[str]], ranked: Sequence[Sequen
     return np.array([float(not r or r[0] not in set(g)) for g, r in zip(gold, ranked, strict=False)])
 
 
-def stated_preferences(user_texts: Sequence[str]) -> set[tuple[str, str]]:
-    """{(facet, value)} expressed in the user turns."""
+def facet_mentions(user_texts: Sequence[str]) -> set[tuple[str, str]]:
+    """{(facet, value)} the facet lexicon finds in the user turns (App. O relevance errors; not the
+    baselines' preference reader, which also reads negations, prices and places)."""
     return {(f, v) for text in user_texts for f in FACETS for v, _, _ in find_facets(text, f)}
 
 
@@ -52,7 +53,7 @@ def relevance_errors(texts: Sequence[str], user_histories: Sequence[Sequence[str
     """1 where a stated preference value is not expressed in the response."""
     out = np.zeros(len(texts))
     for i, (text, history) in enumerate(zip(texts, user_histories, strict=False)):
-        wanted = stated_preferences(history)
+        wanted = facet_mentions(history)
         said = {(f, v) for f, v in wanted if any(val == v for val, _, _ in find_facets(text, f))}
         out[i] = float(bool(wanted - said))
     return out
