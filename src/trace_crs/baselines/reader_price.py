@@ -28,7 +28,7 @@ from functools import cache, lru_cache
 
 from trace_crs.baselines.negation import phrase_pattern
 from trace_crs.baselines.reader_narration import narrated
-from trace_crs.kb.price import Mention, amount_level, amount_qualifiers, price_mentions
+from trace_crs.kb.price import Mention, amount_level, amount_qualifiers, price_ceiling, price_mentions
 
 PHRASES: dict[int, tuple[str, ...]] = {
     2: ("money is tight", "money's tight", "money is a bit tight", "cash is tight", "money is short", "cash-strapped"),
@@ -101,11 +101,4 @@ def mentions(text: str, poi_type: str | None = None) -> tuple[Mention, ...]:
 def ceiling(texts: Iterable[str], poi_type: str | None = None) -> int | None:
     """The ceiling the texts state, by the public rule (:func:`trace_crs.kb.price.price_ceiling`:
     the last mention wins, class words only when nothing else is said) over :func:`mentions`."""
-    strong = weak = None
-    for text in texts:
-        for m in mentions(text, poi_type):
-            if m.descriptive:
-                weak = m.level
-            else:
-                strong = m.level
-    return strong if strong is not None else weak
+    return price_ceiling(texts, poi_type, mentions)

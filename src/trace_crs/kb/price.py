@@ -37,7 +37,7 @@ have no ceiling in words and are not read.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import resources
 from typing import Any, NamedTuple
@@ -157,12 +157,18 @@ def price_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
     return sorted((m for m in found if not _skipped(text, m.start)), key=lambda m: m.start)
 
 
-def price_ceiling(texts: Iterable[str], poi_type: str | None = None) -> int | None:
+def price_ceiling(
+    texts: Iterable[str],
+    poi_type: str | None = None,
+    mentions: Callable[[str, str | None], Iterable[Mention]] | None = None,
+) -> int | None:
     """The ceiling the texts state (module docstring: last phrase wins, class words only
-    when nothing else is said), or None."""
+    when nothing else is said), or None; ``mentions`` reads a text's price mentions
+    (default :func:`price_mentions`; the baselines' reader adds phrases of its own)."""
+    read = price_mentions if mentions is None else mentions
     strong = weak = None
     for text in texts:
-        for m in price_mentions(text, poi_type):
+        for m in read(text, poi_type):
             if m.descriptive:
                 weak = m.level
             else:
