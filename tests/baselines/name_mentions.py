@@ -12,6 +12,7 @@ among the POIs of the dialogue's city; ``--fuzzy`` adds rapidfuzz partial matche
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import re
 from collections import defaultdict
@@ -60,7 +61,8 @@ def main(argv: list[str] | None = None) -> None:
                     continue
                 inside += 1
                 # does the reader, on this turn alone, take one of them?
-                st = stated_preferences([t["text"]], d["scenario"].get("poi_type"))
+                kw = {"names": tuple(names)} if "names" in inspect.signature(stated_preferences).parameters else {}
+                st = stated_preferences([t["text"]], d["scenario"].get("poi_type"), **kw)
                 got = set(st.as_constraints()) | set(st.avoid) | {c for g in st.either for c in g}
                 if vals & got:
                     read_inside += 1

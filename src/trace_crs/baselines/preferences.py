@@ -6,7 +6,10 @@ attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
 The turn is first cleaned up by :mod:`trace_crs.baselines.reader_text` (accents, plurals and
 spaced hyphenated keywords folded; place names, the noun "budget" and request phrasings such
-as "dogs welcome" handled), so real travellers' wording reads like the lexicon's.
+as "dogs welcome" handled), so real travellers' wording reads like the lexicon's. The names of the places the system knows (its candidates and the
+KB's POIs of the city, passed as ``names``) are masked first by
+:mod:`trace_crs.baselines.reader_names`: a place's name is not a wish ("Mae's Curry House isn't
+what I had in mind" states nothing about Indian food); words outside a name read as before.
 
 The result, :class:`Stated`, is what a deployed system could track from the text alone:
 
