@@ -49,3 +49,13 @@ def test_rejection_still_sees_the_name() -> None:
     assert rejected_in_turn(
         "Mae's Curry House isn't what I had in mind.", ["a", "b"], ["Mae's Curry House", "Blue Door"]
     ) == {"a"}
+
+
+def test_turn_context_knows_candidates_and_city_names(kb) -> None:
+    from .helpers import first_turn
+
+    ctx = first_turn(kb, "Curry House isn't what I had in mind, somewhere quiet.", candidates=["r1", "r8"])
+    # candidates and every KB POI of the city (the hotel and museum too): public, no leakage
+    assert {"Curry House", "Luigi Trattoria", "Hyde Park Inn", "Tampa Museum of Art"} <= set(ctx.place_names)
+    got = stated_preferences(ctx.user_texts, ctx.poi_type, ctx.place_names)
+    assert got.noise == "quiet" and ("style", "indian") not in got.avoid and got.style is None
