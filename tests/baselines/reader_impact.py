@@ -13,6 +13,7 @@ by ``stated_preferences(...).avoid``, both part of its LLM prompts: a changed ``
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from dataclasses import asdict
@@ -23,11 +24,14 @@ from trace_crs.dialogues.subset import select_subset
 
 
 def readings(dialogues: str, pois: str, subset: int | None, seed: int) -> None:
-    names = {}
+    names, by_city = {}, {}
     with open(pois, encoding="utf-8") as f:
         for line in f:
             rec = json.loads(line)
             names[rec["business_id"]] = rec["name"]
+            by_city.setdefault(rec.get("city"), []).append(rec["name"])
+    # a reader that masks known place names gets the city's KB names (TurnContext.place_names)
+    masks = "names" in inspect.signature(stated_preferences).parameters
     with open(dialogues, encoding="utf-8") as f:
         records = [json.loads(line) for line in f if line.strip()]
     for d in select_subset(records, subset, seed):
@@ -40,12 +44,13 @@ def readings(dialogues: str, pois: str, subset: int | None, seed: int) -> None:
             if prev is not None and prev["role"] == "system" and offered:
                 rejected |= rejected_in_turn(turn["text"], offered, [names[p] for p in offered])
             texts = [t["text"] for t in turns[: i + 1] if t["role"] == "user"]
-            stated = stated_preferences(texts, d["scenario"].get("poi_type"))
+            kw = {"names": tuple(by_city.get(d["scenario"].get("city"), ()))} if masks else {}
+            stated = stated_preferences(texts, d["scenario"].get("poi_type"), **kw)
             row = {
                 "dialogue_id": d["dialogue_id"],
                 "turn": i,
                 "text": turn["text"],
-                "avoid": sorted(map(list, stated_preferences(texts).avoid)),
+                "avoid": sorted(map(list, stated_preferences(texts, **kw).avoid)),
                 "rejected": sorted(rejected),
                 "stated": json.loads(json.dumps(asdict(stated))),
             }

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from trace_crs.baselines.reader_names import name_key
 from trace_crs.baselines.rejection import rejected_in_turn
 from trace_crs.kb import KB
 
@@ -24,6 +25,18 @@ from trace_crs.kb import KB
 # said itself (its act, text, the POIs it named and its citations).  No annotation of user turns.
 USER_TURN_KEYS: tuple[str, ...] = ("turn_id", "role", "text")
 SYSTEM_TURN_KEYS: tuple[str, ...] = ("turn_id", "role", "action", "text", "referenced_poi_ids", "citations")
+
+
+_CITY_NAMES: dict[tuple[int, str], tuple[KB, tuple[str, ...]]] = {}
+
+
+def _city_names(kb: KB, city: str) -> tuple[str, ...]:
+    """Names of ``kb``'s POIs in ``city``, computed once per KB and city."""
+    hit = _CITY_NAMES.get((id(kb), city))
+    if hit is None or hit[0] is not kb:
+        hit = (kb, name_key(p.name for p in kb.pois.values() if p.city == city))
+        _CITY_NAMES[(id(kb), city)] = hit
+    return hit[1]
 
 
 def redact_turn(turn: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,6 +106,14 @@ class TurnContext:
                 names = [self.kb.pois[p].name for p in offered]
                 rejected |= rejected_in_turn(turn["text"], offered, names)
         return rejected
+
+    @property
+    def place_names(self) -> tuple[str, ...]:
+        """Place names the system knows — its candidates' and the public KB's POIs of the
+        city — for the preference reader to mask (:mod:`trace_crs.baselines.reader_names`)."""
+        return name_key(
+            [self.kb.pois[c].name for c in self.candidates if c in self.kb.pois] + list(_city_names(self.kb, self.city))
+        )
 
 
 @dataclass

@@ -148,7 +148,7 @@ class DSTModule(dspy.Module):
 
         state = self.track(ctx)
         tfidf = tfidf_scores(ctx)
-        avoided = stated_preferences(ctx.user_texts).avoid
+        avoided = stated_preferences(ctx.user_texts, names=ctx.place_names).avoid
         ok = [
             passes(ctx.kb.pois[c], state) and not any(satisfies(ctx.kb.pois[c], a) for a in avoided)
             for c in ctx.candidates

@@ -27,7 +27,7 @@ RRF_K = 60
 
 def attribute_scores(ctx: TurnContext) -> np.ndarray:
     """``stars − max(0, price − stated ceiling)`` (no penalty without a ceiling or a price)."""
-    ceiling = stated_preferences(ctx.user_texts, ctx.poi_type).price_max
+    ceiling = stated_preferences(ctx.user_texts, ctx.poi_type, ctx.place_names).price_max
     out = []
     for c in ctx.candidates:
         poi = ctx.kb.pois[c]

@@ -21,7 +21,7 @@ from trace_crs.kb import KB
 
 def knowledge_scores(ctx: TurnContext) -> np.ndarray:
     """Constraints met plus scaled TF-IDF, per candidate."""
-    stated = stated_preferences(ctx.user_texts, ctx.poi_type)
+    stated = stated_preferences(ctx.user_texts, ctx.poi_type, ctx.place_names)
     met = np.array([satisfied(ctx.kb.pois[c], stated) for c in ctx.candidates], dtype=float)
     return met + minmax(tfidf_scores(ctx))
 

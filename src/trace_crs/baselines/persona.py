@@ -129,7 +129,7 @@ class PersonaPrior:
         prior = cls()
         for did in sorted(last):
             ctx = last[did]
-            stated = frozenset(stated_preferences(ctx.user_texts, ctx.poi_type).as_constraints())
+            stated = frozenset(stated_preferences(ctx.user_texts, ctx.poi_type, ctx.place_names).as_constraints())
             prior.own[did] = stated
             prior.group.setdefault((ctx.persona_type, ctx.poi_type), Counter()).update(stated)
             prior.n_group[(ctx.persona_type, ctx.poi_type)] += 1
@@ -158,7 +158,7 @@ class PersonaPrior:
 
 def prior_boost(ctx: TurnContext, weights: dict[Constraint, float]) -> np.ndarray:
     """Per candidate, the weighted share of the prior's not-yet-stated constraints it meets."""
-    stated = set(stated_preferences(ctx.user_texts, ctx.poi_type).as_constraints())
+    stated = set(stated_preferences(ctx.user_texts, ctx.poi_type, ctx.place_names).as_constraints())
     open_ = {c: w for c, w in weights.items() if c not in stated}
     total = sum(open_.values())
     if total <= 0:

@@ -6,7 +6,10 @@ attribute ranker of Hybrid-RRF (paper Appendix F, Table 8 "S+KB").
 
 The turn is first cleaned up by :mod:`trace_crs.baselines.reader_text` (accents, plurals and
 spaced hyphenated keywords folded; place names, the noun "budget" and request phrasings such
-as "dogs welcome" handled), so real travellers' wording reads like the lexicon's.
+as "dogs welcome" handled), so real travellers' wording reads like the lexicon's. The names of the places the system knows (its candidates and the
+KB's POIs of the city, passed as ``names``) are masked first by
+:mod:`trace_crs.baselines.reader_names`: a place's name is not a wish ("Mae's Curry House isn't
+what I had in mind" states nothing about Indian food); words outside a name read as before.
 
 The result, :class:`Stated`, is what a deployed system could track from the text alone:
 
@@ -45,6 +48,7 @@ from trace_crs.baselines.negation import (
     phrase_pattern,
     sentences,
 )
+from trace_crs.baselines.reader_names import masked, name_key
 from trace_crs.baselines.reader_narration import narrated
 from trace_crs.baselines.reader_price import ceiling as price_ceiling
 from trace_crs.baselines.reader_price import mentions as price_mentions
@@ -107,12 +111,15 @@ Event = tuple[str, object]  # (kind, payload): want/soft/avoid/unwant → Constr
 
 
 @lru_cache(maxsize=4096)
-def _events(text: str, previous: tuple[Constraint, ...]) -> tuple[tuple[Event, ...], tuple[Constraint, ...]]:
+def _events(
+    text: str, previous: tuple[Constraint, ...], names: tuple[str, ...] = ()
+) -> tuple[tuple[Event, ...], tuple[Constraint, ...]]:
     """The statements of one user turn in order, and the constraints its last sentence
     mentions (what a later "scratch that" withdraws).  ``previous``: the last sentence's
-    mentions before this turn.  Memoised: turn k's text recurs in every later turn."""
+    mentions before this turn; ``names``: the place names masked first
+    (:mod:`trace_crs.baselines.reader_names`).  Memoised: turn k's text recurs in every later turn."""
     text = corrected(text)  # "itallian" → "italian"; offsets below are the corrected text's
-    norm = fold(normalise(text))
+    norm = masked(fold(normalise(text)), names)  # "Mae's Curry House" is a place, not a wish
     found = sorted((start, end, facet, value) for facet in FACETS for value, start, end in find_facets(norm, facet))
     found += [m for m in extra_mentions(norm) if not any(m[0] < e and s < m[1] for s, e, _, _ in found)]
     places = place_spans(norm, found)
@@ -183,10 +190,13 @@ def _or_follows(text: str, m: tuple[int, int, str, str], mentions: list[tuple[in
     return bool(nxt) and _FILLER.sub("", text[m[1] : nxt[0][0]]).lower() == "or"
 
 
-def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None) -> Stated:
+def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None, names: Iterable[str] = ()) -> Stated:
     """What ``user_texts`` (in turn order) state (module docstring); ``poi_type`` picks the
-    dollar bands a "$150 a night" is read with (:mod:`trace_crs.kb.price`; None: restaurant)."""
+    dollar bands a "$150 a night" is read with (:mod:`trace_crs.kb.price`; None: restaurant);
+    ``names``: the place names the system knows (candidates, KB POIs of the city), whose
+    words are no preference (:mod:`trace_crs.baselines.reader_names`)."""
     texts = list(user_texts)
+    known = name_key(names)
     wanted: dict[str, list[object]] = {f: [] for f in FACETS}
     avoid: list[Constraint] = []
     either: list[tuple[Constraint, ...]] = []
@@ -197,7 +207,7 @@ def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None) -
     for i, text in enumerate(texts):
         if price_mentions(normalise(text), poi_type):  # baselines.reader_price: public + reader-only
             price_at = i
-        events, last = _events(text, last)
+        events, last = _events(text, last, known)
         for kind, payload in events:
             if kind == "indifferent":
                 facet = str(payload)
