@@ -220,3 +220,40 @@ def test_cli_with_and_without_map(tmp_path, capsys):
     bad = write(tmp_path, "bad.yaml", "name: x\nlabels: {a: {to: nope, lo: 0, hi: 1}}\n")
     assert main(["--quiet", "judge", "agree", "--pred", str(pred), "--human", str(h), "--human-map", str(bad)]) == 2
     assert "field 'labels.a'" in capsys.readouterr().err
+
+
+def test_a_json_array_file_is_read_with_each_record_line(tmp_path):
+    m = load_map(write(tmp_path, "m.yaml", CRS_LAYOUT.replace("RESCALE", "true")))
+    records = [conv("c1", [3]), conv("c2", [0]), {"conv_id": "c3", "dial": {"overall_impression": 9}}]
+    arr = write(tmp_path, "h.json", json.dumps(records, indent=1))
+    with pytest.raises(DataError, match="9 is not an integer on 0-4") as err:
+        read_mapped(arr, m)
+    text = arr.read_text()
+    assert err.value.line == text[: text.index('"c3"')].count("\n")           # the line its '{' opens on
+    frame, _ = read_mapped(write(tmp_path, "h.json", json.dumps(records[:2])), m)
+    assert frame["effectiveness"].tolist() == [4.0, 0.0]
+    with pytest.raises(DataError, match="expected ',' or ']'") as err:
+        read_mapped(write(tmp_path, "h.json", '[\n{"conv_id": "a"}\n{"conv_id": "b"}]'), m)
+    assert err.value.line == 3
+
+
+def test_unnamed_annotators_one_row_each(tmp_path, capsys):
+    # AB-ReDial's layout: the id repeats, one row per (unnamed) annotator; compared by its mean
+    text = LIKERT.replace("RESCALE", "true").replace("annotator: rater\n", "repeated_ids: unnamed_annotators\n")
+    m = write(tmp_path, "m.yaml", text)
+    rows = [{"conv": f"d{i}", "coherent": v} for i, pair in enumerate([(1, 1), (2, 2), (3, 3), (4, 5), (5, 5)])
+            for v in pair]
+    h = jsonl(tmp_path, "h.jsonl", rows)
+    frame, report = read_mapped(h, load_map(m))
+    assert frame["annotator"].tolist()[:4] == ["#1", "#2", "#1", "#2"] and report["unnamed_annotators"]
+    out = tmp_path / "a.json"
+    assert main(["--quiet", "judge", "agree", "--pred", str(judged(tmp_path, [0, 1, 2, 3, 4])), "--human", str(h),
+                 "--human-map", str(m), "--out", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert "factors_per_annotator" not in got                                   # "#1" is no one person
+    coh = next(r for r in got["factors"] if r["factor"] == "coherence")
+    # means 0, 1, 2, 3.5, 4 -> QWK on rint (0, 1, 2, 4, 4: numpy rounds 3.5 to even) and Spearman on the means
+    assert coh["qwk"] == pytest.approx(weighted_kappa([0, 1, 2, 3, 4], [0, 1, 2, 4, 4]))
+    assert coh["spearman"] == pytest.approx(stats.spearmanr([0, 1, 2, 3, 4], [0, 1, 2, 3.5, 4]).statistic)
+    with pytest.raises(UsageError, match="names its annotators"):
+        load_map(write(tmp_path, "bad.yaml", text + "annotator: rater\n"))

@@ -135,11 +135,13 @@ def run_agree(args: argparse.Namespace) -> int:
             partial(agree.factor_agreement, qwk_reasons=reasons) if reasons is not None else agree.factor_agreement
         )
         tables["coverage"] = _coverage(pred, human, args)
-        if agree.several_annotators(human):  # per annotator first, then against the mean label
+        unnamed = bool(mapped and mapped["unnamed_annotators"])  # "#k" is no one person: no per-annotator table
+        if agree.several_annotators(human) and not unnamed:  # per annotator first, then against the mean label
             tables |= {
                 "factors_per_annotator": agree.per_annotator(pred, human, factor_table),
                 "overall_per_annotator": agree.per_annotator(pred, human, agree.overall_agreement),
             }
+        if agree.several_annotators(human):
             human = agree.mean_over_annotators(human)
         tables |= {
             "factors": factor_table(pred, human),

@@ -36,8 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from trace_crs.errors import DataError, UsageError
 from trace_crs.judge.factors import FACTORS, SCORES
+from trace_crs.judge.label_file import iter_records
 from trace_crs.judge.records import check_annotator
-from trace_crs.kb.store import iter_jsonl
 
 TARGET_RANGE = {"factor": (0.0, 4.0), "overall": (0.0, 100.0)}  # CoRE §3.3: factors 0–4, overall 0–100
 
@@ -86,6 +86,9 @@ class LabelMap(BaseModel):
     turns: str | None = None  # the key holding the list of turns
     turn_labels: str | None = None  # the key of each turn holding its labels
     turn_aggregation: Literal["mean"] = "mean"
+    # a repeated id: an error, or (a layout such as AB-ReDial's, one unnamed row per annotator)
+    # another annotator's label, numbered in file order
+    repeated_ids: Literal["error", "unnamed_annotators"] = "error"
     labels: dict[str, LabelSpec]
     ignore: list[str] = Field(default_factory=list)
 
@@ -94,6 +97,10 @@ class LabelMap(BaseModel):
         targets = Counter(s.to for s in self.labels.values())
         if twice := [t for t, n in targets.items() if n > 1]:
             raise ValueError(f"several labels map to {twice}: which one to compare is not for the reader to guess")
+        if self.repeated_ids == "unnamed_annotators" and self.annotator:
+            raise ValueError(
+                "'repeated_ids: unnamed_annotators' and an 'annotator' field: the file names its annotators"
+            )
         if both := sorted(set(self.labels) & set(self.ignore)):
             raise ValueError(f"labels both mapped and ignored: {both}")
         if any(s.level == "turn" for s in self.labels.values()) and not (self.turns and self.turn_labels):
@@ -199,7 +206,7 @@ def read_mapped(path: str | Path, m: LabelMap) -> tuple[pd.DataFrame, dict[str, 
     keys: set[tuple[str, Any]] = set()
     named: dict[bool, int] = {}
     reserved = {k for k in (m.id, m.system, m.annotator, m.turns) if k}
-    for line, rec in iter_jsonl(path):
+    for line, rec in iter_records(path):
         if not isinstance(rec, dict):
             raise DataError("expected a JSON object", file=file, line=line, field="<record>")
         did = rec.get(m.id)
@@ -207,6 +214,9 @@ def read_mapped(path: str | Path, m: LabelMap) -> tuple[pd.DataFrame, dict[str, 
             raise DataError("expected a non-empty string (the mapping's 'id')", file=file, line=line, field=m.id)
         system = rec.get(m.system) if m.system else None
         annotator = rec.get(m.annotator) if m.annotator else None
+        if m.repeated_ids == "unnamed_annotators":
+            seen[f"id:{did}"] += 1
+            annotator = f"#{seen[f'id:{did}']}"
         check_annotator(keys, named, did, annotator, file, line, m.annotator or "annotator", m.id)
         values = _read_labels(
             m,
@@ -242,6 +252,7 @@ def read_mapped(path: str | Path, m: LabelMap) -> tuple[pd.DataFrame, dict[str, 
         "map": m.name,
         "source": m.source,
         "turn_aggregation": m.turn_aggregation,
+        "unnamed_annotators": m.repeated_ids == "unnamed_annotators",
         "labels": [
             {
                 "label": n,
