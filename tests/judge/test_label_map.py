@@ -173,6 +173,9 @@ def test_binary_like_dislike_words(tmp_path):
     ("name: x\nlabels:\n  a: {to: coherence, lo: 0, hi: 4, level: turn}\n", "turn_labels"),
     ("name: x\nlabels:\n  a: {to: coherence, lo: 0, hi: 4}\nignore: [a]\n", "both mapped and ignored"),
     ("name: x\nlabels:\n  a: {to: coherence, lo: 0, hi: 4, scale: 5}\n", "labels.a.scale"),
+    ("name: x\nsystem_pattern: '^[a-z]+'\nlabels: {}\n", "exactly one group"),
+    ("name: x\nsystem_pattern: '^(['\nlabels: {}\n", "not a regular expression"),
+    ("name: x\nsystem: s\nsystem_pattern: '(a)'\nlabels: {}\n", "once"),
 ])
 def test_bad_mapping_is_a_usage_error(tmp_path, text, message):
     with pytest.raises(UsageError, match=message):
@@ -193,6 +196,10 @@ def test_shipped_crsarena_map_reads_its_layout(tmp_path):
     frame, report = read_mapped(jsonl(tmp_path, "h.jsonl", [rec]), m)
     row = frame.iloc[0]
     assert (row["effectiveness"], row["novelty"], row["overall"]) == (pytest.approx(2.0), 4.0, 75.0)
+    assert row["system"] == "x_redial"                                          # system_pattern on conv_id
+    with pytest.raises(DataError, match="does not match system_pattern") as err:
+        read_mapped(jsonl(tmp_path, "h.jsonl", [rec, {**rec, "conv_id": "nounderscore"}]), m)
+    assert (err.value.line, err.value.field) == (2, "conv_id")
     assert report["ignored"]["interestingness"] == 2 and report["ignored"]["explanation"] == 1
     assert set(qwk_reasons(m)) == {"effectiveness", "novelty"}
 

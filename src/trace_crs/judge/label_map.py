@@ -26,6 +26,7 @@ which scale, at which level, and which names are ignored:
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
@@ -81,6 +82,9 @@ class LabelMap(BaseModel):
     source: str | None = None
     id: str = "dialogue_id"
     system: str | None = None
+    system_pattern: str | None = (
+        None  # or the system read off the id: the regex's first group (CRSArena's "barcor_redial_…")
+    )
     annotator: str | None = None
     dialogue_labels: str | None = None  # the key holding the dialogue-level labels; None: the record's own keys
     turns: str | None = None  # the key holding the list of turns
@@ -101,6 +105,14 @@ class LabelMap(BaseModel):
             raise ValueError(
                 "'repeated_ids: unnamed_annotators' and an 'annotator' field: the file names its annotators"
             )
+        if self.system_pattern is not None:
+            if self.system:
+                raise ValueError("'system' and 'system_pattern': say where the system is once")
+            try:
+                if re.compile(self.system_pattern).groups != 1:
+                    raise ValueError("'system_pattern' needs exactly one group (the system)")
+            except re.error as exc:
+                raise ValueError(f"'system_pattern' is not a regular expression: {exc}") from None
         if both := sorted(set(self.labels) & set(self.ignore)):
             raise ValueError(f"labels both mapped and ignored: {both}")
         if any(s.level == "turn" for s in self.labels.values()) and not (self.turns and self.turn_labels):
@@ -213,6 +225,10 @@ def read_mapped(path: str | Path, m: LabelMap) -> tuple[pd.DataFrame, dict[str, 
         if not isinstance(did, str) or not did.strip():
             raise DataError("expected a non-empty string (the mapping's 'id')", file=file, line=line, field=m.id)
         system = rec.get(m.system) if m.system else None
+        if m.system_pattern is not None:
+            if not (hit := re.match(m.system_pattern, did)):
+                raise DataError(f"does not match system_pattern {m.system_pattern!r}", file=file, line=line, field=m.id)
+            system = hit.group(1)
         annotator = rec.get(m.annotator) if m.annotator else None
         if m.repeated_ids == "unnamed_annotators":
             seen[f"id:{did}"] += 1
