@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -264,3 +265,21 @@ def test_unnamed_annotators_one_row_each(tmp_path, capsys):
     assert coh["spearman"] == pytest.approx(stats.spearmanr([0, 1, 2, 3, 4], [0, 1, 2, 3.5, 4]).statistic)
     with pytest.raises(UsageError, match="names its annotators"):
         load_map(write(tmp_path, "bad.yaml", text + "annotator: rater\n"))
+
+
+SHARED = [Path(__file__).resolve().parents[n] / "shared/data/foreign-transcripts/crsarena-5.jsonl" for n in (2, 3, 4)]
+
+
+def test_shipped_map_joins_the_real_crsarena_transcripts(tmp_path):
+    # the five CRSArena conversations (no labels) keep their conv_id as dialogue_id in
+    # `judge transcripts --generic`; labels keyed by the same conv_id join, and the map's
+    # system_pattern reads a "<crs>_<dataset>" system off every one
+    shared = next((p for p in SHARED if p.exists()), None)
+    if shared is None:
+        pytest.skip("../shared/data/foreign-transcripts not present")
+    ids = [json.loads(line)["dialogue_id"] for line in shared.read_text().splitlines() if line.strip()]
+    m = load_map(resources.files("trace_crs.judge").joinpath("data/label_maps/crsarena_eval.yaml"))
+    labels = [{"conv_id": i, "dial_level_aggregated": {"dialogue_overall": k % 5}} for k, i in enumerate(ids)]
+    frame, _ = read_mapped(jsonl(tmp_path, "h.jsonl", labels), m)
+    assert frame["dialogue_id"].tolist() == ids and len(ids) == 5
+    assert all(s.split("_")[1] in ("redial", "opendialkg") for s in frame["system"])
