@@ -33,6 +33,7 @@ INPUT_FLAGS = (
     "generic",
     "pred",
     "human",
+    "human_map",
     "judge_b",
     "repeat",
     "unsolvable",

@@ -216,6 +216,11 @@ def register(subparsers) -> None:
     p = sub.add_parser("agree", help="meta-evaluate judged transcripts against human labels or another judge")
     p.add_argument("--pred", required=True, help="judged records (judge core output)")
     p.add_argument("--human", help="human labels JSON lines keyed by dialogue_id")
+    p.add_argument(
+        "--human-map",
+        help="YAML mapping the --human file's own label names and scales onto CoRE's factors / overall "
+        "(judge/label_map.py; e.g. judge/data/label_maps/crsarena_eval.yaml)",
+    )
     p.add_argument("--judge-b", help="a second judge's records (two-judge agreement)")
     p.add_argument("--repeat", action="append", help="the same judge rerun (stability); repeatable")
     p.add_argument(

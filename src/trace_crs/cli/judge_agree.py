@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,21 @@ def _plain(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
+def read_human(args: argparse.Namespace) -> tuple[Any, dict[str, str] | None, dict[str, Any] | None]:
+    """``--human`` as a ratings frame; with ``--human-map`` read through the mapping
+    (:mod:`trace_crs.judge.label_map`), which also gives the factors without a defined QWK and a
+    report of what was mapped and ignored (``None``, ``None`` without a map)."""
+    from trace_crs.judge.records import read_ratings
+
+    if not args.human_map:
+        return read_ratings(args.human, human=True), None, None
+    from trace_crs.judge.label_map import load_map, qwk_reasons, read_mapped
+
+    mapping = load_map(args.human_map)
+    human, report = read_mapped(args.human, mapping)
+    return human, qwk_reasons(mapping), {"file": str(args.human_map), **report}
+
+
 def _select(args: argparse.Namespace, pred: Any) -> Any:
     """``--select``: per factor, the candidate (``--pred`` and each ``--select`` file) with the
     highest QWK against ``--human``; ``--mixture-out`` writes the mixture table."""
@@ -49,7 +65,7 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
     models = {n: str(next(iter_jsonl(p))[1].get("judge") or n) for n, p in zip(names, paths, strict=False)}
     from trace_crs.judge import agree
 
-    human = read_ratings(args.human, human=True)
+    human, reasons, _ = read_human(args)
     if agree.several_annotators(human):  # judges are chosen against the mean label
         human = agree.mean_over_annotators(human)
     sets = [set(f["dialogue_id"]) for f in frames.values()]
@@ -59,7 +75,7 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
             f"{len(set.intersection(*sets))} all of them judged",
             file=sys.stderr,
         )
-    selection = select_judges(frames, human)
+    selection = select_judges(frames, human, reasons)
     if args.mixture_out:
         text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
         write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
@@ -96,10 +112,13 @@ def run_agree(args: argparse.Namespace) -> int:
     from trace_crs.judge.records import read_ratings
 
     out = Path(args.out) if args.out else None
+    if args.human_map and not args.human:
+        raise UsageError("--human-map needs --human (the labels it maps)")
     if out:
-        refuse_inputs([out], [args.pred, args.human, args.judge_b, *(args.repeat or []), *(args.select or [])])
+        inputs = [args.pred, args.human, args.human_map, args.judge_b, *(args.repeat or []), *(args.select or [])]
+        refuse_inputs([out], inputs)
     if args.mixture_out:
-        refuse_inputs([Path(args.mixture_out)], [args.pred, args.human, *(args.select or [])])
+        refuse_inputs([Path(args.mixture_out)], [args.pred, args.human, args.human_map, *(args.select or [])])
         if not args.select:
             raise UsageError("--mixture-out needs --select (the candidate judges)")
     pred = read_ratings(args.pred)
@@ -109,16 +128,23 @@ def run_agree(args: argparse.Namespace) -> int:
         "cost": agree.cost(pred),
     }
     if args.human:
-        human = read_ratings(args.human, human=True)
+        human, reasons, mapped = read_human(args)
+        if mapped is not None:
+            tables["human_map"] = mapped
+        factor_table = (
+            partial(agree.factor_agreement, qwk_reasons=reasons) if reasons is not None else agree.factor_agreement
+        )
         tables["coverage"] = _coverage(pred, human, args)
-        if agree.several_annotators(human):  # per annotator first, then against the mean label
+        unnamed = bool(mapped and mapped["unnamed_annotators"])  # "#k" is no one person: no per-annotator table
+        if agree.several_annotators(human) and not unnamed:  # per annotator first, then against the mean label
             tables |= {
-                "factors_per_annotator": agree.per_annotator(pred, human, agree.factor_agreement),
+                "factors_per_annotator": agree.per_annotator(pred, human, factor_table),
                 "overall_per_annotator": agree.per_annotator(pred, human, agree.overall_agreement),
             }
+        if agree.several_annotators(human):
             human = agree.mean_over_annotators(human)
         tables |= {
-            "factors": agree.factor_agreement(pred, human),
+            "factors": factor_table(pred, human),
             "overall": agree.overall_agreement(pred, human),
             "coupling_human": agree.coupling(human),
             "coupling_matrix_human": agree.coupling_matrix(human),

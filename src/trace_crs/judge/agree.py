@@ -23,7 +23,7 @@ twelve factor columns, ``overall``), joined on ``dialogue_id``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -81,8 +81,13 @@ def _paired(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     return judge.merge(human, on="dialogue_id", suffixes=("_j", "_h"), how="inner")
 
 
-def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
-    """One row per factor (+ ``all factors`` pooled): n, qwk and the three correlations."""
+def factor_agreement(
+    judge: pd.DataFrame, human: pd.DataFrame, qwk_reasons: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """One row per factor (+ ``all factors`` pooled): n, qwk and the three correlations.
+    ``qwk_reasons`` (labels read through a mapping, :func:`trace_crs.judge.label_map.qwk_reasons`)
+    names the factors whose human side is not on CoRE's five categories: their QWK, and the pooled
+    one if any of them was rated, is NaN and a ``qwk_note`` column says why."""
     both = _paired(judge, human)
     pooled: tuple[list[int], list[float]]
     rows, pooled = [], ([], [])
@@ -93,6 +98,18 @@ def factor_agreement(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
         pooled[1].extend(b)
         rows.append({"factor": name, "qwk": qwk(a, np.rint(b)), **correlations(a, b)})
     rows.append({"factor": "all factors", "qwk": qwk(pooled[0], np.rint(pooled[1])), **correlations(*pooled)})
+    if qwk_reasons is None:
+        return pd.DataFrame(rows)
+    rated = [str(r["factor"]) for r in rows[:-1] if r["factor"] in qwk_reasons and r["n"]]
+    if rated:
+        qwk_reasons = {
+            **qwk_reasons,
+            "all factors": f"pools factors not on CoRE's five categories ({', '.join(rated)})",
+        }
+    for r in rows:
+        r["qwk_note"] = qwk_reasons.get(str(r["factor"]))
+        if r["qwk_note"] is not None:
+            r["qwk"] = float("nan")
     return pd.DataFrame(rows)
 
 

@@ -124,6 +124,35 @@ def _nan(value: float | None) -> float:
     return float("nan") if value is None else float(value)
 
 
+def check_annotator(
+    seen: set[tuple[str, Any]],
+    named: dict[bool, int],
+    dialogue_id: str,
+    annotator: Any,
+    file: str,
+    line: int,
+    field: str = "annotator",
+    id_field: str = "dialogue_id",
+) -> None:
+    """One line's (dialogue, annotator) key: the annotator a non-empty string or None, the key not
+    seen before, and either every line of the file naming its annotator or none (``seen`` and
+    ``named`` carry the file's state)."""
+    if annotator is not None and (not isinstance(annotator, str) or not annotator):
+        raise DataError("expected a non-empty string", file=file, line=line, field=field)
+    if (dialogue_id, annotator) in seen:
+        who = f" by annotator {annotator!r}" if annotator else f" (name each line's {field!r} for several)"
+        raise DataError(f"duplicate {dialogue_id!r}{who}", file=file, line=line, field=id_field)
+    seen.add((dialogue_id, annotator))
+    named.setdefault(annotator is not None, line)
+    if len(named) == 2:  # per-annotator tables would leave the unnamed lines out unseen
+        raise DataError(
+            f"named on line {named[True]}, unnamed on line {named[False]}: name every line's annotator or none",
+            file=file,
+            line=line,
+            field=field,
+        )
+
+
 def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
     """One row per dialogue: ``dialogue_id, system`` + the 12 factor columns (NaN = unrated) +
     ``overall`` (human: the ``overall`` label; judged: ``core_avg``) and, for judged files,
@@ -135,25 +164,13 @@ def read_ratings(path: str | Path, human: bool = False) -> pd.DataFrame:
         raise DataError(
             "a CSV file: ratings are read as JSON lines, one object per line (module docstring)", file=str(path)
         )
-    rows, seen = [], set()
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, Any]] = set()
     named: dict[bool, int] = {}  # human files: first line with / without an annotator
     for line, rec in iter_jsonl(path):
         r: Any = validate_record(HumanLabel if human else JudgedLine, rec, str(path), line)
         annotator = getattr(r, "annotator", None) if human else None
-        if annotator is not None and (not isinstance(annotator, str) or not annotator):
-            raise DataError("expected a non-empty string", file=str(path), line=line, field="annotator")
-        if (r.dialogue_id, annotator) in seen:
-            who = f" by annotator {annotator!r}" if annotator else " (name each line's 'annotator' for several)"
-            raise DataError(f"duplicate {r.dialogue_id!r}{who}", file=str(path), line=line, field="dialogue_id")
-        seen.add((r.dialogue_id, annotator))
-        named.setdefault(annotator is not None, line)
-        if len(named) == 2:  # per-annotator tables would leave the unnamed lines out unseen
-            raise DataError(
-                f"named on line {named[True]}, unnamed on line {named[False]}: name every line's annotator or none",
-                file=str(path),
-                line=line,
-                field="annotator",
-            )
+        check_annotator(seen, named, r.dialogue_id, annotator, str(path), line)
         row: dict[str, Any] = {"dialogue_id": r.dialogue_id, "system": r.system}
         if human:
             row["annotator"] = annotator

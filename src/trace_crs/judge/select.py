@@ -23,13 +23,18 @@ from trace_crs.judge.agree import factor_agreement
 from trace_crs.judge.factors import FACTORS
 
 
-def select_judges(candidates: Mapping[str, pd.DataFrame], human: pd.DataFrame) -> pd.DataFrame:
+def select_judges(
+    candidates: Mapping[str, pd.DataFrame], human: pd.DataFrame, qwk_reasons: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """One row per factor: ``factor, judge, qwk, n, defined`` and ``qwk_<candidate>`` for every
-    candidate (``candidates``: name → :func:`~trace_crs.judge.records.read_ratings` frame)."""
+    candidate (``candidates``: name → :func:`~trace_crs.judge.records.read_ratings` frame).
+    ``qwk_reasons`` as in :func:`~trace_crs.judge.agree.factor_agreement`: such a factor's QWK is
+    undefined, so it keeps the first candidate, ``defined = False``."""
     if not candidates:
         raise ValueError("no candidate judges to select from")
     tables = {
-        name: factor_agreement(frame, human).set_index("factor") for name, frame in comparable(candidates).items()
+        name: factor_agreement(frame, human, qwk_reasons).set_index("factor")
+        for name, frame in comparable(candidates).items()
     }
     rows = []
     for factor in FACTORS:
