@@ -9,7 +9,10 @@ pool; gold ⊆ referenced POIs, alternatives ⊆ pool \\ gold; every cited revie
 belongs to a POI the turn references; every quote matches its offsets — or, if not, is
 grounded in its review by the grounding score's rule (:mod:`trace_crs.quote_rule`: ≥ 4 words,
 quote-in-review at τ = 0.80, each sentence too; else ``quote_mismatch``) — and appears in the
-text as ``"quote" [Rn]``.
+text as a quote citing its label.  The text is read by the scorer's reader
+(:mod:`trace_crs.dialogues.quote_reader`): a citation passes when the reader finds its quote with
+its label (``"quote" [Rn]``, label first, typographic marks, groups ``[R1, R2]``), and every label
+the text names — a group's too — must be a citation's (else ``dangling_label``).
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from collections import Counter
 from typing import Any
 
 from trace_crs.config import ScoreConfig
+from trace_crs.dialogues.quote_reader import label_names, parse_quotes
 from trace_crs.dialogues.schema import (
     ABSTAIN_ACTION,
-    LABEL_RE,
     REC_ACTIONS,
     SYSTEM_ACTIONS,
     USER_ACTIONS,
@@ -55,8 +58,9 @@ def _turn_failures(turn: dict[str, Any], d: dict[str, Any], kb: KB) -> list[tupl
     labels = [c["label"] for c in turn["citations"]]
     if len(set(labels)) != len(labels):
         out.append(("duplicate_label", f"turn {tid}"))
-    for label in set(LABEL_RE.findall(turn["text"])) - set(labels):
+    for label in sorted(set(label_names(turn["text"])) - set(labels)):
         out.append(("dangling_label", f"turn {tid}: [{label}]"))
+    read = {(q.text, label) for q in parse_quotes(turn["text"]) for label in q.labels}  # as the scorer reads it
     for c in turn["citations"]:
         review = kb.reviews.get(c["review_id"])
         if review is None:
@@ -69,7 +73,7 @@ def _turn_failures(turn: dict[str, Any], d: dict[str, Any], kb: KB) -> list[tupl
                 out.append(("quote_mismatch", f"turn {tid}: {c['label']}"))
             else:
                 out.append(("offset_mismatch", f"turn {tid}: {c['label']}"))
-        if f'"{c["quote"]}" [{c["label"]}]' not in turn["text"]:
+        if (c["quote"], c["label"]) not in read:
             out.append(("quote_not_in_text", f"turn {tid}: {c['label']}"))
         if c["review_id"] not in turn["referenced_review_ids"]:
             out.append(("review_not_referenced", f"turn {tid}: {c['review_id']}"))

@@ -2,8 +2,9 @@
 
 Entailment(turn) = (# claim sentences c with max_r p(r ⊨ c) ≥ 0.5) / (# claim sentences),
 where r ranges over the turn's resolved cited reviews (:mod:`~trace_crs.metrics.quotes`).
-Claim sentences: the response split after ``. ! ?``, ``[Rn]`` labels removed, sentences of
-at least three word tokens kept.  No claim sentence, or no resolved citation → 0.0 (nothing
+Claim sentences: the response split after ``. ! ?``, every label removed (``[Rn]`` and groups
+``[R1, R2]``, as :mod:`trace_crs.dialogues.quote_reader` reads labels), sentences of at least
+three word tokens kept.  No claim sentence, or no resolved citation → 0.0 (nothing
 is supported; unlike GS there is no vacuous pass).
 
 Backends (every score names the one that produced it, ``backend.name``):
@@ -36,15 +37,15 @@ import dspy
 import numpy as np
 
 from trace_crs.cache import disk_cache_dir
-from trace_crs.metrics.quotes import LABEL_RE
+from trace_crs.metrics.quotes import ANY_LABEL_RE
 from trace_crs.segment import split_sentences, words
 
 THRESHOLD = 0.5
 
 
 def claim_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` with labels stripped and at least three word tokens."""
-    parts = (LABEL_RE.sub("", s).strip() for s in split_sentences(text))
+    """Sentences of ``text`` with labels (``[Rn]``, ``[R1, R2]``) stripped and at least three word tokens."""
+    parts = (ANY_LABEL_RE.sub("", s).strip() for s in split_sentences(text))
     return [s for s in parts if len(words(s)) >= 3]
 
 
