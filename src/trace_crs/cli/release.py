@@ -11,9 +11,12 @@ from trace_crs.cli import add_group, add_seed
 
 
 def _import(args: argparse.Namespace) -> int:
+    from trace_crs.release.consistency import summary
     from trace_crs.release.importer import import_release
 
-    report = import_release(args.dataset, args.pois, args.splits, args.yelp_dir, args.out, seed=args.seed)
+    report = import_release(
+        args.dataset, args.pois, args.splits, args.yelp_dir, args.out, seed=args.seed, strict=args.strict
+    )
     c = report["counts"]
     if getattr(args, "global_json", False):
         print(json.dumps(report, sort_keys=True))
@@ -28,6 +31,13 @@ def _import(args: argparse.Namespace) -> int:
         print(
             f"release import: warning: {c['quotes_without_checksums']} quotes carry no checksums: their offsets were "
             "range-checked but the spans could not be verified (mapping_report.json)",
+            file=sys.stderr,
+        )
+    found = sum(k["count"] for f in report["consistency"].values() for k in f.values())
+    if found or not (getattr(args, "global_quiet", False) or getattr(args, "global_json", False)):
+        warn = "warning: imported with " if found else ""
+        print(
+            f"release import: {warn}consistency: {summary(report['consistency'])} (mapping_report.json)",
             file=sys.stderr,
         )
     return 0
@@ -65,6 +75,12 @@ def register(subparsers) -> None:
     )
     p.add_argument("--out", required=True, help="output directory: kb/, dialogues.jsonl, mapping_report.json")
     add_seed(p, "seed of the re-drawn 16/32 pools")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse (exit 4) a release with a quote citing a review its turn does not reference, a label on no "
+        "quote, a repeated quote number or offsets in UTF-16 units (by default: imported and counted in the report)",
+    )
     p.set_defaults(func=_import)
     p = sub.add_parser("export", help="write our corpus in the official layout ([Q:N] placeholders, cards, splits)")
     p.add_argument("--kb", required=True, help="KB directory")

@@ -1,7 +1,8 @@
 """Structural checks of the release files before anything is mapped (paper Appendix H).
 
 Every problem is a :class:`ReleaseFormatError` (exit 3) naming the file, the dialogue and the
-field (``turns[3].quotes[0].start``), so a bad release is fixed at its source.
+field (``turns[3].quotes[0].start``), so a bad release is fixed at its source.  Inconsistencies
+a release can carry and still be imported are :mod:`trace_crs.release.consistency`'s.
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ directory: ``kb/`` (POIs the release names, every review of them from the bundle
 computed and checked in memory, written into a staging sibling, then renamed into place: an
 error leaves nothing behind.  A placeholder whose review is absent, whose review text checksum
 differs or whose offsets do not give the recorded span checksum is an error naming the file,
-the dialogue and the field.
+the dialogue and the field.  Inconsistencies a release can carry and still be imported (a quote
+citing a review its turn does not reference, a label on no quote, a repeated quote number,
+offsets in UTF-16 units: :mod:`trace_crs.release.consistency`) are counted per file in the
+report's ``consistency`` section; ``strict`` refuses them (exit 4) before anything is written.
 """
 
 from __future__ import annotations
@@ -27,6 +30,14 @@ from trace_crs.dialogues.schema import SPLITS, check_dialogue
 from trace_crs.kb.store import KB, sha256_file, write_kb
 from trace_crs.release.bundle import bundle_paths, load_json, read_pois, read_reviews
 from trace_crs.release.checks import ReleaseFormatError, card_records, dialogue_records
+from trace_crs.release.consistency import (
+    CARD_KINDS,
+    DATASET_KINDS,
+    card_findings,
+    check_release,
+    dialogue_findings,
+    utf16_hint,
+)
 from trace_crs.release.mapping import coverage, unconsumed
 from trace_crs.release.official import from_official, span_sha256
 from trace_crs.release.staging import check_out, staged
@@ -141,7 +152,7 @@ def _verify_quotes(rec: dict[str, Any], i: int, kb: KB, path: str) -> int:
                     rec["dialogue_id"],
                     f"{where}.start",
                     f"[Q:{q['q']}]: offsets {q['start']}:{q['end']} of review {q['review_id']} "
-                    "do not give the released span (out of range or span checksum differs)",
+                    f"do not give the released span (out of range or span checksum differs){utf16_hint(q, review.text)}",
                 )
             unverified += not ("sha256" in q and "span_sha256" in q)
     return unverified
@@ -179,8 +190,10 @@ def import_release(
     yelp_dir: str | Path,
     out: str | Path,
     seed: int = DEFAULT_SEED,
+    strict: bool = False,
 ) -> dict[str, Any]:
-    """Map, hydrate, verify and publish (see module docstring); returns the mapping report."""
+    """Map, hydrate, verify and publish (see module docstring); returns the mapping report.
+    ``strict``: refuse a release with any inconsistency (:mod:`trace_crs.release.consistency`)."""
     dataset, pois, splits, out = Path(dataset), Path(pois), Path(splits), Path(out)
     inputs = [dataset, pois, splits, *bundle_paths(yelp_dir)]
     check_out(out, inputs, REPORT_FILE)
@@ -223,6 +236,17 @@ def import_release(
         except HydrationError as exc:
             raise ReleaseFormatError(str(dataset), rec["dialogue_id"], f"[{i}].turns", str(exc)) from None
     n_pointers = _verify_cards(cards, kb, str(pois))
+
+    def review_text(rid: str) -> str | None:
+        return kb.reviews[rid].text if rid in kb.reviews else None
+
+    consistency = check_release(
+        [
+            (dataset, "dialogue", DATASET_KINDS, dialogue_findings(records, review_text)),
+            (pois, "POI card", CARD_KINDS, card_findings(cards, review_text)),
+        ],
+        strict,
+    )
     with staged(out) as staging:
         manifest = write_kb(
             list(kb.pois.values()),
@@ -267,6 +291,7 @@ def import_release(
             "fields": coverage(records, len(split_of)),
             "unconsumed_release_keys": unconsumed(records),
             "kb_sha256": kb_sha,
+            "consistency": consistency,
         }
         write_json(report, staging / REPORT_FILE, indent=2)
     return report
