@@ -211,3 +211,20 @@ def test_first_lines(tmp_path):
     p = tmp_path / "x.json"
     p.write_text('[\n {"dialogue_id": "a"},\n\n {"dialogue_id": "b", "x": "a-b"}\n]\n')
     assert first_lines(p, ["b", "a", "zz"]) == {"b": 4, "a": 2, "zz": None}
+
+
+def test_utf16_offsets_past_the_text_are_an_error_with_the_utf16_hint(release, tmp_path, capsys):
+    """Without a span checksum, UTF-16 offsets that end past the review in code points are out of
+    range (exit 3, as before); the message says the UTF-16 reading gives a whole-word span."""
+    text = _edit_review(release, "rvTampa02x0yyyyyyyyyyy", lambda t: f"{EMOJI} {t}")
+
+    def change(d):  # the whole review after "😀 ": code points 2:len, UTF-16 units 3:len+1
+        q = d[2]["turns"][3]["quotes"][0]
+        q.update(start=3, end=len(text) + 1, sha256=text_sha256(text))
+        del q["span_sha256"]
+    _edit(release, "crs_dataset.json", change)
+    _edit(release, "poi_knowledge_base.json", _shift_card_pointers("rvTampa02x0yyyyyyyyyyy", 2))
+    assert main(import_args(release, tmp_path / "o")) == 3
+    err = capsys.readouterr().err
+    assert "[2].turns[3].quotes[0].start" in err and "the release counts offsets in UTF-16 units" in err
+    assert repr(text[2:]) in err
