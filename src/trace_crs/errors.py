@@ -2,7 +2,9 @@
 
 Exit codes: 0 success, 1 internal error (a bug: traceback kept), 2 usage error (bad flags,
 bad ``--set`` / config values, an ``--out`` that would overwrite an input), 3 bad data (an
-input file that does not meet its contract).  A data error names file, line and field.
+input file that does not meet its contract).  A data error names file, line and field.  Two
+commands add a code 4 of their own: ``evaluate`` stopped by ``--max-cost-usd`` (cli.evaluate)
+and ``release import --strict`` refusing an inconsistent release (release.consistency).
 """
 
 from __future__ import annotations
