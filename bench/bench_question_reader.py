@@ -32,6 +32,7 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "live" / "data"
 SETS = {
     "held_out": DATA / "held_out_questions.yaml",
     "held_out_2": DATA / "held_out_questions_2.yaml",
+    "held_out_3": DATA / "held_out_questions_3.yaml",
     "old": DATA / "old_phrasings.yaml",
 }
 

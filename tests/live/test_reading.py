@@ -105,7 +105,8 @@ def test_the_llm_user_reads_a_new_phrasing_as_the_template_user(world):
     assert llm.revealed == template.revealed == [("style", "italian")]   # the profile has no anchor
 
 
-@pytest.mark.parametrize("name", ["held_out_questions.yaml", "held_out_questions_2.yaml", "old_phrasings.yaml"])
+@pytest.mark.parametrize("name", ["held_out_questions.yaml", "held_out_questions_2.yaml", "held_out_questions_3.yaml",
+                                  "old_phrasings.yaml"])
 def test_the_measured_question_sets_are_well_formed(name):
     import yaml
     from pathlib import Path
