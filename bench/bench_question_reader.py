@@ -53,7 +53,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--show-errors", action="store_true", help="print each misread question")
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated sets to measure (default: all)")
+    ap.add_argument("--items", type=Path, help="write each question's reading and correctness here (JSON)")
+    ap.add_argument("--against", type=Path, help="an --items file of another revision: exact McNemar per set")
     args = ap.parse_args()
+    items: list[dict[str, object]] = []
     rows, cold, warm = [], [], []
     chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
     for name in chosen:
@@ -66,6 +69,7 @@ def main() -> None:
             warm.append(time.perf_counter() - t0)
             ok = got == (frozenset(item["facets"]), item["kind"])
             rows.append((name, item["cat"], ok))
+            items.append({"set": name, "q": item["q"], "facets": sorted(got[0]), "kind": got[1], "ok": ok})
             if args.show_errors and not ok:
                 print(
                     f"MISREAD [{name}/{item['cat']}] {item['q']!r}: got {sorted(got[0])} {got[1]}, "
@@ -83,7 +87,27 @@ def main() -> None:
         "cold_median": round(statistics.median(cold) * 1e3, 2),
         "warm_median": round(statistics.median(warm) * 1e3, 3),
     }
+    if args.against is not None:
+        out["mcnemar"] = compare(json.loads(args.against.read_text()), items)
+    if args.items is not None:
+        args.items.write_text(json.dumps(items, indent=0) + "\n")
     print(json.dumps(out, indent=1))
+
+
+def compare(before: list[dict[str, object]], after: list[dict[str, object]]) -> dict[str, dict[str, float]]:
+    """Exact McNemar test (statsmodels, binomial on the discordant pairs) per set: ``b`` questions
+    right before and wrong after, ``c`` wrong before and right after."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    old = {(i["set"], i["q"]): i["ok"] for i in before}
+    out: dict[str, dict[str, float]] = {}
+    for name in dict.fromkeys(str(i["set"]) for i in after):
+        pairs = [(old[(name, i["q"])], i["ok"]) for i in after if i["set"] == name and (name, i["q"]) in old]
+        b = sum(1 for x, y in pairs if x and not y)
+        c = sum(1 for x, y in pairs if y and not x)
+        table = [[sum(1 for x, y in pairs if x and y), b], [c, sum(1 for x, y in pairs if not x and not y)]]
+        out[name] = {"n": len(pairs), "b": b, "c": c, "p": round(float(mcnemar(table, exact=True).pvalue), 4)}
+    return out
 
 
 if __name__ == "__main__":
