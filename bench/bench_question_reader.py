@@ -1,7 +1,9 @@
 """Accuracy and cost of the simulated user's question reader (``trace_crs.live.ask``): what it
 reads a system question as — the facets asked about (``asked_facets`` plus ``"anchor"`` when
 ``asks_location``) and the kind of answer (``facets``; ``open``: the next preference; ``none``:
-"no particular preference about that") — against hand-decided labels.
+"no particular preference about that") — against hand-decided labels; and, of the questions read
+right as ``none`` in the categories ``not_pref`` and ``lacking``, whether the revision's ``aside`` reading ("not sure": no preference at all)
+agrees with the category ``not_pref``.
 
 Sets: ``tests/live/data/held_out_questions.yaml`` (held out for the first classifier; its
 misreads were then looked at, so for any later revision it is development data),
@@ -27,6 +29,11 @@ import yaml
 from statsmodels.stats.proportion import proportion_confint
 
 from trace_crs.live.ask import asked_facets, asks_location, open_question
+
+try:  # the revision's "aside" reading (a question about no preference); older revisions lack it
+    from trace_crs.live.ask import not_a_preference
+except ImportError:  # pragma: no cover - measuring an older revision
+    not_a_preference = None
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "live" / "data"
 SETS = {
@@ -69,7 +76,11 @@ def main() -> None:
             warm.append(time.perf_counter() - t0)
             ok = got == (frozenset(item["facets"]), item["kind"])
             rows.append((name, item["cat"], ok))
-            items.append({"set": name, "q": item["q"], "facets": sorted(got[0]), "kind": got[1], "ok": ok})
+            aside = not_a_preference(f"[Ask] {item['q']}") if not_a_preference is not None else None
+            items.append(
+                {"set": name, "q": item["q"], "cat": item["cat"], "facets": sorted(got[0]), "kind": got[1], "ok": ok}
+                | {"aside": aside}
+            )
             if args.show_errors and not ok:
                 print(
                     f"MISREAD [{name}/{item['cat']}] {item['q']!r}: got {sorted(got[0])} {got[1]}, "
@@ -87,6 +98,15 @@ def main() -> None:
         "cold_median": round(statistics.median(cold) * 1e3, 2),
         "warm_median": round(statistics.median(warm) * 1e3, 3),
     }
+    if not_a_preference is not None:  # of the not_pref / lacking questions read right as `none`: not_pref as aside
+        for name in chosen:
+            nones = [
+                i
+                for i in items
+                if i["set"] == name and i["ok"] and i["kind"] == "none" and i["cat"] in ("not_pref", "lacking")
+            ]
+            agree = sum(1 for i in nones if i["aside"] == (i["cat"] == "not_pref"))
+            out[name]["aside_matches_not_pref"] = cell(agree, len(nones)) if nones else {"k": 0, "n": 0}
     if args.against is not None:
         out["mcnemar"] = compare(json.loads(args.against.read_text()), items)
     if args.items is not None:

@@ -23,7 +23,8 @@ template questions and an LLM recommender's own wording alike.
   ``other``: the reader abstains rather than guess.
 * **The reading.**  The facets are those of any part (in :data:`ASKABLE` order, then
   ``anchor``); with none, the question is ``open`` when a part is, else about something no
-  profile holds: ``aside`` when a part reads so (the user answers "I'm not sure about that": the
+  profile holds: ``aside`` when its parts are nearer an ``aside`` example than an ``other`` one,
+  at any cosine (the user answers "I'm not sure about that": the
   profile holds no answer and the user invents none), otherwise a preference it lacks ("no
   particular preference about that").  An either/or
   question ("quiet or buzzy?") is read as its facet, so the user answers with its profile's
@@ -168,13 +169,21 @@ def _example_vectors() -> np.ndarray:
 def classify(texts: list[str]) -> list[tuple[str, float]]:
     """``(class, cosine)`` of each text: its most similar example's class, ``"other"`` below
     :data:`THRESHOLD` (ties: the first example in :func:`examples` order)."""
+    return _nearest(_cosines(texts))
+
+
+def _cosines(texts: list[str]) -> np.ndarray:
+    """``(len(texts), examples)`` cosines of each text to each example (none: no model loaded)."""
     from trace_crs.lm.embeddings import embed
 
     if not texts:
-        return []
-    sims = embed(texts) @ _example_vectors().T
+        return np.zeros((0, len(examples()[0])), dtype=np.float32)
+    return embed(texts) @ _example_vectors().T
+
+
+def _nearest(sims: np.ndarray) -> list[tuple[str, float]]:
     labels = examples()[1]
-    best = sims.argmax(axis=1)
+    best = sims.argmax(axis=1) if len(sims) else np.zeros(0, dtype=int)
     return [(labels[j] if sims[i, j] >= THRESHOLD else "other", float(sims[i, j])) for i, j in enumerate(best.tolist())]
 
 
@@ -188,14 +197,23 @@ def read_question(text: str) -> Reading:
 
 def classified_reading(text: str) -> Reading:
     """The classifier's reading of a question (module docstring); loads the model on first use.
-    A lone listed item counts only as a facet or ``anchor`` ("So, any budget?": "So" is no wish)."""
+    A lone listed item counts only as a facet or ``anchor`` ("So, any budget?": "So" is no wish).
+    A ``none`` question is ``aside`` when its parts are nearer an ``aside`` example than an
+    ``other`` one (both say the user has no answer; this picks which sentence)."""
     pieces = _parts(text)
-    read = classify([p for p, _ in pieces])
+    sims = _cosines([p for p, _ in pieces])
+    read = _nearest(sims)
     classes = {c for (c, _), (_, lone) in zip(read, pieces, strict=True) if not lone or c in (*ASKABLE, "anchor")}
     facets = tuple(f for f in (*ASKABLE, "anchor") if f in classes)
     is_open = "open" in classes
     kind = "facets" if facets else ("open" if is_open else "none")
-    return Reading(facets, kind, is_open, kind == "none" and "aside" in classes)
+    return Reading(facets, kind, is_open, kind == "none" and len(sims) > 0 and _nearer(sims, "aside", "other"))
+
+
+def _nearer(sims: np.ndarray, a: str, b: str) -> bool:
+    """Whether the best cosine of any row to an example of class ``a`` exceeds that to ``b``."""
+    labels = np.array(examples()[1])
+    return bool(sims[:, labels == a].max() > sims[:, labels == b].max())
 
 
 _TEMPLATE_READINGS: dict[str, Reading] = {
