@@ -40,6 +40,7 @@ SETS = {
     "held_out": DATA / "held_out_questions.yaml",
     "held_out_2": DATA / "held_out_questions_2.yaml",
     "held_out_3": DATA / "held_out_questions_3.yaml",
+    "held_out_4": DATA / "held_out_questions_4.yaml",
     "old": DATA / "old_phrasings.yaml",
 }
 

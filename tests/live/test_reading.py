@@ -116,6 +116,7 @@ def test_the_llm_user_reads_a_new_phrasing_as_the_template_user(world):
 
 
 @pytest.mark.parametrize("name", ["held_out_questions.yaml", "held_out_questions_2.yaml", "held_out_questions_3.yaml",
+                                  "held_out_questions_4.yaml",
                                   "old_phrasings.yaml"])
 def test_the_measured_question_sets_are_well_formed(name):
     import yaml
