@@ -2,14 +2,17 @@
 reads a system question as — the facets asked about (``asked_facets`` plus ``"anchor"`` when
 ``asks_location``) and the kind of answer (``facets``; ``open``: the next preference; ``none``:
 "no particular preference about that") — against hand-decided labels; and, of the questions read
-right as ``none`` in the categories ``not_pref`` and ``lacking``, whether the revision's ``aside`` reading ("not sure": no preference at all)
-agrees with the category ``not_pref``.
+right as ``none`` in the categories ``not_pref`` and ``lacking``, whether the revision's ``aside``
+reading ("not sure": no preference at all) agrees with the category ``not_pref``.
 
-Sets: ``tests/live/data/held_out_questions.yaml`` (held out for the first classifier; its
-misreads were then looked at, so for any later revision it is development data),
-``tests/live/data/held_out_questions_2.yaml`` (written before that revision and measured once,
-after it: the held-out test) and ``tests/live/data/old_phrasings.yaml`` (the phrasings taught
-before the classifier: a development set).
+Sets (each ``tests/live/data/``): ``held_out_questions.yaml`` (held out for the first classifier;
+its misreads were then looked at, so for any later revision it is development data),
+``held_out_questions_2.yaml`` (the held-out test of the second revision, development data since),
+``held_out_questions_3.yaml`` (written before the revision with the ``aside`` class, list items
+and the model-free template questions; measured once before and once after it; development data
+since), ``held_out_questions_4.yaml`` (written after set 3 was measured and before the examples
+of implied needs were added; measured before and once after) and ``old_phrasings.yaml`` (the
+phrasings taught before the classifier: a development set).
 A question is correct when both its facet set and its kind equal the label's.  Reported per
 set and category: k/n correct with a Wilson 95 % interval (statsmodels), and the reader's
 median wall time per question, cold (first read) and warm (the same text again).  It uses only
