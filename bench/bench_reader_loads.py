@@ -56,6 +56,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True, help="a new directory for the runs")
     ap.add_argument("--baselines", default="", help="comma-separated (default: every non-LLM baseline)")
     ap.add_argument("--ask", default="1")
+    ap.add_argument("--subset", default="", help="seeded subset size (default: every dialogue)")
     args = ap.parse_args()
     from trace_crs.baselines.registry import NON_LLM
 
@@ -63,7 +64,8 @@ def main() -> None:
     for b in [x for x in args.baselines.split(",") if x] or list(NON_LLM):
         run = subprocess.run(
             [sys.executable, "-c", CONVERSE, "--quiet", "converse", "--kb", args.kb, "--dialogues", args.dialogues]
-            + ["--baselines", b, "--seed", "42", "--ask", args.ask, "--out", str(args.out / b)],
+            + ["--baselines", b, "--seed", "42", "--ask", args.ask, "--out", str(args.out / b)]
+            + (["--subset", args.subset] if args.subset else []),
             capture_output=True,
             text=True,
             check=True,
