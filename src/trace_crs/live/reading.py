@@ -17,18 +17,17 @@ template questions and an LLM recommender's own wording alike.
   all-MiniLM-L6-v2 (:mod:`trace_crs.lm.embeddings`, the project's offline model) and takes the
   class of its most similar labelled example (cosine): a facet (:data:`ASKABLE`), ``anchor``,
   ``open``, ``other`` (a preference no profile holds: a TV, chains) or ``aside`` (no preference
-  at all: the trip's dates, the party, "shall I book it?", small talk).  The examples are a one-sentence description of each class and a few
-  questions per class (``live/data/question_examples.yaml``) plus the cue words of each class
+  at all: the trip's dates, the party, "shall I book it?", small talk).  The examples are a
+  one-sentence description of each class and a few questions per class (``live/data/question_examples.yaml``) plus the cue words of each class
   (:data:`CUES`, :data:`LOCATION_CUES`, :data:`OPEN_CUES`).  Below :data:`THRESHOLD` a part is
   ``other``: the reader abstains rather than guess.
 * **The reading.**  The facets are those of any part (in :data:`ASKABLE` order, then
   ``anchor``); with none, the question is ``open`` when a part is, else about something no
   profile holds: ``aside`` when its parts are nearer an ``aside`` example than an ``other`` one,
-  at any cosine (the user answers "I'm not sure about that": the
-  profile holds no answer and the user invents none), otherwise a preference it lacks ("no
-  particular preference about that").  An either/or
-  question ("quiet or buzzy?") is read as its facet, so the user answers with its profile's
-  side of it, or "no preference".
+  at any cosine (the user answers "I'm not sure about that": the profile holds no answer and the
+  user invents none), otherwise a preference it lacks ("no particular preference about that").
+  An either/or question ("quiet or buzzy?") is read as its facet, so the user answers with its
+  profile's side of it, or "no preference".
 * **Deterministic and cheap.**  A text's parts are embedded in one batch, so the same text
   always gives the same vectors and reading (with 1 or 2 torch threads the cosines of 114
   measured questions' parts differed by at most 1e-6, far inside the nearest margin to the
