@@ -18,8 +18,9 @@ template questions and an LLM recommender's own wording alike.
   class of its most similar labelled example (cosine): a facet (:data:`ASKABLE`), ``anchor``,
   ``open``, ``other`` (a preference no profile holds: a TV, chains) or ``aside`` (no preference
   at all: the trip's dates, the party, "shall I book it?", small talk).  The examples are a
-  one-sentence description of each class and a few questions per class (``live/data/question_examples.yaml``) plus the cue words of each class
-  (:data:`CUES`, :data:`LOCATION_CUES`, :data:`OPEN_CUES`).  Below :data:`THRESHOLD` a part is
+  one-sentence description of each class and a few questions per class
+  (``live/data/question_examples.yaml``) plus the cue words of each class (:data:`CUES`,
+  :data:`LOCATION_CUES`, :data:`OPEN_CUES`).  Below :data:`THRESHOLD` a part is
   ``other``: the reader abstains rather than guess.
 * **The reading.**  The facets are those of any part (in :data:`ASKABLE` order, then
   ``anchor``); with none, the question is ``open`` when a part is, else about something no
