@@ -16,6 +16,7 @@ from trace_crs.live.simulator import (
     FACET_WORDS,
     NO_PREFERENCE_ABOUT,
     NO_PREFERENCE_THAT,
+    NOT_SURE,
     SimConfig,
     TemplateUser,
     state,
@@ -83,11 +84,19 @@ def test_answers_from_the_profile_or_no_preference_about_the_facet(world, questi
     assert reply == want and user.revealed == mine
 
 
-@pytest.mark.parametrize("question", ["Are you OK with chains?", "How many people are in your group?",
-                                      "Is it for a special occasion?"])
+@pytest.mark.parametrize("question", ["Are you OK with chains?", "Do you want a TV in the room?"])
 def test_a_question_no_profile_can_answer_gets_no_particular_preference(world, question):
     _, user = user_of(world)
     assert ask(user, question) == NO_PREFERENCE_THAT and user.revealed == [] and not user.done
+
+
+@pytest.mark.parametrize("question", ["How many people are in your group?", "Is it for a special occasion?",
+                                      "Would you like me to book it?"])
+def test_a_question_about_no_preference_gets_not_sure(world, question):
+    """About the trip or the booking, not a preference: the profile holds no answer and the user
+    invents none (it neither states a preference nor claims it has none)."""
+    _, user = user_of(world)
+    assert ask(user, question) == NOT_SURE and user.revealed == [] and not user.done
 
 
 def test_an_open_question_gets_the_next_preference(world):

@@ -21,6 +21,13 @@ from trace_crs.live.simulator import SimConfig, TemplateUser, turn_rng
     ("[Ask] Tell me your budget.", ["Tell me your budget"]),                           # no question mark: all
     ("[Ask] Fancy or relaxed? Fancy or relaxed?", ["Fancy or relaxed"]),  # lone words within the whole; once
     ("[Ask] ?", []),
+    ("[Ask] Budget, area, vibe?", ["Budget, area, vibe", "Budget", "area", "vibe"]),   # a list: items alone
+    ("[Ask] Any wishes on cuisine, price, or location?", ["Any wishes on cuisine, price, or location",
+                                                          "Any wishes on cuisine", "or location", "price",
+                                                          "location"]),   # a list after a lead-in
+    ("[Ask] Hip and modern, or cosy and traditional?", ["Hip and modern, or cosy and traditional",
+                                                        "or cosy"]),   # "and" makes no list: no lone word
+    ("[Ask] Okay, what's your budget?", ["Okay, what's your budget", "what's your budget", "Okay"]),
     ("", []),
 ])
 def test_parts(text, want):
@@ -46,7 +53,10 @@ def test_abstains_below_the_threshold(monkeypatch):
     ("Quiet or lively?", Reading(("noise",), "facets", False)),                                    # either/or
     ("I have two Thai places. Is money a concern?", Reading(("price_max",), "facets", False)),    # statement first
     ("Any other wishes?", Reading((), "open", True)),
-    ("Would you like me to book it?", Reading((), "none", False)),
+    ("Would you like me to book it?", Reading((), "none", False, True)),        # not a preference
+    ("Do you want a TV in the room?", Reading((), "none", False, False)),       # a preference no profile holds
+    ("Budget, area, vibe?", Reading(("price_max", "ambience", "anchor"), "facets", False)),  # a facet list
+    ("So, anything else?", Reading((), "open", True)),           # a lone filler item adds no class
 ])
 def test_read_question(question, want):
     assert read_question(f"[Ask] {question}") == want
@@ -105,7 +115,9 @@ def test_the_llm_user_reads_a_new_phrasing_as_the_template_user(world):
     assert llm.revealed == template.revealed == [("style", "italian")]   # the profile has no anchor
 
 
-@pytest.mark.parametrize("name", ["held_out_questions.yaml", "held_out_questions_2.yaml", "old_phrasings.yaml"])
+@pytest.mark.parametrize("name", ["held_out_questions.yaml", "held_out_questions_2.yaml", "held_out_questions_3.yaml",
+                                  "held_out_questions_4.yaml",
+                                  "old_phrasings.yaml"])
 def test_the_measured_question_sets_are_well_formed(name):
     import yaml
     from pathlib import Path
@@ -115,3 +127,29 @@ def test_the_measured_question_sets_are_well_formed(name):
     for i in items:
         assert set(i["facets"]) <= {*reading.ASKABLE, "anchor"} and i["kind"] in {"facets", "open", "none"}
         assert (i["kind"] == "facets") == bool(i["facets"]), i["q"]
+
+
+def test_template_questions_are_read_without_the_model(monkeypatch):
+    """The Asking policy's questions never load the sentence model (a process that only reads
+    template questions — a non-LLM asking run, the asking-cost report — never embeds)."""
+    import trace_crs.lm.embeddings as embeddings
+
+    def no_model(*_a, **_k):
+        raise AssertionError("the sentence model was used")
+
+    monkeypatch.setattr(embeddings, "embed", no_model)
+    monkeypatch.setattr(embeddings, "minilm", no_model)
+    read_question.cache_clear()
+    try:
+        got = {f: read_question(q) for f, q in QUESTIONS.items()}
+        assert got == {f: Reading((f,), "facets", False) for f in QUESTIONS}
+        assert read_question(" ".join(QUESTIONS["noise"].split()) + " ") == got["noise"]   # spacing aside
+        with pytest.raises(AssertionError, match="sentence model"):
+            read_question("[Ask] Any budget in mind?")
+    finally:
+        read_question.cache_clear()
+
+
+@pytest.mark.parametrize("facet", sorted(QUESTIONS))
+def test_the_classifier_reads_each_template_question_as_its_shortcut(facet):
+    assert reading.classified_reading(QUESTIONS[facet]) == read_question(QUESTIONS[facet])

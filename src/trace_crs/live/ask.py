@@ -27,22 +27,16 @@ from typing import Any
 
 from scipy.stats import entropy
 
-from trace_crs.baselines.ask_rule import ASK_MARKER, ASK_RE, may_ask
+from trace_crs.baselines.ask_rule import ASK_RE, may_ask
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.kb.schema import POI
 from trace_crs.live.reading import ASKABLE, asked_facets
+from trace_crs.live.reading import QUESTIONS as QUESTIONS  # the Asking policy's wording, read without a model
 from trace_crs.live.reading import asks_location as asks_location  # re-exported: the simulator reads questions here
+from trace_crs.live.reading import not_a_preference as not_a_preference
 from trace_crs.live.reading import open_question as open_question
 
 ASK_ACTION = "ask_preference"
-# The template question of each facet (the :class:`Asking` policy's wording).
-QUESTIONS: dict[str, str] = {
-    "style": f"{ASK_MARKER} What kind of place are you after: any particular style or cuisine?",
-    "price_max": f"{ASK_MARKER} What is your budget: how much are you happy to spend?",
-    "noise": f"{ASK_MARKER} Do you prefer somewhere quiet, or is a lively, loud place fine?",
-    "ambience": f"{ASK_MARKER} What atmosphere or vibe would you like?",
-    "features": f"{ASK_MARKER} Do you need any particular amenities or features (parking, wifi, outdoor seating)?",
-}
 
 
 def asks(text: str | None) -> bool:

@@ -18,8 +18,10 @@ A deterministic template user driven by one dialogue's *profile* — the constra
   profile's anchor) — is answered from the profile: its
   preferences about those facets (wanted and avoided values, either-of groups), or "no
   preference" for a facet the profile leaves open (:meth:`TemplateUser._answer`); an open
-  question ("anything else?") gets the next preference, any other question (about chains, group
-  size …: nothing a profile holds) "no particular preference about that";
+  question ("anything else?") gets the next preference, a question about a preference no profile
+  holds (chains, a room with a view …) "no particular preference about that", and a question
+  about no preference at all (the trip's dates, the party, "shall I book it?", small talk: read
+  as ``aside``) "I'm not sure about that" — the profile holds no answer and the user invents none;
 * any other system turn without a recommendation (an abstention) is answered with the next
   preference;
 * it stops on acceptance or after ``max_turns`` system turns (the last rejection says goodbye).
@@ -48,11 +50,12 @@ from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import Constraint, constraints_of, meets
 from trace_crs.dialogues.phrasing import avoid_text, choose, paraphrases, pref_text, render, templates
 from trace_crs.kb.store import KB
-from trace_crs.live.ask import ASK_ACTION, asked_facets, asks_location, open_question
+from trace_crs.live.ask import ASK_ACTION, asked_facets, asks_location, not_a_preference, open_question
 
 NO_PREFERENCE = "I have no particular preference."
 NO_PREFERENCE_ABOUT = "I have no preference about the {what}."
 NO_PREFERENCE_THAT = "I have no particular preference about that."
+NOT_SURE = "I'm not sure about that."  # a question about no preference (the trip, the booking): no profile answer
 FACET_WORDS: dict[str, str] = {
     "style": "kind of place",
     "price_max": "price",
@@ -191,7 +194,7 @@ class TemplateUser:
             if facets:
                 return _turn("provide_preference", self._answer(facets, rng))
             if not open_question(text):  # about something the profile cannot say: unknown, not a wish
-                return _turn("provide_preference", NO_PREFERENCE_THAT)
+                return _turn("provide_preference", NOT_SURE if not_a_preference(text) else NO_PREFERENCE_THAT)
         said = self._reveal(self._unrevealed()[:1], rng)
         return _turn("provide_preference", " ".join(said) or NO_PREFERENCE)
 
