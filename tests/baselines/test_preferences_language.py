@@ -102,6 +102,20 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["We don't mind touristy places."], {"ambience": ("touristy",)}),
     (["Not too loud, please."], {"noise": "average"}),  # the lexicon phrase itself
     (["Not only quiet but also cozy."], {"noise": "quiet", "ambience": ("cozy",)}),
+    # --- cues as typed on a phone: no apostrophe, a verb's -s, "except", plural "are a no" --
+    (["We dont want anything touristy."], {"avoid": ((A, "touristy"),)}),
+    (["The view isnt important, just somewhere calm."], {"noise": "quiet"}),
+    (["My son hates sushi."], {"avoid": ((S, "japanese"),)}),
+    (["Dad dislikes spicy thai food."], {"avoid": ((S, "thai"),)}),
+    (["Any cuisine except Korean works for us."], {"indifferent": (S,), "avoid": ((S, "korean"),)}),
+    (["Everything's fine apart from seafood."], {"avoid": ((S, "seafood"),)}),
+    (["We're not into fancy classy places."], {"avoid": ((A, "classy"),)}),
+    (["with a toddler pools are a no"], {"avoid": ((F, "pool"),)}),
+    (["Rowdy bars aren't our thing."], {"avoid": ((N, "loud"), (S, "nightlife"))}),
+    # --- "skip": withdraws a wish said before, avoids a value never wished for -------------
+    (["Skip the steakhouses, please."], {"avoid": ((S, "steakhouse"),)}),
+    (["A patio would be lovely.", "Actually, skip the patio."], {}),
+    (["Italian sounds good.", "Forget Italian, lets do Thai."], {"style": "thai"}),
 ]
 
 

@@ -75,7 +75,13 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "cannot stand",
             "can't bear",
             "hate",
+            "hates",
+            "hated",
             "dislike",
+            "dislikes",
+            "except",
+            "except for",
+            "apart from",
             "allergic to",
             "sick of",
             "tired of",
@@ -90,6 +96,9 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "doesn't want",
             "don't like",
             "do not like",
+            "doesn't like",
+            "does not like",
+            "not into",
             "less",
         ),
         "retract": (
@@ -155,9 +164,22 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "put us off",
             "puts us off",
             "please no",
+            "is a no-go",
+            "a hard no",
         ),
     },
 }
+
+
+def _agreeing(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """``phrases`` with the plural agreement of a leading "is"/"isn't" added ("LOUD bars are a
+    no" as "loud music is a no"), in order, without duplicates."""
+    swap = {"is ": "are ", "isn't ": "aren't ", "is not ": "are not "}
+    more = [to + p[len(fro) :] for p in phrases for fro, to in swap.items() if p.startswith(fro)]
+    return tuple(dict.fromkeys(phrases + tuple(more)))
+
+
+CUES["post"]["avoid"] = _agreeing(CUES["post"]["avoid"])
 HEDGES: tuple[str, ...] = (
     "maybe",
     "perhaps",
@@ -188,7 +210,6 @@ TERMINATORS: tuple[str, ...] = (
     "since",
     "as long as",
     "while",
-    "except",
     "whereas",
     "just",
 )
