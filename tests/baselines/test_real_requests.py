@@ -71,6 +71,8 @@ def test_a_retraction_is_not_a_rejection_by_name(second, kept):
         ("close to downtown with a patio", ["downtown"]),                   # stops at "with"
         ("stay in the french quarter", ["french quarter"]),                 # keyword + place noun
         ("Our budget is $15", ["Our budget"]),                              # the noun, not the hotel style
+        ("we're on a budget this time", ["a budget"]),                      # after an article
+        ("student budget, a budget hotel", ["student budget"]),            # "budget hotel": the style
         ("we'll walk around a park", []),                                   # an activity, no place
         ("not surrounded by children", []),                                 # "by" alone opens none
         ("a walking tour", []),                                             # the cue is part of a keyword

@@ -13,7 +13,11 @@ Appendix J), which must stay as they are.  Read by the preference reader
   unit after it ("under 30 minutes", "up to 4 people", "max 2 kids" are no budget);
 * a ceiling said as a negated "more than" ("can't spend more than 50 bucks", "nothing over
   $200 a night"), which the public vocabulary skips as negated;
-* a few phrases of a tight budget the public list lacks (:data:`PHRASES`: "money's tight").
+* a few phrases of a tight budget the public list lacks (:data:`PHRASES`: "money's tight"), and
+  the idioms of :data:`IDIOMS`, each a small grammar rather than one sentence: a tight budget
+  ("we're broke", "on a student budget", "the cheaper the better"), a budget that is no
+  object ("money's no issue", "sky's the limit": the top level) and an intensified "not
+  expensive" ("not super expensive": the moderate level, as the public "not too expensive").
 
 An amount in a narrating clause ("we paid 40 bucks a head last time",
 :mod:`trace_crs.baselines.reader_narration`) is no ceiling.  The level of an amount is the
@@ -33,6 +37,27 @@ from trace_crs.kb.price import Mention, amount_level, amount_qualifiers, price_c
 PHRASES: dict[int, tuple[str, ...]] = {
     2: ("money is tight", "money's tight", "money is a bit tight", "cash is tight", "money is short", "cash-strapped"),
 }
+_LODGING = r"(?:hotels?|motels?|inns?|hostels?|rooms?|stays?|chains?|accommodations?|lodging)"
+IDIOMS: dict[int, re.Pattern[str]] = {
+    2: re.compile(
+        r"\b(?:i'?m|i\s+am|we'?re|we\s+are|being|so|pretty|kinda|totally|flat|dead|a\s+bit|very|bit)\s+broke\b"
+        r"(?!\s+(?:down|up|into|out|the|our|my)\b)"
+        r"|\b(?:student|backpacker|shoestring|tight|small|limited|modest|low|strict)\s+budget\b(?!\s+" + _LODGING + r")"
+        r"|\bthe\s+cheaper\s+the\s+better\b|\bcheap(?:er|est)\s+(?:is|are)\s+better\b"
+        r"|\bas\s+cheap(?:ly)?\s+as\s+(?:possible|we\s+can|it\s+gets)\b",
+        re.I,
+    ),
+    3: re.compile(
+        r"\b(?:not|nothing)\s+(?:super|very|overly|crazy|that|so|insanely|ridiculously|outrageously|hugely)\s+"
+        r"(?:expensive|pricey|pricy|costly|spendy)\b",
+        re.I,
+    ),
+    4: re.compile(
+        r"\b(?:money|price|cost|costs|budget)(?:'?s|\s+is|\s+are)?\s+(?:no|not\s+an?)\s+(?:object|issue|problem|concern)\b"
+        r"|\bsky(?:'?s|\s+is)\s+the\s+limit\b|\bwhatever\s+it\s+costs\b",
+        re.I,
+    ),
+}
 _NUMBER = r"\$?\s?(?P<n>\d+(?:\.\d+)?)"
 _MONEY = r"(?P<money>\s*(?:bucks|dollars|usd|\$))"
 _PER = r"(?P<per>\s+(?:a|per|each|for\s+a)\s+(?:head|person|night|ticket|adult|plate)|\s*(?:pp|pppn|each|a\s+pop))"
@@ -45,7 +70,8 @@ _OTHER_UNIT = re.compile(
     r"kids?|children|adults|years?|yrs?|stars?|reviews?|am|pm|o'clock|percent|degrees?|seats?|of\s+us|nights|days)\b|%)",
     re.I,
 )
-_NEG_OVER = r"(?:\b(?:not|no|nothing|never|cannot)|n't)\s+(?:\w+\s+){0,3}?(?:more\s+than|over|above)"
+# "n't" also without its apostrophe ("dont wanna spend over $40"), on the auxiliaries only
+_NEG_OVER = r"(?:\b(?:not|no|nothing|never|cannot)|n't|\b(?:do|does|did|is|are|was|were|ca|could|would|should|wo)nt)\s+(?:\w+\s+){0,3}?(?:more\s+than|over|above)"
 
 
 @cache
@@ -84,6 +110,8 @@ def extra_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
             found.append(Mention(m.group(0), m.start(), m.end(), amount_level(float(m.group("n")), poi_type)))
     for level, phrases in PHRASES.items():
         found += [Mention(m.group(0), m.start(), m.end(), level) for m in phrase_pattern(phrases).finditer(text)]
+    for level, idiom in IDIOMS.items():
+        found += [Mention(m.group(0), m.start(), m.end(), level) for m in idiom.finditer(text)]
     return sorted(found, key=lambda m: m.start)
 
 

@@ -12,7 +12,8 @@ valid for the cue scopes of :mod:`trace_crs.baselines.negation`:
 * :func:`place_spans` — stretches that name a place or the traveller's budget rather than a
   wish, so keywords inside them are no preference: the words after a proximity cue ("near the
   French Quarter", "walking distance from Italian Market"), a keyword followed by a place noun
-  ("french quarter", "Italian Market area") and the noun "budget" ("our budget is $15");
+  ("french quarter", "Italian Market area") and the noun "budget" ("our budget is $15", "on a
+  budget this trip", "student budget"; not "a budget hotel");
 * :func:`extra_mentions` — phrasings of a facet value the lexicon does not list because they
   are requests, not review words ("do they allow dogs", "dogs welcome", "bringing our pup").
 
@@ -45,8 +46,13 @@ _PLACE_NOUN = re.compile(
     r"hall|center|centre|station|terminal|airport)\b",
     re.IGNORECASE,
 )
+# "budget" is the noun, not the hotel style, after a determiner or a noun/adjective of a budget
+# ("on a budget", "student budget") unless a place noun follows ("a budget hotel", "a budget option").
 _BUDGET_NOUN = re.compile(
-    r"\b(?:(?:my|our|your|his|her|their|tight|modest|small|limited|strict)\s+budget|budget(?=\s+(?:of|for|around|about|under|limit|max)\b))",
+    r"\b(?:(?:my|our|your|his|her|their|tight|modest|small|limited|strict|a|an|the|student|backpacker|shoestring|"
+    r"low|travel|trip|fixed|total|daily|nightly)\s+budget(?![\w-])(?!\s+(?:hotels?|motels?|inns?|hostels?|rooms?|"
+    r"stays?|chains?|accommodations?|lodging|options?|places?|spots?|ones?|picks?|choices?|kinds?|sorts?|types?|style)\b)"
+    r"|budget(?=\s+(?:of|for|around|about|under|limit|max)\b))",
     re.IGNORECASE,
 )
 EXTRA: dict[tuple[str, str], re.Pattern[str]] = {

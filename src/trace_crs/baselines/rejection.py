@@ -8,8 +8,9 @@ Each offered POI the turn refers to — by name, or by an ordinal ("the first on
 ("I'll take A, not B" rejects B only; "A won't work" rejects A).  A turn that refers to no
 offered POI rejects all of them when its first cue is a rejection ("Not quite. …") or it says
 "neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  Besides
-negations, "been there (already)" and a complaint about the price ("a bit pricey for us", "out
-of our price range") turn a place down.  The cue
+negations, "nah", "been (ate, stayed) there", a complaint about the price or the distance ("a
+bit pricey for us", "out of our price range", "out of the way") and asking for one more so
+("anything closer?") turn a place down; "that one" only points at a place.  The cue
 lists are public English, not the simulator's templates.
 """
 
@@ -20,15 +21,20 @@ from collections.abc import Sequence
 
 REJECT = re.compile(
     r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
-    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid|"
-    # no cue word, still a "no": been there before; a complaint about the price (§2.2 rejection)
-    r"(?:been|gone) there|already been|(?:a bit|a little|kinda|kind of|rather|quite|pretty|way|bit) "
-    r"(?:pricey|expensive|steep|much for us)|out of (?:our|my) (?:price range|budget)|over (?:our|my) budget)\b",
+    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid|nah|naw|nope|meh|"
+    r"hates?|dislikes?|"
+    # no cue word, still a "no": been (ate, stayed…) there before; a complaint about the price
+    # or the distance; asking for one that is more so ("anything closer?") (§2.2 rejection)
+    r"(?:been|gone|went|ate|eaten|stayed|had (?:dinner|lunch|breakfast|brunch|drinks)) there|"
+    r"already (?:been|went|ate|tried|done)|(?:a bit|a little|kinda|kind of|rather|quite|pretty|way|bit) "
+    r"(?:pricey|expensive|steep|much for us|far)|out of (?:our|my) (?:price range|budget)|over (?:our|my) budget|"
+    r"out of the way|far away|(?:anything|something|somewhere|anywhere|someplace|any place|options?) "
+    r"(?:(?:a )?(?:bit |little |lot |tad )?)(?:closer|nearer|cheaper|quieter|calmer|nicer|better|more \w+|less \w+))\b",
     re.I,
 )
 ACCEPT = re.compile(
     r"\b(sounds? (?:good|great|perfect|lovely|nice|ideal)|perfect|i'?ll take|take it|go with|"
-    r"going with|it is|book (?:it|that)|works for (?:me|us)|that one|let'?s do|settled)\b",
+    r"going with|it is|book (?:it|that)|works for (?:me|us)|let'?s do|settled)\b",
     re.I,
 )
 REJECT_ALL = re.compile(r"\b(neither|none of (?:them|those|these)|both (?:are|sound) (?:off|wrong))\b", re.I)
