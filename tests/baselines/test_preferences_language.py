@@ -116,6 +116,10 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["Skip the steakhouses, please."], {"avoid": ((S, "steakhouse"),)}),
     (["A patio would be lovely.", "Actually, skip the patio."], {}),
     (["Italian sounds good.", "Forget Italian, lets do Thai."], {"style": "thai"}),
+    # --- reader-only phrasings: "sit outside", "tourist traps"; "isn't a big deal" ------------
+    (["Can we sit outside?"], {"features": ("outdoor_seating",)}),
+    (["Away from the tourist traps please."], {"avoid": ((A, "touristy"),)}),
+    (["The vibe isn't a big deal to us."], {"indifferent": (A,)}),
 ]
 
 

@@ -95,6 +95,11 @@ def test_place_spans(text, inside):
         ("somewhere I can bring the dog", ["bring the dog"]),
         ("we're bringing our pup", ["bringing our pup"]),
         ("a hot dog stand", []),
+        ("can we sit outside?", ["sit outside"]),
+        ("dining outdoors tonight", ["dining outdoors"]),
+        ("away from the tourist traps", ["tourist traps"]),
+        ("a tourist information desk", []),                  # the noun without a crowd noun
+        ("not packed with tourists", ["packed with tourists"]),
     ],
 )
 def test_extra_mentions(text, found):

@@ -148,6 +148,10 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "either way",
             "is optional",
             "are optional",
+            "isn't a big deal",
+            "is not a big deal",
+            "not a big deal",
+            "no big deal",
         ),
         "avoid": (
             "is a no",

@@ -15,7 +15,8 @@ valid for the cue scopes of :mod:`trace_crs.baselines.negation`:
   ("french quarter", "Italian Market area") and the noun "budget" ("our budget is $15", "on a
   budget this trip", "student budget"; not "a budget hotel");
 * :func:`extra_mentions` — phrasings of a facet value the lexicon does not list because they
-  are requests, not review words ("do they allow dogs", "dogs welcome", "bringing our pup").
+  are requests, not review words ("do they allow dogs", "dogs welcome", "bringing our pup",
+  "can we sit outside", "without the tourist crowds").
 
 The facet lexicon itself (``kb/data/facet_lexicon.yaml``) is shared with the review writer
 and the dialogue simulator, so what only a *reader* needs lives here; nothing here comes from
@@ -60,6 +61,16 @@ EXTRA: dict[tuple[str, str], re.Pattern[str]] = {
         r"\b(?:(?:allows?|allowing|welcomes?|accepts?|takes?)\s+(?:dogs?|pets?|pups?|puppies)|"
         r"(?:dogs?|pets?|pups?)\s+(?:are\s+|is\s+)?(?:welcome|allowed|ok|okay|friendly)|"
         r"(?:bring|bringing|with)\s+(?:our|my|the|a)\s+(?:dogs?|pups?|puppy|pets?))\b",
+        re.IGNORECASE,
+    ),
+    ("features", "outdoor_seating"): re.compile(
+        r"\b(?:sit|sitting|eat|eating|dine|dining|seated|seating)\s+(?:outside|outdoors|out\s+front)\b",
+        re.IGNORECASE,
+    ),
+    # the noun used as a modifier ("tourist crowds", "tourist traps"): the lexicon lists "touristy"
+    ("ambience", "touristy"): re.compile(
+        r"\btourist\s+(?:crowds?|traps?|spots?|places?|areas?|hordes?|hotspots?|joints?|strips?|zones?)\b"
+        r"|\b(?:full\s+of|crowded\s+with|packed\s+with|overrun\s+(?:by|with))\s+tourists\b",
         re.IGNORECASE,
     ),
 }
