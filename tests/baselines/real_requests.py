@@ -6,6 +6,7 @@ rejection cases :func:`~trace_crs.baselines.rejection.rejected_in_turn` on the o
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT, HELDOUT2, HELDOUT3])
     parser.add_argument("--diff", action="store_true", help="list every disagreeing case")
+    parser.add_argument("--cases", type=Path, help="also write one JSON line per case (agreement_compare.py)")
     args = parser.parse_args(argv)
+    if args.cases:
+        rows = [
+            {"fixture": path.name, "category": c, "text": case["text"], "agree": not disagreements(case)}
+            for path in args.fixtures
+            for c, case in load_cases(path)
+        ]
+        args.cases.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
     for path in args.fixtures:
         print(f"## {path.name}")
         print(agreement(path).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
