@@ -116,6 +116,10 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["Skip the steakhouses, please."], {"avoid": ((S, "steakhouse"),)}),
     (["A patio would be lovely.", "Actually, skip the patio."], {}),
     (["Italian sounds good.", "Forget Italian, lets do Thai."], {"style": "thai"}),
+    # --- either-of groups: one governing cue; a comma list of one facet ----------------------
+    (["No seafood, thai or korean would be great."], {"avoid": ((S, "seafood"),), "either": (((S, "thai"), (S, "korean")),)}),
+    (["Somewhere romantic, tacos or pizza."], {"ambience": ("romantic",), "either": (((S, "mexican"), (S, "pizza")),)}),
+    (["Thai, korean or vietnamese, all good."], {"either": (((S, "thai"), (S, "korean"), (S, "vietnamese")),)}),
     # --- reader-only phrasings: "sit outside", "tourist traps"; "isn't a big deal" ------------
     (["Can we sit outside?"], {"features": ("outdoor_seating",)}),
     (["Away from the tourist traps please."], {"avoid": ((A, "touristy"),)}),

@@ -154,7 +154,7 @@ def _events(
                     norm[clause_bounds(norm, start)[0] : start]
                 ):
                     events.append(("indifferent", facet))
-        for group in _groups(norm, here):
+        for group in _groups(norm, here, cue_list):
             cue = governing(cue_list, group[0][0], group[0][1])
             kind = "want" if cue is None or cue.kind == "replace" else cue.kind
             if kind == "want" and narrated(norm, group[0][0]):
@@ -171,15 +171,23 @@ def _events(
     return tuple(events), last
 
 
-def _groups(text: str, mentions: list[tuple[int, int, str, str]]) -> list[list[tuple[int, int, str, str]]]:
+def _groups(
+    text: str, mentions: list[tuple[int, int, str, str]], cue_list: list[Cue]
+) -> list[list[tuple[int, int, str, str]]]:
     """Mentions joined by "or" (with only fillers or commas between) into either-of groups;
-    every other mention alone."""
+    every other mention alone.  Members share the cue that governs them (none, or the same
+    one: "no pizza or burgers"), and a comma list ("thai, korean or pho") one facet, so "isnt
+    into museums, maybe a garden or park" and "not too loud, pizza or burgers" keep their first
+    mention apart."""
     out: list[list[tuple[int, int, str, str]]] = []
     for m in mentions:
         if out:
-            between = text[out[-1][-1][1] : m[0]]
+            prev = out[-1][-1]
+            between = text[prev[1] : m[0]]
             joint = _FILLER.sub("", between).lower()
-            if joint in ("or", "nor") or (joint == "" and "," in between and _or_follows(text, m, mentions)):
+            listed = joint == "" and "," in between and prev[2] == m[2] and _or_follows(text, m, mentions)
+            same_cue = governing(cue_list, prev[0], prev[1]) == governing(cue_list, m[0], m[1])
+            if same_cue and (joint in ("or", "nor") or listed):
                 out[-1].append(m)
                 continue
         out.append([m])
