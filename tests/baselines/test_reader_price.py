@@ -47,6 +47,13 @@ from trace_crs.kb.price import price_ceiling, price_words
         ("somewhere not that pricey", None, 3),
         ("dont want to pay more than 120 a night", "hotel", 2),  # a negated "more than", apostrophe left out
         ("doesnt go over 25 bucks pp", None, 2),
+        # currencies on the dollar bands (nominal), ranges by their upper end, "a hundred and …"
+        ("£40 a head max", None, 3),
+        ("12 quid each", None, 2),
+        ("around 120-180 a night", "hotel", 2),
+        ("under a hundred and twenty a night", "hotel", 2),
+        ("7-9 pm", None, None),                       # a time range, no money
+        ("2-3 nights", "hotel", None),
     ],
 )
 def test_ceiling(text, poi_type, level):

@@ -4,8 +4,11 @@ with the dialogue generator and the price-alignment metric (paper §3 "Price Ali
 Appendix J), which must stay as they are.  Read by the preference reader
 (:mod:`trace_crs.baselines.preferences`):
 
-* amounts in words ("under fifty dollars"): numbers written in words become digits first
-  (``text2num``'s ``alpha2digit``), then everything below reads the digits;
+* amounts in words ("under fifty dollars", "under a hundred and fifty"): numbers written in
+  words become digits first (``text2num``'s ``alpha2digit``), then everything below reads the digits;
+* pounds and euros ("£20 a head", "15 euros each") on the dollar bands (the nominal amount: no
+  exchange rate), and a range with a per-unit by its upper end ("80-100 a night"; also "2-4
+  each night", a known misreading);
 * amounts with a money word or a per-unit instead of a ``$`` ("50 bucks each", "under 90 a
   night", "15 dollars a head max"): a qualifier of the public vocabulary before the number,
   or none when the amount carries a money word and a per-unit or a trailing "max"/"tops";
@@ -58,8 +61,11 @@ IDIOMS: dict[int, re.Pattern[str]] = {
         re.I,
     ),
 }
-_NUMBER = r"\$?\s?(?P<n>\d+(?:\.\d+)?)"
-_MONEY = r"(?P<money>\s*(?:bucks|dollars|usd|\$))"
+# A currency symbol or word: "£20", "20 quid", "15 euros" are read on the same bands as dollars
+# (the nominal amount, no exchange rate); a range ("80-100 a night") is read by its upper end.
+_CUR = r"[$£€]"
+_NUMBER = rf"(?P<cur>{_CUR})?\s?(?P<lo>\d+(?:\.\d+)?\s?(?:-|–|to)\s?{_CUR}?)?(?P<n>\d+(?:\.\d+)?)"
+_MONEY = r"(?P<money>\s*(?:bucks|dollars|usd|pounds|quid|gbp|euros?|eur|[$£€]))"
 _PER = r"(?P<per>\s+(?:a|per|each|for\s+a)\s+(?:head|person|night|ticket|adult|plate)|\s*(?:pp|pppn|each|a\s+pop))"
 _MAX = r"(?P<max>\s+(?:max|tops|or\s+less|at\s+most))"
 # A bare number ("under fifty") is a budget only after a ceiling word (not "around 7", "about 20")
@@ -78,9 +84,9 @@ _NEG_OVER = r"(?:\b(?:not|no|nothing|never|cannot)|n't|\b(?:do|does|did|is|are|w
 def _amounts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     quals = "|".join(re.escape(q).replace(r"\ ", r"\s+") for q in sorted(amount_qualifiers(), key=len, reverse=True))
     qualified = re.compile(
-        rf"(?P<q>(?<![\w$])(?:{quals})|{_NEG_OVER})\s+(?:like\s+)?{_NUMBER}(?![\d.]){_MONEY}?{_PER}?{_MAX}?", re.I
+        rf"(?P<q>(?<![\w$£€])(?:{quals})|{_NEG_OVER})\s+(?:like\s+)?{_NUMBER}(?![\d.]){_MONEY}?{_PER}?{_MAX}?", re.I
     )
-    bare = re.compile(rf"(?<![\w$]){_NUMBER}(?![\d.]){_MONEY}{_PER}?{_MAX}?", re.I)
+    bare = re.compile(rf"(?<![\w$£€-]){_NUMBER}(?![\d.]){_MONEY}?{_PER}?{_MAX}?", re.I)
     return qualified, bare
 
 
@@ -90,7 +96,8 @@ def _digits(text: str) -> str:
     turn's text recurs in every later turn's reading."""
     from text_to_num import alpha2digit
 
-    return str(alpha2digit(text, "en"))
+    # "under a hundred and fifty" comes out as "under a 150": the article goes with the words
+    return re.sub(r"\b(?:a|an)\s+(?=\d)", "", str(alpha2digit(text, "en")), flags=re.I)
 
 
 def extra_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
@@ -98,7 +105,7 @@ def extra_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
     qualified, bare = _amounts()
     found: list[Mention] = []
     for m in qualified.finditer(text):
-        explicit = "$" in m.group(0) or m.group("money") or m.group("per")
+        explicit = m.group("cur") or m.group("money") or m.group("per")
         q = m.group("q")
         ceiling_word = " ".join(q.lower().split()) in _CEILING_WORDS or re.fullmatch(_NEG_OVER, q, re.I) is not None
         bare_ok = ceiling_word and not _OTHER_UNIT.match(text, m.end())
@@ -106,7 +113,8 @@ def extra_mentions(text: str, poi_type: str | None = None) -> list[Mention]:
             found.append(Mention(m.group(0), m.start(), m.end(), amount_level(float(m.group("n")), poi_type)))
     for m in bare.finditer(text):
         inside = any(s <= m.start() < e for _, s, e, *_ in found)
-        if (m.group("per") or m.group("max")) and not inside and not narrated(text, m.start()):
+        money = m.group("cur") or m.group("money") or (m.group("lo") and m.group("per"))  # "80-100 a night"
+        if money and (m.group("per") or m.group("max")) and not inside and not narrated(text, m.start()):
             found.append(Mention(m.group(0), m.start(), m.end(), amount_level(float(m.group("n")), poi_type)))
     for level, phrases in PHRASES.items():
         found += [Mention(m.group(0), m.start(), m.end(), level) for m in phrase_pattern(phrases).finditer(text)]
