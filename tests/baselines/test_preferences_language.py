@@ -116,6 +116,8 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["Skip the steakhouses, please."], {"avoid": ((S, "steakhouse"),)}),
     (["A patio would be lovely.", "Actually, skip the patio."], {}),
     (["Italian sounds good.", "Forget Italian, lets do Thai."], {"style": "thai"}),
+    (["Anywhere but a steakhouse."], {"avoid": ((S, "steakhouse"),)}),
+    (["Too rowdy last time, somewhere quieter tonight."], {"noise": "quiet", "avoid": ((N, "loud"),)}),
     # --- either-of groups: one governing cue; a comma list of one facet ----------------------
     (["No seafood, thai or korean would be great."], {"avoid": ((S, "seafood"),), "either": (((S, "thai"), (S, "korean")),)}),
     (["Somewhere romantic, tacos or pizza."], {"ambience": ("romantic",), "either": (((S, "mexican"), (S, "pizza")),)}),

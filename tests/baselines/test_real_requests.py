@@ -39,6 +39,8 @@ def test_fixture_covers_every_category_with_enough_cases():
         ("The Morning Gardens", "The Morning Gardens"),     # title case: a name, not folded
         ("kid friendly, laid back", "kid-friendly, laid-back"),  # spaced hyphenated keywords
         ("it shows 🍣", "it show  🍣"),                      # emoji kept; "shows" is the plural of "show"
+        ("somewhere calmer, cozier", "somewhere calm  , cozy  "),  # comparatives of noise/ambience keywords
+        ("later, a nicer one", "later, a nicer one"),        # not features ("late"), not non-keywords
         ("", ""),
     ],
 )

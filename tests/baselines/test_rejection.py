@@ -37,6 +37,9 @@ NAMES = ["Blue Door Cafe", "No. 5 Bistro"]
     ("is there anything more central?", {"a", "b"}),
     ("ok that one sounds great", set()),
     ("Is Blue Door Cafe far from the river?", set()),           # a question about distance, no complaint
+    ("looks lovely but a bit far for us", {"a", "b"}),           # what follows "but" decides
+    ("sounds great, though anything cheaper?", {"a", "b"}),
+    ("ok sounds great, but how far is it?", set()),             # no cue after "but": the first cue
 ])
 def test_rejected_in_turn(text, expected):
     assert rejected_in_turn(text, OFFERED, NAMES) == expected

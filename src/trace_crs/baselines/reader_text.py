@@ -6,7 +6,8 @@ valid for the cue scopes of :mod:`trace_crs.baselines.negation`:
 * :func:`fold` — accents folded ("café" → "cafe"), a hyphenated keyword of the public facet
   lexicon written with a space hyphenated ("kid friendly", "laid back") and the plural of a
   one-word keyword read as the keyword ("bars" → "bar  ", "museums", "galleries"), since
-  travellers write plurals the lexicon lists in the singular — not in a title-case word,
+  travellers write plurals the lexicon lists in the singular, and the comparative of a noise
+  or ambience keyword as the keyword ("calmer", "quieter", "cozier") — not in a title-case word,
   which is most often a name ("The Morning Gardens"), nor inside a keyword already matched
   ("guided tours" stays the feature, not the tour style);
 * :func:`place_spans` — stretches that name a place or the traveller's budget rather than a
@@ -103,6 +104,27 @@ def _spaced() -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE) if alts else None
 
 
+@cache
+def _gradable() -> frozenset[str]:
+    """The one-word keywords of the gradable facets (noise, ambience), lower-cased: the words a
+    comparative is made of ("calmer", "quieter", "cozier"); not features, so "later" stays."""
+    lex = facet_lexicon()
+    return frozenset(
+        w.lower() for f in ("noise", "ambience") if f in lex for ws in lex[f].values() for w in ws if " " not in w
+    )
+
+
+def _positive(word: str) -> str | None:
+    """The gradable keyword ``word`` is the comparative of ("calmer" → "calm"), or None."""
+    low, kw = word.lower(), _gradable()
+    if low in _keywords() or len(low) < 5 or not low.endswith("er"):
+        return None
+    for cut, add in (("ier", "y"), ("er", ""), ("r", "")):  # cozier, calmer, nicer (nice)
+        if low.endswith(cut) and low[: -len(cut)] + add in kw:
+            return low[: -len(cut)] + add
+    return None
+
+
 def fold(text: str) -> str:
     """``text`` with accents folded, keyword plurals singular and hyphenated keywords written
     with a space hyphenated, padded to the same length."""
@@ -116,8 +138,8 @@ def fold(text: str) -> str:
     def one(m: re.Match[str]) -> str:
         if m.group(0).istitle() or any(a <= m.start() < b for a, b in kept):  # "The Morning Gardens": a name
             return m.group(0)
-        single = _singular(m.group(0))
-        return m.group(0) if single is None else single.ljust(len(m.group(0)))
+        base = _singular(m.group(0)) or _positive(m.group(0))
+        return m.group(0) if base is None else base.ljust(len(m.group(0)))
 
     return re.sub(r"[A-Za-z]+", one, text)
 

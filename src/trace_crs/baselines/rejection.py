@@ -10,7 +10,9 @@ offered POI rejects all of them when its first cue is a rejection ("Not quite. â
 "neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  Besides
 negations, "nah", "been (ate, stayed) there", a complaint about the price or the distance ("a
 bit pricey for us", "out of our price range", "out of the way") and asking for one more so
-("anything closer?") turn a place down; "that one" only points at a place.  The cue
+("anything closer?") turn a place down; "that one" only points at a place.  In a turn that
+names no offered place, a cue after the last "but"/"though"/"however" decides ("sounds good,
+but anything quieter?"), else its first cue.  The cue
 lists are public English, not the simulator's templates.
 """
 
@@ -43,6 +45,7 @@ ORDINALS: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"\bthe (?:second|latter)(?: one| option)?\b", re.I), 1),
     (re.compile(r"\bthe third(?: one| option)?\b", re.I), 2),
 )
+CONTRAST = re.compile(r"\b(?:but|though|however|although)\b", re.I)
 CLAUSE = re.compile(r"[.;!?,]+|\s(?:but|though|although|whereas)\s", re.I)
 
 
@@ -88,7 +91,10 @@ def rejected_in_turn(text: str, offered: Sequence[str], names: Sequence[str]) ->
         return set(offered)
     if not spans:
         cues = _cues(masked)
-        return set(offered) if cues and cues[0][1] else set()
+        turn = [m.end() for m in CONTRAST.finditer(masked)]  # "sounds good, but a bit far": what follows decides
+        later = [c for c in cues if turn and c[0] >= turn[-1]]
+        first = later[0] if later else cues[0] if cues else None
+        return set(offered) if first and first[1] else set()
     bounds = [0] + [m.end() for m in CLAUSE.finditer(masked)] + [len(masked) + 1]
     rejected: set[str] = set()
     undecided: set[str] = set()
