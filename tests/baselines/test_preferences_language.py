@@ -118,6 +118,9 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["Italian sounds good.", "Forget Italian, lets do Thai."], {"style": "thai"}),
     (["Anywhere but a steakhouse."], {"avoid": ((S, "steakhouse"),)}),
     (["Too rowdy last time, somewhere quieter tonight."], {"noise": "quiet", "avoid": ((N, "loud"),)}),
+    (["We don't care which cuisine, just quick."], {"indifferent": (S,)}),
+    (["The vibe doesnt really matter to us."], {"indifferent": (A,)}),
+    (["Noise isn't a concern."], {"indifferent": (N,)}),
     # --- either-of groups: one governing cue; a comma list of one facet ----------------------
     (["No seafood, thai or korean would be great."], {"avoid": ((S, "seafood"),), "either": (((S, "thai"), (S, "korean")),)}),
     (["Somewhere romantic, tacos or pizza."], {"ambience": ("romantic",), "either": (((S, "mexican"), (S, "pizza")),)}),
