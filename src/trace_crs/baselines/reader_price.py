@@ -45,7 +45,9 @@ IDIOMS: dict[int, re.Pattern[str]] = {
     2: re.compile(
         r"\b(?:i'?m|i\s+am|we'?re|we\s+are|being|so|pretty|kinda|totally|flat|dead|a\s+bit|very|bit)\s+broke\b"
         r"(?!\s+(?:down|up|into|out|the|our|my)\b)"
-        r"|\b(?:student|backpacker|shoestring|tight|small|limited|modest|low|strict)\s+budget\b(?!\s+" + _LODGING + r")"
+        # not "tight/modest budget": the public list reads those, and skips a description of the
+        # traveller ("a traveller on a tight budget here"), which a persona-only budget must stay
+        r"|\b(?:student|backpacker|shoestring)\s+budget\b(?!\s+" + _LODGING + r")"
         r"|\bthe\s+cheaper\s+the\s+better\b|\bcheap(?:er|est)\s+(?:is|are)\s+better\b"
         r"|\bas\s+cheap(?:ly)?\s+as\s+(?:possible|we\s+can|it\s+gets)\b",
         re.I,
