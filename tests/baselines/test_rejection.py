@@ -32,7 +32,8 @@ NAMES = ["Blue Door Cafe", "No. 5 Bistro"]
     ("we stayed there last year, anything new?", {"a", "b"}),    # been/ate/stayed there: a "no"
     ("No. 5 Bistro? my wife hates bistros", {"b"}),             # the turn's cue decides for the name
     ("Blue Door Cafe is out of the way for us", {"a"}),
-    ("hmm anything a little closer to the river?", {"a", "b"}),  # asking for one more so
+    ("hmm anything a little closer to the river?", {"a", "b"}),  # asking for one closer: a distance complaint
+    ("anything a bit calmer?", set()),                           # a refinement, not a "no"
     ("that one's out of our price range", {"a", "b"}),           # "that one" points, it does not accept
     ("is there anything more central?", {"a", "b"}),
     ("ok that one sounds great", set()),

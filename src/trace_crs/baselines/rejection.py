@@ -9,10 +9,10 @@ Each offered POI the turn refers to — by name, or by an ordinal ("the first on
 offered POI rejects all of them when its first cue is a rejection ("Not quite. …") or it says
 "neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  Besides
 negations, "nah", "been (ate, stayed) there", a complaint about the price or the distance ("a
-bit pricey for us", "out of our price range", "out of the way") and asking for one more so
-("anything closer?") turn a place down; "that one" only points at a place.  In a turn that
-names no offered place, a cue after the last "but"/"though"/"however" decides ("sounds good,
-but anything quieter?"), else its first cue.  The cue
+bit pricey for us", "out of our price range", "out of the way") and asking for one closer or
+cheaper ("anything closer?"; not "anything calmer?", a refinement) turn a place down; "that
+one" only points at a place.  In a turn that names no offered place, a cue after the last
+"but"/"though"/"however" decides ("looks lovely, but a bit far"), else its first cue.  The cue
 lists are public English, not the simulator's templates.
 """
 
@@ -26,12 +26,13 @@ REJECT = re.compile(
     r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid|nah|naw|nope|meh|"
     r"hates?|dislikes?|"
     # no cue word, still a "no": been (ate, stayed…) there before; a complaint about the price
-    # or the distance; asking for one that is more so ("anything closer?") (§2.2 rejection)
+    # or the distance, also as asking for one closer or cheaper ("anything closer?") — not for
+    # one "calmer" or "nicer", a refinement that need not turn the place down (§2.2 rejection)
     r"(?:been|gone|went|ate|eaten|stayed|had (?:dinner|lunch|breakfast|brunch|drinks)) there|"
     r"already (?:been|went|ate|tried|done)|(?:a bit|a little|kinda|kind of|rather|quite|pretty|way|bit) "
     r"(?:pricey|expensive|steep|much for us|far)|out of (?:our|my) (?:price range|budget)|over (?:our|my) budget|"
     r"out of the way|far away|(?:anything|something|somewhere|anywhere|someplace|any place|options?) "
-    r"(?:(?:a )?(?:bit |little |lot |tad )?)(?:closer|nearer|cheaper|quieter|calmer|nicer|better|more \w+|less \w+))\b",
+    r"(?:(?:a )?(?:bit |little |lot |tad )?)(?:closer|nearer|cheaper|more central|more affordable|less expensive|less pricey))\b",
     re.I,
 )
 ACCEPT = re.compile(
