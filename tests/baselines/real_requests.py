@@ -6,6 +6,7 @@ rejection cases :func:`~trace_crs.baselines.rejection.rejected_in_turn` on the o
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from trace_crs.stats.intervals import wilson
 FIXTURE = Path(__file__).parent / "data" / "real_requests.yaml"  # the dev set (fixes are chosen on it)
 HELDOUT = Path(__file__).parent / "data" / "real_requests_heldout.yaml"  # measured, never tuned on
 HELDOUT2 = Path(__file__).parent / "data" / "real_requests_heldout2.yaml"  # written after the fixes
+HELDOUT3 = Path(__file__).parent / "data" / "real_requests_heldout3.yaml"  # written before round 3's fixes
 
 
 def load_cases(path: Path = FIXTURE) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -46,8 +48,9 @@ def expected(case: dict[str, Any]) -> dict[str, Any]:
 
 def read(case: dict[str, Any]) -> dict[str, Any]:
     """What the rule-based reader takes from the case (same shape as :func:`expected`), with the
-    case's POI type (the dollar bands depend on it)."""
-    s = stated_preferences([case["text"]], case.get("poi_type"))
+    case's POI type (the dollar bands depend on it) and the place names a deployed system knows
+    at that turn (``names``: masked, :mod:`trace_crs.baselines.reader_names`)."""
+    s = stated_preferences([case["text"]], case.get("poi_type"), case.get("names", ()))
     return {
         "style": s.style,
         "noise": s.noise,
@@ -84,12 +87,20 @@ def agreement(path: Path) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> None:
     """``python tests/baselines/real_requests.py [fixture.yaml ...]``: the agreement table of
-    each fixture (default: dev and both held-out sets) for whichever ``trace_crs`` is on PYTHONPATH, and
+    each fixture (default: dev and the three held-out sets) for whichever ``trace_crs`` is on PYTHONPATH, and
     the cases read differently (``--diff``)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT, HELDOUT2])
+    parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT, HELDOUT2, HELDOUT3])
     parser.add_argument("--diff", action="store_true", help="list every disagreeing case")
+    parser.add_argument("--cases", type=Path, help="also write one JSON line per case (agreement_compare.py)")
     args = parser.parse_args(argv)
+    if args.cases:
+        rows = [
+            {"fixture": path.name, "category": c, "text": case["text"], "agree": not disagreements(case)}
+            for path in args.fixtures
+            for c, case in load_cases(path)
+        ]
+        args.cases.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
     for path in args.fixtures:
         print(f"## {path.name}")
         print(agreement(path).to_string(index=False, float_format=lambda x: f"{x:.3f}"))

@@ -102,6 +102,33 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["We don't mind touristy places."], {"ambience": ("touristy",)}),
     (["Not too loud, please."], {"noise": "average"}),  # the lexicon phrase itself
     (["Not only quiet but also cozy."], {"noise": "quiet", "ambience": ("cozy",)}),
+    # --- cues as typed on a phone: no apostrophe, a verb's -s, "except", plural "are a no" --
+    (["We dont want anything touristy."], {"avoid": ((A, "touristy"),)}),
+    (["The view isnt important, just somewhere calm."], {"noise": "quiet"}),
+    (["My son hates sushi."], {"avoid": ((S, "japanese"),)}),
+    (["Dad dislikes spicy thai food."], {"avoid": ((S, "thai"),)}),
+    (["Any cuisine except Korean works for us."], {"indifferent": (S,), "avoid": ((S, "korean"),)}),
+    (["Everything's fine apart from seafood."], {"avoid": ((S, "seafood"),)}),
+    (["We're not into fancy classy places."], {"avoid": ((A, "classy"),)}),
+    (["with a toddler pools are a no"], {"avoid": ((F, "pool"),)}),
+    (["Rowdy bars aren't our thing."], {"avoid": ((N, "loud"), (S, "nightlife"))}),
+    # --- "skip": withdraws a wish said before, avoids a value never wished for -------------
+    (["Skip the steakhouses, please."], {"avoid": ((S, "steakhouse"),)}),
+    (["A patio would be lovely.", "Actually, skip the patio."], {}),
+    (["Italian sounds good.", "Forget Italian, lets do Thai."], {"style": "thai"}),
+    (["Anywhere but a steakhouse."], {"avoid": ((S, "steakhouse"),)}),
+    (["Too rowdy last time, somewhere quieter tonight."], {"noise": "quiet", "avoid": ((N, "loud"),)}),
+    (["We don't care which cuisine, just quick."], {"indifferent": (S,)}),
+    (["The vibe doesnt really matter to us."], {"indifferent": (A,)}),
+    (["Noise isn't a concern."], {"indifferent": (N,)}),
+    # --- either-of groups: one governing cue; a comma list of one facet ----------------------
+    (["No seafood, thai or korean would be great."], {"avoid": ((S, "seafood"),), "either": (((S, "thai"), (S, "korean")),)}),
+    (["Somewhere romantic, tacos or pizza."], {"ambience": ("romantic",), "either": (((S, "mexican"), (S, "pizza")),)}),
+    (["Thai, korean or vietnamese, all good."], {"either": (((S, "thai"), (S, "korean"), (S, "vietnamese")),)}),
+    # --- reader-only phrasings: "sit outside", "tourist traps"; "isn't a big deal" ------------
+    (["Can we sit outside?"], {"features": ("outdoor_seating",)}),
+    (["Away from the tourist traps please."], {"avoid": ((A, "touristy"),)}),
+    (["The vibe isn't a big deal to us."], {"indifferent": (A,)}),
 ]
 
 

@@ -59,3 +59,16 @@ def test_turn_context_knows_candidates_and_city_names(kb) -> None:
     assert {"Curry House", "Luigi Trattoria", "Hyde Park Inn", "Tampa Museum of Art"} <= set(ctx.place_names)
     got = stated_preferences(ctx.user_texts, ctx.poi_type, ctx.place_names)
     assert got.noise == "quiet" and ("style", "indian") not in got.avoid and got.style is None
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "poi_type", "price"),
+    [
+        ("The Cheap Eats Cafe was full, somewhere quiet?", ("The Cheap Eats Cafe",), None, None),  # a name, no budget
+        ("Budget Inn is booked, we need a pool", ("Budget Inn",), "hotel", None),
+        ("Luxury Suites is too far, something cheap near us", ("Luxury Suites",), "hotel", 2),  # the wish outside
+        ("The Cheap Eats Cafe was full, somewhere quiet?", (), None, 2),  # unknown name: read as before
+    ],
+)
+def test_price_reader_sees_the_name_mask(text, names, poi_type, price) -> None:
+    assert stated_preferences([text], poi_type, names=names).price_max == price

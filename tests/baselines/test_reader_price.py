@@ -33,6 +33,27 @@ from trace_crs.kb.price import price_ceiling, price_words
         ("a table for 8 around 7", None, None),
         ("we spent 200 dollars", None, None),                  # money word, no qualifier / per-unit / max
         ("", None, None),
+        # idioms (reader_price.IDIOMS): a tight budget, a budget that is no object, "not super expensive"
+        ("we're broke this week", None, 2),
+        ("i am so broke lol", None, 2),
+        ("the car broke down, need food nearby", None, None),  # the verb, not the state
+        ("on a student budget", None, 2),
+        ("as cheap as possible", None, 2),
+        ("cheaper is better for us", None, 2),
+        ("money is not an issue tonight", None, 4),
+        ("cost no object", None, 4),
+        ("the sky is the limit", None, 4),
+        ("nothing crazy expensive", None, 3),
+        ("somewhere not that pricey", None, 3),
+        ("dont want to pay more than 120 a night", "hotel", 2),  # a negated "more than", apostrophe left out
+        ("doesnt go over 25 bucks pp", None, 2),
+        # currencies on the dollar bands (nominal), ranges by their upper end, "a hundred and …"
+        ("£40 a head max", None, 3),
+        ("12 quid each", None, 2),
+        ("around 120-180 a night", "hotel", 2),
+        ("under a hundred and twenty a night", "hotel", 2),
+        ("7-9 pm", None, None),                       # a time range, no money
+        ("2-3 nights", "hotel", None),
     ],
 )
 def test_ceiling(text, poi_type, level):

@@ -39,6 +39,8 @@ def test_fixture_covers_every_category_with_enough_cases():
         ("The Morning Gardens", "The Morning Gardens"),     # title case: a name, not folded
         ("kid friendly, laid back", "kid-friendly, laid-back"),  # spaced hyphenated keywords
         ("it shows 🍣", "it show  🍣"),                      # emoji kept; "shows" is the plural of "show"
+        ("somewhere calmer, cozier", "somewhere calm  , cozy  "),  # comparatives of noise/ambience keywords
+        ("later, a nicer one", "later, a nicer one"),        # not features ("late"), not non-keywords
         ("", ""),
     ],
 )
@@ -71,6 +73,8 @@ def test_a_retraction_is_not_a_rejection_by_name(second, kept):
         ("close to downtown with a patio", ["downtown"]),                   # stops at "with"
         ("stay in the french quarter", ["french quarter"]),                 # keyword + place noun
         ("Our budget is $15", ["Our budget"]),                              # the noun, not the hotel style
+        ("we're on a budget this time", ["a budget"]),                      # after an article
+        ("student budget, a budget hotel", ["student budget"]),            # "budget hotel": the style
         ("we'll walk around a park", []),                                   # an activity, no place
         ("not surrounded by children", []),                                 # "by" alone opens none
         ("a walking tour", []),                                             # the cue is part of a keyword
@@ -93,6 +97,11 @@ def test_place_spans(text, inside):
         ("somewhere I can bring the dog", ["bring the dog"]),
         ("we're bringing our pup", ["bringing our pup"]),
         ("a hot dog stand", []),
+        ("can we sit outside?", ["sit outside"]),
+        ("dining outdoors tonight", ["dining outdoors"]),
+        ("away from the tourist traps", ["tourist traps"]),
+        ("a tourist information desk", []),                  # the noun without a crowd noun
+        ("not packed with tourists", ["packed with tourists"]),
     ],
 )
 def test_extra_mentions(text, found):

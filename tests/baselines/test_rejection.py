@@ -28,6 +28,19 @@ NAMES = ["Blue Door Cafe", "No. 5 Bistro"]
     ("Blue Door Cafe is out of our price range; No. 5 Bistro sounds great.", {"a"}),
     ("Blue Door Cafe sounds great and it's not pricey.", set()),  # accepted first; "not" later
     ("Is No. 5 Bistro expensive?", set()),                      # a question, no degree word
+    ("nah, something else", {"a", "b"}),
+    ("we stayed there last year, anything new?", {"a", "b"}),    # been/ate/stayed there: a "no"
+    ("No. 5 Bistro? my wife hates bistros", {"b"}),             # the turn's cue decides for the name
+    ("Blue Door Cafe is out of the way for us", {"a"}),
+    ("hmm anything a little closer to the river?", {"a", "b"}),  # asking for one closer: a distance complaint
+    ("anything a bit calmer?", set()),                           # a refinement, not a "no"
+    ("that one's out of our price range", {"a", "b"}),           # "that one" points, it does not accept
+    ("is there anything more central?", {"a", "b"}),
+    ("ok that one sounds great", set()),
+    ("Is Blue Door Cafe far from the river?", set()),           # a question about distance, no complaint
+    ("looks lovely but a bit far for us", {"a", "b"}),           # what follows "but" decides
+    ("sounds great, though anything cheaper?", {"a", "b"}),
+    ("ok sounds great, but how far is it?", set()),             # no cue after "but": the first cue
 ])
 def test_rejected_in_turn(text, expected):
     assert rejected_in_turn(text, OFFERED, NAMES) == expected
@@ -35,3 +48,12 @@ def test_rejected_in_turn(text, expected):
 
 def test_nothing_offered_nothing_rejected():
     assert rejected_in_turn("No, not that.", [], []) == set()
+
+
+@pytest.mark.parametrize("text", [
+    "we'd love to eat there tonight",            # wanting to eat there is no "ate there"
+    "one more question, is Blue Door Cafe open late?",
+    "perfect, we'll go there for lunch",
+])
+def test_no_rejection_without_a_no(text):
+    assert rejected_in_turn(text, OFFERED, NAMES) == set()

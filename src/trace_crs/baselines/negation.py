@@ -4,13 +4,15 @@ public preference reader (:mod:`trace_crs.baselines.preferences`; paper Appendix
 A *cue* is a phrase that changes what the facet mentions near it mean:
 
 * ``avoid``  — the traveller does not want the value: "no", "not", "without", "nothing",
-  "anything but", "rather than", "can't stand", … ("somewhere without wifi", "nothing loud");
+  "anything but", "except", "rather than", "can't stand", "hates", … ("somewhere without wifi",
+  "nothing loud"; a post cue agrees in number: "… is a no", "… are a no");
 * ``unwant`` — the value is not required and not avoided either: "no need for", "don't need",
   "don't care about", "doesn't matter", "isn't needed", "not coming" ("no need for parking, we
   walk", "kids are not coming this time", "price doesn't matter");
 * ``retract`` — a correction withdraws something said before: "scratch", "forget", "never
   mind", "drop" ("scratch the patio"); with nothing in its scope ("scratch that") it withdraws
-  the mentions of the previous sentence;
+  the mentions of the previous sentence; a value it names that was never wished for is avoided
+  ("skip steakhouses please": :mod:`trace_crs.baselines.preferences`);
 * ``replace`` — "make that", "change that to", "switch to": its mentions are wanted and
   replace the previous sentence's mentions of the same facet ("actually, make that quiet");
 * ``hedge`` — "maybe", "ideally", "if possible", "-ish", "would be nice": the sentence's wanted
@@ -55,14 +57,15 @@ class Cue(NamedTuple):
 
 def _alt(phrases: tuple[str, ...]) -> str:
     return "|".join(
-        re.escape(p).replace(r"\ ", r"\s+").replace("'", "['’]") for p in sorted(phrases, key=len, reverse=True)
+        re.escape(p).replace(r"\ ", r"\s+").replace("'", "['’]?") for p in sorted(phrases, key=len, reverse=True)
     )
 
 
 @cache
 def phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
     """Whole-phrase, case-insensitive alternation of ``phrases`` (longest first; any run of
-    spaces inside a phrase, straight or curly apostrophes)."""
+    spaces inside a phrase, straight, curly or left-out apostrophes: "dont", "isnt", as typed on
+    a phone)."""
     return re.compile(r"(?<![\w'’-])(?:" + _alt(phrases) + r")(?![\w'’])", re.IGNORECASE)
 
 

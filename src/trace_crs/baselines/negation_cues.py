@@ -43,6 +43,11 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "don't care about",
             "do not care about",
             "don't care for",
+            "don't care what",
+            "do not care what",
+            "don't care which",
+            "do not care which",
+            "not fussed what",
             "not bothered about",
             "not fussed about",
             "not picky about",
@@ -66,6 +71,11 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "nor",
             "avoid",
             "anything but",
+            "anywhere but",
+            "any place but",
+            "anyplace but",
+            "everything but",
+            "everywhere but",
             "rather than",
             "instead of",
             "other than",
@@ -75,7 +85,13 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "cannot stand",
             "can't bear",
             "hate",
+            "hates",
+            "hated",
             "dislike",
+            "dislikes",
+            "except",
+            "except for",
+            "apart from",
             "allergic to",
             "sick of",
             "tired of",
@@ -90,6 +106,9 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "doesn't want",
             "don't like",
             "do not like",
+            "doesn't like",
+            "does not like",
+            "not into",
             "less",
         ),
         "retract": (
@@ -128,6 +147,13 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "stay home",
             "staying behind",
             "doesn't matter",
+            "doesn't really matter",
+            "does not really matter",
+            "don't really matter",
+            "doesn't much matter",
+            "isn't a concern",
+            "is not a concern",
+            "not a concern",
             "does not matter",
             "don't matter",
             "do not matter",
@@ -139,6 +165,10 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "either way",
             "is optional",
             "are optional",
+            "isn't a big deal",
+            "is not a big deal",
+            "not a big deal",
+            "no big deal",
         ),
         "avoid": (
             "is a no",
@@ -155,9 +185,22 @@ CUES: dict[str, dict[str, tuple[str, ...]]] = {
             "put us off",
             "puts us off",
             "please no",
+            "is a no-go",
+            "a hard no",
         ),
     },
 }
+
+
+def _agreeing(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """``phrases`` with the plural agreement of a leading "is"/"isn't" added ("LOUD bars are a
+    no" as "loud music is a no"), in order, without duplicates."""
+    swap = {"is ": "are ", "isn't ": "aren't ", "is not ": "are not "}
+    more = [to + p[len(fro) :] for p in phrases for fro, to in swap.items() if p.startswith(fro)]
+    return tuple(dict.fromkeys(phrases + tuple(more)))
+
+
+CUES["post"]["avoid"] = _agreeing(CUES["post"]["avoid"])
 HEDGES: tuple[str, ...] = (
     "maybe",
     "perhaps",
@@ -188,7 +231,6 @@ TERMINATORS: tuple[str, ...] = (
     "since",
     "as long as",
     "while",
-    "except",
     "whereas",
     "just",
 )

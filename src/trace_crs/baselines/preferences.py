@@ -21,7 +21,8 @@ The result, :class:`Stated`, is what a deployed system could track from the text
 * **either-of groups** (``either``) — values joined by "or" ("either Italian or Thai");
 * **indifferent facets** (``indifferent``) — "price doesn't matter", "any cuisine", "we don't
   care about the vibe"; a value that is merely *not needed* ("no need for parking", "kids are
-  not coming") or *withdrawn* ("scratch the patio", "scratch that") is dropped, not avoided;
+  not coming") or *withdrawn* ("scratch the patio", "scratch that") is dropped, not avoided —
+  but a "withdrawn" value that was never wished for is avoided ("skip steakhouses please");
 * **soft** values — wanted ones stated with a hedge ("maybe somewhere quiet-ish").
 
 Statements apply in turn and text order: a later statement about a value overrides an earlier
@@ -107,7 +108,8 @@ class Stated:
         return out + [("ambience", a) for a in self.ambience] + [("features", f) for f in self.features]
 
 
-Event = tuple[str, object]  # (kind, payload): want/soft/avoid/unwant → Constraint, either → group, indifferent → facet
+# (kind, payload): want/soft/avoid/unwant/retract → Constraint, either → group, indifferent → facet
+Event = tuple[str, object]
 
 
 @lru_cache(maxsize=4096)
@@ -152,9 +154,9 @@ def _events(
                     norm[clause_bounds(norm, start)[0] : start]
                 ):
                     events.append(("indifferent", facet))
-        for group in _groups(norm, here):
+        for group in _groups(norm, here, cue_list):
             cue = governing(cue_list, group[0][0], group[0][1])
-            kind = "want" if cue is None or cue.kind == "replace" else "avoid" if cue.kind == "avoid" else "unwant"
+            kind = "want" if cue is None or cue.kind == "replace" else cue.kind
             if kind == "want" and narrated(norm, group[0][0]):
                 continue  # "we had pasta yesterday": told, not asked for
             cons = tuple(dict.fromkeys((m[2], m[3]) for m in group))
@@ -169,15 +171,23 @@ def _events(
     return tuple(events), last
 
 
-def _groups(text: str, mentions: list[tuple[int, int, str, str]]) -> list[list[tuple[int, int, str, str]]]:
+def _groups(
+    text: str, mentions: list[tuple[int, int, str, str]], cue_list: list[Cue]
+) -> list[list[tuple[int, int, str, str]]]:
     """Mentions joined by "or" (with only fillers or commas between) into either-of groups;
-    every other mention alone."""
+    every other mention alone.  Members share the cue that governs them (none, or the same
+    one: "no pizza or burgers"), and a comma list ("thai, korean or pho") one facet, so "isnt
+    into museums, maybe a garden or park" and "not too loud, pizza or burgers" keep their first
+    mention apart."""
     out: list[list[tuple[int, int, str, str]]] = []
     for m in mentions:
         if out:
-            between = text[out[-1][-1][1] : m[0]]
+            prev = out[-1][-1]
+            between = text[prev[1] : m[0]]
             joint = _FILLER.sub("", between).lower()
-            if joint in ("or", "nor") or (joint == "" and "," in between and _or_follows(text, m, mentions)):
+            listed = joint == "" and "," in between and prev[2] == m[2] and _or_follows(text, m, mentions)
+            same_cue = governing(cue_list, prev[0], prev[1]) == governing(cue_list, m[0], m[1])
+            if same_cue and (joint in ("or", "nor") or listed):
                 out[-1].append(m)
                 continue
         out.append([m])
@@ -202,10 +212,13 @@ def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None, n
     either: list[tuple[Constraint, ...]] = []
     indifferent: list[str] = []
     soft: set[Constraint] = set()
+    wished: set[Constraint] = set()  # every value wished for so far, withdrawn or not
     price_at, price_off = -1, -1
     last: tuple[Constraint, ...] = ()
+    # The price reader sees the same name mask: "The Cheap Eats Cafe" names a place, no budget.
+    priced = [masked(normalise(t), known) for t in texts]
     for i, text in enumerate(texts):
-        if price_mentions(normalise(text), poi_type):  # baselines.reader_price: public + reader-only
+        if price_mentions(priced[i], poi_type):  # baselines.reader_price: public + reader-only
             price_at = i
         events, last = _events(text, last, known)
         for kind, payload in events:
@@ -221,9 +234,14 @@ def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None, n
                 continue
             if kind == "either":
                 either.append(payload)  # type: ignore[arg-type]
+                wished.update(payload)  # type: ignore[arg-type]
                 continue
             c: Constraint = payload  # type: ignore[assignment]
             facet, value = c
+            if kind == "retract":  # "skip the patio" withdraws a wish; "skip steakhouses", never wished, avoids
+                kind = "unwant" if c in wished else "avoid"
+            if kind in ("want", "soft"):
+                wished.add(c)
             avoid = [a for a in avoid if a != c]
             wanted[facet] = [v for v in wanted[facet] if v != value]
             soft.discard(c)
@@ -234,7 +252,7 @@ def stated_preferences(user_texts: Iterable[str], poi_type: str | None = None, n
                     soft.add(c)
             elif kind == "avoid":
                 avoid.append(c)
-    price = price_ceiling((normalise(t) for t in texts), poi_type)  # "cheap-ish": a hedged budget is still one
+    price = price_ceiling(priced, poi_type)  # "cheap-ish": a hedged budget is still one
     if price_off >= price_at and price_off >= 0:
         price = None
     single: dict[str, Any] = {f: (wanted[f][-1] if wanted[f] else None) for f in SINGLE}

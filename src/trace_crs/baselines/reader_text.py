@@ -6,15 +6,18 @@ valid for the cue scopes of :mod:`trace_crs.baselines.negation`:
 * :func:`fold` — accents folded ("café" → "cafe"), a hyphenated keyword of the public facet
   lexicon written with a space hyphenated ("kid friendly", "laid back") and the plural of a
   one-word keyword read as the keyword ("bars" → "bar  ", "museums", "galleries"), since
-  travellers write plurals the lexicon lists in the singular — not in a title-case word,
+  travellers write plurals the lexicon lists in the singular, and the comparative of a noise
+  or ambience keyword as the keyword ("calmer", "quieter", "cozier") — not in a title-case word,
   which is most often a name ("The Morning Gardens"), nor inside a keyword already matched
   ("guided tours" stays the feature, not the tour style);
 * :func:`place_spans` — stretches that name a place or the traveller's budget rather than a
   wish, so keywords inside them are no preference: the words after a proximity cue ("near the
   French Quarter", "walking distance from Italian Market"), a keyword followed by a place noun
-  ("french quarter", "Italian Market area") and the noun "budget" ("our budget is $15");
+  ("french quarter", "Italian Market area") and the noun "budget" ("our budget is $15", "on a
+  budget this trip", "student budget"; not "a budget hotel");
 * :func:`extra_mentions` — phrasings of a facet value the lexicon does not list because they
-  are requests, not review words ("do they allow dogs", "dogs welcome", "bringing our pup").
+  are requests, not review words ("do they allow dogs", "dogs welcome", "bringing our pup",
+  "can we sit outside", "without the tourist crowds").
 
 The facet lexicon itself (``kb/data/facet_lexicon.yaml``) is shared with the review writer
 and the dialogue simulator, so what only a *reader* needs lives here; nothing here comes from
@@ -45,8 +48,13 @@ _PLACE_NOUN = re.compile(
     r"hall|center|centre|station|terminal|airport)\b",
     re.IGNORECASE,
 )
+# "budget" is the noun, not the hotel style, after a determiner or a noun/adjective of a budget
+# ("on a budget", "student budget") unless a place noun follows ("a budget hotel", "a budget option").
 _BUDGET_NOUN = re.compile(
-    r"\b(?:(?:my|our|your|his|her|their|tight|modest|small|limited|strict)\s+budget|budget(?=\s+(?:of|for|around|about|under|limit|max)\b))",
+    r"\b(?:(?:my|our|your|his|her|their|tight|modest|small|limited|strict|a|an|the|student|backpacker|shoestring|"
+    r"low|travel|trip|fixed|total|daily|nightly)\s+budget(?![\w-])(?!\s+(?:hotels?|motels?|inns?|hostels?|rooms?|"
+    r"stays?|chains?|accommodations?|lodging|options?|places?|spots?|ones?|picks?|choices?|kinds?|sorts?|types?|style)\b)"
+    r"|budget(?=\s+(?:of|for|around|about|under|limit|max)\b))",
     re.IGNORECASE,
 )
 EXTRA: dict[tuple[str, str], re.Pattern[str]] = {
@@ -54,6 +62,16 @@ EXTRA: dict[tuple[str, str], re.Pattern[str]] = {
         r"\b(?:(?:allows?|allowing|welcomes?|accepts?|takes?)\s+(?:dogs?|pets?|pups?|puppies)|"
         r"(?:dogs?|pets?|pups?)\s+(?:are\s+|is\s+)?(?:welcome|allowed|ok|okay|friendly)|"
         r"(?:bring|bringing|with)\s+(?:our|my|the|a)\s+(?:dogs?|pups?|puppy|pets?))\b",
+        re.IGNORECASE,
+    ),
+    ("features", "outdoor_seating"): re.compile(
+        r"\b(?:sit|sitting|eat|eating|dine|dining|seated|seating)\s+(?:outside|outdoors|out\s+front)\b",
+        re.IGNORECASE,
+    ),
+    # the noun used as a modifier ("tourist crowds", "tourist traps"): the lexicon lists "touristy"
+    ("ambience", "touristy"): re.compile(
+        r"\btourist\s+(?:crowds?|traps?|spots?|places?|areas?|hordes?|hotspots?|joints?|strips?|zones?)\b"
+        r"|\b(?:full\s+of|crowded\s+with|packed\s+with|overrun\s+(?:by|with))\s+tourists\b",
         re.IGNORECASE,
     ),
 }
@@ -86,6 +104,27 @@ def _spaced() -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE) if alts else None
 
 
+@cache
+def _gradable() -> frozenset[str]:
+    """The one-word keywords of the gradable facets (noise, ambience), lower-cased: the words a
+    comparative is made of ("calmer", "quieter", "cozier"); not features, so "later" stays."""
+    lex = facet_lexicon()
+    return frozenset(
+        w.lower() for f in ("noise", "ambience") if f in lex for ws in lex[f].values() for w in ws if " " not in w
+    )
+
+
+def _positive(word: str) -> str | None:
+    """The gradable keyword ``word`` is the comparative of ("calmer" → "calm"), or None."""
+    low, kw = word.lower(), _gradable()
+    if low in _keywords() or len(low) < 5 or not low.endswith("er"):
+        return None
+    for cut, add in (("ier", "y"), ("er", ""), ("r", "")):  # cozier, calmer, nicer (nice)
+        if low.endswith(cut) and low[: -len(cut)] + add in kw:
+            return low[: -len(cut)] + add
+    return None
+
+
 def fold(text: str) -> str:
     """``text`` with accents folded, keyword plurals singular and hyphenated keywords written
     with a space hyphenated, padded to the same length."""
@@ -99,8 +138,8 @@ def fold(text: str) -> str:
     def one(m: re.Match[str]) -> str:
         if m.group(0).istitle() or any(a <= m.start() < b for a, b in kept):  # "The Morning Gardens": a name
             return m.group(0)
-        single = _singular(m.group(0))
-        return m.group(0) if single is None else single.ljust(len(m.group(0)))
+        base = _singular(m.group(0)) or _positive(m.group(0))
+        return m.group(0) if base is None else base.ljust(len(m.group(0)))
 
     return re.sub(r"[A-Za-z]+", one, text)
 

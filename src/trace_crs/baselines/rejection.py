@@ -8,8 +8,11 @@ Each offered POI the turn refers to — by name, or by an ordinal ("the first on
 ("I'll take A, not B" rejects B only; "A won't work" rejects A).  A turn that refers to no
 offered POI rejects all of them when its first cue is a rejection ("Not quite. …") or it says
 "neither"/"none of them", and none when its first cue accepts ("Sounds perfect").  Besides
-negations, "been there (already)" and a complaint about the price ("a bit pricey for us", "out
-of our price range") turn a place down.  The cue
+negations, "nah", "been (ate, stayed) there", a complaint about the price or the distance ("a
+bit pricey for us", "out of our price range", "out of the way") and asking for one closer or
+cheaper ("anything closer?"; not "anything calmer?", a refinement) turn a place down; "that
+one" only points at a place.  In a turn that names no offered place, a cue after the last
+"but"/"though"/"however" decides ("looks lovely, but a bit far"), else its first cue.  The cue
 lists are public English, not the simulator's templates.
 """
 
@@ -20,15 +23,21 @@ from collections.abc import Sequence
 
 REJECT = re.compile(
     r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
-    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid|"
-    # no cue word, still a "no": been there before; a complaint about the price (§2.2 rejection)
-    r"(?:been|gone) there|already been|(?:a bit|a little|kinda|kind of|rather|quite|pretty|way|bit) "
-    r"(?:pricey|expensive|steep|much for us)|out of (?:our|my) (?:price range|budget)|over (?:our|my) budget)\b",
+    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid|nah|naw|nope|meh|"
+    r"hates?|dislikes?|"
+    # no cue word, still a "no": been (ate, stayed…) there before; a complaint about the price
+    # or the distance, also as asking for one closer or cheaper ("anything closer?") — not for
+    # one "calmer" or "nicer", a refinement that need not turn the place down (§2.2 rejection)
+    r"(?:been|gone|went|ate|eaten|stayed|had (?:dinner|lunch|breakfast|brunch|drinks)) there|"
+    r"already (?:been|went|ate|tried|done)|(?:a bit|a little|kinda|kind of|rather|quite|pretty|way|bit) "
+    r"(?:pricey|expensive|steep|much for us|far)|out of (?:our|my) (?:price range|budget)|over (?:our|my) budget|"
+    r"out of the way|far away|(?:anything|something|somewhere|anywhere|someplace|any place|options?) "
+    r"(?:(?:a )?(?:bit |little |lot |tad )?)(?:closer|nearer|cheaper|more central|more affordable|less expensive|less pricey))\b",
     re.I,
 )
 ACCEPT = re.compile(
     r"\b(sounds? (?:good|great|perfect|lovely|nice|ideal)|perfect|i'?ll take|take it|go with|"
-    r"going with|it is|book (?:it|that)|works for (?:me|us)|that one|let'?s do|settled)\b",
+    r"going with|it is|book (?:it|that)|works for (?:me|us)|let'?s do|settled)\b",
     re.I,
 )
 REJECT_ALL = re.compile(r"\b(neither|none of (?:them|those|these)|both (?:are|sound) (?:off|wrong))\b", re.I)
@@ -37,6 +46,7 @@ ORDINALS: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"\bthe (?:second|latter)(?: one| option)?\b", re.I), 1),
     (re.compile(r"\bthe third(?: one| option)?\b", re.I), 2),
 )
+CONTRAST = re.compile(r"\b(?:but|though|however|although)\b", re.I)
 CLAUSE = re.compile(r"[.;!?,]+|\s(?:but|though|although|whereas)\s", re.I)
 
 
@@ -82,7 +92,10 @@ def rejected_in_turn(text: str, offered: Sequence[str], names: Sequence[str]) ->
         return set(offered)
     if not spans:
         cues = _cues(masked)
-        return set(offered) if cues and cues[0][1] else set()
+        turn = [m.end() for m in CONTRAST.finditer(masked)]  # "sounds good, but a bit far": what follows decides
+        later = [c for c in cues if turn and c[0] >= turn[-1]]
+        first = later[0] if later else cues[0] if cues else None
+        return set(offered) if first and first[1] else set()
     bounds = [0] + [m.end() for m in CLAUSE.finditer(masked)] + [len(masked) + 1]
     rejected: set[str] = set()
     undecided: set[str] = set()
