@@ -22,6 +22,7 @@ FIXTURE = Path(__file__).parent / "data" / "real_requests.yaml"  # the dev set (
 HELDOUT = Path(__file__).parent / "data" / "real_requests_heldout.yaml"  # measured, never tuned on
 HELDOUT2 = Path(__file__).parent / "data" / "real_requests_heldout2.yaml"  # written after the fixes
 HELDOUT3 = Path(__file__).parent / "data" / "real_requests_heldout3.yaml"  # written before round 3's fixes
+HELDOUT4 = Path(__file__).parent / "data" / "real_requests_heldout4.yaml"  # polite and idiomatic turns
 
 
 def load_cases(path: Path = FIXTURE) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -87,10 +88,10 @@ def agreement(path: Path) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> None:
     """``python tests/baselines/real_requests.py [fixture.yaml ...]``: the agreement table of
-    each fixture (default: dev and the three held-out sets) for whichever ``trace_crs`` is on PYTHONPATH, and
+    each fixture (default: dev and the four held-out sets) for whichever ``trace_crs`` is on PYTHONPATH, and
     the cases read differently (``--diff``)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT, HELDOUT2, HELDOUT3])
+    parser.add_argument("fixtures", nargs="*", type=Path, default=[FIXTURE, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4])
     parser.add_argument("--diff", action="store_true", help="list every disagreeing case")
     parser.add_argument("--cases", type=Path, help="also write one JSON line per case (agreement_compare.py)")
     args = parser.parse_args(argv)

@@ -1,6 +1,8 @@
 """The held-out real-request fixtures (``data/real_requests_heldout.yaml``, written before the
 reader was run on it; ``data/real_requests_heldout2.yaml``, written after that round's fixes;
-``data/real_requests_heldout3.yaml``, written before the next round's):
+``data/real_requests_heldout3.yaml``, written before the next round's;
+``data/real_requests_heldout4.yaml``, polite and idiomatic turns, written before the rejection
+reader's false friends were fixed):
 never used to choose a fix, so their agreement is the honest measure of the preference reader.  As for the dev fixture, every case agrees with its hand reading unless it
 records a ``gap`` (the cases the reader got wrong when measured), which the test keeps visible:
 a gap that is closed shows up and its key is removed."""
@@ -8,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from real_requests import HELDOUT, HELDOUT2, HELDOUT3, agreement, disagreements, load_cases
+from real_requests import HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4, agreement, disagreements, load_cases
 
-FILES = (HELDOUT, HELDOUT2, HELDOUT3)
+FILES = (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4)
 CASES = [(c, k) for path in FILES for c, k in load_cases(path)]
 
 
