@@ -1,6 +1,7 @@
 """Rejected POIs are the ones the user turned down (hand-worked turns)."""
 import pytest
 
+from trace_crs.baselines.negation import pseudo_spans
 from trace_crs.baselines.rejection import rejected_in_turn
 
 OFFERED = ["a", "b"]
@@ -41,6 +42,15 @@ NAMES = ["Blue Door Cafe", "No. 5 Bistro"]
     ("looks lovely but a bit far for us", {"a", "b"}),           # what follows "but" decides
     ("sounds great, though anything cheaper?", {"a", "b"}),
     ("ok sounds great, but how far is it?", set()),             # no cue after "but": the first cue
+    # pseudo-cues (NegEx's pseudo-negations): a cue word that turns nothing down
+    ("No worries! Blue Door Cafe works for us.", set()),
+    ("no rush, we'll head to No. 5 Bistro later", set()),
+    ("Can't complain, that's a fair price", set()),
+    ("not too bad, and not too far either", set()),
+    ("No wonder everyone likes it.", set()),
+    ("no problem, but anything cheaper?", {"a", "b"}),           # the real cue after "but" still decides
+    ("Not bad, but No. 5 Bistro is out of the way.", {"b"}),     # a pseudo-cue next to a real one
+    ("No worries, not Blue Door Cafe though.", {"a"}),
 ])
 def test_rejected_in_turn(text, expected):
     assert rejected_in_turn(text, OFFERED, NAMES) == expected
@@ -57,3 +67,14 @@ def test_nothing_offered_nothing_rejected():
 ])
 def test_no_rejection_without_a_no(text):
     assert rejected_in_turn(text, OFFERED, NAMES) == set()
+
+
+@pytest.mark.parametrize("text, spans", [
+    ("no worries, thanks", [(0, 10)]),
+    ("Not too bad. Not too far.", [(0, 11), (13, 24)]),
+    ("cant complain", [(0, 13)]),                              # as typed on a phone
+    ("no thanks", []),                                         # a real "no"
+    ("nothing", []),
+])
+def test_pseudo_spans(text, spans):
+    assert pseudo_spans(text) == spans

@@ -18,8 +18,9 @@ A *cue* is a phrase that changes what the facet mentions near it mean:
 * ``hedge`` — "maybe", "ideally", "if possible", "-ish", "would be nice": the sentence's wanted
   values are soft (recorded, still wanted).
 
-*Pseudo-cues* ("not only", "don't mind", "no problem", "not sure", "not far") are masked
-first, as NegEx masks pseudo-negations, and a cue inside a matched keyword (the lexicon's
+*Pseudo-cues* ("not only", "don't mind", "no problem", "not sure", "not far", "no worries",
+"not bad") are masked first, as NegEx masks pseudo-negations (one list,
+:data:`~trace_crs.baselines.negation_cues.PSEUDO`, also masked by the rejection reader), and a cue inside a matched keyword (the lexicon's
 "not too loud", "no-frills") is no cue.  A *pre* cue governs the words after it up to the end
 of its clause or ``WINDOW`` words; a *post* cue ("… isn't needed", "… doesn't matter") governs
 its clause back to the clause start.  Clauses end at ``, ; : . ! ? —`` and at the
@@ -102,11 +103,17 @@ def _window_end(text: str, start: int, limit: int) -> int:
     return words[WINDOW - 1].end() if len(words) >= WINDOW else limit
 
 
+def pseudo_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every pseudo-cue of ``text`` ("no worries", "not bad"): phrases with
+    a cue word that negate nothing (NegEx's pseudo-negations, Chapman et al. 2001)."""
+    return [(m.start(), m.end()) for m in phrase_pattern(PSEUDO).finditer(text)]
+
+
 def cues(text: str, keep_out: Sequence[tuple[int, int]] = ()) -> list[Cue]:
     """Every cue of ``text`` (already :func:`normalise`-d) in order, longest phrases first and
     non-overlapping; cues inside a ``keep_out`` span (a matched keyword) or a pseudo-cue dropped."""
     taken: list[tuple[int, int]] = list(keep_out)
-    taken += [(m.start(), m.end()) for m in phrase_pattern(PSEUDO).finditer(text)]
+    taken += pseudo_spans(text)
     found: list[Cue] = []
     groups = [(d, k, p) for d in ("post", "pre") for k, p in CUES[d].items()]
     matches = sorted(

@@ -1,5 +1,6 @@
 """The cue lexicon of :mod:`trace_crs.baselines.negation` (whose docstring says what each kind
-of cue means and how far it reaches): pseudo-cues masked first, the ``pre``/``post`` cues by
+of cue means and how far it reaches): pseudo-cues masked first (also by the rejection reader,
+:mod:`trace_crs.baselines.rejection`), the ``pre``/``post`` cues by
 kind, hedges and the conjunctions that end a scope.  Phrases are lower-case and matched
 whole and case-insensitively (:func:`trace_crs.baselines.negation.phrase_pattern`).
 """
@@ -25,6 +26,20 @@ PSEUDO: tuple[str, ...] = (
     "not a must",
     "not crucial",
     "no worries",
+    # polite and idiomatic turns with a cue word that turn nothing down (a traveller's "ok")
+    "no rush",
+    "no hurry",
+    "no wonder",
+    "no complaints",
+    "can't complain",
+    "cannot complain",
+    "not a problem",
+    "no probs",
+    "not too bad",
+    "not a bad",
+    "not too far",
+    "can't go wrong",
+    "can't beat",
 )
 CUES: dict[str, dict[str, tuple[str, ...]]] = {
     "pre": {

@@ -13,13 +13,17 @@ bit pricey for us", "out of our price range", "out of the way") and asking for o
 cheaper ("anything closer?"; not "anything calmer?", a refinement) turn a place down; "that
 one" only points at a place.  In a turn that names no offered place, a cue after the last
 "but"/"though"/"however" decides ("looks lovely, but a bit far"), else its first cue.  The cue
-lists are public English, not the simulator's templates.
+lists are public English, not the simulator's templates.  Pseudo-cues — a cue word that turns
+nothing down ("no worries, that works", "not bad at all", "no rush", "can't complain") — are
+masked first, the negation reader's list (:func:`trace_crs.baselines.negation.pseudo_spans`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from trace_crs.baselines.negation import pseudo_spans
 
 REJECT = re.compile(
     r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
@@ -67,9 +71,10 @@ def _mentions(text: str, offered: Sequence[str], names: Sequence[str]) -> list[t
 
 
 def _mask(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
-    """The text with every mention blanked, so a name ("No. 5 Bistro") never reads as a cue."""
+    """The text with every mention and every pseudo-cue blanked, so neither a name ("No. 5
+    Bistro") nor a "no worries" reads as a cue."""
     chars = list(text)
-    for start, end, _ in spans:
+    for start, end in [(s, e) for s, e, _ in spans] + pseudo_spans(text):
         chars[start:end] = " " * (end - start)
     return "".join(chars)
 
