@@ -37,6 +37,10 @@ def test_fixture_covers_every_category_with_enough_cases():
         ("art galleries", "art gallery  "),                 # -ies → -y
         ("burgers and tacos", "burgers and tacos"),         # plurals that are keywords stay
         ("The Morning Gardens", "The Morning Gardens"),     # title case: a name, not folded
+        ("Pools are a no", "pool  are a no"),               # opens its sentence, lower-case next: grammar
+        ("ok. Museums?", "ok. museum ?"),                   # opens its sentence, its end next
+        ("Gardens Hotel is full", "Gardens Hotel is full"),  # a title-case word next: a name
+        ("we loved Gardens", "we loved Gardens"),           # title case inside a sentence: a name
         ("kid friendly, laid back", "kid-friendly, laid-back"),  # spaced hyphenated keywords
         ("it shows 🍣", "it show  🍣"),                      # emoji kept; "shows" is the plural of "show"
         ("somewhere calmer, cozier", "somewhere calm  , cozy  "),  # comparatives of noise/ambience keywords

@@ -8,8 +8,9 @@ valid for the cue scopes of :mod:`trace_crs.baselines.negation`:
   one-word keyword read as the keyword ("bars" → "bar  ", "museums", "galleries"), since
   travellers write plurals the lexicon lists in the singular, and the comparative of a noise
   or ambience keyword as the keyword ("calmer", "quieter", "cozier") — not in a title-case word,
-  which is most often a name ("The Morning Gardens"), nor inside a keyword already matched
-  ("guided tours" stays the feature, not the tour style);
+  which is most often a name ("The Morning Gardens"), unless it opens its sentence and a
+  lower-case word follows ("Pools are a no", "Museums bore us": capitalised by grammar), nor
+  inside a keyword already matched ("guided tours" stays the feature, not the tour style);
 * :func:`place_spans` — stretches that name a place or the traveller's budget rather than a
   wish, so keywords inside them are no preference: the words after a proximity cue ("near the
   French Quarter", "walking distance from Italian Market"), a keyword followed by a place noun
@@ -125,6 +126,18 @@ def _positive(word: str) -> str | None:
     return None
 
 
+_NOT_NAME_NEXT = re.compile(r"[\s,]+[a-z]|\s*(?:[.!?,;:]|$)")  # a lower-case word or the sentence's end
+
+
+def _named(text: str, m: re.Match[str]) -> bool:
+    """Whether the title-case word ``m`` reads as (part of) a name: not when it opens a sentence
+    and a lower-case word or the sentence's end follows ("Pools are a no", "Museums?"; "Gardens
+    Hotel is full" stays a name)."""
+    before = text[: m.start()].rstrip(" \t\"'“(")
+    opens = not before or before[-1] in ".!?\n"
+    return not (opens and _NOT_NAME_NEXT.match(text, m.end()))
+
+
 def fold(text: str) -> str:
     """``text`` with accents folded, keyword plurals singular and hyphenated keywords written
     with a space hyphenated, padded to the same length."""
@@ -136,7 +149,9 @@ def fold(text: str) -> str:
     kept = [(a, b) for f in FACET_KEYS for _, a, b in find_facets(text, f)]  # "guided tours" is a keyword
 
     def one(m: re.Match[str]) -> str:
-        if m.group(0).istitle() or any(a <= m.start() < b for a, b in kept):  # "The Morning Gardens": a name
+        if (m.group(0).istitle() and _named(text, m)) or any(
+            a <= m.start() < b for a, b in kept
+        ):  # "The Morning Gardens": a name
             return m.group(0)
         base = _singular(m.group(0)) or _positive(m.group(0))
         return m.group(0) if base is None else base.ljust(len(m.group(0)))
