@@ -51,6 +51,11 @@ NAMES = ["Blue Door Cafe", "No. 5 Bistro"]
     ("no problem, but anything cheaper?", {"a", "b"}),           # the real cue after "but" still decides
     ("Not bad, but No. 5 Bistro is out of the way.", {"b"}),     # a pseudo-cue next to a real one
     ("No worries, not Blue Door Cafe though.", {"a"}),
+    # "too" ending its clause is "also"; before a complaint it is a "no"
+    ("that works too!", set()),
+    ("No. 5 Bistro sounds great too, we'll book it", set()),
+    ("Blue Door Cafe is too far, sadly", {"a"}),
+    ("too pricey for us", {"a", "b"}),
 ])
 def test_rejected_in_turn(text, expected):
     assert rejected_in_turn(text, OFFERED, NAMES) == expected

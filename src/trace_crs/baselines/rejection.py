@@ -15,7 +15,8 @@ one" only points at a place.  In a turn that names no offered place, a cue after
 "but"/"though"/"however" decides ("looks lovely, but a bit far"), else its first cue.  The cue
 lists are public English, not the simulator's templates.  Pseudo-cues — a cue word that turns
 nothing down ("no worries, that works", "not bad at all", "no rush", "can't complain") — are
-masked first, the negation reader's list (:func:`trace_crs.baselines.negation.pseudo_spans`).
+masked first, the negation reader's list (:func:`trace_crs.baselines.negation.pseudo_spans`);
+"too" that ends its clause means "also" ("that works too!"), not "too far".
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from trace_crs.baselines.negation import pseudo_spans
 
 REJECT = re.compile(
     r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
-    r"nor|none|skip|pass on|instead|else|another|different|too|other than|rather not|avoid|nah|naw|nope|meh|"
+    r"nor|none|skip|pass on|instead|else|another|different|too(?!\s*(?:[.!?,;:)]|$))|other than|rather not|avoid|nah|naw|nope|meh|"
     r"hates?|dislikes?|"
     # no cue word, still a "no": been (ate, stayed…) there before; a complaint about the price
     # or the distance, also as asking for one closer or cheaper ("anything closer?") — not for
