@@ -104,6 +104,8 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     (["Not only quiet but also cozy."], {"noise": "quiet", "ambience": ("cozy",)}),
     (["No rush, a quiet cafe whenever you can."], {"style": "cafe", "noise": "quiet"}),
     (["Can't complain about the old one, so something cozy again."], {"ambience": ("cozy",)}),
+    (["no hurry finding us a quiet italian place"], {"style": "italian", "noise": "quiet"}),  # no clause break
+    (["no wonder the cozy cafes fill up, find us one"], {"style": "cafe", "ambience": ("cozy",)}),
     # --- cues as typed on a phone: no apostrophe, a verb's -s, "except", plural "are a no" --
     (["We dont want anything touristy."], {"avoid": ((A, "touristy"),)}),
     (["The view isnt important, just somewhere calm."], {"noise": "quiet"}),
