@@ -75,3 +75,12 @@ def test_response_quotes_of_every_form_stay_whole(text, sentences):
     assert split_sentences(text) == sentences
     # review text ignores quotes: the same text splits at every boundary
     assert len(split_sentences(text, quote_aware=False)) >= len(sentences)
+
+
+def test_review_text_ignores_every_quote_mark():
+    # reviews (the default, quote_aware=False) split inside straight and typographic marks alike:
+    # the review sentences the baselines quote and show in LLM prompts do not depend on quote pairing
+    text = "Go. \u201cGreat food. Nice.\u201d \"Yes. Sure.\" End."
+    assert sentence_spans(text) == sentence_spans(text, quote_aware=False)
+    assert split_sentences(text, quote_aware=False) == [
+        "Go.", "\u201cGreat food.", "Nice.\u201d \"Yes.", "Sure.\" End."]
