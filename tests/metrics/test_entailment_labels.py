@@ -21,6 +21,11 @@ from trace_crs.metrics.entailment import claim_sentences
     # forms the reader does not read stay as written (lower case, parentheses)
     ("Quiet enough [r1] to talk.", ["Quiet enough [r1] to talk."]),
     ("Quiet enough (R1) to talk.", ["Quiet enough (R1) to talk."]),
+    # a quote holding several review sentences is one claim in every form the reader reads
+    ('Try A now. "Fresh pasta. Hot bread." [R1].', ["Try A now.", '"Fresh pasta. Hot bread." .']),
+    ("Try A now. \u201cFresh pasta. Hot bread.\u201d [R1].", ["Try A now.", "\u201cFresh pasta. Hot bread.\u201d ."]),
+    ("Try A now. \u00abDon\u2019t skip it. Hot bread.\u00bb [R1, R2].",
+     ["Try A now.", "\u00abDon\u2019t skip it. Hot bread.\u00bb ."]),
     ("", []),
 ])
 def test_claim_sentences_strip_every_label_form(text, claims):

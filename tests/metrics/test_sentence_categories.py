@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from trace_crs.metrics.sentence_categories import categorize, composition, response_sentences
+from trace_crs.metrics.sentence_categories import categorize, composition
+from trace_crs.segment import split_sentences
 
 
 @pytest.mark.parametrize("sentence,category", [
@@ -25,7 +26,7 @@ def test_categorize(sentence, category):
 
 def test_split_keeps_quoted_sentences_together():
     text = 'I\'d suggest A. One reviewer said: "Great food. Nice staff!" [R1]. A is rated 4.0 stars.'
-    assert response_sentences(text) == ["I'd suggest A.", 'One reviewer said: "Great food. Nice staff!" [R1].',
+    assert split_sentences(text) == ["I'd suggest A.", 'One reviewer said: "Great food. Nice staff!" [R1].',
                                      "A is rated 4.0 stars."]
 
 
@@ -57,12 +58,12 @@ def test_categorize_reader_forms(sentence, category):
     # label first, typographic: joined the same way
     ("Try A. [R2] \u00abLoved it. Will return.\u00bb Also quiet.",
      ["Try A.", "[R2] \u00abLoved it. Will return.\u00bb Also quiet."]),
-    # unlabelled typographic quote: not read as a citation, so split where segment splits
-    ("They said \u201cgreat. really\u201d. Fine.", ["They said \u201cgreat.", "really\u201d.", "Fine."]),
+    # an unlabelled typographic quote is kept whole, as an unlabelled straight one is
+    ("They said \u201cgreat. really\u201d. Fine.", ["They said \u201cgreat. really\u201d.", "Fine."]),
     ("", []),
 ])
-def test_response_sentences_joins_read_quotes(text, sentences):
-    assert response_sentences(text) == sentences
+def test_sentences_keep_every_quote_form_whole(text, sentences):
+    assert split_sentences(text) == sentences
 
 
 def test_composition_typographic_equals_straight():

@@ -40,6 +40,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+# the mark constants live in the lowest layer, beside the sentence splitter that pairs them too
+from trace_crs.segment import CLOSING, OPENING, TYPOGRAPHIC
+
 __all__ = [
     "ANY_LABEL_RE",
     "CLOSING",
@@ -63,8 +66,6 @@ LABEL_RE = re.compile(r"\[(R\d+)\]")
 ANY_LABEL_RE = re.compile(r"\[(R\d+(?:\s*,\s*R\d+)*)\]")
 NAME_RE = re.compile(r"R\d+")  # one label name inside a label
 
-TYPOGRAPHIC = "\u201c\u201d\u201e\u201f\u00ab\u00bb"  # “ ” „ ‟ « »
-OPENING, CLOSING = "\u201c\u201e\u00ab", "\u201d\u201c\u00bb"  # typographic pairs “…”, „…“, «…»
 _ONE = r"\[R\d+(?:\s*,\s*R\d+)*\]"
 _LABELS = rf"{_ONE}(?:[ \t]*{_ONE})*+"  # several labels on one line
 _OPENS_QUOTE = rf'[ \t]*:?\s*["{OPENING}]'  # what follows a label that leads a quote (form 4)
