@@ -76,21 +76,23 @@ report.present.table(report.deviations.summary(df))
 # The paper's sentence each hypothesis rests on:
 
 # %%
-report.present.table(report.diagnosis.hypotheses_table(), "Hypotheses and the paper's sentences")
+report.present.by(report.diagnosis.hypotheses_table(), "Pattern", "Hypotheses and the paper's sentences")
 
 # %% [markdown]
-# Per pattern, metric and variant: our range over the non-LLM baselines beside the paper's, the
-# gap and its closure, Kendall τ against the paper, and the verdict (with n).
+# One table per pattern (each variant's hypothesis is in the table above), per metric and variant:
+# our range over the non-LLM baselines beside the paper's, the gap and its closure, Kendall τ
+# against the paper, and the verdict (with n).
 
 # %%
-report.present.table(report.diagnosis.summary(diag), "Diagnosis per pattern, metric and variant")
+diagnosis = report.diagnosis.summary(diag).drop(columns="Hypothesis")  # each hypothesis is in the table above
+report.present.by(diagnosis, "Pattern", "Diagnosis per metric and variant")
 
 # %% [markdown]
 # Every variant's value per baseline and Table 5 column, beside the printed values;
 # each value's interval is in `tables/diagnosis_values.csv`.
 
 # %%
-report.present.table(report.diagnosis.values_wide(diag_values), "Values under every variant")
+report.present.by(report.diagnosis.values_wide(diag_values), "Variant", "Values under the variant")
 
 # %% [markdown]
 # ## Deviating cells and their causes
