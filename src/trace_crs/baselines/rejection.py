@@ -28,7 +28,7 @@ from trace_crs.baselines.negation import pseudo_spans
 
 REJECT = re.compile(
     r"\b(not|no|nope|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|wouldn'?t|can'?t|cannot|never|neither|"
-    r"nor|none|skip|pass on|instead|else|another|different|too(?!\s*(?:[.!?,;:)]|$))|other than|rather not|avoid|nah|naw|nope|meh|"
+    r"nor|none|skip|pass on|instead|else|another|different|too(?!\s*(?:[.!?,;:)]|$))|other than|rather not|avoid|nah|naw|meh|"
     r"hates?|dislikes?|"
     # no cue word, still a "no": been (ate, stayed…) there before; a complaint about the price
     # or the distance, also as asking for one closer or cheaper ("anything closer?") — not for
