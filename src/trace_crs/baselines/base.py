@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Protocol
 from trace_crs.baselines.reader_names import name_key
 from trace_crs.baselines.rejection import rejected_in_turn
 from trace_crs.kb import KB
+from trace_crs.lm.usage import TokenCost
 
 # What a deployed system knows of a past turn: everything the user said (as text) and what it
 # said itself (its act, text, the POIs it named and its citations).  No annotation of user turns.
@@ -117,11 +118,10 @@ class TurnContext:
 
 
 @dataclass
-class Usage:
+class Usage(TokenCost):
+    """What one turn of a baseline cost and how it was produced (a record's usage columns)."""
+
     latency_s: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
     model: str = ""  # litellm model id, "" for non-LLM baselines
     mode: str = "n/a"  # LLM ranking mode: "generative" | "logprob" | "n/a"
     fallback: bool = False  # True when the Popularity fallback produced this output

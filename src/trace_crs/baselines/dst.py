@@ -26,15 +26,9 @@ from typing import ClassVar
 
 import dspy
 
+from trace_crs.baselines import llm_common
 from trace_crs.baselines.base import TurnContext
-from trace_crs.baselines.llm_common import (
-    Evidence,
-    LLMBaseline,
-    cards_text,
-    extract_citations,
-    history_text,
-    instruction,
-)
+from trace_crs.baselines.llm_common import Evidence, LLMBaseline
 from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.kb.satisfaction import satisfies
@@ -158,16 +152,16 @@ class DSTModule(dspy.Module):
         )  # cosine ≤ 1 < 2: passing ones first
         evidence = Evidence()
         pred = self.respond(
-            conversation=history_text(ctx.history),
+            conversation=llm_common.history_text(ctx.history),
             state=state.to_json(),
-            places=cards_text(ctx.kb, ranked[:3], evidence),
-            instruction=instruction(ctx.action),
+            places=llm_common.cards_text(ctx.kb, ranked[:3], evidence),
+            instruction=llm_common.instruction(ctx.action),
         )
         return dspy.Prediction(
             ranked_poi_ids=ranked,
             text=pred.response,
             state=state,
-            citations=extract_citations(pred.response, evidence, ctx.kb),
+            citations=llm_common.extract_citations(pred.response, evidence, ctx.kb),
         )
 
 

@@ -24,14 +24,20 @@ _TALLY_ADD = threading.Lock()
 
 
 @dataclass
-class UsageTally:
+class TokenCost:
+    """What LM calls cost: prompt and completion tokens, and dollars (0 for a local model)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class UsageTally(TokenCost):
     """Token usage, cost and model seconds summed over the LM calls of one block."""
 
     calls: int = 0
     cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
     model_s: float = 0.0  # seconds the model took, as measured when each call was made
     replayed_s: float = 0.0  # the part of model_s that this block replayed from the cache
     truncated: int = 0  # replies cut at max_tokens (finish_reason "length")

@@ -13,7 +13,7 @@ re-score runs (Tables 16, 18, the NLI sweep and bimodality, Figure 6) are comput
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from trace_crs.report import compare, paper, results
+from trace_crs.report import compare, figures, paper, results
 
 COUNT_COLUMNS = ("n_turns", "p_value")  # not compared in the mean absolute difference
 SAVED_DIR = "sensitivity"  # results/<profile>/sensitivity/<name>.parquet (trace-crs stats sensitivity)
@@ -66,6 +66,24 @@ def aggregates_vs_paper(
     ours = results.metric_table(results.load_aggregates(results_dir, runs))
     gs, ent = (ours.get(c, pd.Series(np.nan, index=ours.index)).astype(float) for c in ("gs", "entailment"))
     return compare.side_by_side(paper.table(printed), ours.assign(gap=gs - ent), columns)
+
+
+def aggregates_table(
+    name: str, printed: str, columns: Mapping[str, str], title: str
+) -> tuple[Callable[..., pd.DataFrame], Callable[..., Figure]]:
+    """A reported-vs-reproduced aggregates table's ``load(results_dir, runs=("closed",
+    "closed_llm"))`` (:func:`aggregates_vs_paper` of ``columns``) and ``plot(df, figures_dir)``
+    (:func:`compare.plot` titled ``title``, saved as ``figures/<name>``)."""
+
+    def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
+        return aggregates_vs_paper(results_dir, runs, printed, columns)
+
+    def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
+        return figures.save(compare.plot(df, title), name, figures_dir)
+
+    load.__doc__ = f"Reported vs reproduced {title.split(':')[0]} (the printed ``{printed}``)."
+    plot.__doc__ = f"Ours vs printed; saved as ``figures/{name}``."
+    return load, plot
 
 
 def sweep_plot(df: pd.DataFrame) -> Figure:

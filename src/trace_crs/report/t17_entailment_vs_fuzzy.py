@@ -8,14 +8,8 @@ frames.  The notebook writes the long reported-vs-reproduced frame to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
-import pandas as pd
-from matplotlib.figure import Figure
-
 from trace_crs.metrics import registry as metric_registry
-from trace_crs.report import compare, figures, paper, sensitivity
+from trace_crs.report import compare, paper, sensitivity
 from trace_crs.stats.intervals import Derived, turn_mean
 
 NAME = "t17_entailment_vs_fuzzy"  # notebook, module, table CSV and figure stem
@@ -28,18 +22,6 @@ CI_COLUMNS = {
     "Gap": Derived(lambda f: turn_mean("gs")(f) - turn_mean("entailment")(f), needs=("gs", "entailment")),
 }
 
-
-def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")) -> pd.DataFrame:
-    """Reported vs reproduced Table 17."""
-    return sensitivity.aggregates_vs_paper(results_dir, runs, PAPER, COLUMNS)
-
-
+load, plot = sensitivity.aggregates_table(NAME, PAPER, COLUMNS, "Table 17: this run vs paper")
 intervals = compare.intervals_for(CI_COLUMNS, "Gap: mean GS − mean entailment over the same resampled dialogues")
-
-
-def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
-    """Ours vs printed; saved as ``figures/t17_entailment_vs_fuzzy``."""
-    return figures.save(compare.plot(df, "Table 17: this run vs paper"), NAME, figures_dir)
-
-
 facts = sensitivity.comparison_facts
