@@ -45,8 +45,6 @@ NOISE_OK = {"quiet": {"quiet", "average"}, "average": {"average"}, "loud": {"lou
 
 
 ExtractStateDelta = signature("extract_state_delta", __name__)
-
-
 RespondWithState = signature("respond_with_state", __name__)
 
 

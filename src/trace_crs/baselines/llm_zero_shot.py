@@ -36,8 +36,6 @@ PREFILTERS = ("tfidf", "dense")
 
 
 RankAndRespond = signature("rank_and_respond", __name__)
-
-
 Respond = signature("respond", __name__)
 
 

@@ -1,5 +1,5 @@
 """Generator A, the LLM dialogue generator (paper §2.2, Appendix G prompt V2): one DSPy
-Signature whose docstring carries the V2 rules, one Module, a conversion of the model's
+Signature (its V2 rules in ``prompts/generate_dialogue.yaml``), one Module, a conversion of the model's
 JSON turns into the dialogue schema (:mod:`llm_turns`: citations parsed from ``"quote" [Rn]``, located in the
 cited review and snapped to the exact span when the rapidfuzz partial ratio is ≥ 0.80),
 validation (:mod:`validate`) and a retry policy (retries counted, failures recorded).
@@ -60,8 +60,6 @@ LOCAL_LM: dict[str, Any] = {
 
 
 GenerateDialogue = signature("generate_dialogue", __name__)
-
-
 GenerateDialogueCompact = signature("generate_dialogue_compact", __name__)
 
 

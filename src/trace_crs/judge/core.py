@@ -52,8 +52,6 @@ MAX_BUDGET_FACTOR = 4  # a truncated reply is retried with at most 4x the LM's m
 
 
 RateFactor = signature("rate_factor", __name__)
-
-
 RateAllFactors = signature("rate_all_factors", __name__)
 
 

@@ -33,7 +33,7 @@ FitsRequest = signature("fits_request", __name__)
 
 
 def fits_messages(conversation: str, card: str) -> list[dict[str, str]]:
-    """Chat messages for one yes/no judgement (instructions = ``FitsRequest`` docstring)."""
+    """Chat messages for one yes/no judgement (instructions = ``FitsRequest``'s, ``prompts/fits_request.yaml``)."""
     return [
         {"role": "system", "content": f"{FitsRequest.instructions} Answer with one word: yes or no."},
         {
