@@ -1,11 +1,12 @@
 """The LLM prompts as data: one YAML file per DSPy signature in this folder (as ALCE keeps its
 prompts in ``prompts/*.json``), built into the signature class its module exports.
 
-A prompt file holds the signature's class ``name``, its ``instructions`` (the prompt, ending or
-starting with its version tag such as ``[core-v2]``) and its ``inputs`` and ``outputs`` in order,
-each ``{name, type, desc}`` (``desc`` optional: DSPy then shows ``${name}``).  A file may instead
-``extend`` another prompt file of the same module: it keeps that signature's fields and is its
-subclass, with its own ``name`` and ``instructions`` (the compact dialogue prompt, paper App. G).
+A prompt file holds the signature's class ``name``, its ``instructions`` (the prompt, with its
+version tag such as ``[core-v2]``; the ranking and generator prompts are versioned by their
+module's ``PROMPT_VERSION``) and its ``inputs`` and ``outputs`` in order, each ``{name, type,
+desc}`` (``desc`` optional: DSPy then shows ``${name}``).  A file may instead name another prompt
+file of the same module it ``extends``: it keeps that signature's fields and is its subclass, with
+its own ``name`` and ``instructions`` (the compact dialogue prompt, paper App. G).
 
 Types are a closed list of spellings (:data:`TYPES`); anything else, a missing or unknown key,
 is a :class:`~trace_crs.errors.DataError` naming the file and field.  The class is built by
