@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "trace_crs"
-SHARED = {"config", "errors", "cache", "segment", "atomic", "results_layout", "quote_rule", "net", "__init__", "__main__"}   # top-level modules usable by every layer
+SHARED = {"config", "errors", "cache", "segment", "atomic", "results_layout", "quote_rule", "net", "prompts", "__init__",
+          "__main__"}   # top-level modules (and the prompt files' package) usable by every layer
 # package -> the trace_crs packages it may import (besides itself and SHARED)
 ALLOWED: dict[str, set[str]] = {
     "kb": set(),

@@ -33,32 +33,13 @@ from trace_crs.baselines.preferences import stated_preferences
 from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.kb.satisfaction import satisfies
 from trace_crs.kb.schema import POI
+from trace_crs.prompts import signature
 
 NOISE_OK = {"quiet": {"quiet", "average"}, "average": {"average"}, "loud": {"loud", "average"}}
 
 
-class ExtractStateDelta(dspy.Signature):
-    """[dst-delta v1] Extract only what this traveler message adds or changes in their tourism preferences; leave a field empty if the message does not mention it."""
-
-    previous_state: str = dspy.InputField(desc="the preference state so far, JSON")
-    user_message: str = dspy.InputField()
-    price_max: int | None = dspy.OutputField(desc="highest acceptable price level 1-4, or null")
-    styles: list[str] = dspy.OutputField(desc="wanted cuisines / hotel styles / attraction kinds")
-    avoid_styles: list[str] = dspy.OutputField(desc="styles the traveler does not want")
-    ambience: list[str] = dspy.OutputField(desc="wanted ambience, e.g. romantic, casual")
-    noise: str | None = dspy.OutputField(desc="quiet, average or loud, or null")
-    features: list[str] = dspy.OutputField(desc="required features, e.g. parking, outdoor_seating")
-    location: str | None = dspy.OutputField(desc="a location constraint, or null")
-
-
-class RespondWithState(dspy.Signature):
-    """[dst-respond v1] You are a tourism assistant: using the traveler's tracked preferences, reply about the places shown (best first), quoting review excerpts verbatim as "quote" [Rn]."""
-
-    conversation: str = dspy.InputField(desc="the dialogue so far")
-    state: str = dspy.InputField(desc="tracked preferences, JSON")
-    places: str = dspy.InputField(desc="places to present, best first, with review excerpts labelled [Rn]")
-    instruction: str = dspy.InputField()
-    response: str = dspy.OutputField(desc="your reply to the traveler")
+ExtractStateDelta = signature("extract_state_delta", __name__)
+RespondWithState = signature("respond_with_state", __name__)
 
 
 def _norm(values: list[str] | None) -> list[str]:

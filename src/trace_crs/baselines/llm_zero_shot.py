@@ -29,28 +29,14 @@ from trace_crs.baselines.llm_common import (
     rank_candidates,
 )
 from trace_crs.baselines.ranking import rank_by_score
+from trace_crs.prompts import signature
 
 PREFILTER_K = 16
 PREFILTERS = ("tfidf", "dense")
 
 
-class RankAndRespond(dspy.Signature):
-    """[zero-shot v1] You are a tourism assistant: rank the candidate places for the traveler and reply, quoting review excerpts verbatim as "quote" [Rn]."""
-
-    conversation: str = dspy.InputField(desc="the dialogue so far")
-    places: str = dspy.InputField(desc="candidate places: [id] facts, then review excerpts labelled [Rn]")
-    instruction: str = dspy.InputField()
-    ranked_ids: list[str] = dspy.OutputField(desc="the candidate ids, best fit first")
-    response: str = dspy.OutputField(desc="your reply to the traveler")
-
-
-class Respond(dspy.Signature):
-    """[respond v1] You are a tourism assistant: reply to the traveler about the places shown (best first), quoting review excerpts verbatim as "quote" [Rn]."""
-
-    conversation: str = dspy.InputField(desc="the dialogue so far")
-    places: str = dspy.InputField(desc="places to present, best first, with review excerpts labelled [Rn]")
-    instruction: str = dspy.InputField()
-    response: str = dspy.OutputField(desc="your reply to the traveler")
+RankAndRespond = signature("rank_and_respond", __name__)
+Respond = signature("respond", __name__)
 
 
 def turn_seed(ctx: TurnContext, seed: int) -> int:

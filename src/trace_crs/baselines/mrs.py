@@ -28,16 +28,10 @@ from trace_crs.baselines.ranking import rank_by_score
 from trace_crs.baselines.text import query_text
 from trace_crs.cache import memo
 from trace_crs.kb import KB
+from trace_crs.prompts import signature
 from trace_crs.segment import sentence_spans
 
-
-class SynthesizeAspects(dspy.Signature):
-    """[mrs v1] You are a tourism assistant: reply to the traveler about the places shown (best first), synthesizing what many reviewers agree on for each aspect."""
-
-    conversation: str = dspy.InputField(desc="the dialogue so far")
-    aspect_consensus: str = dspy.InputField(desc="per place: aspect, share of positive / negative review sentences")
-    instruction: str = dspy.InputField()
-    response: str = dspy.OutputField(desc="your reply to the traveler")
+SynthesizeAspects = signature("synthesize_aspects", __name__)
 
 
 def consensus(kb: KB, poi_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

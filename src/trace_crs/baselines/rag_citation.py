@@ -28,6 +28,7 @@ from trace_crs.baselines.llm_common import (
 from trace_crs.baselines.llm_zero_shot import PrefilteredBaseline, shown_candidates, turn_seed
 from trace_crs.baselines.responses import sentence_spans
 from trace_crs.baselines.text import content_terms, tokenize
+from trace_crs.prompts import signature
 
 TOP_SENTENCES = 10
 MIN_QUOTE_TOKENS = 10
@@ -38,16 +39,7 @@ NO_QUOTE = (
 )
 
 
-class CiteAndRecommend(dspy.Signature):
-    """[rag-citation v1] You are a tourism assistant: rank the candidate places and reply, including at least one verbatim quote of 10 or more words from the evidence, written "quote" [Rn]."""
-
-    conversation: str = dspy.InputField(desc="the dialogue so far")
-    candidates: str = dspy.InputField(desc="candidate places: [id] name, stars")
-    evidence: str = dspy.InputField(desc="numbered review sentences [Rn] with place name and stars")
-    instruction: str = dspy.InputField()
-    feedback: str = dspy.InputField(desc="problems with the previous attempt, if any")
-    ranked_ids: list[str] = dspy.OutputField(desc="the candidate ids, best fit first")
-    response: str = dspy.OutputField(desc="your reply to the traveler with verbatim quotes")
+CiteAndRecommend = signature("cite_and_recommend", __name__)
 
 
 def jaccard(a: set[str], b: set[str]) -> float:

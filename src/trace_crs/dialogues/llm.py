@@ -1,5 +1,5 @@
 """Generator A, the LLM dialogue generator (paper §2.2, Appendix G prompt V2): one DSPy
-Signature whose docstring carries the V2 rules, one Module, a conversion of the model's
+Signature (its V2 rules in ``prompts/generate_dialogue.yaml``), one Module, a conversion of the model's
 JSON turns into the dialogue schema (:mod:`llm_turns`: citations parsed from ``"quote" [Rn]``, located in the
 cited review and snapped to the exact span when the rapidfuzz partial ratio is ≥ 0.80),
 validation (:mod:`validate`) and a retry policy (retries counted, failures recorded).
@@ -42,6 +42,7 @@ from trace_crs.dialogues.splits import assign_splits
 from trace_crs.dialogues.tiers import TIER_SPECS, allocate_tiers
 from trace_crs.dialogues.validate import dialogue_failures
 from trace_crs.kb.store import KB
+from trace_crs.prompts import signature
 
 PROMPT_VERSION = "v2"
 REVIEWS_PER_CANDIDATE = 5
@@ -58,21 +59,8 @@ LOCAL_LM: dict[str, Any] = {
 }
 
 
-class GenerateDialogue(dspy.Signature):
-    """Write a tourism recommendation dialogue (prompt V2): 6-12 turns, strict user/system alternation; user opens with greet_and_seek, system closes with farewell; user actions greet_and_seek, provide_preference, reject_and_refine, accept; system actions ask_preference, recommend, compare, farewell; at least 1 ask_preference and exactly `rejections` reject_and_refine turns; recommend at least 3 distinct candidate POIs with at least 1 compare of two POIs; system responses MUST include EXACT verbatim review quotes (substrings allowed, NO paraphrasing) as "quote" [Rn], where Rn is the n-th id of that turn's referenced_review_ids; only candidate POIs and their reviews may be referenced."""
-
-    scenario: str = dspy.InputField(desc="persona, travel context, city, POI type, difficulty, rejections")
-    candidates: str = dspy.InputField(desc="JSON list of the 8 candidate POIs with their review ids and texts")
-    turns: list[dict[str, Any]] = dspy.OutputField(
-        desc="JSON list of turns {turn_id, role, text, action, referenced_poi_ids, referenced_review_ids}"
-    )
-    multi_reference: dict[str, list[str]] = dspy.OutputField(
-        desc="for each recommend/compare turn_id, the other candidate ids that also satisfy the stated preferences"
-    )
-
-
-class GenerateDialogueCompact(GenerateDialogue):
-    """Write a tourism recommendation dialogue (prompt V2, compact): 6-12 turns, strict user/system alternation; user opens with greet_and_seek, system closes with farewell; user actions greet_and_seek, provide_preference, reject_and_refine (the user turns down the last recommended POI and adds a requirement), accept; system actions ask_preference, recommend, compare, farewell; at least 1 ask_preference and exactly `rejections` reject_and_refine turns (the scenario suggests an action sequence); recommend at least 3 distinct candidate POIs (each recommend/compare brings in a POI not recommended before) with at least 1 compare of two POIs; every recommend/compare text MUST include EXACT verbatim quotes copied from the recommended POIs' review excerpts (substrings allowed, NO paraphrasing) as "quote" [Rn], where Rn is the label of the quoted excerpt; name POIs by their labels Pn in referenced_poi_ids and multi_reference, and reviews by their labels Rn in referenced_review_ids, e.g. "referenced_poi_ids": ["P1"], "text": "Try Casa Verde: a guest wrote \\"Patio seating is lovely at sunset.\\" [R1]", "referenced_review_ids": ["R1"]; vary the user's wording; only candidate POIs and their reviews may be referenced."""
+GenerateDialogue = signature("generate_dialogue", __name__)
+GenerateDialogueCompact = signature("generate_dialogue_compact", __name__)
 
 
 @dataclass(frozen=True)

@@ -44,30 +44,15 @@ from trace_crs.judge.factors import FACTORS, SCORES, guideline
 from trace_crs.judge.transcript import Transcript
 from trace_crs.lm.config import local_concurrency
 from trace_crs.lm.usage import recording_usage
+from trace_crs.prompts import signature
 
 PROMPT_VERSION = "core-v2"
 RATIONALE_WORDS = 120  # "a brief explanation" (CoRE App. D steps; App. E Table 20 lengths)
 MAX_BUDGET_FACTOR = 4  # a truncated reply is retried with at most 4x the LM's max_tokens
 
 
-class RateFactor(dspy.Signature):
-    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log (the <history> is context), on the one factor of the guideline, following its steps: give the integer rating first, then a brief justification (at most 120 words). [core-v2]"""
-
-    conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
-    guideline: str = dspy.InputField(desc="definition, evaluation standard (points 0-4) and steps of the factor")
-    note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
-    rating: int = dspy.OutputField(desc="the score, one integer from 0 to 4")
-    rationale: str = dspy.OutputField(desc="brief justification along the evaluation steps, at most 120 words")
-
-
-class RateAllFactors(dspy.Signature):
-    """You are a professional evaluator of conversational recommender systems for travellers. Rate ONLY the system's responses in the <interaction> part of the log on each factor of the guidelines, each by its own standard and independently of the others: give an integer rating 0-4 per factor first, then a brief justification per factor (at most 60 words each). [core-v2]"""
-
-    conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
-    guidelines: str = dspy.InputField(desc="one evaluation guideline per factor")
-    note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
-    ratings: dict[str, int] = dspy.OutputField(desc="factor name -> integer 0-4, for every factor")
-    rationales: dict[str, str] = dspy.OutputField(desc="factor name -> brief justification, for every factor")
+RateFactor = signature("rate_factor", __name__)
+RateAllFactors = signature("rate_all_factors", __name__)
 
 
 class UnusableReply(ValueError):

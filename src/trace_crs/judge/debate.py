@@ -37,21 +37,12 @@ from trace_crs.judge.core import (
 from trace_crs.judge.domain import check_localised, current, expert, localise
 from trace_crs.judge.factors import ROLES, factors, role_factors
 from trace_crs.judge.transcript import Transcript
+from trace_crs.prompts import signature
 
 MAX_ROUNDS = 4
 
 
-class DebateTurn(dspy.Signature):
-    """Play your evaluator role in a debate about a travel recommender system: read your evaluation results and the discussion, answer your colleagues, then give your overall score. [core-debate-v1]"""
-
-    role: str = dspy.InputField(desc="who you are and which aspects you focus on")
-    task: str = dspy.InputField(desc="the debate task")
-    conversation: str = dspy.InputField(desc="conversation log between the user and the system")
-    evaluation_result: str = dspy.InputField(desc="JSON results of the factors you are responsible for")
-    discussion: str = dspy.InputField(desc="JSON statements of all evaluators in earlier rounds")
-    note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
-    statement: str = dspy.OutputField(desc="your argument to your colleagues")
-    score: int = dspy.OutputField(desc="your overall score, one integer from 0 to 100")
+DebateTurn = signature("debate_turn", __name__)
 
 
 @dataclass

@@ -20,18 +20,13 @@ import dspy
 
 from trace_crs.judge.core import UnusableReply, strict_adapter, with_budget_retries
 from trace_crs.judge.transcript import Transcript
+from trace_crs.prompts import signature
 
 PERSUASIVE_VERSION = "persuasive-v1"
 LEVELS = (0, 1, 2)
 
 
-class RatePersuasiveness(dspy.Signature):
-    """You were the user in this conversation with a recommender system. Rate how persuasive the system's explanations of its recommendations were, as they would convince you to accept them: 0 = unpersuasive, 1 = partially persuasive, 2 = highly persuasive. Give the integer first, then one sentence why. [persuasive-v1]"""
-
-    conversation: str = dspy.InputField(desc="conversation log, recommendation list, ground truth, cited reviews")
-    note: str = dspy.InputField(desc="empty, or why your previous answer could not be used")
-    rating: int = dspy.OutputField(desc="one integer: 0, 1 or 2")
-    rationale: str = dspy.OutputField(desc="one sentence")
+RatePersuasiveness = signature("rate_persuasiveness", __name__)
 
 
 def rate_persuasiveness(t: Transcript, lm: dspy.BaseLM, retries: int = 2) -> dict[str, Any]:

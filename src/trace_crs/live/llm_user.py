@@ -26,13 +26,9 @@ from typing import Any
 import dspy
 
 from trace_crs.live.simulator import TemplateUser
+from trace_crs.prompts import signature
 
-
-class RewriteTurn(dspy.Signature):
-    """[live-user v1] Rewrite the traveler's chat message in your own casual words: keep every request, refusal and place name, add no new wish."""
-
-    message: str = dspy.InputField(desc="the traveler's message")
-    rewritten: str = dspy.OutputField(desc="the same message in other words")
+RewriteTurn = signature("rewrite_turn", __name__)
 
 
 class Rewriter(dspy.Module):

@@ -21,23 +21,19 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import dspy
 import numpy as np
+
+from trace_crs.prompts import signature
 
 TOP_K = 20
 PROMPT_VERSION = "fits-v1"
 
 
-class FitsRequest(dspy.Signature):
-    """Decide whether this place fits everything the traveler has asked for so far; answer yes or no."""
-
-    conversation: str = dspy.InputField(desc="the dialogue so far")
-    place: str = dspy.InputField(desc="one candidate place card")
-    fits: bool = dspy.OutputField(desc="yes if the place fits the request, otherwise no")
+FitsRequest = signature("fits_request", __name__)
 
 
 def fits_messages(conversation: str, card: str) -> list[dict[str, str]]:
-    """Chat messages for one yes/no judgement (instructions = ``FitsRequest`` docstring)."""
+    """Chat messages for one yes/no judgement (instructions = ``FitsRequest``'s, ``prompts/fits_request.yaml``)."""
     return [
         {"role": "system", "content": f"{FitsRequest.instructions} Answer with one word: yes or no."},
         {

@@ -31,13 +31,13 @@ import hashlib
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
 
 import dspy
 import numpy as np
 
 from trace_crs.cache import disk_cache_dir
 from trace_crs.metrics.quotes import ANY_LABEL_RE
+from trace_crs.prompts import signature
 from trace_crs.segment import split_sentences, words
 
 THRESHOLD = 0.5
@@ -109,12 +109,7 @@ class HFBackend(Backend):
         return np.concatenate(out)
 
 
-class NLIVerdict(dspy.Signature):
-    """Does the review (premise) support the claim (hypothesis)? Answer yes, maybe or no. [v1]"""
-
-    premise: str = dspy.InputField(desc="a customer review")
-    hypothesis: str = dspy.InputField(desc="a claim made by a recommender")
-    verdict: Literal["yes", "maybe", "no"] = dspy.OutputField()
+NLIVerdict = signature("nli_verdict", __name__)
 
 
 VERDICT_PROB = {"yes": 1.0, "maybe": 1.0 / 3.0, "no": 0.0}

@@ -47,23 +47,14 @@ from trace_crs.lm.usage import recording_usage
 from trace_crs.lm.weights import WEIGHTS
 from trace_crs.metrics.dialogue import REC_ACTIONS
 from trace_crs.metrics.predictions import Key, cited_texts
+from trace_crs.prompts import signature
 
 SCALES = ("relevance", "informativeness", "grounding_quality", "natural_flow", "justification")
 COLUMNS = [f"judge_{s}" for s in SCALES] + ["judge_overall"]
 USAGE_KEYS = ("model", "n", "n_turns", "n_failed", "calls", "prompt_tokens", "completion_tokens", "cost_usd", "seconds")
 
 
-class JudgeResponse(dspy.Signature):
-    """Rate the travel recommender's response on five 1-5 Likert scales (5 = best). [v1]"""
-
-    dialogue: str = dspy.InputField(desc="the conversation so far")
-    response: str = dspy.InputField(desc="the system response to rate")
-    cited_reviews: str = dspy.InputField(desc="the reviews the response cites")
-    relevance: int = dspy.OutputField(desc="1-5: does the response address the user's stated need?")
-    informativeness: int = dspy.OutputField(desc="1-5: useful, specific, actionable?")
-    grounding_quality: int = dspy.OutputField(desc="1-5: are claims supported by the cited reviews?")
-    natural_flow: int = dspy.OutputField(desc="1-5: conversational naturalness")
-    justification: int = dspy.OutputField(desc="1-5: well-reasoned recommendation explanations?")
+JudgeResponse = signature("judge_response", __name__)
 
 
 class LikertJudge(dspy.Module):
