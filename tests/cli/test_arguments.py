@@ -16,7 +16,7 @@ from trace_crs.cli import build_parser
 from trace_crs.cli.arguments import RUN_HELP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a script, not the package
-from parser_surface import walk  # noqa: E402
+from parser_surface import walk
 
 CLI = Path(__file__).resolve().parents[2] / "src" / "trace_crs" / "cli"
 SHARED = ("--kb", "--dialogues", "--out", "--quiet", "--seed", "--n", "--n-boot", "--baselines", "--yelp-dir", "--set",

@@ -1,14 +1,15 @@
 """The ``trace-crs`` command line: one sub-module per command group.
 
 Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)`` that adds its commands
-and sets ``func`` on each sub-parser.  Exit codes (:mod:`trace_crs.errors`): 0 success, 1 an
-internal error (traceback kept: a bug to report), 2 a usage error (bad flags or config values,
-a missing input path, an output that would overwrite an input), 3 bad data (an input file
-that breaks its contract; the message names file, line and field).  Errors are one line on
-stderr; ``trace-crs … | head`` ends quietly.  Global flags, before the command:
-``--quiet`` (no progress bars or summaries on stderr; warnings and errors stay) and ``--json``
-(the command's summary as one JSON object on stdout, for scripts: ``score``, ``evaluate``,
-``dialogues stats|validate|leakage``, ``kb stats``).
+and sets ``func`` on each sub-parser; the flags several commands share (``--kb``, ``--out``,
+``--seed``, …) are declared once, in :mod:`trace_crs.cli.arguments`.  Exit codes
+(:mod:`trace_crs.errors`): 0 success, 1 an internal error (traceback kept: a bug to report), 2
+a usage error (bad flags or config values, a missing input path, an output that would
+overwrite an input), 3 bad data (an input file that breaks its contract; the message names
+file, line and field).  Errors are one line on stderr; ``trace-crs … | head`` ends quietly.
+Global flags, before the command: ``--quiet`` (no progress bars or summaries on stderr;
+warnings and errors stay) and ``--json`` (the command's summary as one JSON object on
+stdout, for scripts: ``score``, ``evaluate``, ``dialogues stats|validate|leakage``, ``kb stats``).
 
 Before any command runs (:mod:`trace_crs.cli.guard`), :func:`guard_paths` refuses (exit 2) an
 output flag that is, contains or lies inside an input flag

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from trace_crs.atomic import write_text
 from trace_crs.cli import add_group
-from trace_crs.cli.arguments import add_json_out, add_kb, add_out, add_seed, add_yelp_dir
+from trace_crs.cli.arguments import KB_HELP, add_json_out, add_kb, add_out, add_seed, add_yelp_dir
 from trace_crs.kb.kbstats import cell_counts, format_summary, summarize
 from trace_crs.kb.store import load_kb, write_kb
 
@@ -139,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     real.add_argument("--n-per-class", type=int, default=2000, help="reviews per class for the discriminator")
     real.set_defaults(func=_realism)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
-    stats.add_argument("kb_dir", nargs="?", help="KB directory (or --kb)")
+    stats.add_argument("kb_dir", nargs="?", help=f"{KB_HELP} (or --kb)")
     add_kb(stats)
     add_json_out(stats, "also write the statistics as JSON to this path")
     stats.set_defaults(func=_stats)
