@@ -1,14 +1,15 @@
 """The ``trace-crs`` command line: one sub-module per command group.
 
 Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)`` that adds its commands
-and sets ``func`` on each sub-parser.  Exit codes (:mod:`trace_crs.errors`): 0 success, 1 an
-internal error (traceback kept: a bug to report), 2 a usage error (bad flags or config values,
-a missing input path, an output that would overwrite an input), 3 bad data (an input file
-that breaks its contract; the message names file, line and field).  Errors are one line on
-stderr; ``trace-crs … | head`` ends quietly.  Global flags, before the command:
-``--quiet`` (no progress bars or summaries on stderr; warnings and errors stay) and ``--json``
-(the command's summary as one JSON object on stdout, for scripts: ``score``, ``evaluate``,
-``dialogues stats|validate|leakage``, ``kb stats``).
+and sets ``func`` on each sub-parser; the flags several commands share (``--kb``, ``--out``,
+``--seed``, …) are declared once, in :mod:`trace_crs.cli.arguments`.  Exit codes
+(:mod:`trace_crs.errors`): 0 success, 1 an internal error (traceback kept: a bug to report), 2
+a usage error (bad flags or config values, a missing input path, an output that would
+overwrite an input), 3 bad data (an input file that breaks its contract; the message names
+file, line and field).  Errors are one line on stderr; ``trace-crs … | head`` ends quietly.
+Global flags, before the command: ``--quiet`` (no progress bars or summaries on stderr;
+warnings and errors stay) and ``--json`` (the command's summary as one JSON object on
+stdout, for scripts: ``score``, ``evaluate``, ``dialogues stats|validate|leakage``, ``kb stats``).
 
 Before any command runs (:mod:`trace_crs.cli.guard`), :func:`guard_paths` refuses (exit 2) an
 output flag that is, contains or lies inside an input flag
@@ -30,7 +31,13 @@ import re
 import sys
 from typing import Any
 
-from trace_crs import DEFAULT_SEED, __version__
+from trace_crs import __version__
+
+# the shared flags live in trace_crs.cli.arguments; the helpers scripts import are re-exported here
+from trace_crs.cli.arguments import add_config as add_config
+from trace_crs.cli.arguments import add_n_boot as add_n_boot
+from trace_crs.cli.arguments import add_run_arguments as add_run_arguments
+from trace_crs.cli.arguments import add_seed as add_seed
 
 # the pre-command checks live in trace_crs.cli.guard; its tables are re-exported here
 from trace_crs.cli.guard import COUNT_BOUNDS as COUNT_BOUNDS
@@ -50,46 +57,6 @@ def given_flags(cls: type, args: argparse.Namespace) -> dict[str, Any]:
     """The flags of ``args`` that name a field of the config dataclass ``cls`` and were given
     (not ``None``): the "explicit flags win" layer of ``evaluate``, ``converse`` and ``score``."""
     return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name, None) is not None}
-
-
-def add_seed(p: argparse.ArgumentParser, what: str, *, from_config: bool = False) -> None:
-    """``--seed``, default 42 (:data:`trace_crs.DEFAULT_SEED`; paper §5 "random seed for all
-    sampling"); ``what`` says which draws it seeds.  ``from_config``: the flag defaults to
-    ``None`` so that a ``--config``/``--set`` seed is not overridden (the config's own default
-    is the same 42)."""
-    p.add_argument(
-        "--seed", type=int, default=None if from_config else DEFAULT_SEED, help=f"{what} (default {DEFAULT_SEED})"
-    )
-
-
-def add_n_boot(p: argparse.ArgumentParser, what: str) -> None:
-    """``--n-boot``, default :data:`trace_crs.stats.bootstrap.N_BOOT` (Appendix L's resamples per
-    interval); ``what`` says which intervals it sizes."""
-    from trace_crs.stats.bootstrap import N_BOOT  # numpy and pandas load only for the commands that bootstrap
-
-    p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"{what} (default {N_BOOT})")
-
-
-def add_config(p: argparse.ArgumentParser, what: str, overrides: str, *, required: bool = False) -> None:
-    """``--config`` (a YAML file; ``what`` says which keys or section it gives) and ``--set
-    KEY=VALUE`` (repeatable; ``overrides`` says what it overrides): the config layers of STYLE
-    "Configs" — defaults < ``--config`` < ``--set`` (< explicit flags, :func:`given_flags`)."""
-    p.add_argument("--config", required=required, help=what)
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help=overrides)
-
-
-def add_run_arguments(p: argparse.ArgumentParser, *, config: str, dialogues: str, baselines: str, seed: str) -> None:
-    """The flags ``evaluate`` and ``converse`` share (``--config``/``--set``, inputs, baselines,
-    pool, subset, seed); the keyword arguments are the help texts that differ."""
-    from trace_crs.config import POOLS
-
-    add_config(p, config, "override a config key")
-    p.add_argument("--kb", help="KB directory (pois.jsonl, reviews.jsonl)")
-    p.add_argument("--dialogues", help=dialogues)
-    p.add_argument("--baselines", help=f"all | non-llm | llm | comma-separated registry keys{baselines}")
-    p.add_argument("--pool", choices=list(POOLS), help="candidate pool (default closed)")
-    p.add_argument("--subset", type=int, help="seeded subset size (default: all dialogues)")
-    add_seed(p, seed, from_config=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

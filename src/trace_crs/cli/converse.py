@@ -20,7 +20,8 @@ import dataclasses
 import json
 import sys
 
-from trace_crs.cli import add_run_arguments, given_flags
+from trace_crs.cli import given_flags
+from trace_crs.cli.arguments import add_out, add_quiet, add_run_arguments
 from trace_crs.config import config_sections
 
 
@@ -60,13 +61,7 @@ def register(subparsers) -> None:
         help="run baselines live against the simulated user (resumable)",
         description=__doc__.splitlines()[0],
     )
-    add_run_arguments(
-        p,
-        config="config YAML: LiveConfig keys, or a project config (its converse: section)",
-        dialogues="dialogues JSON-lines file (the users' hidden preferences and pools)",
-        baselines=" (default non-llm)",
-        seed="seed of the subset, pool shuffles and the simulator",
-    )
+    add_run_arguments(p, "converse")
     p.add_argument("--max-turns", dest="max_turns", type=int, help="system turns before the user gives up (default 4)")
     p.add_argument(
         "--opening-prefs", dest="opening_prefs", type=int, help="preferences the opening request states (default 1)"
@@ -77,6 +72,6 @@ def register(subparsers) -> None:
         help="template (default) or llm: the template user rewritten by the LM of the lm block (--set lm.KEY=V)",
     )
     p.add_argument("--ask", type=int, help="questions each system may ask before recommending (live.ask; default 0)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.add_argument("--out", required=True, help="output directory, e.g. results/<profile>/live/<run>")
+    add_quiet(p, "no progress lines")
+    add_out(p, "output directory, e.g. results/<profile>/live/<run>", required=True)
     p.set_defaults(func=_run)

@@ -14,11 +14,22 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, cast
 
-from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
 from trace_crs.cli import add_group
+from trace_crs.cli.arguments import (
+    DIALOGUES_HELP,
+    KB_HELP,
+    add_dialogues,
+    add_json_out,
+    add_kb,
+    add_n,
+    add_out,
+    add_seed,
+)
 from trace_crs.cli.dialogues_generate import add_generate
 from trace_crs.errors import DataError, UsageError
+
+GENERATED_FROM = f"{KB_HELP} the dialogues were generated from"
 
 
 def load_kb_dir(path: str):
@@ -141,8 +152,8 @@ def _hydrate(args: argparse.Namespace) -> int:
 
 
 def _corpus_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", help="dialogues JSON-lines file (or --dialogues)")
-    p.add_argument("--dialogues", dest="file_flag", help="dialogues JSON-lines file")
+    p.add_argument("file", nargs="?", help=f"{DIALOGUES_HELP} (or --dialogues)")
+    add_dialogues(p, dest="file_flag")
     p.set_defaults(_resolve_file=True)
 
 
@@ -162,39 +173,34 @@ def register(subparsers) -> None:
     add_generate(sub)
     p = sub.add_parser("validate", help="validate dialogues against the KB (exit 1 when any fails)")
     _corpus_arg(p)
-    p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
+    add_kb(p, GENERATED_FROM, required=True)
     p.add_argument("--show", type=int, default=5, help="failed dialogues to list")
     p.set_defaults(func=_validate)
     p = sub.add_parser("stats", help="Table-3 dialogue statistics")
     _corpus_arg(p)
-    p.add_argument(
-        "--kb",
-        default=None,
-        help="KB directory the dialogues were generated from (adds quote specificity and "
-        "negated/disjunctive preferences)",
-    )
-    p.add_argument("--out", "--json", dest="json", default=None, help="also write the statistics to this JSON file")
+    add_kb(p, f"{GENERATED_FROM} (adds quote specificity and negated/disjunctive preferences)")
+    add_json_out(p, "also write the statistics to this JSON file")
     p.set_defaults(func=_stats)
     p = sub.add_parser("leakage", help="audit: keyword-decoder recovery of the acceptable sets, persona information")
     _corpus_arg(p)
-    p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the shuffled-persona control")
-    p.add_argument("--out", "--json", dest="json", help="write the audit as JSON here")
+    add_kb(p, GENERATED_FROM, required=True)
+    add_seed(p, "seed of the shuffled-persona control")
+    add_json_out(p, "write the audit as JSON here")
     p.set_defaults(func=_leakage)
     p = sub.add_parser("unsolvable", help="build the unsolvable set (requests no POI satisfies) from the KB and corpus")
     _corpus_arg(p)
-    p.add_argument("--kb", required=True, help="KB directory the dialogues were generated from")
-    p.add_argument("--n", type=int, default=300, help="items, split evenly over the four reasons")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the source dialogues and extra constraints")
-    p.add_argument("--out", required=True, help="unsolvable items (JSON lines, dialogue schema)")
+    add_kb(p, GENERATED_FROM, required=True)
+    add_n(p, "items, split evenly over the four reasons", default=300)
+    add_seed(p, "seed of the source dialogues and extra constraints")
+    add_out(p, "unsolvable items (JSON lines, dialogue schema)", required=True)
     p.set_defaults(func=_unsolvable)
     p = sub.add_parser("release", help="replace verbatim quotes by [Q:N] placeholders + pointers")
     _corpus_arg(p)
-    p.add_argument("--kb", required=True, help="KB directory the quotes come from")
-    p.add_argument("--out", required=True, help="released corpus (JSON lines)")
+    add_kb(p, f"{KB_HELP} the quotes come from", required=True)
+    add_out(p, "released corpus (JSON lines)", required=True)
     p.set_defaults(func=_release)
     p = sub.add_parser("hydrate", help="restore released quotes from a KB")
     _corpus_arg(p)
-    p.add_argument("--kb", required=True, help="KB directory holding the quoted reviews")
-    p.add_argument("--out", required=True, help="hydrated corpus (JSON lines)")
+    add_kb(p, f"{KB_HELP} holding the quoted reviews", required=True)
+    add_out(p, "hydrated corpus (JSON lines)", required=True)
     p.set_defaults(func=_hydrate)

@@ -12,8 +12,8 @@ import sys
 from collections import Counter
 from typing import Any
 
-from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
+from trace_crs.cli.arguments import add_kb, add_n, add_out, add_seed, add_set
 
 
 def _llm_lm_config(args: argparse.Namespace):
@@ -136,8 +136,8 @@ def run_generate(args: argparse.Namespace) -> int:
 def add_generate(sub: Any) -> None:
     """Add ``dialogues generate`` to the group's subparsers ``sub``."""
     p = sub.add_parser("generate", help="generate dialogues (simulated: offline default; llm: DSPy + litellm)")
-    p.add_argument("--kb", required=True)
-    p.add_argument("--n", type=int, required=True)
+    add_kb(p, None, required=True)
+    add_n(p, None, required=True)
     p.add_argument("--generator", choices=("simulated", "llm"), default="simulated")
     p.add_argument(
         "--model",
@@ -160,12 +160,7 @@ def add_generate(sub: Any) -> None:
         help="--generator llm decoding; constrained = JSON-schema grammar, llama.cpp servers only "
         "(default: constrained for local, else free)",
     )
-    p.add_argument(
-        "--set",
-        action="append",
-        metavar="KEY=VALUE",
-        help="override a field of the local generator's LM config, e.g. lm.timeout_s=3600 " "lm.max_tokens=3000",
-    )
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    p.add_argument("--out", required=True)
+    add_set(p, "override a field of the local generator's LM config, e.g. lm.timeout_s=3600 lm.max_tokens=3000")
+    add_seed(p)
+    add_out(p, required=True)
     p.set_defaults(func=run_generate)

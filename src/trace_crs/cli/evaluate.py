@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trace_crs import results_layout as layout
-from trace_crs.cli import add_run_arguments, given_flags
+from trace_crs.cli import given_flags
+from trace_crs.cli.arguments import add_out, add_quiet, add_run_arguments
 from trace_crs.config import ScoreConfig, config_sections, load_config
 from trace_crs.errors import UsageError
 
@@ -95,13 +96,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "evaluate", help="run baselines over reference dialogues (resumable)", description=__doc__.splitlines()[0]
     )
-    add_run_arguments(
-        p,
-        config="run config YAML: RunConfig keys, or a configs/<profile>/<run>.yaml (its evaluate: section)",
-        dialogues="dialogues JSON-lines file",
-        baselines="",
-        seed="run seed (pool shuffles, subsets, LLM sampling)",
-    )
+    add_run_arguments(p, "evaluate")
     p.add_argument("--chunk-size", dest="chunk_size", type=int, help="dialogues per resumable chunk")
     p.add_argument(
         "--workers",
@@ -135,12 +130,12 @@ def register(subparsers) -> None:
         "(default 4); nothing is written to --out",
     )
     p.add_argument("--cache-dir", help="on-disk cache for shared work (default ~/.cache/trace-crs/vectors)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet(p, "no progress bars")
     p.add_argument(
         "--score",
         action="store_true",
         help="also write scores/<baseline>.json: the --config's score: section, else the default settings "
         "(the run's pool always)",
     )
-    p.add_argument("--out", help="run directory, e.g. results/runs/<run_id> (required unless --estimate)")
+    add_out(p, "run directory, e.g. results/runs/<run_id> (required unless --estimate)")
     p.set_defaults(func=_run)

@@ -28,7 +28,17 @@ from typing import Any
 import pandas as pd
 
 from trace_crs.atomic import commit_files
-from trace_crs.cli import add_group, add_n_boot, add_seed
+from trace_crs.cli import add_group
+from trace_crs.cli.arguments import (
+    add_baselines,
+    add_dialogues,
+    add_kb,
+    add_n,
+    add_n_boot,
+    add_out,
+    add_quiet,
+    add_seed,
+)
 from trace_crs.errors import UsageError
 from trace_crs.human.sample import N_TASK2, sample_items, task2_count
 from trace_crs.human.study import analyse
@@ -175,24 +185,24 @@ def register(subparsers) -> None:
         default="study",
         help="where the labels come from; 'simulated' (a test fixture) is said on every page that shows them",
     )
-    agree.add_argument("--quiet", action="store_true", help="no tables on stdout")
-    agree.add_argument("--out", type=Path, required=True, help="output directory")
+    add_quiet(agree, "no tables on stdout")
+    add_out(agree, "output directory", required=True, path=True)
     agree.set_defaults(func=_agree)
     smp = sub.add_parser("sample", help="blind annotation items (Task 1, Task 2) and their key from runs")
     smp.add_argument("--run", action="append", required=True, help="a run directory (repeatable)")
-    smp.add_argument("--kb", required=True, help="the runs' KB directory")
-    smp.add_argument("--dialogues", required=True, help="the runs' dialogues (JSON lines)")
+    add_kb(smp, "the runs' KB directory", required=True)
+    add_dialogues(smp, "the runs' dialogues (JSON lines)", required=True)
     smp.add_argument("--scores", action="append", help="score directories (per_turn parquet) for the key")
-    smp.add_argument("--baselines", default=DEFAULT_BASELINES, help=f"comma-separated (default {DEFAULT_BASELINES})")
-    smp.add_argument("--n", type=int, default=30, help="dialogues (default 30)")
+    add_baselines(smp, f"comma-separated (default {DEFAULT_BASELINES})", default=DEFAULT_BASELINES)
+    add_n(smp, "dialogues (default 30)", default=30)
     smp.add_argument(
         "--n-task2",
         type=int,
         help=f"Task 2 dialogues, the first of the sample (default {N_TASK2}, or --n when smaller; more than --n is an error)",
     )
     add_seed(smp, "seed of the sampled dialogues and item order")
-    smp.add_argument("--quiet", action="store_true", help="no summary on stdout")
-    smp.add_argument("--out", type=Path, required=True, help="items JSON lines (what annotators see)")
+    add_quiet(smp, "no summary on stdout")
+    add_out(smp, "items JSON lines (what annotators see)", required=True, path=True)
     smp.add_argument("--key-out", type=Path, required=True, help="the key JSON lines (never shown to annotators)")
     smp.set_defaults(func=_sample)
     srv = sub.add_parser("serve", help="the annotation web tool (FastAPI + SQLite)")
@@ -205,6 +215,6 @@ def register(subparsers) -> None:
     exp = sub.add_parser("export", help="labels of the web tool as JSON lines (and CSV)")
     exp.add_argument("--items", type=Path, required=True, help="the items the tool served")
     exp.add_argument("--labels-db", type=Path, required=True, help="the tool's SQLite database")
-    exp.add_argument("--out", type=Path, required=True, help="labels JSON lines (human agree --labels)")
+    add_out(exp, "labels JSON lines (human agree --labels)", required=True, path=True)
     exp.add_argument("--csv", type=Path, help="the same labels as CSV (lists joined by ';')")
     exp.set_defaults(func=_export)

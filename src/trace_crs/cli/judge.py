@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trace_crs.cli import add_group, add_seed
+from trace_crs.cli import add_group
+from trace_crs.cli.arguments import KB_HELP, add_dialogues, add_kb, add_n, add_out, add_quiet, add_seed, add_set
 from trace_crs.cli.judge_agree import run_agree
 from trace_crs.cli.judge_transcripts import dump_records, run_transcripts, seeded_subset
 from trace_crs.cli.score import refuse_inputs
@@ -175,11 +176,9 @@ def register(subparsers) -> None:
     sub = add_group(subparsers, "judge", "CoRE: judge any CRS transcript with an LLM (12 factors, debate)")
     p = sub.add_parser("core", help="rate transcripts on the 12 CoRE factors and aggregate them")
     p.add_argument("--transcripts", required=True, help="transcripts JSON lines (trace_crs.judge.transcript)")
-    p.add_argument("--out", required=True, help="output JSON lines, one judged record per transcript")
-    p.add_argument(
-        "--set", action="append", metavar="lm.KEY=VALUE", help="LM setting, e.g. lm.model=openai/gpt-4o-mini"
-    )
-    p.add_argument("--n", type=int, help="judge a seeded subset of N transcripts")
+    add_out(p, "output JSON lines, one judged record per transcript", required=True)
+    add_set(p, "LM setting, e.g. lm.model=openai/gpt-4o-mini", metavar="lm.KEY=VALUE")
+    add_n(p, "judge a seeded subset of N transcripts")
     add_seed(p, "seed of the subset")
     p.add_argument(
         "--mode", choices=MODES, default="per-factor", help="one call per factor (paper) or one call for all"
@@ -198,20 +197,20 @@ def register(subparsers) -> None:
         action="store_true",
         help="also rate Persuasiveness (0-2, one call per transcript; CoRE Table 7's conventional metric)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_quiet(p, "no progress on stderr")
     p.set_defaults(func=run_core)
     p = sub.add_parser("transcripts", help="export Trace dialogues, run predictions or a CRS log as transcripts")
-    p.add_argument("--dialogues", help="Trace dialogues JSON lines")
-    p.add_argument("--kb", help="KB directory (names items, resolves citations)")
+    add_dialogues(p, "Trace dialogues JSON lines")
+    add_kb(p, f"{KB_HELP} (names items, resolves citations)")
     p.add_argument("--predictions", help="a predictions file to splice into the dialogues")
     p.add_argument("--system", help="name of the system that produced --predictions")
     p.add_argument("--run", help="a run directory: every predictions/<baseline>.jsonl")
     p.add_argument("--dialogue-ids", help="JSON list of dialogue ids to export (default: the run's, else all)")
-    p.add_argument("--n", type=int, help="export a seeded subset of N dialogues (the same for every system)")
+    add_n(p, "export a seeded subset of N dialogues (the same for every system)")
     add_seed(p, "seed of the subset")
     p.add_argument("--generic", help="a CRS log in the generic {dialogue_id, turns: [{role, text}]} layout")
     p.add_argument("--live", action="append", help="a converse output directory (its judge/*.jsonl); repeatable")
-    p.add_argument("--out", required=True, help="transcripts JSON lines to write")
+    add_out(p, "transcripts JSON lines to write", required=True)
     p.set_defaults(func=run_transcripts)
     p = sub.add_parser("agree", help="meta-evaluate judged transcripts against human labels or another judge")
     p.add_argument("--pred", required=True, help="judged records (judge core output)")
@@ -230,6 +229,6 @@ def register(subparsers) -> None:
         "--pred and these by QWK against --human (CoRE §7.2); repeatable",
     )
     p.add_argument("--mixture-out", help="write the selection as a mixture table YAML (judge core --mixture)")
-    p.add_argument("--out", help="JSON file of every table (default: stdout)")
-    p.add_argument("--quiet", action="store_true", help="no tables on stderr")
+    add_out(p, "JSON file of every table (default: stdout)")
+    add_quiet(p, "no tables on stderr")
     p.set_defaults(func=run_agree)

@@ -8,9 +8,9 @@ import argparse
 import json
 from pathlib import Path
 
-from trace_crs import DEFAULT_SEED
 from trace_crs.atomic import write_text
 from trace_crs.cli import add_group
+from trace_crs.cli.arguments import KB_HELP, add_json_out, add_kb, add_out, add_seed, add_yelp_dir
 from trace_crs.kb.kbstats import cell_counts, format_summary, summarize
 from trace_crs.kb.store import load_kb, write_kb
 
@@ -118,36 +118,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = add_group(subparsers, "kb", "build and summarise the POI knowledge base")
     build = sub.add_parser("build", help="build a KB directory (pois.jsonl, reviews.jsonl, MANIFEST.json)")
     build.add_argument("--source", choices=("synthetic", "yelp"), default="synthetic")
-    build.add_argument("--yelp-dir", help="directory with the Yelp Open Dataset business/review JSON files")
+    add_yelp_dir(build, "directory with the Yelp Open Dataset business/review JSON files")
     build.add_argument("--per-cell", type=int, default=100, help="POIs per city x type (default 100)")
-    build.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    build.add_argument("--out", required=True, help="output KB directory")
+    add_seed(build)
+    add_out(build, "output KB directory", required=True)
     build.set_defaults(func=_build)
     cal = sub.add_parser("calibrate", help="per-review facet mention rates of a Yelp bundle (for the review writer)")
-    cal.add_argument("--yelp-dir", required=True, help="directory with the Yelp business/review JSON files")
+    add_yelp_dir(cal, "directory with the Yelp business/review JSON files", required=True)
     cal.add_argument("--min-reviews", type=int, default=20, help="keep facet values seen on at least this many reviews")
-    cal.add_argument(
-        "--lengths",
-        action="store_true",
-        help="instead: review-length quantiles after truncation at 500 chars (data/review_lengths.yaml)",
-    )
-    cal.add_argument("--out", help="write the rates as JSON here")
+    lengths = "instead: review-length quantiles after truncation at 500 chars (data/review_lengths.yaml)"
+    cal.add_argument("--lengths", action="store_true", help=lengths)
+    add_out(cal, "write the rates as JSON here")
     cal.set_defaults(func=_calibrate)
     real = sub.add_parser("realism", help="synthetic vs real review statistics and a discriminator's AUC")
-    real.add_argument("--kb", required=True, help="KB directory")
+    add_kb(real, required=True)
     real.add_argument("--reference", help="Yelp bundle directory (yelp_academic_dataset_review.json) to compare with")
-    real.add_argument("--out", help="write the report (aggregate statistics only) as JSON here")
+    add_out(real, "write the report (aggregate statistics only) as JSON here")
     real.add_argument("--markdown", help="also write the data card's table (Markdown) here")
-    real.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_seed(real)
     real.add_argument("--n-per-class", type=int, default=2000, help="reviews per class for the discriminator")
     real.set_defaults(func=_realism)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
-    stats.add_argument("kb_dir", nargs="?", help="KB directory (or --kb)")
-    stats.add_argument("--kb", help="KB directory")
-    stats.add_argument("--out", "--json", dest="json", help="also write the statistics as JSON to this path")
+    stats.add_argument("kb_dir", nargs="?", help=f"{KB_HELP} (or --kb)")
+    add_kb(stats)
+    add_json_out(stats, "also write the statistics as JSON to this path")
     stats.set_defaults(func=_stats)
     degrade = sub.add_parser("degrade", help="copy a KB with Yelp's attribute missingness applied (kb.missingness)")
-    degrade.add_argument("--kb", required=True, help="input KB directory")
-    degrade.add_argument("--out", required=True, help="output KB directory (not the input)")
-    degrade.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add_kb(degrade, "input KB directory", required=True)
+    add_out(degrade, "output KB directory (not the input)", required=True)
+    add_seed(degrade)
     degrade.set_defaults(func=_degrade)

@@ -7,7 +7,8 @@ import argparse
 import json
 import sys
 
-from trace_crs.cli import add_group, add_seed
+from trace_crs.cli import add_group
+from trace_crs.cli.arguments import add_dialogues, add_kb, add_out, add_seed, add_yelp_dir
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -67,13 +68,8 @@ def register(subparsers) -> None:
     p.add_argument("--dataset", required=True, help="crs_dataset.json")
     p.add_argument("--pois", required=True, help="poi_knowledge_base.json")
     p.add_argument("--splits", required=True, help="directory with test_dialogue_ids.json (train_/val_ optional)")
-    p.add_argument(
-        "--yelp-dir",
-        dest="yelp_dir",
-        required=True,
-        help="Yelp Open Dataset bundle (yelp_academic_dataset_{business,review}.json)",
-    )
-    p.add_argument("--out", required=True, help="output directory: kb/, dialogues.jsonl, mapping_report.json")
+    add_yelp_dir(p, "Yelp Open Dataset bundle (yelp_academic_dataset_{business,review}.json)", required=True)
+    add_out(p, "output directory: kb/, dialogues.jsonl, mapping_report.json", required=True)
     add_seed(p, "seed of the re-drawn 16/32 pools")
     p.add_argument(
         "--strict",
@@ -83,9 +79,9 @@ def register(subparsers) -> None:
     )
     p.set_defaults(func=_import)
     p = sub.add_parser("export", help="write our corpus in the official layout ([Q:N] placeholders, cards, splits)")
-    p.add_argument("--kb", required=True, help="KB directory")
-    p.add_argument("--dialogues", required=True, help="dialogues JSON-lines file")
-    p.add_argument("--out", required=True, help="output directory (crs_dataset.json, poi_knowledge_base.json, splits/)")
+    add_kb(p, required=True)
+    add_dialogues(p, required=True)
+    add_out(p, "output directory (crs_dataset.json, poi_knowledge_base.json, splits/)", required=True)
     p.add_argument(
         "--yelp-bundle",
         dest="yelp_bundle",

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trace_crs.atomic import commit_files, refuse_overlap
-from trace_crs.cli import add_config, add_seed, given_flags
+from trace_crs.cli import given_flags
+from trace_crs.cli.arguments import add_config, add_dialogues, add_kb, add_out, add_quiet, add_seed
 from trace_crs.config import POOLS, ScoreConfig, load_config
 from trace_crs.dialogues.schema import Dialogue
 from trace_crs.errors import DataError, UsageError
@@ -40,8 +41,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "score", help="score a predictions file with the Trace metrics", description=__doc__.splitlines()[0]
     )
-    p.add_argument("--kb", required=True, help="KB directory")
-    p.add_argument("--dialogues", required=True, help="dialogues JSON lines")
+    add_kb(p, required=True)
+    add_dialogues(p, "dialogues JSON lines", required=True)
     p.add_argument("--predictions", required=True, help="predictions JSON lines (ARCHITECTURE §5)")
     p.add_argument(
         "--dialogue-ids",
@@ -70,10 +71,10 @@ def register(subparsers) -> None:
     p.add_argument("--judge-n", type=int, default=None, help="judged dialogues, one turn each (seeded subset)")
     p.add_argument("--lm-model", default="local", help="LM for --entailment llm")
     p.add_argument("--per-turn", help="also write the per-turn table to this CSV")
-    p.add_argument("--out", help="aggregate JSON path (default: beside the predictions)")
+    add_out(p, "aggregate JSON path (default: beside the predictions)")
     p.add_argument("--strict", action="store_true", default=None, help="a missing prediction is an error")
     add_seed(p, "seed of the judged subset", from_config=True)
-    p.add_argument("--quiet", action="store_true", help="no summary table on stderr (warnings stay)")
+    add_quiet(p, "no summary table on stderr (warnings stay)")
     p.set_defaults(func=run)
 
 

@@ -29,13 +29,19 @@ from pathlib import Path
 import pandas as pd
 
 from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
-from trace_crs.cli import add_group, add_n_boot, add_seed
+from trace_crs.cli import add_group
+from trace_crs.cli.arguments import add_baselines, add_n_boot, add_out, add_seed
 from trace_crs.cli.stats_abstention import add_abstention
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.oracle.quality import COMPONENTS, COSTS, joint_quality
 from trace_crs.stats.bootstrap import TABLE21_PAIRS, bootstrap_pairs
 from trace_crs.stats.cost import dialogue_costs
+
+# the flags sensitivity and diagnose share: both re-score the runs of one results root
+RESULTS_ROOT = "results/<profile>/ (reads runs/<run>/)"
+EVERY_BASELINE = "comma-separated baselines (default: every one of the run)"
+PARQUET_OUT = "output Parquet file"
 
 
 def _load_scores(directory: Path, level: str) -> pd.DataFrame:
@@ -142,7 +148,7 @@ def register(subparsers) -> None:
     boot.add_argument("--pair", type=_pair, action="append", help="A:B:METRIC (repeatable; default Table 21)")
     add_n_boot(boot, "bootstrap resamples of every pair")
     add_seed(boot, "seed of the bootstrap resamples")
-    boot.add_argument("--out", type=Path, required=True)
+    add_out(boot, required=True, path=True)
     boot.set_defaults(func=_bootstrap)
     add_abstention(sub)
     orc = sub.add_parser("oracle", help="budget-oracle curve (in-sample upper bound with perfect foresight)")
@@ -157,13 +163,13 @@ def register(subparsers) -> None:
         "--cost", choices=tuple(COSTS), default="cost_usd", help="the cost axis, named as oracle.quality.COSTS names it"
     )
     orc.add_argument("--budgets", type=int, default=20)
-    orc.add_argument("--out", type=Path, required=True)
+    add_out(orc, required=True, path=True)
     orc.set_defaults(func=_oracle)
     sens = sub.add_parser("sensitivity", help="re-score runs at other settings (App. L sweeps, App. O error rates)")
     sens.add_argument("analysis", help="fuzzy (Table 16), spatial (Table 18), nli, bimodality or errors (Figure 6)")
-    sens.add_argument("--results", type=Path, required=True, help="results/<profile>/ (reads runs/<run>/)")
+    sens.add_argument("--results", type=Path, required=True, help=RESULTS_ROOT)
     sens.add_argument("--runs", required=True, help="comma-separated run names (one for nli, bimodality)")
-    sens.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
+    add_baselines(sens, EVERY_BASELINE)
     sens.add_argument("--n-dialogues", type=int, help="seeded sample of each run's dialogues (default: all)")
     add_seed(sens, "seed of the dialogue sample")
     sens.add_argument("--settings", help="comma-separated sweep settings (default: the paper's)")
@@ -174,16 +180,16 @@ def register(subparsers) -> None:
         default=ScoreConfig.fuzzy_threshold,
         help="grounding-error threshold of the errors analysis",
     )
-    sens.add_argument("--out", type=Path, required=True, help="output Parquet file")
+    add_out(sens, PARQUET_OUT, required=True, path=True)
     sens.set_defaults(func=_sensitivity)
     diag = sub.add_parser("diagnose", help="score every variant that tests a cause of a deviation from the paper")
-    diag.add_argument("--results", type=Path, required=True, help="results/<profile>/ (reads runs/<run>/)")
+    diag.add_argument("--results", type=Path, required=True, help=RESULTS_ROOT)
     diag.add_argument(
         "--run", dest="run_name", default="closed", help="the run (a name under results/runs/) every variant scores"
     )
     diag.add_argument("--corpus-runs", help="VARIANT=RUN,... runs of the same dialogues on a changed corpus")
-    diag.add_argument("--baselines", help="comma-separated baselines (default: every one of the run)")
+    add_baselines(diag, EVERY_BASELINE)
     diag.add_argument("--n-dialogues", type=int, help="seeded sample of the run's dialogues (default: all)")
     add_seed(diag, "seed of the dialogue sample")
-    diag.add_argument("--out", type=Path, required=True, help="output Parquet file")
+    add_out(diag, PARQUET_OUT, required=True, path=True)
     diag.set_defaults(func=_diagnose)

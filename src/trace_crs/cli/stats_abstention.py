@@ -6,13 +6,12 @@ Unlike the other ``stats`` commands these read the KB and the corpora, not score
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from trace_crs.atomic import commit_files
-from trace_crs.cli import add_config, add_seed
+from trace_crs.cli.arguments import add_baselines, add_config, add_dialogues, add_kb, add_out, add_seed
 
 N_TAUS = 41
 
@@ -125,12 +124,12 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
 def add_abstention(sub: Any) -> None:
     """Add ``stats abstention`` and ``stats abstention-llm`` to the group's subparsers ``sub``."""
     abst = sub.add_parser("abstention", help="rankers' abstention on the unsolvable set (TravelBench, tau sweep)")
-    abst.add_argument("--kb", required=True, help="KB directory")
-    abst.add_argument("--dialogues", required=True, help="the solvable corpus (JSON lines)")
+    add_kb(abst, required=True)
+    add_dialogues(abst, "the solvable corpus (JSON lines)", required=True)
     abst.add_argument("--unsolvable", required=True, help="trace-crs dialogues unsolvable output")
     abst.add_argument("--n-solvable", type=int, default=300, help="seeded sample of solvable dialogues")
     add_seed(abst, "seed of the solvable sample")
-    abst.add_argument("--out", type=Path, required=True, help="output directory")
+    add_out(abst, "output directory", required=True, path=True)
     abst.set_defaults(func=run_abstention)
     allm = sub.add_parser("abstention-llm", help="LLM baselines on the unsolvable set ([Unsolved] rule in the prompt)")
     add_config(
@@ -139,16 +138,14 @@ def add_abstention(sub: Any) -> None:
         "override a config key, e.g. lm.model=…",
         required=True,
     )
-    allm.add_argument("--baselines", help="restrict to these LLM baselines (comma-separated)")
-    allm.add_argument("--kb", required=True, help="KB directory")
-    allm.add_argument("--dialogues", required=True, help="the corpus (solvable dialogues are sampled from it)")
+    add_baselines(allm, "restrict to these LLM baselines (comma-separated)")
+    add_kb(allm, required=True)
+    add_dialogues(allm, "the corpus (solvable dialogues are sampled from it)", required=True)
     allm.add_argument("--unsolvable", required=True, help="trace-crs dialogues unsolvable output")
     allm.add_argument(
         "--n-unsolvable", type=int, default=None, help="seeded subset of the unsolvable items (default all)"
     )
     allm.add_argument("--n-solvable", type=int, default=300, help="solvable dialogues sampled (default 300)")
     add_seed(allm, "seed of the samples and the LLM baselines")
-    allm.add_argument(
-        "--out", type=Path, required=True, help="output directory (llm_abstention.csv, llm_decisions.parquet)"
-    )
+    add_out(allm, "output directory (llm_abstention.csv, llm_decisions.parquet)", required=True, path=True)
     allm.set_defaults(func=run_abstention_llm)
