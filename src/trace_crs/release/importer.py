@@ -36,6 +36,7 @@ from trace_crs.release.consistency import (
     card_findings,
     check_release,
     dialogue_findings,
+    out_of_range,
     utf16_hint,
 )
 from trace_crs.release.mapping import coverage, unconsumed
@@ -171,6 +172,8 @@ def _verify_cards(cards: list[dict[str, Any]], kb: KB, path: str) -> int:
                     f"{where}.review_id",
                     f"review {p['review_id']} of POI {card['business_id']} is not in the Yelp bundle",
                 )
+            if problem := out_of_range(p, review.text):
+                raise ReleaseFormatError(path, None, f"{where}.start", problem)
             span = review.text[p["start"] : p["end"]]
             if ("span_sha256" in p and span_sha256(span) != p["span_sha256"]) or ("span" in p and span != p["span"]):
                 raise ReleaseFormatError(
