@@ -137,3 +137,12 @@ def test_parse_field_and_line_at():
 
 def test_field_offsets_of_text_that_is_not_json_is_empty():
     assert field_offsets('[{"a": ', [parse_field("[0].a")]) == {}
+
+
+def test_finding_lines_fall_back_to_the_records_id_line(tmp_path):
+    from trace_crs.release.consistency import finding_lines
+    p = tmp_path / "x.json"
+    p.write_text('[\n {"dialogue_id": "a",\n  "turns": [\n   {"text": "t"}]}\n]\n')
+    found = [{"kind": "dangling_label", "record": "a", "field": f, "problem": ""}
+             for f in ("[0].turns[0].text", "[0].turns[3].text")]
+    assert finding_lines(p, "dialogue", found) == [4, 2]

@@ -32,8 +32,7 @@ from typing import Any, TypedDict
 from trace_crs.dialogues.quote_reader import label_names
 from trace_crs.errors import DataError
 from trace_crs.release.checks import ReleaseFormatError
-from trace_crs.release.locate import Path as JsonPath
-from trace_crs.release.locate import field_offsets, line_at, parse_field
+from trace_crs.release.locate import JsonPath, field_offsets, line_at, parse_field
 from trace_crs.release.official import span_sha256
 
 KINDS: dict[str, str] = {
@@ -231,9 +230,11 @@ def finding_lines(path: Path, noun: str, findings: list[Finding]) -> list[int | 
     """The 1-based line of each finding's own field in ``path`` (:mod:`trace_crs.release.locate`);
     where it cannot be located, the line of the record's id (:func:`first_lines`)."""
     text = path.read_text(encoding="utf-8")
-    paths = [_json_path(f, noun, text.lstrip()[:1] == "{") for f in findings]
+    wrapped = text.lstrip()[:1] == "{"
+    paths = [_json_path(f, noun, wrapped) for f in findings]
     at = field_offsets(text, paths)
-    ids = first_lines(path, [f["record"] for f, p in zip(findings, paths, strict=True) if p not in at])
+    missing = [f["record"] for f, p in zip(findings, paths, strict=True) if p not in at]
+    ids = first_lines(path, missing) if missing else {}
     return [line_at(text, at[p]) if p in at else ids[f["record"]] for f, p in zip(findings, paths, strict=True)]
 
 

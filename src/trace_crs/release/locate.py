@@ -16,14 +16,14 @@ import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-Path = tuple[int | str, ...]
+JsonPath = tuple[int | str, ...]
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[ \t\n\r]*")
 _STEP = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
 _END = object()  # a trie node's marker: a path asked for ends here
 
 
-def parse_field(field: str) -> Path:
+def parse_field(field: str) -> JsonPath:
     """``"[2].turns[5].q"`` -> ``(2, "turns", 5, "q")``: a finding's field as JSON path steps."""
     return tuple(int(index) if index else key for index, key in _STEP.findall(field))
 
@@ -33,7 +33,7 @@ def line_at(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def field_offsets(text: str, paths: list[Path]) -> dict[Path, int]:
+def field_offsets(text: str, paths: list[JsonPath]) -> dict[JsonPath, int]:
     """The offset in ``text`` of each path that is there (see the module docstring); a path
     not in the text is left out, and all are when the text is not JSON."""
     trie: dict[Any, Any] = {}
@@ -42,7 +42,7 @@ def field_offsets(text: str, paths: list[Path]) -> dict[Path, int]:
         for step in path:
             node = node.setdefault(step, {})
         node[_END] = path
-    out: dict[Path, int] = {}
+    out: dict[JsonPath, int] = {}
     try:
         _walk(text, _skip(text, 0), trie, out, 0)
     except (ValueError, IndexError):
@@ -55,7 +55,7 @@ def _skip(text: str, i: int) -> int:
     return match.end() if match else i
 
 
-def _walk(text: str, i: int, node: dict[Any, Any], out: dict[Path, int], here: int) -> int:
+def _walk(text: str, i: int, node: dict[Any, Any], out: dict[JsonPath, int], here: int) -> int:
     """Record ``node``'s paths at ``here``, enter the value at ``i`` where ``node`` asks for a
     member or element of it; the offset after the value."""
     if _END in node:
