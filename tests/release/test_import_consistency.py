@@ -163,7 +163,8 @@ def test_a_clean_release_reports_zeros_and_strict_imports_it_identically(release
     assert main(import_args(release, a)) == 0
     err = capsys.readouterr().err
     assert ("release import: consistency: crs_dataset.json: 0 quotes citing a review their turn does not "
-            "reference, 0 labels on no quote, 0 labels on quotes of different reviews, 0 repeated quote numbers, 0 offsets in UTF-16 units; "
+            "reference, 0 labels on no quote, 0 labels on quotes of different reviews, 0 repeated quote numbers, "
+            "0 offsets in UTF-16 units; "
             "poi_knowledge_base.json: 0 offsets in UTF-16 units (mapping_report.json)") in err
     assert main(["--quiet", *import_args(release, b), "--strict"]) == 0
     assert capsys.readouterr().err == ""  # --quiet and nothing found: no summary line
