@@ -13,10 +13,8 @@ from trace_crs.release.consistency import KINDS, first_lines, reads_as_utf16, ut
 
 from .conftest import import_args
 
-# Lines of the fixture files, read off them by hand (json indent=1, sorted keys): each dialogue's
-# "dialogue_id" and card 1's "business_id".
-ID_LINE = {"crs_yelp_02669": 13, "crs_yelp_04339": 151, "crs_yelp_08506": 289}
-CARD1_LINE = 10
+# Lines of the corrupted fixture files, read off them by hand (json indent=1, sorted keys): the
+# line of the finding's own field (the key of the offending pointer or turn text).
 EMOJI = "\U0001f600"  # 😀: one code point, two UTF-16 code units
 
 
@@ -56,14 +54,14 @@ def _unreferenced(release):
     def change(d):
         d[0]["turns"][3]["referenced_review_ids"] = []
     _edit(release, "crs_dataset.json", change)
-    return "crs_dataset.json", "review_not_referenced", 1, ID_LINE["crs_yelp_02669"], "[0].turns[3].quotes[0].review_id"
+    return "crs_dataset.json", "review_not_referenced", 1, 59, "[0].turns[3].quotes[0].review_id"
 
 
 def _dangling(release):
     def change(d):
         d[1]["turns"][3]["text"] += " See also [R2, R3]."  # a group: two labels on no quote
     _edit(release, "crs_dataset.json", change)
-    return "crs_dataset.json", "dangling_label", 2, ID_LINE["crs_yelp_04339"], "[1].turns[3].text"
+    return "crs_dataset.json", "dangling_label", 2, 210, "[1].turns[3].text"
 
 
 def _repeated(release):
@@ -72,7 +70,7 @@ def _repeated(release):
         turn["quotes"][1]["q"] = 2
         turn["text"] = turn["text"].replace('"[Q:3]" [R2]', '"[Q:2]" [R2]')  # placeholders still match
     _edit(release, "crs_dataset.json", change)
-    return "crs_dataset.json", "repeated_q", 1, ID_LINE["crs_yelp_08506"], "[2].turns[5].quotes[1].q"
+    return "crs_dataset.json", "repeated_q", 1, 377, "[2].turns[5].quotes[1].q"
 
 
 def _utf16(release):
@@ -87,7 +85,7 @@ def _utf16(release):
         del q["span_sha256"]
     _edit(release, "crs_dataset.json", change)
     _edit(release, "poi_knowledge_base.json", _shift_card_pointers("rvTampa02x0yyyyyyyyyyy", 2))
-    return "crs_dataset.json", "utf16_offsets", 1, ID_LINE["crs_yelp_08506"], "[2].turns[3].quotes[0].start"
+    return "crs_dataset.json", "utf16_offsets", 1, 337, "[2].turns[3].quotes[0].start"
 
 
 def _utf16_card(release):
@@ -104,11 +102,21 @@ def _utf16_card(release):
         del p["span_sha256"]
     _edit(release, "crs_dataset.json", dataset)
     _edit(release, "poi_knowledge_base.json", cards)
-    return "poi_knowledge_base.json", "utf16_offsets", 1, CARD1_LINE, "[1].citations[0].start"
+    return "poi_knowledge_base.json", "utf16_offsets", 1, 16, "[1].citations[0].start"
 
 
-CASES = [_unreferenced, _dangling, _repeated, _utf16, _utf16_card]
-IDS = ["review_not_referenced", "dangling_label", "repeated_q", "utf16_offsets", "utf16_card"]
+def _two_reviews(release):
+    """Dialogue 0 turn 5: [R1] on [Q:2] (review rvNashvi010) and on [Q:3] (review rvNashvi041)."""
+    def change(d):
+        turn = d[0]["turns"][5]
+        turn["quotes"][1]["label"] = "R1"
+        turn["text"] = turn["text"].replace('"[Q:3]" [R2]', '"[Q:3]" [R1]')  # placeholders still match
+    _edit(release, "crs_dataset.json", change)
+    return "crs_dataset.json", "label_two_reviews", 1, 100, "[0].turns[5].quotes[1].label"
+
+
+CASES = [_unreferenced, _dangling, _repeated, _utf16, _utf16_card, _two_reviews]
+IDS = ["review_not_referenced", "dangling_label", "repeated_q", "utf16_offsets", "utf16_card", "label_two_reviews"]
 
 
 @pytest.mark.parametrize("corrupt", CASES, ids=IDS)
@@ -119,14 +127,14 @@ def test_each_kind_is_imported_and_counted_with_file_line_field(release, tmp_pat
     section = json.loads((out / "mapping_report.json").read_text())["consistency"]
     counts = {(f, k): v["count"] for f, kinds in section.items() for k, v in kinds.items()}
     assert counts == {("crs_dataset.json", "review_not_referenced"): 0, ("crs_dataset.json", "dangling_label"): 0,
+                      ("crs_dataset.json", "label_two_reviews"): 0,
                       ("crs_dataset.json", "repeated_q"): 0, ("crs_dataset.json", "utf16_offsets"): 0,
                       ("poi_knowledge_base.json", "utf16_offsets"): 0} | {(name, kind): count}
     first = section[name][kind]["first"][0]
     assert (first["line"], first["field"]) == (line, field)
-    # the line is the id's line, checked by an independent scan of the written file
-    record = first["record"]
+    # the line is the field's own key, checked by an independent scan of the written file
     lines = (release / name).read_text().splitlines()
-    assert lines[line - 1].strip().startswith(('"dialogue_id"', '"business_id"')) and f'"{record}"' in lines[line - 1]
+    assert lines[line - 1].strip().startswith(f'"{field.rsplit(".", 1)[1]}": ')
     err = capsys.readouterr().err
     assert "warning: imported with consistency:" in err and f"{name}: " in err and f"{count} {KINDS[kind]}" in err
 
@@ -155,7 +163,8 @@ def test_a_clean_release_reports_zeros_and_strict_imports_it_identically(release
     assert main(import_args(release, a)) == 0
     err = capsys.readouterr().err
     assert ("release import: consistency: crs_dataset.json: 0 quotes citing a review their turn does not "
-            "reference, 0 labels on no quote, 0 repeated quote numbers, 0 offsets in UTF-16 units; "
+            "reference, 0 labels on no quote, 0 labels on quotes of different reviews, 0 repeated quote numbers, "
+            "0 offsets in UTF-16 units; "
             "poi_knowledge_base.json: 0 offsets in UTF-16 units (mapping_report.json)") in err
     assert main(["--quiet", *import_args(release, b), "--strict"]) == 0
     assert capsys.readouterr().err == ""  # --quiet and nothing found: no summary line

@@ -4,13 +4,22 @@ quote pointers promise), :data:`KINDS`:
 * ``review_not_referenced`` — a quote whose review is not among its turn's ``referenced_review_ids``;
 * ``dangling_label`` — a label in a turn's text that none of its quotes carries (labels read as
   the scorer reads them, :func:`trace_crs.dialogues.quote_reader.label_names`: ``[R1, R2]`` names two);
+* ``label_two_reviews`` — a label on quotes of different reviews in one turn (``[R1]`` names one
+  review: the scorer reads a label's quotes as that review's);
 * ``repeated_q`` — a quote number ``q`` that appears twice in a turn;
 * ``utf16_offsets`` — offsets counted in UTF-16 code units, not code points
   (:func:`reads_as_utf16`), looked for in pointers without a span checksum.
 
 The import counts them per file in its mapping report (the first :data:`FIRST` of each kind with
 file, line and field) and imports anyway; ``--strict`` refuses the release on the first one,
-a :class:`ReleaseInconsistencyError` (exit 4), before anything is written.
+a :class:`ReleaseInconsistencyError` (exit 4), before anything is written.  The line is that of
+the finding's own field (:func:`finding_lines`; 1 in a minified file, where the field path
+says where), or the record id's line where the field cannot be located.
+
+Offsets outside the review (negative, ``start >= end``, ``end`` past the text) are not an
+inconsistency but an error of the import (exit 3, naming file and field), for a POI card's
+pointer as for a dataset quote, with or without ``span``/``span_sha256``: no span can be read
+from them, so there is nothing to import at the offsets as given.
 """
 
 from __future__ import annotations
@@ -23,11 +32,13 @@ from typing import Any, TypedDict
 from trace_crs.dialogues.quote_reader import label_names
 from trace_crs.errors import DataError
 from trace_crs.release.checks import ReleaseFormatError
+from trace_crs.release.locate import JsonPath, field_offsets, line_at, parse_field
 from trace_crs.release.official import span_sha256
 
 KINDS: dict[str, str] = {
     "review_not_referenced": "quotes citing a review their turn does not reference",
     "dangling_label": "labels on no quote",
+    "label_two_reviews": "labels on quotes of different reviews",
     "repeated_q": "repeated quote numbers",
     "utf16_offsets": "offsets in UTF-16 units",
 }
@@ -113,6 +124,17 @@ def utf16_hint(p: dict[str, Any], text: str) -> str:
     return f" ({utf16_problem(p, text)}: the release counts offsets in UTF-16 units)" if hit else ""
 
 
+def out_of_range(p: dict[str, Any], text: str) -> str | None:
+    """What a POI card's pointer whose offsets fall outside its review is told (an error of the
+    import, see the module docstring), with the UTF-16 hint; None when they are in range."""
+    if 0 <= p["start"] < p["end"] <= len(text):
+        return None
+    return (
+        f"offsets {p['start']}:{p['end']} of review {p['review_id']} fall outside the review "
+        f"({len(text)} characters){utf16_hint(p, text)}"
+    )
+
+
 def dialogue_findings(records: list[dict[str, Any]], review_text: Callable[[str], str | None]) -> list[Finding]:
     """Every inconsistency of :data:`KINDS` in the dialogues of ``crs_dataset.json``, in file
     order; ``review_text(review_id)`` is the hydrating review's text (None: not in the bundle).
@@ -136,9 +158,32 @@ def dialogue_findings(records: list[dict[str, Any]], review_text: Callable[[str]
                     out.append(_found("repeated_q", did, f"{at}.q", f"[Q:{q['q']}] is the number of an earlier quote"))
                 if "span_sha256" not in q and text is not None and reads_as_utf16(text, q["start"], q["end"]):
                     out.append(_found("utf16_offsets", did, f"{at}.start", utf16_problem(q, text)))
+            out += _label_two_reviews(quotes, did, where)
             for label in sorted(set(label_names(turn["text"])) - {q["label"] for q in quotes}):
                 out.append(_found("dangling_label", did, f"{where}.text", f"[{label}] is on none of the turn's quotes"))
     return out
+
+
+def _label_two_reviews(quotes: list[dict[str, Any]], did: str, where: str) -> list[Finding]:
+    """Per label on quotes of different reviews: a finding at the first quote citing a review other
+    than the label's first, naming each review once with the first quote citing it."""
+    reviews: dict[str, dict[str, int]] = {}  # label -> review id -> q of its first quote
+    other: dict[str, int] = {}  # label -> index of the first quote citing a second review
+    for k, q in enumerate(quotes):
+        cited = reviews.setdefault(q["label"], {})
+        if cited and q["review_id"] not in cited:
+            other.setdefault(q["label"], k)
+        cited.setdefault(q["review_id"], q["q"])
+    return [
+        _found(
+            "label_two_reviews",
+            did,
+            f"{where}.quotes[{k}].label",
+            f"[{label}] is on quotes of different reviews: "
+            + ", ".join(f"{rid} ([Q:{n}])" for rid, n in reviews[label].items()),
+        )
+        for label, k in other.items()
+    ]
 
 
 def card_findings(cards: list[dict[str, Any]], review_text: Callable[[str], str | None]) -> list[Finding]:
@@ -171,6 +216,28 @@ def first_lines(path: str | Path, ids: list[str]) -> dict[str, int | None]:
     return out
 
 
+def _json_path(finding: Finding, noun: str, wrapped: bool) -> JsonPath:
+    """A finding's field as a path in its file: the records are the top-level array, or in an
+    object the dialogues under ``"dialogues"`` and the cards keyed by business id
+    (:func:`trace_crs.release.checks.dialogue_records`, :func:`~trace_crs.release.checks.card_records`)."""
+    steps = parse_field(finding["field"])
+    if not wrapped:
+        return steps
+    return ("dialogues", *steps) if noun == "dialogue" else (finding["record"], *steps[1:])
+
+
+def finding_lines(path: Path, noun: str, findings: list[Finding]) -> list[int | None]:
+    """The 1-based line of each finding's own field in ``path`` (:mod:`trace_crs.release.locate`);
+    where it cannot be located, the line of the record's id (:func:`first_lines`)."""
+    text = path.read_text(encoding="utf-8")
+    wrapped = text.lstrip()[:1] == "{"
+    paths = [_json_path(f, noun, wrapped) for f in findings]
+    at = field_offsets(text, paths)
+    missing = [f["record"] for f, p in zip(findings, paths, strict=True) if p not in at]
+    ids = first_lines(path, missing) if missing else {}
+    return [line_at(text, at[p]) if p in at else ids[f["record"]] for f, p in zip(findings, paths, strict=True)]
+
+
 def summary(files: dict[str, dict[str, Any]]) -> str:
     """One line: each file's count of each kind it can carry."""
     return "; ".join(
@@ -185,20 +252,16 @@ def check_release(
     per file name and kind, the count and the first :data:`FIRST` findings (line, field, record,
     problem).  ``strict``: raise :class:`ReleaseInconsistencyError` on the first finding."""
     out: dict[str, dict[str, Any]] = {}
-    lines: dict[Path, dict[str, int | None]] = {}
-    for path, _noun, kinds, findings in files:
-        lines[path] = first_lines(path, [f["record"] for f in findings]) if findings else {}
+    for path, noun, kinds, findings in files:
+        of_kind = {kind: [f for f in findings if f["kind"] == kind] for kind in kinds}
+        shown = [f for kind in kinds for f in of_kind[kind][:FIRST]]
+        lines = iter(finding_lines(path, noun, shown) if shown else [])
         out[path.name] = {
             kind: {
-                "count": sum(f["kind"] == kind for f in findings),
+                "count": len(of_kind[kind]),
                 "first": [
-                    {
-                        "line": lines[path][f["record"]],
-                        "field": f["field"],
-                        "record": f["record"],
-                        "problem": f["problem"],
-                    }
-                    for f in [f for f in findings if f["kind"] == kind][:FIRST]
+                    {"line": next(lines), "field": f["field"], "record": f["record"], "problem": f["problem"]}
+                    for f in of_kind[kind][:FIRST]
                 ],
             }
             for kind in kinds
@@ -207,5 +270,6 @@ def check_release(
         for path, noun, _kinds, findings in files:
             if findings:
                 first = findings[0]
-                raise ReleaseInconsistencyError(str(path), lines[path][first["record"]], noun, first, summary(out))
+                line = finding_lines(path, noun, [first])[0]
+                raise ReleaseInconsistencyError(str(path), line, noun, first, summary(out))
     return out

@@ -6,11 +6,11 @@ directory: ``kb/`` (POIs the release names, every review of them from the bundle
 ``dialogues.jsonl`` with ``dialogues.splits/``, and ``mapping_report.json``.  Everything is
 computed and checked in memory, written into a staging sibling, then renamed into place: an
 error leaves nothing behind.  A placeholder whose review is absent, whose review text checksum
-differs or whose offsets do not give the recorded span checksum is an error naming the file,
-the dialogue and the field.  Inconsistencies a release can carry and still be imported (a quote
-citing a review its turn does not reference, a label on no quote, a repeated quote number,
-offsets in UTF-16 units: :mod:`trace_crs.release.consistency`) are counted per file in the
-report's ``consistency`` section; ``strict`` refuses them (exit 4) before anything is written.
+differs or whose offsets do not give the recorded span checksum, and a pointer (a quote's or a
+POI card's) whose offsets fall outside its review, is an error naming the file, the dialogue and
+the field.  Inconsistencies a release can carry and still be imported (the kinds of
+:data:`trace_crs.release.consistency.KINDS`) are counted per file in the report's
+``consistency`` section; ``strict`` refuses them (exit 4) before anything is written.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from trace_crs.release.consistency import (
     card_findings,
     check_release,
     dialogue_findings,
+    out_of_range,
     utf16_hint,
 )
 from trace_crs.release.mapping import coverage, unconsumed
@@ -171,6 +172,8 @@ def _verify_cards(cards: list[dict[str, Any]], kb: KB, path: str) -> int:
                     f"{where}.review_id",
                     f"review {p['review_id']} of POI {card['business_id']} is not in the Yelp bundle",
                 )
+            if problem := out_of_range(p, review.text):
+                raise ReleaseFormatError(path, None, f"{where}.start", problem)
             span = review.text[p["start"] : p["end"]]
             if ("span_sha256" in p and span_sha256(span) != p["span_sha256"]) or ("span" in p and span != p["span"]):
                 raise ReleaseFormatError(
