@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from trace_crs import DEFAULT_SEED
+from trace_crs.errors import DataError
 from trace_crs.release.official import FIELDS, STATUSES, load_fields
 
 
@@ -42,6 +43,6 @@ def test_a_row_without_a_note_reads_as_an_empty_note(tmp_path: Path) -> None:
 def test_a_bad_row_is_refused_naming_file_and_row(tmp_path: Path, row: str, message: str) -> None:
     path = tmp_path / "map.yaml"
     path.write_text(row + "\n")
-    with pytest.raises(ValueError, match=message) as err:
+    with pytest.raises(DataError, match=message) as err:
         load_fields(path)
     assert str(path) in str(err.value)

@@ -27,6 +27,7 @@ import yaml
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.release import release_dialogue
 from trace_crs.dialogues.schema import REC_ACTIONS, Dialogue
+from trace_crs.errors import DataError
 from trace_crs.kb.store import KB
 
 
@@ -45,14 +46,14 @@ FIELD_MAP = Path(__file__).with_name("field_map.yaml")
 
 def load_fields(path: Path = FIELD_MAP) -> tuple[FieldMap, ...]:
     """The mapping rows of ``path`` (``release/field_map.yaml``), in order; a row with another key
-    set or an unknown status is refused naming the file and row (a packaging error, exit 1)."""
+    set or an unknown status is a DataError naming the file and row."""
     rows = yaml.safe_load(path.read_text(encoding="utf-8"))
     out: list[FieldMap] = []
     for i, row in enumerate(rows, start=1):
         if not isinstance(row, dict) or not {"field", "source", "status"} <= set(row) <= set(FieldMap.__annotations__):
-            raise ValueError(f"{path}: row {i}: needs field, source, status (and an optional note): {row!r}")
+            raise DataError(f"row {i}: needs field, source, status (and an optional note): {row!r}", file=str(path))
         if row["status"] not in STATUSES:
-            raise ValueError(f"{path}: row {i}: status {row['status']!r} is not one of {', '.join(STATUSES)}")
+            raise DataError(f"row {i}: status {row['status']!r} is not one of {', '.join(STATUSES)}", file=str(path))
         note = str(row.get("note", "")).replace("{seed}", str(DEFAULT_SEED))
         out.append({"field": row["field"], "source": row["source"], "status": row["status"], "note": note})
     return tuple(out)
