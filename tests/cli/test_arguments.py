@@ -106,7 +106,7 @@ def test_every_seed_says_its_default_or_nothing():
 
 def test_every_command_quiet_is_a_switch_the_global_quiet_also_sets():
     quiets = [a for path, p in walk(build_parser()) if path for a in p._actions if "--quiet" in a.option_strings]
-    assert len(quiets) == 7
+    assert len(quiets) == 8
     assert all(isinstance(a, argparse._StoreTrueAction) and a.dest == "quiet" for a in quiets)
 
 

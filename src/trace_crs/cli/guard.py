@@ -48,6 +48,9 @@ INPUT_FLAGS = (
     "key",
     "items",
     "labels_db",
+    "arena",
+    "face",
+    "candidates",
 )
 OUTPUT_FLAGS = (
     "key_out",
@@ -168,6 +171,7 @@ DIR_OUTPUTS = {
     ("release", "import"),
     ("release", "export"),
     ("human", "agree"),
+    ("judge", "validity"),
 }
 
 

@@ -29,6 +29,7 @@ from trace_crs.cli import add_group
 from trace_crs.cli.arguments import KB_HELP, add_dialogues, add_kb, add_n, add_out, add_quiet, add_seed, add_set
 from trace_crs.cli.judge_agree import run_agree
 from trace_crs.cli.judge_transcripts import dump_records, run_transcripts, seeded_subset
+from trace_crs.cli.judge_validity import register as register_validity
 from trace_crs.cli.score import refuse_inputs
 from trace_crs.errors import DataError, UsageError
 
@@ -72,6 +73,15 @@ def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
     return stack.enter_context(open_lm(cfg)), model_id(cfg)
 
 
+def judge_workers(lms: Any) -> int:
+    """Transcripts judged at once by default: one per local server process (each thread keeps its
+    own server and KV cache), 1 for an API model or a mixture of judges."""
+    pools = {id(p): p for p in (getattr(lm, "endpoints", None) for lm in lms) if p is not None}
+    if len(pools) != 1 or len({id(lm) for lm in lms}) != 1:
+        return 1
+    return len(next(iter(pools.values())).servers)
+
+
 def run_core(args: argparse.Namespace) -> int:
     """``judge core``."""
     from trace_crs.judge.aggregate import load_mixture
@@ -90,6 +100,8 @@ def run_core(args: argparse.Namespace) -> int:
         raise UsageError("--aggregator mixture needs --mixture TABLE.yaml (and --mixture needs --aggregator mixture)")
     if args.n is not None and args.n < 1:
         raise UsageError(f"--n must be >= 1, got {args.n}")
+    if args.mode == "logprob" and args.aggregator == "debate":
+        raise UsageError("--aggregator debate argues from the factors' rationales; --mode logprob writes none")
     base = _lm_overrides(args.set)
     transcripts = seeded_subset(load_transcripts(src), args.n, args.seed)
     from trace_crs.judge import domain as judge_domain
@@ -136,7 +148,9 @@ def run_core(args: argparse.Namespace) -> int:
             args.max_rounds,
             args.domain,
             args.persuasiveness,
+            args.rating,
         )
+        workers = args.workers or judge_workers(lms.values())
 
         finished = [0]
 
@@ -147,7 +161,14 @@ def run_core(args: argparse.Namespace) -> int:
 
         try:
             records = judge_all(
-                transcripts, lms, settings, partial, reuse_from=[out], debate_lm=debate_lm, progress=progress
+                transcripts,
+                lms,
+                settings,
+                partial,
+                reuse_from=[out],
+                debate_lm=debate_lm,
+                progress=progress,
+                workers=workers,
             )
         except Exception as exc:
             if not context_overflow(exc):
@@ -181,7 +202,23 @@ def register(subparsers) -> None:
     add_n(p, "judge a seeded subset of N transcripts")
     add_seed(p, "seed of the subset")
     p.add_argument(
-        "--mode", choices=MODES, default="per-factor", help="one call per factor (paper) or one call for all"
+        "--mode",
+        choices=MODES,
+        default="per-factor",
+        help="one call per factor with a rationale (the paper's), one call for all factors, or one 1-token call "
+        "per factor rated from the rating tokens' probabilities (logprob; judge/geval.py)",
+    )
+    p.add_argument(
+        "--rating",
+        choices=("expected", "greedy"),
+        default="expected",
+        help="logprob mode: the expected score under the rating distribution, or its most probable rating",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="transcripts judged at once (default: one per local server process, else 1); records do not depend on it",
     )
     p.add_argument("--aggregator", choices=AGGREGATORS, default="avg", help="CoRE-Avg only, + debate, or mixture")
     p.add_argument("--mixture", help="mixture table YAML (judges and factor -> judge)")
@@ -232,3 +269,4 @@ def register(subparsers) -> None:
     add_out(p, "JSON file of every table (default: stdout)")
     add_quiet(p, "no tables on stderr")
     p.set_defaults(func=run_agree)
+    register_validity(sub)

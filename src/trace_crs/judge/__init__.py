@@ -7,5 +7,7 @@ CRS logs) → ``factors`` (the 12 factors and their 0–4 rubrics, ``data/rubric
 (meta-evaluation against human labels).
 """
 
-MODES = ("per-factor", "one-call")  # one DSPy call per factor (the paper's) | all factors in one call
+# one DSPy call per factor (the paper's) | all factors in one call | one 1-token call per factor, the
+# rating read from the rating tokens' probabilities (judge/geval.py)
+MODES = ("per-factor", "one-call", "logprob")
 AGGREGATORS = ("avg", "debate", "mixture")  # CoRE-Avg only | + the 4-role debate | per-factor judge mixture

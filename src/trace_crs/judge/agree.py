@@ -89,15 +89,16 @@ def factor_agreement(
     names the factors whose human side is not on CoRE's five categories: their QWK, and the pooled
     one if any of them was rated, is NaN and a ``qwk_note`` column says why."""
     both = _paired(judge, human)
-    pooled: tuple[list[int], list[float]]
+    pooled: tuple[list[float], list[float]]
     rows, pooled = [], ([], [])
     for name in FACTORS:
         ok = both[[f"{name}_j", f"{name}_h"]].dropna()
-        a, b = ok[f"{name}_j"].astype(int).to_numpy(), ok[f"{name}_h"].to_numpy(float)
+        # a judge's expected score (logprob mode) is a number in [0, 4]: QWK on its nearest category
+        a, b = ok[f"{name}_j"].to_numpy(float), ok[f"{name}_h"].to_numpy(float)
         pooled[0].extend(a)
         pooled[1].extend(b)
-        rows.append({"factor": name, "qwk": qwk(a, np.rint(b)), **correlations(a, b)})
-    rows.append({"factor": "all factors", "qwk": qwk(pooled[0], np.rint(pooled[1])), **correlations(*pooled)})
+        rows.append({"factor": name, "qwk": qwk(np.rint(a), np.rint(b)), **correlations(a, b)})
+    rows.append({"factor": "all factors", "qwk": qwk(np.rint(pooled[0]), np.rint(pooled[1])), **correlations(*pooled)})
     if qwk_reasons is None:
         return pd.DataFrame(rows)
     rated = [str(r["factor"]) for r in rows[:-1] if r["factor"] in qwk_reasons and r["n"]]

@@ -40,7 +40,8 @@ import dspy
 from dspy.utils.exceptions import AdapterParseError
 
 from trace_crs.judge import MODES
-from trace_crs.judge.factors import FACTORS, SCORES, guideline
+from trace_crs.judge.factors import FACTORS, SCORES, guideline, named_guidelines
+from trace_crs.judge.geval import judge_prefix, rate_by_logprobs
 from trace_crs.judge.transcript import Transcript
 from trace_crs.lm.config import local_concurrency
 from trace_crs.lm.usage import recording_usage
@@ -64,11 +65,12 @@ class FactorResult:
     """One factor's outcome: a rating 0–4 with its rationale, or ``rating=None`` and the error."""
 
     factor: str
-    rating: int | None
+    rating: int | float | None  # a float only in logprob mode with the expected rating
     rationale: str | None
     attempts: int
     error: str | None = None
     truncated: int = 0  # replies (over all attempts) cut at max_tokens; the rating may still be parsed
+    scores: dict[str, Any] | None = None  # logprob mode: greedy, expected, distribution, mass
 
     @property
     def failed_attempts(self) -> int:
@@ -187,9 +189,7 @@ def rate_all_in_one(
     """Every factor in one call (``one-call`` mode); a reply missing any factor is retried, and
     after the last attempt the factors it still lacks are failures."""
     predict, log = predict or dspy.Predict(RateAllFactors), t.log()
-    rubrics = "\n".join(
-        guideline(n).replace("<evaluation_guideline ", f'<evaluation_guideline name="{n}" ') for n in names
-    )
+    rubrics = named_guidelines(names)
     partial: dict[str, FactorResult] = {}
 
     def call(note: str, config: dict[str, Any]) -> dict[str, FactorResult]:
@@ -224,11 +224,11 @@ class CoreJudge(dspy.Module):
     with ``results`` = {factor: :class:`FactorResult`}.  ``lms`` is one LM, or one per factor
     (the mixture of evaluators; per-factor mode only)."""
 
-    def __init__(self, mode: str = "per-factor", retries: int = 2) -> None:
+    def __init__(self, mode: str = "per-factor", retries: int = 2, rating: str = "expected") -> None:
         super().__init__()
         if mode not in MODES:
             raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
-        self.mode, self.retries = mode, retries
+        self.mode, self.retries, self.rating = mode, retries, rating
         self.rate_one, self.rate_all = dspy.Predict(RateFactor), dspy.Predict(RateAllFactors)
 
     def forward(self, transcript: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM]) -> dspy.Prediction:
@@ -243,6 +243,11 @@ class CoreJudge(dspy.Module):
                 )
             return dspy.Prediction(
                 results=rate_all_in_one(transcript, per_factor[FACTORS[0]], retries=self.retries, predict=self.rate_all)
+            )
+        if self.mode == "logprob":  # in factor order, in this thread: one worker keeps the shared prefix
+            prefix = judge_prefix()
+            return dspy.Prediction(
+                results={n: rate_logprob(transcript, n, per_factor[n], self.rating, prefix) for n in FACTORS}
             )
         workers = factor_workers(per_factor)
 
@@ -259,6 +264,13 @@ class CoreJudge(dspy.Module):
         return dspy.Prediction(results=dict(zip(FACTORS, [first, *rest], strict=True)))
 
 
+def rate_logprob(t: Transcript, factor: str, lm: dspy.BaseLM, rating: str, prefix: str) -> FactorResult:
+    """One factor by the rating token's probabilities (:mod:`trace_crs.judge.geval`): one call."""
+    got = rate_by_logprobs(t, factor, lm, rating, prefix)  # one token: "cut at max_tokens" by design, not counted
+    scores = {k: got[k] for k in ("greedy", "expected", "distribution", "mass")} if got["error"] is None else None
+    return FactorResult(factor, got["rating"], None, 1, got["error"], 0, scores)
+
+
 def factor_workers(per_factor: Mapping[str, dspy.BaseLM]) -> int:
     """Concurrent factor calls: the slots of one local LM in parallel-slot mode, else 1."""
     cfgs = {id(lm): getattr(lm, "trace_config", None) for lm in per_factor.values()}
@@ -269,7 +281,11 @@ def factor_workers(per_factor: Mapping[str, dspy.BaseLM]) -> int:
 
 
 def rate_transcript(
-    t: Transcript, lms: dspy.BaseLM | Mapping[str, dspy.BaseLM], mode: str = "per-factor", retries: int = 2
+    t: Transcript,
+    lms: dspy.BaseLM | Mapping[str, dspy.BaseLM],
+    mode: str = "per-factor",
+    retries: int = 2,
+    rating: str = "expected",
 ) -> dict[str, FactorResult]:
     """All twelve factors of ``t`` (:class:`CoreJudge`)."""
-    return CoreJudge(mode, retries)(transcript=t, lms=lms).results
+    return CoreJudge(mode, retries, rating)(transcript=t, lms=lms).results

@@ -20,6 +20,7 @@ and with the paper's gaps closed; every decision is recorded there beside the ga
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -140,3 +141,11 @@ def guideline(name: str) -> str:
         f"    <evaluation_step>\n{steps}\n    </evaluation_step>\n</evaluation_guideline>"
     )
     return check_localised(localise(text), current())
+
+
+def named_guidelines(names: Sequence[str] = FACTORS) -> str:
+    """Several factors' guidelines, each tagged with its factor name (one-call mode, and the
+    shared system message of the logprob mode)."""
+    return "\n".join(
+        guideline(n).replace("<evaluation_guideline ", f'<evaluation_guideline name="{n}" ') for n in names
+    )

@@ -6,7 +6,8 @@ Judged record, one JSON line per transcript::
      "factors": {12 names: 0-4 | null}, "rationales": {...}, "failures": {name: error},
      "core_avg": float | null, "debate": {"score": 0-100 | null, "rounds", "unanimous", "chat": [...],
      "error"} | null, "usage": {"calls", "prompt_tokens", "completion_tokens", "cost_usd", "model_s"},
-     "attempts": {"attempts"|"failed_attempts"|"truncated": {name: int}}, "key": "<request signature>"}
+     "attempts": {"attempts"|"failed_attempts"|"truncated": {name: int}}, "key": "<request signature>",
+     "scores": {name: {"greedy", "expected", "distribution", "mass"} | null}}   (logprob mode only)
 
 Human labels (any file keyed by ``dialogue_id``; several annotators per dialogue when each
 line names its ``annotator`` — one line per (dialogue, annotator))::
@@ -56,6 +57,7 @@ def judged_record(
         "debate": debate.as_dict() if debate is not None else None,
         "usage": {k: usage.get(k, 0) for k in USAGE_KEYS},
         "attempts": attempt_counts(results),
+        **({"scores": {n: results[n].scores for n in FACTORS}} if any(r.scores for r in results.values()) else {}),
     }
 
 
@@ -107,11 +109,15 @@ class _Debate(BaseModel):
     score: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = None
 
 
-class JudgedLine(_Labels):
-    """A judged record as read back: CoRE-Avg is a mean of 0-4 ratings, the debate score 0-100,
-    recall a fraction, usage non-negative."""
+JudgeRating = Annotated[float, Field(ge=0, le=4, allow_inf_nan=False)]  # logprob mode: an expected score
 
-    factors: Annotated[dict[str, Rating | None], AfterValidator(_factors)]
+
+class JudgedLine(_Labels):
+    """A judged record as read back: a factor rating is 0-4 (an integer, or in logprob mode with
+    the expected rating a number in [0, 4]), CoRE-Avg their mean, the debate score 0-100, recall a
+    fraction, usage non-negative."""
+
+    factors: Annotated[dict[str, JudgeRating | None], AfterValidator(_factors)]
     core_avg: Annotated[float, Field(ge=0, le=4, allow_inf_nan=False)] | None = None
     debate: _Debate | None = None
     recall: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None

@@ -13,10 +13,13 @@ whose key matches and judges the rest; the LM request cache makes a repeated cal
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,7 @@ from trace_crs.judge.core import PROMPT_VERSION, CoreJudge, RateAllFactors, Rate
 from trace_crs.judge.debate import debate, debate_config
 from trace_crs.judge.domain import check_localised, current, domain_file, judging, localise
 from trace_crs.judge.factors import FACTORS, rubric_file
+from trace_crs.judge.geval import PROMPT_VERSION as LOGPROB_VERSION
 from trace_crs.judge.persuasive import PERSUASIVE_VERSION, rate_persuasiveness
 from trace_crs.judge.records import judged_record
 from trace_crs.judge.transcript import Transcript, transcript_record
@@ -41,12 +45,15 @@ def settings_of(
     max_rounds: int,
     domain: str | None = None,
     persuasiveness: bool = False,
+    rating: str = "expected",
 ) -> dict[str, Any]:
     """What decides a record besides the transcript (``judges``: factor → judge model id, plus
     ``debate`` → the debate model; ``domain``: a ``--domain`` override of the transcripts' own;
     ``persuasiveness``: also rate it, :mod:`trace_crs.judge.persuasive` — a key only when on, so
     records judged without it keep their keys)."""
-    extra = {"persuasiveness": PERSUASIVE_VERSION} if persuasiveness else {}
+    extra: dict[str, Any] = {"persuasiveness": PERSUASIVE_VERSION} if persuasiveness else {}
+    if mode == "logprob":  # a key only in that mode, so records of the other modes keep their keys
+        extra["rating"] = rating
     return {
         **extra,
         "judges": dict(sorted(judges.items())),
@@ -54,7 +61,7 @@ def settings_of(
         "aggregator": aggregator,
         "retries": retries,
         "max_rounds": max_rounds if aggregator == "debate" else None,
-        "prompt_version": PROMPT_VERSION,
+        "prompt_version": LOGPROB_VERSION if mode == "logprob" else PROMPT_VERSION,
         "rubrics": rubric_file()["version"],
         "debate_version": debate_config()["version"],
         "domains": domain_file()["version"],
@@ -62,10 +69,10 @@ def settings_of(
     }
 
 
-def core_judge(mode: str, retries: int) -> CoreJudge:
+def core_judge(mode: str, retries: int, rating: str = "expected") -> CoreJudge:
     """:class:`~trace_crs.judge.core.CoreJudge` whose instructions speak the current domain
     (:mod:`trace_crs.judge.domain`; the signatures' fields are unchanged)."""
-    judge, domain = CoreJudge(mode, retries), current()
+    judge, domain = CoreJudge(mode, retries, rating), current()
     for name, sig in (("rate_one", RateFactor), ("rate_all", RateAllFactors)):
         setattr(judge, name, dspy.Predict(sig.with_instructions(check_localised(localise(sig.instructions), domain))))
     return judge
@@ -82,7 +89,8 @@ def judge_one(
 ) -> dict[str, Any]:
     """The record of one transcript (factor ratings, aggregates, usage)."""
     with recording_usage() as tally, judging(settings.get("domain") or t.domain):
-        results = core_judge(settings["mode"], settings["retries"])(transcript=t, lms=lms).results
+        judge = core_judge(settings["mode"], settings["retries"], settings.get("rating", "expected"))
+        results = judge(transcript=t, lms=lms).results
         argued = (
             debate(t, results, debate_lm, settings["max_rounds"], settings["retries"])
             if settings["aggregator"] == "debate"
@@ -98,6 +106,7 @@ def judge_one(
     meta = {
         "judge": judges[FACTORS[0]] if single else "mixture",
         "mode": settings["mode"],
+        **({"rating": settings["rating"]} if "rating" in settings else {}),
         "aggregator": settings["aggregator"],
         "prompt_version": settings["prompt_version"],
         "key": record_key(t, settings),
@@ -140,21 +149,39 @@ def judge_all(
     reuse_from: Sequence[Path] = (),
     debate_lm: dspy.BaseLM | None = None,
     progress: Callable[[int, int, bool], None] | None = None,
+    workers: int = 1,
 ) -> list[dict[str, Any]]:
-    """Every transcript's record, in input order; finished ones are appended to ``cache``."""
+    """Every transcript's record, in input order; finished ones are appended to ``cache``.
+
+    ``workers`` > 1 judges that many transcripts at once, each in its own thread; a local LM pool
+    gives each thread its own server process (:class:`trace_crs.lm.server.ServerPool`), so all
+    calls of one transcript go to one worker and share its KV cache.  The records do not depend on
+    ``workers`` (same requests; the output keeps input order; the cache file's order may differ)."""
     done = cached_records([*reuse_from, cache])
-    out = []
     cache.parent.mkdir(parents=True, exist_ok=True)
+    out: list[dict[str, Any] | None] = [None] * len(transcripts)
+    lock, finished = threading.Lock(), [0]
     with open(cache, "a", encoding="utf-8") as fh:
-        for i, t in enumerate(transcripts):
+
+        def one(i: int) -> None:
+            t = transcripts[i]
             key = record_key(t, settings)
             hit = key in done
             rec = done[key] if hit else judge_one(t, lms, settings, debate_lm)
-            if not hit:
-                fh.write(json.dumps(rec, sort_keys=True, ensure_ascii=False) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            out.append(rec)
-            if progress:
-                progress(i + 1, len(transcripts), hit)
-    return out
+            with lock:
+                if not hit:
+                    fh.write(json.dumps(rec, sort_keys=True, ensure_ascii=False) + "\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                out[i] = rec
+                finished[0] += 1
+                if progress:
+                    progress(finished[0], len(transcripts), hit)
+
+        if workers <= 1:
+            for i in range(len(transcripts)):
+                one(i)
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge-t") as pool:
+                list(pool.map(lambda i: contextvars.copy_context().run(one, i), range(len(transcripts))))
+    return [r for r in out if r is not None]

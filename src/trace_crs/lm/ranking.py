@@ -44,7 +44,7 @@ def fits_messages(conversation: str, card: str) -> list[dict[str, str]]:
     ]
 
 
-def _entries(logprobs: Any) -> list[tuple[str, float]]:
+def top_entries(logprobs: Any) -> list[tuple[str, float]]:
     """``(token, logprob)`` pairs of the first generated token's top list."""
     content = logprobs.get("content") if isinstance(logprobs, dict) else getattr(logprobs, "content", None)
     if not content:
@@ -72,7 +72,7 @@ def yes_logprob(pairs: Sequence[tuple[str, float]]) -> float:
 
 
 @contextmanager
-def _quiet_truncation() -> Any:
+def quiet_truncation() -> Any:
     """Silence DSPy's "response was truncated" warning: a 1-token answer is truncated on purpose."""
     log = logging.getLogger("dspy.clients.lm")
     level = log.level
@@ -85,14 +85,14 @@ def _quiet_truncation() -> Any:
 
 def score_fit(lm: Callable[..., Any], conversation: str, card: str) -> float:
     """``log P(yes)`` for one card, via one cached 1-token call with ``top_logprobs``."""
-    with _quiet_truncation():
+    with quiet_truncation():
         outputs = lm(
             messages=fits_messages(conversation, card), logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0
         )
     first = outputs[0]
     if not isinstance(first, dict) or "logprobs" not in first:
         raise ValueError("LM returned no logprobs for the fit judgement")
-    return yes_logprob(_entries(first["logprobs"]))
+    return yes_logprob(top_entries(first["logprobs"]))
 
 
 def logprob_rank(
