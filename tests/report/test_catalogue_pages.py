@@ -97,3 +97,13 @@ def test_f03_stages_exist():
 def test_f03_cycle_is_an_error():
     with pytest.raises(ValueError, match="cycle"):
         f03_pipeline._layers(pd.DataFrame({"source": ["a", "b"], "target": ["b", "a"]}))
+
+
+def test_f02_printed_values_on_the_page():
+    from trace_crs.report import f02_gap
+
+    df = pd.DataFrame({"Baseline": ["Dense", "TF-IDF"], "r1_open": [0.1, 0.2], "cgs_open": [0.8, 0.7],
+                       "paper_r1_open": [0.05, 0.099], "paper_cgs_open": [0.855, np.nan], "n_turns": [5, 5]})
+    shown = f02_gap.printed(df)
+    assert shown["CGS open (paper)"].tolist()[0] == 0.855 and np.isnan(shown["CGS open (paper)"].tolist()[1])
+    assert shown["R@1 Δ"].tolist() == pytest.approx([0.05, 0.101])
