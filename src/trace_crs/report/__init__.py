@@ -40,6 +40,7 @@ HELPERS = (
     "build_time",
     "sensitivity",
     "numbering",
+    "bench_table",
 )
 ARTIFACTS = (
     "f01_overview",
@@ -80,6 +81,7 @@ ARTIFACTS = (
     "deviations",
     "diagnosis",
     "human_eval",
+    "performance",
 )
 MODULES = HELPERS + ARTIFACTS
 
