@@ -103,7 +103,7 @@ present.table(human_eval.errors(frames), "Error categories, % of items", digits=
 # The paper's correlation values were lost in text extraction, but §7.1 and App. K.3 say in words
 # what five of its cells are: GS, CGS and CD correlate positively with human citation precision,
 # GS most and CD least, and GS and CD negatively with informativeness. That is the paper column;
-# "sign agrees" compares our sign with it. Ours are over items where both sides are defined
+# "sign agrees" compares our sign with it where our interval excludes zero. Ours are over items where both sides are defined
 # (citation precision is undefined for a response that quotes nothing), with 95 % percentile
 # intervals from resampling items.
 

@@ -234,9 +234,15 @@ PAPER_T14_COLUMN = "paper (§7.1, K.3, in words)"
 LOST = "value lost in extraction"
 
 
-def _sign_agrees(printed: str, r: float) -> str:
+UNRESOLVED = "not resolved (interval spans 0)"
+
+
+def _sign_agrees(printed: str, r: float, low: float, high: float) -> str:
+    """Our sign against the paper's words: decided only when our interval excludes 0."""
     if not printed.startswith(("+", "−")) or pd.isna(r):
         return "—"
+    if pd.isna(low) or pd.isna(high) or low <= 0 <= high:
+        return UNRESOLVED
     return "yes" if (r > 0) == printed.startswith("+") else "no"
 
 
@@ -250,14 +256,18 @@ def correlations(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     df["metric"] = df["metric"].str.upper()
     df["human"] = df["human"].map(HUMAN_LABELS).fillna(df["human"])
     df[PAPER_T14_COLUMN] = [PAPER_T14.get((m, h), LOST) for m, h in zip(df["metric"], df["human"], strict=True)]
-    df["sign agrees"] = [_sign_agrees(p, r) for p, r in zip(df[PAPER_T14_COLUMN], df["r"], strict=True)]
+    df["sign agrees"] = [
+        _sign_agrees(p, r, lo, hi)
+        for p, r, lo, hi in zip(df[PAPER_T14_COLUMN], df["r"], df["ci_low"], df["ci_high"], strict=True)
+    ]
     return df[["metric", "human", "method", PAPER_T14_COLUMN, "r", "ci_low", "ci_high", "n", "sign agrees"]]
 
 
 def paper_leave_out(kind: str) -> pd.DataFrame:
     """The printed leave-out α table of ``kind`` (``single``: Table 12, ``pair``: Table 13)."""
     df = paper_table("table13b_leave_out")
-    return df[df["drop_type"] == kind].drop(columns=["drop_type"])
+    column = HEADERS["drop_type"]
+    return df[df[column] == kind].drop(columns=[column]).reset_index(drop=True)
 
 
 def paired(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
