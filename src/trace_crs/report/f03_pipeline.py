@@ -44,7 +44,9 @@ STAGES: tuple[tuple[str, str], ...] = (
 NODES: tuple[tuple[str, str | None], ...] = (
     (r"^(src|tests|mk|params|\.venv)/|^Makefile$|^FORCE$|^requirements|^pyproject", None),
     (r"^results/[^/]+/(params|timings)/", None),
-    (r"^book/_build/\.content-profile$", None),
+    (r"_build/\.content-profile$", None),
+    (r"(^|/)(crs_dataset|poi_knowledge_base)\.json$|(^|/)splits/", "paper's release"),
+    (r"(^|/)yelp_academic_dataset_", "Yelp bundle"),
     (r"^data/kb/", "KB"),
     (r"^data/dialogues/", "dialogues"),
     (r"^models/", "model weights"),
@@ -53,10 +55,10 @@ NODES: tuple[tuple[str, str | None], ...] = (
     (r"^results/[^/]+/(scores/|\.done$)", "scores"),
     (r"^results/[^/]+/kb_realism", "KB realism"),
     (r"^results/[^/]+/([^/.]+)", r"\1"),
-    (r"^book/content/.*\.ipynb$", "notebooks (papermill)"),
-    (r"^book/content/build_time\.md$", "build time"),
-    (r"^book/_build/html/index\.html$", "book (HTML)"),
-    (r"^book/", "book pages"),
+    (r"(^|/)content/.*\.ipynb$", "notebooks (papermill)"),
+    (r"(^|/)content/build_time\.md$", "build time"),
+    (r"_build/html/index\.html$", "book (HTML)"),
+    (r"^book/|^build/[^/]*book/", "book pages"),
     (r"^notebooks/", "notebook sources"),
     (r"^figures/", "figures"),
 )
@@ -117,6 +119,12 @@ def node_of(path: str) -> str | None:
     return "other inputs"
 
 
+def book_root(rules: dict[str, list[str]], goal: str = GOAL) -> str:
+    """The book's HTML index the goal builds (``book/…`` or a profile's own book directory)."""
+    found = [d for d in rules.get(goal, []) if d.endswith("_build/html/index.html")]
+    return found[0] if found else ROOT_FILE
+
+
 def collapse(rules: dict[str, list[str]], root: str = ROOT_FILE) -> pd.DataFrame:
     """Edges ``source → target`` between nodes, over the files ``root`` depends on, with counts."""
     seen, stack = {root}, [root]
@@ -157,9 +165,11 @@ def stages() -> pd.DataFrame:
 def load(results_dir: str | Path, cwd: str | Path = ".") -> pd.DataFrame:
     """The collapsed ``make paper`` graph of the profile ``results_dir`` belongs to."""
     profile = Path(results_dir).name
-    frame = collapse(file_rules(make_database(profile, cwd=cwd)))
+    rules = file_rules(make_database(profile, cwd=cwd))
+    root = book_root(rules)
+    frame = collapse(rules, root)
     if frame.empty:
-        raise RuntimeError(f"make's database for PROFILE={profile} has no dependency of {ROOT_FILE}")
+        raise RuntimeError(f"make's database for PROFILE={profile} has no dependency of {root}")
     frame.attrs["profile"] = profile
     return frame
 
