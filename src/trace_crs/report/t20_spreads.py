@@ -71,7 +71,8 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     for ax, metric in zip(axes, METRICS, strict=False):
         part = df[df["metric"] == metric]
         ax.barh(part["Baseline"], part["sd"], color="tab:blue")
-        ax.set(title=metric_label(metric), xlabel="per-turn sd")
+        top = float(part["sd"].max()) if part["sd"].notna().any() else 0.0
+        ax.set(title=metric_label(metric), xlabel="per-turn sd", xlim=(0, max(top * 1.1, 0.01)))
         ax.invert_yaxis()
     fig.suptitle("Table 20: per-turn standard deviation, closed set, this run")
     return figures.save(fig, NAME, figures_dir)
