@@ -107,3 +107,19 @@ def test_f02_printed_values_on_the_page():
     shown = f02_gap.printed(df)
     assert shown["CGS open (paper)"].tolist()[0] == 0.855 and np.isnan(shown["CGS open (paper)"].tolist()[1])
     assert shown["R@1 Δ"].tolist() == pytest.approx([0.05, 0.101])
+
+
+def test_performance_rows_and_sources(tmp_path):
+    import json
+
+    from trace_crs.report import performance
+
+    (tmp_path / "kb.json").write_text(json.dumps({"cli_build_seconds": 12.34, "cli_within_budget": True,
+                                                  "cli_budget_seconds": 60.0, "cli_load_1min": 1.0,
+                                                  "date": "2026-12-02", "machine": "x86_64, 2 cores"}))
+    df = performance.load("unused", bench_dir=tmp_path)
+    assert list(df.columns) == ["What", "Measured", "Target"]
+    assert "12.3 s (within the 60 s budget)" in df["Measured"].tolist()
+    assert performance.facts(df) == {"n_rows": len(df), "n_measured": 1, "n_not_run": len(df) - 1}
+    src = performance.sources(tmp_path)
+    assert src.iloc[0]["date"] == "2026-12-02" and src.iloc[0]["conditions"] == "not recorded"

@@ -151,11 +151,12 @@ def frame(bench: Path | str) -> pd.DataFrame:
 
 def files(bench: Path | str) -> pd.DataFrame:
     """The JSON files of ``bench``: name, date and 1-min load where the file records them, and the
-    machine fields it carries (``machine``, ``cpu``, ``platform``, ``threads``)."""
+    machine fields it carries (``machine``, ``cpu``, ``platform``, ``threads``) and the conditions
+    of the run where its file states them (``conditions``: e.g. niced beside another job)."""
     rows = []
     for path in sorted(Path(bench).glob("*.json")):
         d = json.loads(path.read_text())
-        machine = "; ".join(f"{k}: {d[k]}" for k in ("machine", "cpu", "platform", "threads") if k in d)
+        machine = "; ".join(str(d[k]) for k in ("machine", "cpu", "platform", "threads") if k in d)
         load = next((d[k] for k in ("cli_load_1min", "load_1min", "load_1min_start") if k in d), None)
         rows.append(
             {
@@ -163,6 +164,7 @@ def files(bench: Path | str) -> pd.DataFrame:
                 "date": d.get("date", "not recorded"),
                 "1-min load": load,
                 "machine": machine or "not recorded",
+                "conditions": d.get("conditions", "not recorded"),
             }
         )
-    return pd.DataFrame(rows, columns=["file", "date", "1-min load", "machine"])
+    return pd.DataFrame(rows, columns=["file", "date", "1-min load", "machine", "conditions"])
