@@ -37,7 +37,7 @@ def measure(kb_dir: str | Path, dialogues_path: str | Path) -> dict[str, Any]:
     dialogues = load_dialogues(results.require(dialogues_path, "dialogue corpus"))
     rec = [t for d in dialogues for t in d["turns"] if t["role"] == "system" and t["action"] in REC_ACTIONS]
 
-    def verbatim(turn: dict[str, Any]) -> bool:
+    def verbatim(turn: Any) -> bool:
         cites = turn.get("citations") or []
         return bool(cites) and all(
             c["review_id"] in kb.reviews and kb.reviews[c["review_id"]].text[c["start"] : c["end"]] == c["quote"]

@@ -33,7 +33,8 @@ def licence() -> str:
         meta = metadata.metadata(DIST)
     except metadata.PackageNotFoundError:
         return "not recorded"
-    return str(meta.get("License-Expression") or meta.get("License") or "not recorded")
+    found = [v for key in ("License-Expression", "License") for v in (meta.get_all(key) or []) if v]
+    return str(found[0]) if found else "not recorded"
 
 
 def inputs(results_dir: str | Path, run: str) -> dict[str, str]:
