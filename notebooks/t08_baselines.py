@@ -35,4 +35,4 @@ report.prose.glue_facts("t08", report.t08_baselines.facts(df))
 # language model); the paper's catalogue lists {glue:text}`t08_n_paper`.
 
 # %%
-report.present.table(df, caption="Table 8")
+report.present.split(df, report.t08_baselines.GROUPS, caption="Table 8", first=report.t08_baselines.FIRST)
