@@ -1,148 +1,33 @@
-"""The README's generated "Measured here" block for the offline LLM speed benchmarks, rendered
-from ``make bench``'s JSON files (numbers are read, never typed).
+"""The generated block of the offline LLM speed benchmarks, rendered from ``make bench``'s JSON
+files (numbers are read, never typed; the rows are :mod:`trace_crs.report.bench_table`'s).
 
-    python bench/measured_table.py --bench results/bench --readme README.md
+    python bench/measured_table.py --bench results/bench                 # print the block
+    python bench/measured_table.py --bench results/bench --readme FILE   # replace it in FILE
 
 rewrites the lines between ``<!-- bench:llm-speed:begin -->`` and ``<!-- bench:llm-speed:end -->``
-(the whole file is replaced atomically); without ``--readme`` the block is printed.  A missing
-JSON file gives a "not run" row.
+(the whole file is replaced atomically).  The book's Performance page shows the same rows from
+the committed results in ``bench/results/``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
-BEGIN, END = "<!-- bench:llm-speed:begin -->", "<!-- bench:llm-speed:end -->"
-
-
-def _load(path: Path) -> dict[str, Any] | None:
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
-def judge_row(d: dict[str, Any] | None, after: str = "parallel slots", script: str = "bench_judge_core.py") -> str:
-    what = f"CoRE per-factor judge, one transcript (`{script}`): today's path ÷ {after}"
-    if d is None:
-        return f"| {what} | not run | ≥ 4× |"
-    m, r = d["median"], d["ratio_before_over_after"]
-    loads = [run["load_1min"] for rs in d["runs"].values() for run in rs]
-    decode = (
-        f"completion tokens {m['before']['completion_tokens']:.0f} vs {m['after']['completion_tokens']:.0f}; "
-        if "completion_tokens" in m["before"]
-        else ""
-    )
-    return (
-        f"| {what}; {d['weights']}, {d['threads']} thread(s), before `{' '.join(d.get('before_set', []))}`, "
-        f"after `{' '.join(d.get('after_set', []))}`; n = {d['repeats']} pair(s), 1-min load {min(loads)}–{max(loads)} "
-        f"({d.get('date', '')}) | wall {m['before']['wall_s']:.0f} s ÷ {m['after']['wall_s']:.0f} s = "
-        f"**{r['wall_s']:.2f}×**; prompt tokens {m['before']['prompt_tokens']:.0f} vs {m['after']['prompt_tokens']:.0f}; "
-        f"{decode}{d['ratings_equal']} of {d['ratings_compared']} ratings equal | ≥ 4× |"
-    )
-
-
-def differing(per_config: dict[str, list[int]]) -> str:
-    """``{"pool": [0], "slots": [7, 6]}`` as ``pool 0, slots 7 and 6`` (one count per later run)."""
-    return "; ".join(f"{name} {' and '.join(map(str, counts))}" for name, counts in per_config.items())
-
-
-def throughput_row(d: dict[str, Any] | None, arm: str = "slots", after: str = "parallel slots") -> str:
-    """LLM Zero-Shot turns/s of configuration ``arm`` over the first (reference) configuration."""
-    what = f"LLM Zero-Shot turns/s (`bench_lm_throughput.py`): {after} ÷ the two-process pool"
-    if d is None or arm not in d.get("configs", {}):
-        return f"| {what} | not run | ≥ 2× |"
-    # the reference is the run's first configuration, named in its ratio keys (the JSON's keys are sorted)
-    over = [key.split("_over_", 1)[1] for key in d["ratios"] if key.startswith(f"{arm}_over_")]
-    first = over[0] if over else next(iter(d["configs"]))
-    ratio = d["ratios"].get(f"{arm}_over_{first}", {}).get("turns_per_s")
-    loads = [run["load_1min"] for c in d["configs"] for run in d[c]["runs"]]
-    slots = f", {d['n_slots']} slots" if arm == "slots" else ""
-    return (
-        f"| {what}; {d['weights']}, {d['subset']} dialogues, {d['threads']} threads{slots}, "
-        f"n = {len(d[first]['runs'])} run(s) each, 1-min load {min(loads)}–{max(loads)} ({d['date']}) | "
-        f"{d[arm]['median_turns_per_s']} ÷ "
-        f"{d[first]['median_turns_per_s']} turns/s = **{ratio}×**; records differing from the first run: "
-        f"{differing(d['differing_records'])} of {d[first]['runs'][0]['turns']} | ≥ 2× |"
-    )
-
-
-def slots_row(d: dict[str, Any] | None) -> str:
-    what = "Replies differing from the one-sequence worker's, requests sent concurrently (`bench_batch_slots.py`)"
-    if d is None:
-        return f"| {what} | not run | 0 |"
-    arms = "; ".join(
-        f"{name}: {', '.join(str(r['differing_replies']) for r in runs)} of {d['requests']} "
-        f"(messages {', '.join(str(r['differing_messages']) for r in runs)})"
-        for name, runs in sorted(d["arms"].items())
-    )
-    return (
-        f"| {what}; {d['weights']}, {d['slots']} slots, n = {d['repeats']} run(s) per arm, 1-min load "
-        f"{d['load_1min_start']}–{d['load_1min_end']} ({d['date']}) | {arms} | 0 |"
-    )
-
-
-def kb_row(d: dict[str, Any] | None) -> str:
-    what = "`trace-crs kb build` at its default size, one process (`bench_kb.py`)"
-    if d is None or "cli_build_seconds" not in d:
-        return f"| {what} | not run | ≤ 60 s |"
-    verdict = "within" if d["cli_within_budget"] else "**over**"
-    return (
-        f"| {what}, 1-min load {d['cli_load_1min']} | {d['cli_build_seconds']:.1f} s ({verdict} the "
-        f"{d['cli_budget_seconds']:.0f} s budget) | ≤ 60 s |"
-    )
-
-
-def profile_rows(d: dict[str, Any] | None) -> list[str]:
-    if d is None:
-        return ["| LM profile per judge mode and LLM baseline (`bench_lm_profile.py`) | not run | |"]
-    rows = []
-    for kind, items in (("judge", d.get("modes", {})), ("baseline", d.get("baselines", {}))):
-        for name, p in items.items():
-            label = f"profile, {kind} `{name}` ({d['weights']}"
-            label += f", {p['dialogues']} dialogue(s))" if "dialogues" in p else ", one transcript)"
-            if "error" in p:
-                rows.append(f"| {label} | {p['error'][:120]} | |")
-                continue
-            rows.append(
-                f"| {label} | {p['calls']} calls; prompt {p['prompt_tokens']} tokens, prefill (evaluated) "
-                f"{p['prefill_tokens']}, decode {p['decode_tokens']}; {p['prefill_s']:.0f} s prefill vs "
-                f"{p['decode_s']:.0f} s decode; {p['hit_max_tokens']} replies at `max_tokens`; load "
-                f"{p['load_1min']} | |"
-            )
-    return rows
-
-
-def llama_build_row(d: dict[str, Any] | None) -> str:
-    what = "Native llama.cpp build ÷ portable (`bench_llama_build.py`, `make llama-native`): tokens per CPU-second"
-    if d is None:
-        return f"| {what} | not run | |"
-    r, p, n = d["native_over_portable"], d["portable"], d["native"]
-    return (
-        f"| {what}; {d['model']}, {d['n_prefill']} prompt tokens then {d['n_decode']} decoded, 1 thread, "
-        f"n = {d['reps']} alternating pair(s), 1-min load {d['load_avg'][0]:.1f} at the end ({d['date']}) | "
-        f"prompt processing {n['prefill_tps_median']:.1f} vs {p['prefill_tps_median']:.1f} tokens/s, "
-        f"**{r['prefill']['median']:.2f}×** (pairs {r['prefill']['min']:.2f}–{r['prefill']['max']:.2f}); decoding "
-        f"**{r['decode']['median']:.2f}×** ({r['decode']['min']:.2f}–{r['decode']['max']:.2f}); same greedy "
-        f"continuation: {'yes' if d['same_continuation'] else 'no'} | |"
-    )
-
-
-def block(bench: Path) -> str:
-    rows = [
-        judge_row(_load(bench / "judge_core.json")),
-        throughput_row(_load(bench / "lm_throughput.json")),
-        # speculative decoding by prompt lookup (lm.draft, lm.prompt_lookup): `make bench`'s draft runs
-        judge_row(_load(bench / "judge_core_draft.json"), "prompt-lookup drafts"),
-        throughput_row(_load(bench / "lm_throughput_draft.json"), "draft", "prompt-lookup drafts"),
-        slots_row(_load(bench / "batch_slots.json")),
-        llama_build_row(_load(bench / "llama_build.json")),
-        kb_row(_load(bench / "kb.json")),
-        *profile_rows(_load(bench / "lm_profile.json")),
-    ]
-    return "\n".join([BEGIN, "| What | Measured | Target |", "|---|---|---|", *rows, END])
+from trace_crs.report.bench_table import (  # noqa: F401  (re-exported: the rows are tested here)
+    BEGIN,
+    END,
+    block,
+    differing,
+    judge_row,
+    kb_row,
+    llama_build_row,
+    profile_rows,
+    slots_row,
+    throughput_row,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

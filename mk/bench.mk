@@ -35,10 +35,11 @@ bench-llm-scale: $(STAMP) ## LLM half at scale against the fake API (LLM_SCALE_N
 
 .PHONY: bench-llm-scale
 
-# The README's generated block of the offline LLM speed benchmarks (judge slots ÷ today's path,
-# LLM Zero-Shot slots ÷ pool, the default KB build vs 60 s, the prefill/decode profile), read
-# from results/bench/*.json written by `make bench`; numbers are never typed into the README.
-bench-table: ## rewrite README's "bench:llm-speed" block from results/bench/*.json
-	$(PY) bench/measured_table.py --bench results/bench --readme README.md
+# The book's Performance page renders the committed results in bench/results/ (numbers are never
+# typed): after `make bench`, copy its JSON files there and commit them; the rows are printed.
+bench-table: ## copy results/bench/*.json into bench/results/ (commit them: the Performance page reads them) and print the rows
+	mkdir -p bench/results
+	cp results/bench/*.json bench/results/
+	$(PY) bench/measured_table.py --bench bench/results
 
 .PHONY: bench-table

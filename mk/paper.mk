@@ -176,3 +176,10 @@ human-screens: $(HUMAN_SCREENS) ## screenshots of the two annotation tasks (figu
 
 .PHONY: human human-screens
 human: $(HUMAN_STAMP) $(if $(strip $(HUMAN_LABELS)),$(RES)/human/summary.json) ## Tables 10-15 twins from HUMAN_LABELS (+ HUMAN_KEY) into results/$(PROFILE)/human/
+
+# Figure 3 draws make's own dependency graph of `make paper` (trace_crs.report.f03_pipeline):
+# a changed makefile, run config or chapter list re-executes that page.
+$(BOOK_DIR)/content/f03_pipeline.ipynb: $(MAKEFILE_LIST) $(RUN_CONFIGS) book/_toc.yml
+
+# The Performance page renders the committed `make bench` results (bench/results/*.json).
+$(BOOK_DIR)/content/performance.ipynb: $(wildcard bench/results/*.json)

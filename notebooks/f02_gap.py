@@ -58,6 +58,14 @@ report.present.table(found)
 report.f02_gap.plot(df);
 
 # %% [markdown]
+# The paper's values of this figure: open-set R@1 as Table 6 prints it and open-set CGS where
+# its prose gives one (Finding 2b: Dense and Multi-Review Synthesis); "—" where it gives none.
+# Hollow markers in the figure are the paper's points, each with an arrow to ours.
+
+# %%
+report.present.table(report.f02_gap.printed(df), caption="Figure 2: the paper's values and ours")
+
+# %% [markdown]
 # ## Provenance of these numbers
 
 # %%

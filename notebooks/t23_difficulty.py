@@ -16,7 +16,7 @@ runs = ['closed', 'closed_llm']
 n_boot = 1000
 
 # %% [markdown]
-# # Table 23 — Difficulty tiers (Appendix L)
+# # Table 23 — Difficulty tiers (Appendix M)
 #
 # R@1 of every baseline within each generation-time difficulty tier of the dialogues.
 

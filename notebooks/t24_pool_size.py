@@ -15,7 +15,7 @@ results_dir = 'results/default'
 pool_runs = [[8, 'closed'], [16, 'pool16'], [32, 'pool32']]
 
 # %% [markdown]
-# # Table 24 — Candidate pool size (Appendix L)
+# # Table 24 — Candidate pool size (Appendix P)
 #
 # R@1, R@3 and GS as the candidate pool grows from the closed pool to the expanded pools.
 

@@ -147,3 +147,28 @@ def test_error_table_sets_ours_beside_the_printed_shares(analysed, tmp_path):
     assert ours.loc["Too vague", "All (%)"] == pytest.approx(100 * raw[("all", "too_vague")])
     assert ours.loc["Too vague", "TF-IDF (%)"] == pytest.approx(100 * raw[("tfidf", "too_vague")])
     assert list(ours.index)[-1] == "No errors"
+
+
+def test_paper_leave_out_split_into_tables_12_and_13():
+    from trace_crs.report import human_eval
+
+    single, pair = human_eval.paper_leave_out("single"), human_eval.paper_leave_out("pair")
+    assert len(single) == 5 and len(pair) == 5
+    assert single["Dropped"].tolist()[0] == "A1" and "+" in pair["Dropped"].tolist()[0]
+
+
+def test_table14_paper_column_in_words():
+    from trace_crs.report import human_eval
+
+    shown = human_eval.correlations({})
+    assert human_eval.PAPER_T14_COLUMN in shown.columns and len(shown) == len(human_eval.PAPER_T14)
+    frames = {"correlations": pd.DataFrame({"metric": ["gs", "cd", "cgs"], "human": ["cite_prec", "info", "nat"],
+                                            "method": ["spearman"] * 3, "r": [0.3, 0.2, 0.1],
+                                            "ci_low": [0.1, 0.1, -0.1], "ci_high": [0.5] * 3, "n": [90] * 3})}
+    out = human_eval.correlations(frames).set_index(["metric", "human"])
+    assert out.loc[("GS", "citation precision"), "sign agrees"] == "yes"
+    assert out.loc[("CD", "informativeness"), "sign agrees"] == "no"
+    assert out.loc[("CGS", "naturalness"), human_eval.PAPER_T14_COLUMN] == human_eval.LOST
+    frames["correlations"].loc[0, "ci_low"] = -0.2  # the interval spans 0: no verdict
+    again = human_eval.correlations(frames).set_index(["metric", "human"])
+    assert again.loc[("GS", "citation precision"), "sign agrees"] == human_eval.UNRESOLVED

@@ -8,6 +8,7 @@ sensitivity``'s, written to ``results/<profile>/sensitivity/``).  No module writ
 a side effect of ``load``: notebooks write them with ``results.write_table`` — every table a
 module names in ``NAMES`` (or ``NAME``) is written by the notebook that calls its ``load``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,17 +20,26 @@ import pytest
 
 REPORT = Path(__file__).resolve().parents[2] / "src" / "trace_crs" / "report"
 DATA_LOADERS = {"load_kb", "load_dialogues", "read_split_ids", "dialogue_lines", "sha256_file"}
-DATA_PATH = re.compile(r"(?<!joinpath\()(?<!joinpath\(f)['\"]data/")  # a data/ path (package data via resources is fine)
+DATA_PATH = re.compile(
+    r"(?<!joinpath\()(?<!joinpath\(f)['\"]data/"
+)  # a data/ path (package data via resources is fine)
 # module -> why it reads data/ (shrink this list; never grow it without a reason)
 READS_DATA = {
     "t03_dataset": "Table 3 describes the KB and the corpus themselves (and their leakage audit)",
+    "t01_benchmarks": "Table 1's row of ours is measured on the KB and corpus themselves (verbatim quotes, coordinates, facets)",
     "provenance": "hashes the KB and corpus files the runs were made from",
     "t26_test_split": "the split ids live beside the corpus (dialogues.splits/); no run writes them to results/",
 }
 # Modules (and names) that load the KB or the corpus, score or re-score: never imported by report/
 # outside READS_DATA.
-COMPUTES = {"trace_crs.kb", "trace_crs.dialogues", "trace_crs.dialogues.schema", "trace_crs.metrics.score",
-            "trace_crs.metrics.predictions", "trace_crs.stats.rescore"}
+COMPUTES = {
+    "trace_crs.kb",
+    "trace_crs.dialogues",
+    "trace_crs.dialogues.schema",
+    "trace_crs.metrics.score",
+    "trace_crs.metrics.predictions",
+    "trace_crs.stats.rescore",
+}
 COMPUTE_NAMES = {"score_predictions", "run_inputs", "RunInputs", "analyse", "index_predictions"}
 TABLE_WRITERS = ("write_table(", ".to_csv(")  # how a table CSV gets written (results.write_table owns it)
 
@@ -71,22 +81,32 @@ def test_reads_results_only(path):
         assert uses, f"{path.stem} no longer reads data/: remove it from READS_DATA"
     else:
         assert not uses, f"report/{path.name} reads data/ ({sorted(uses)}); the book reads results/ only"
-        assert not computes(source), (f"report/{path.name} imports {sorted(computes(source))}: scoring and "
-                                      "re-scoring belong upstream (trace-crs stats sensitivity → results/)")
+        assert not computes(source), (
+            f"report/{path.name} imports {sorted(computes(source))}: scoring and "
+            "re-scoring belong upstream (trace-crs stats sensitivity → results/)"
+        )
 
 
-@pytest.mark.parametrize("line", ["from trace_crs.metrics.score import score_predictions",
-                                  "from trace_crs import kb", "import trace_crs.dialogues",
-                                  "from trace_crs.dialogues import load_dialogues",
-                                  "from trace_crs.stats.rescore import run_inputs",
-                                  "def f():\n    from trace_crs.stats.sensitivity import analyse"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from trace_crs.metrics.score import score_predictions",
+        "from trace_crs import kb",
+        "import trace_crs.dialogues",
+        "from trace_crs.dialogues import load_dialogues",
+        "from trace_crs.stats.rescore import run_inputs",
+        "def f():\n    from trace_crs.stats.sensitivity import analyse",
+    ],
+)
 def test_the_check_sees_scoring_imports(line):
     assert computes(line)
 
 
 def test_the_check_allows_results_readers():
-    assert not computes("from trace_crs.kb.store import iter_jsonl\nfrom trace_crs.stats.sweeps import bimodality\n"
-                        "from trace_crs.stats.sensitivity import ERROR_KINDS")
+    assert not computes(
+        "from trace_crs.kb.store import iter_jsonl\nfrom trace_crs.stats.sweeps import bimodality\n"
+        "from trace_crs.stats.sensitivity import ERROR_KINDS"
+    )
 
 
 @pytest.mark.parametrize("path", [p for p in modules() if p.stem != "results"], ids=lambda p: p.stem)
@@ -124,12 +144,16 @@ def declared_tables() -> list[tuple[str, str, list[str]]]:
 def test_notebook_writes_every_declared_table(notebook, module, consts):
     """The other half of the contract: the page's notebook writes each table its module names."""
     writes = re.findall(r"write_table\(([^\n]*)\)", (NOTEBOOKS / f"{notebook}.py").read_text())
-    assert any(re.search(rf"\b{module}\.({'|'.join(consts)})\b", w) for w in writes), (
-        f"notebooks/{notebook}.py writes no table for {module}.{consts[0]}")
+    assert any(
+        re.search(rf"\b{module}\.({'|'.join(consts)})\b", w) for w in writes
+    ), f"notebooks/{notebook}.py writes no table for {module}.{consts[0]}"
 
 
-WRITES = [(nb.stem, call) for nb in sorted(NOTEBOOKS.glob("*.py"))
-          for call in re.findall(r"write_table\(([^\n]*)\)", nb.read_text())]
+WRITES = [
+    (nb.stem, call)
+    for nb in sorted(NOTEBOOKS.glob("*.py"))
+    for call in re.findall(r"write_table\(([^\n]*)\)", nb.read_text())
+]
 
 
 @pytest.mark.parametrize("notebook,call", WRITES, ids=[f"{nb}:{c.rsplit(',', 1)[-1].strip()}" for nb, c in WRITES])

@@ -115,3 +115,22 @@ def test_evidence_display_formats_intervals():
     out = t03_dataset.evidence_display(df)
     assert out.to_dict("records") == [{"measure": "m", "share [95 % interval]": "0.250 [0.18, 0.31]", "k": 5, "n": 20,
                                        "target": "≥ 0.10"}]
+
+
+def test_generator_inputs_are_marked_and_exist():
+    from trace_crs.report import paper
+
+    inputs = t03_dataset.inputs()
+    printed = set(paper.table(t03_dataset.PAPER)["statistic"])
+    assert set(inputs["statistic"]) <= printed  # every marked row is a row of the printed table
+    assert {"KB: Avg. reviews per POI", "KB: Avg. stars"} <= set(inputs["statistic"])
+    assert sum(s.startswith("Difficulty") for s in inputs["statistic"]) == 4
+    frame = t03_dataset.compare_stats(
+        {"pois": 10, "pois_per_type": {"a": 1}, "reviews": 1, "reviews_per_poi_mean": 1.0, "stars_mean_poi": 1.0,
+         "unique_categories": 1, "cities": ["x"]},
+        {"dialogues": 1, "turns_mean": 1.0, "turns_sd": 0.0, "pois_recommended_mean": 1.0, "persona_archetypes": 1,
+         "candidates_per_dialogue": 8, "rejection_rate": 0.1, "tiers": {t: 0 for t in ("easy", "medium", "hard", "expert")}},
+    ).set_index("statistic")
+    assert frame.loc["KB: Avg. stars", "input"] == "input (targeted)"
+    assert frame.loc["Dialogues: Total dialogues", "input"] == "input (set)"
+    assert frame.loc["Dialogues: Rejection rate (%)", "input"] == ""

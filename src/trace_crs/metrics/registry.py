@@ -218,3 +218,58 @@ def columns(keys: Iterable[str], header: Iterable[str] | None = None) -> dict[st
             raise KeyError(f"metric {key!r} ({', '.join(spellings)}) is not a column of {names}")
         out[found] = key
     return out
+
+
+@dataclass(frozen=True)
+class Family:
+    """A metric family: Appendix A Table 7's dimension, the modules whose functions define its
+    metrics and where the paper gives their formulas."""
+
+    dimension: str
+    modules: tuple[str, ...]
+    section: str
+    keys: tuple[str, ...]
+
+
+# Every registered metric in exactly one family (tests/metrics/test_registry_families.py); the
+# book's Table 7 page reads them here.
+FAMILIES: tuple[Family, ...] = (
+    Family("Text Quality", ("trace_crs.metrics.text",), "§3, App. J", ("bleu4", "rouge_l")),
+    Family(
+        "Rec. Quality",
+        ("trace_crs.metrics.recommendation",),
+        "§3, App. J, App. S",
+        (
+            "recall@1",
+            "recall@3",
+            "hit@1",
+            "hit@3",
+            "mrr",
+            "mr_recall@1",
+            "mr_recall@3",
+            "mr_recall@1_alt_only",
+            "mr_recall@3_alt_only",
+        ),
+    ),
+    Family(
+        "Grounding",
+        ("trace_crs.metrics.grounding", "trace_crs.metrics.entailment"),
+        "§3, App. J, App. L",
+        ("gs", "cd", "pc", "cgs", "entailment", "cgs_ent"),
+    ),
+    Family(
+        "Practical Value",
+        ("trace_crs.metrics.practical",),
+        "§3, App. E, App. J",
+        ("spatial_coherence", "route_km", "price_alignment", "itinerary_diversity"),
+    ),
+    Family("Dialogue", ("trace_crs.metrics.dialogue",), "§3, App. J, App. N", ("tsr", "t2r", "rejection_recovery")),
+)
+
+
+def family(key: str) -> Family:
+    """The family of metric ``key`` (KeyError for a key outside the registry)."""
+    for fam in FAMILIES:
+        if key in fam.keys:
+            return fam
+    raise KeyError(key)

@@ -29,9 +29,28 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 # Helpers, then one module per book page / paper artifact, named like its notebook and its
 # table CSV (``report.t05_headline`` ↔ ``notebooks/t05_headline.py`` ↔ ``tables/t05_headline.csv``).
-HELPERS = ("results", "paper", "compare", "figures", "prose", "findings", "provenance", "build_time", "sensitivity")
+HELPERS = (
+    "results",
+    "paper",
+    "compare",
+    "figures",
+    "prose",
+    "findings",
+    "provenance",
+    "build_time",
+    "sensitivity",
+    "numbering",
+    "bench_table",
+)
 ARTIFACTS = (
+    "f01_overview",
+    "t01_benchmarks",
+    "t02_gap_map",
     "t03_dataset",
+    "t04_release",
+    "f03_pipeline",
+    "t07_metrics",
+    "t08_baselines",
     "t05_headline",
     "t06_per_axis",
     "f02_gap",
@@ -40,6 +59,7 @@ ARTIFACTS = (
     "t17_entailment_vs_fuzzy",
     "t18_spatial_threshold",
     "t19_antigaming",
+    "t20_spreads",
     "t21_bootstrap",
     "t22_cgs_variants",
     "cgs_formula_variants",
@@ -61,6 +81,7 @@ ARTIFACTS = (
     "deviations",
     "diagnosis",
     "human_eval",
+    "performance",
 )
 MODULES = HELPERS + ARTIFACTS
 

@@ -28,8 +28,8 @@ from trace_crs.stats.intervals import Derived, cell_intervals, statistic_interva
 
 # key: (paper label, family), from the one baseline catalogue (baselines.registry).
 BASELINES: dict[str, tuple[str, str]] = {k: (registry.LABELS[k], registry.FAMILY[k]) for k in registry.BASELINES}
-# Short forms the paper prints in a few tables (Table 21).
-ALIASES = {"RAG-Cit.": "rag_citation", "Multi-Rev.": "mrs"}
+# Short and long forms the paper prints in a few tables (Table 21; Table 8).
+ALIASES = {"RAG-Cit.": "rag_citation", "Multi-Rev.": "mrs", "Persona-Grounded": "persona", "Multi-Review Synth.": "mrs"}
 LONG_COLUMNS = ["Baseline", "baseline", "column", "metric", "paper", "ours", "diff"]
 # Carried from our metric table into every table CSV (which run and config made the number).
 PROVENANCE_COLUMNS = ["run", "n_dialogues", "n_turns", "signature"]

@@ -2,7 +2,8 @@
 
 One point per baseline from the open-set runs, coloured by family; the paper's printed
 open-set R@1 (Table 6) and the two open-set CGS values its prose gives (Finding 2b) sit
-beside ours.  The notebook writes it to ``tables/f02_gap.csv`` and ``figures/f02_gap.png|svg``.
+beside ours, on the page (:func:`printed`) and in the figure (hollow markers, with an arrow to
+our point, where the paper gives both coordinates).  The notebook writes it to ``tables/f02_gap.csv`` and ``figures/f02_gap.png|svg``.
 """
 
 from __future__ import annotations
@@ -58,9 +59,38 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
         ylabel="open-set CGS (grounding)",
         title="Figure 2: open-set projection, this run",
     )
+    printed = df.dropna(subset=["paper_r1_open", "paper_cgs_open"])  # the paper gives both for these only
+    if not printed.empty:
+        ax.scatter(
+            printed["paper_r1_open"], printed["paper_cgs_open"], facecolors="none", edgecolors="k", s=50, label="paper"
+        )
+        for _, r in printed.iterrows():
+            ax.annotate(
+                "",
+                xy=(r["r1_open"], r["cgs_open"]),
+                xytext=(r["paper_r1_open"], r["paper_cgs_open"]),
+                arrowprops={"arrowstyle": "->", "color": "0.6", "lw": 0.8},
+            )
     ax.legend(title="family", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)  # off the points
     figures.label_points(ax, df["r1_open"], df["cgs_open"], df["Baseline"])
     return figures.save(fig, NAME, figures_dir)
+
+
+def printed(df: pd.DataFrame) -> pd.DataFrame:
+    """The page's paper-vs-ours table of the plotted values: per baseline the paper's open-set
+    R@1 (Table 6) and CGS (Finding 2b; two baselines only), ours and the difference."""
+    return pd.DataFrame(
+        {
+            "Baseline": df["Baseline"],
+            "R@1 open (paper)": df["paper_r1_open"],
+            "R@1 open (ours)": df["r1_open"],
+            "R@1 Δ": df["r1_open"] - df["paper_r1_open"],
+            "CGS open (paper)": df["paper_cgs_open"],
+            "CGS open (ours)": df["cgs_open"],
+            "CGS Δ": df["cgs_open"] - df["paper_cgs_open"],
+            "n turns": df["n_turns"],
+        }
+    )
 
 
 def facts(df: pd.DataFrame) -> dict[str, Any]:

@@ -164,7 +164,7 @@ def screenshot(name: str, figures_dir: str | Path = "figures") -> None:
 
 def frame(frames: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
     """Our table ``name`` under the headers the paper's twin uses (:data:`HEADERS`; the flag rate
-    in percent, as Table 13 prints it), or one "not run" row when there are no labels (or too
+    in percent, as Table 11 prints it), or one "not run" row when there are no labels (or too
     few annotators)."""
     df = frames.get(name)
     if df is None or df.empty:
@@ -221,14 +221,53 @@ def errors(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat([out, wide[first + [c for c in wide.columns if c not in first]].reset_index(drop=True)], axis=1)
 
 
+# Table 14: what §7.1 and App. K.3 say in words of each cell whose value the extraction lost
+# (the sign, and the order among GS, CGS and CD for citation precision); other cells: nothing.
+PAPER_T14: dict[tuple[str, str], str] = {
+    ("GS", "citation precision"): "+ (strongest of the three)",
+    ("CGS", "citation precision"): "+ (below GS: damped by the CD/PC gates)",
+    ("CD", "citation precision"): "+ (weakest of the three)",
+    ("GS", "informativeness"): "−",
+    ("CD", "informativeness"): "−",
+}
+PAPER_T14_COLUMN = "paper (§7.1, K.3, in words)"
+LOST = "value lost in extraction"
+
+
+UNRESOLVED = "not resolved (interval spans 0)"
+
+
+def _sign_agrees(printed: str, r: float, low: float, high: float) -> str:
+    """Our sign against the paper's words: decided only when our interval excludes 0."""
+    if not printed.startswith(("+", "−")) or pd.isna(r):
+        return "—"
+    if pd.isna(low) or pd.isna(high) or low <= 0 <= high:
+        return UNRESOLVED
+    return "yes" if (r > 0) == printed.startswith("+") else "no"
+
+
 def correlations(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Table 14 twin: metric × human rating, Spearman and Kendall with bootstrap intervals."""
+    """Table 14 twin: metric × human rating, Spearman and Kendall with bootstrap intervals, beside
+    what the paper's prose says of each cell (:data:`PAPER_T14`) and whether our sign agrees."""
     if frames.get("correlations") is None or frames["correlations"].empty:
-        return frame(frames, "correlations")
+        printed = pd.DataFrame([{"metric": m, "human": h, PAPER_T14_COLUMN: v} for (m, h), v in PAPER_T14.items()])
+        return printed.assign(Ours=frame(frames, "correlations")["Ours"].iloc[0])
     df = frames["correlations"].copy()
     df["metric"] = df["metric"].str.upper()
     df["human"] = df["human"].map(HUMAN_LABELS).fillna(df["human"])
-    return df[["metric", "human", "method", "r", "ci_low", "ci_high", "n"]]
+    df[PAPER_T14_COLUMN] = [PAPER_T14.get((m, h), LOST) for m, h in zip(df["metric"], df["human"], strict=True)]
+    df["sign agrees"] = [
+        _sign_agrees(p, r, lo, hi)
+        for p, r, lo, hi in zip(df[PAPER_T14_COLUMN], df["r"], df["ci_low"], df["ci_high"], strict=True)
+    ]
+    return df[["metric", "human", "method", PAPER_T14_COLUMN, "r", "ci_low", "ci_high", "n", "sign agrees"]]
+
+
+def paper_leave_out(kind: str) -> pd.DataFrame:
+    """The printed leave-out α table of ``kind`` (``single``: Table 12, ``pair``: Table 13)."""
+    df = paper_table("table13b_leave_out")
+    column = HEADERS["drop_type"]
+    return df[df[column] == kind].drop(columns=[column]).reset_index(drop=True)
 
 
 def paired(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:

@@ -56,8 +56,53 @@ ROWS: dict[str, Getter] = {
 }
 
 
+# Rows whose value a generator setting fixes, so agreeing with the paper is not evidence:
+# ``set`` = equal by construction, ``targeted`` = drawn around the paper's value.  Each names the
+# setting (``module:NAME`` is checked to exist by :func:`inputs`); the page footnotes the marker.
+_TIERS = ("set", "trace_crs.dialogues.tiers:DEFAULT_MIX", "the paper's difficulty mix, allocated by largest remainder")
+INPUTS: dict[str, tuple[str, str, str]] = {
+    "KB: POIs": ("set", "trace_crs.kb.synthetic:build_synthetic", "8 cities × 3 types × per_cell (make: KB_PER_CELL)"),
+    "KB: POIs per type (restaurant / hotel / attraction, each)": (
+        "set",
+        "trace_crs.kb.synthetic:build_synthetic",
+        "8 cities × per_cell",
+    ),
+    "KB: Avg. reviews per POI": ("targeted", "trace_crs.kb.synthetic:MEAN_REVIEWS", "reviews per POI drawn around it"),
+    "KB: Avg. stars": (
+        "targeted",
+        "trace_crs.kb.synthetic:draw_review_stars",
+        "latent quality tuned to the paper's mean",
+    ),
+    "KB: Cities (U.S., Yelp Academic)": ("set", "trace_crs.kb.geo:CITIES", "the paper's 8 cities"),
+    "Dialogues: Total dialogues": ("set", "trace_crs.dialogues.generate:generate_simulated", "--n (make: N_DIALOGUES)"),
+    "Dialogues: Persona archetypes": ("set", "trace_crs.dialogues.personas:archetypes", "App. I's archetypes"),
+    "Dialogues: Candidates / dialogue": ("set", "trace_crs.dialogues.pools:CLOSED_SIZE", "the closed pool's size"),
+    **{
+        f"Difficulty (generation-time): {t.capitalize()} (dialogues)": _TIERS
+        for t in ("easy", "medium", "hard", "expert")
+    },
+}
+INPUT_MARK = {"set": "input (set)", "targeted": "input (targeted)"}
+
+
+def inputs() -> pd.DataFrame:
+    """:data:`INPUTS` as a table (``statistic, kind, setting, how``), every setting checked to exist."""
+    import importlib
+
+    rows = []
+    for statistic, (kind, target, how) in INPUTS.items():
+        module, _, name = target.partition(":")
+        if not hasattr(importlib.import_module(module), name):
+            raise ValueError(f"{statistic}: {target} does not exist")
+        rows.append(
+            {"statistic": statistic, "kind": kind, "setting": f"`{target.removeprefix('trace_crs.')}`", "how": how}
+        )
+    return pd.DataFrame(rows)
+
+
 def compare_stats(kb_stats: dict[str, Any], corpus: dict[str, Any]) -> pd.DataFrame:
-    """Paper rows in printed order with ``paper, ours, diff`` (text-only rows: ours NaN)."""
+    """Paper rows in printed order with ``paper, ours, diff`` (text-only rows: ours NaN) and
+    ``input``: the marker of a row a generator setting fixes (:data:`INPUTS`), else empty."""
     printed = paper.table(PAPER)
     ours = [float(ROWS[s](kb_stats, corpus)) if s in ROWS else float("nan") for s in printed["statistic"]]
     frame = pd.DataFrame(
@@ -69,6 +114,7 @@ def compare_stats(kb_stats: dict[str, Any], corpus: dict[str, Any]) -> pd.DataFr
         }
     )
     frame["diff"] = frame["ours"] - frame["paper"]
+    frame["input"] = [INPUT_MARK[INPUTS[s][0]] if s in INPUTS else "" for s in frame["statistic"]]
     return frame
 
 
@@ -85,10 +131,11 @@ def plot(df: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Fig
     both = df.dropna(subset=["paper", "ours"])
     both = both[both["paper"] > 0]
     fig, ax = plt.subplots(figsize=(6.5, 0.3 * len(both) + 1))
-    ax.barh(both["statistic"], both["ours"] / both["paper"])
+    fixed = both["input"].astype(bool) if "input" in both else pd.Series(False, index=both.index)
+    ax.barh(both["statistic"], both["ours"] / both["paper"], color=["0.7" if f else "tab:blue" for f in fixed])
     ax.axvline(1, color="grey", lw=0.8)
     ax.set_xscale("log")
-    ax.set(xlabel="this profile / paper")
+    ax.set(xlabel="this profile / paper (grey: a generator input, not a result)")
     ax.tick_params(axis="y", labelsize=7)
     return figures.save(fig, NAME, figures_dir)
 
