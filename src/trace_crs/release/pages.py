@@ -45,6 +45,15 @@ _SENS = "a re-scoring analysis of `make sensitivity` ({}), not wired for the off
 _PREFS = "scenario.hidden_preferences"
 _ALTS = "turns.acceptable_alternative_poi_ids"
 PAGES: dict[str, Page] = {
+    "f01_overview": _p(),
+    "t01_benchmarks": _p(reads={_PREFS: "the multi-aspect share is 0: the release carries no hidden preferences"}),
+    "t02_gap_map": _p(),
+    "t04_release": _p(),
+    "f03_pipeline": _p(),
+    "t07_metrics": _p(),
+    "t08_baselines": _p(),
+    "t20_spreads": _p(),
+    "performance": _p(),
     "t03_dataset": _p(
         reads={
             _PREFS: "the decoder-recall, price-recall and persona-slice rows have nothing to compare with",
