@@ -20,6 +20,18 @@ JUDGE_B_SET ?= lm.model=openai/gpt-4o-mini
 JUDGE_BENCH_N ?= 5
 JDIR        := $(RES)/judge/$(JUDGE_RUN)
 JUDGE_SRC   := $(filter src/trace_crs/judge/% src/trace_crs/lm/% src/trace_crs/cli/judge.py src/trace_crs/cli/judge_transcripts.py src/trace_crs/cli/judge_agree.py,$(SRC))
+# judge validity's paths (the rules are at the end of this file)
+CRSARENA_DIR ?= ../shared/data/crsarena-eval-dev
+JV_ARENA     := $(CRSARENA_DIR)/crs_arena_eval_opendialkg.json
+JV_FACE      := $(wildcard $(CRSARENA_DIR)/face_run_opendialkg.json)
+JV_CFG       := configs/judge_validity_$(PROFILE).yaml
+JV_DIR       := $(RES)/judge_validity
+JV_ON        := $(and $(wildcard $(JV_ARENA)),$(wildcard $(JV_CFG)))
+JV_WEIGHTS   := $(if $(wildcard $(JV_CFG)),$(sort $(shell sed -n 's/.*lm\.weights=\([A-Za-z0-9_.-]*\).*/\1/p' $(JV_CFG))))
+JV_ARGS       = --candidates $(JV_CFG) --arena $(JV_ARENA) $(if $(JV_FACE),--face $(JV_FACE)) --out $(JV_DIR)
+# the chosen candidate's judge core flags without its --set pairs (the live judge's mode and rating)
+JV_CHOSEN_MODE = $(shell $(PY) -c 'import sys, yaml; c = yaml.safe_load(open(sys.argv[1])); a = c["candidates"][c["chosen"]]; print(" ".join(x for i, x in enumerate(a) if x != "--set" and (i == 0 or a[i - 1] != "--set")))' $(JV_CFG))
+
 
 $(JDIR)/transcripts.jsonl: $(RES)/runs/$(JUDGE_RUN)/records.parquet $(DIALOGUES) $(KB_MANIFEST) $(JUDGE_SRC)
 	mkdir -p $(@D)
@@ -62,6 +74,9 @@ JUDGE_LIVE_CFG  := configs/$(PROFILE)/closed_llm.yaml
 JUDGE_LIVE_W    := $(strip $(shell sed -n 's/^weights: *\([^ #]*\).*/\1/p' $(JUDGE_LIVE_CFG) 2>/dev/null))
 JUDGE_LIVE_SET  ?= lm.model=local $(if $(JUDGE_LIVE_W),lm.weights=$(JUDGE_LIVE_W))
 JUDGE_LIVE_AGG  ?= avg
+# The live judge's mode: the configuration chosen against human ratings (configs/judge_validity_$(PROFILE).yaml's `chosen`,
+# below) when the judge is local; the paper's per-factor rationale-and-rating when it is not (an API judge).
+JUDGE_LIVE_MODE ?= $(if $(and $(filter lm.model=local,$(JUDGE_LIVE_SET)),$(wildcard $(JV_CFG))),$(JV_CHOSEN_MODE))
 JUDGE_LIVE_ARGS ?= $(if $(filter smoke,$(PROFILE)),--n 2 --retries 0 --set lm.max_tokens=64,--persuasiveness)
 # the LLM live run exists wherever the profile has a closed_llm config (mk/live.mk)
 JUDGE_LIVE_LLM   = $(if $(wildcard $(JUDGE_LIVE_CFG)),results/$(PROFILE)/live/live_llm)
@@ -72,10 +87,10 @@ $(JLIVE)/transcripts.jsonl: $(addsuffix /live_scores.json,$(JUDGE_LIVE_RUNS)) $(
 	mkdir -p $(@D)
 	$(TRACE) judge transcripts $(addprefix --live ,$(JUDGE_LIVE_RUNS)) --n $(JUDGE_LIVE_N) --seed $(JUDGE_SEED) --out $@
 
-$(JLIVE)/core_a.jsonl: $(JLIVE)/transcripts.jsonl $(JUDGE_SRC) $(JUDGE_LIVE_WGT)
+$(JLIVE)/core_a.jsonl: $(JLIVE)/transcripts.jsonl $(JUDGE_SRC) $(JUDGE_LIVE_WGT) $(wildcard $(JV_CFG))
 	mkdir -p results/$(PROFILE)/timings
 	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge_live.json judge-live -- \
-	  $(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator $(JUDGE_LIVE_AGG) $(JUDGE_LIVE_ARGS) \
+	  $(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator $(JUDGE_LIVE_AGG) $(JUDGE_LIVE_MODE) $(JUDGE_LIVE_ARGS) \
 	  $(addprefix --set ,$(JUDGE_LIVE_SET))
 
 judge-live: $(JLIVE)/core_a.jsonl ## CoRE judge on the live conversations of every baseline (results/$(PROFILE)/judge/live/)
@@ -97,7 +112,7 @@ $(JUDGE_PAIRED:%=$(RES)/judge/%/transcripts.jsonl): $(RES)/judge/%/transcripts.j
 $(JUDGE_PAIRED:%=$(RES)/judge/%/core_a.jsonl): $(RES)/judge/%/core_a.jsonl: $(RES)/judge/%/transcripts.jsonl $(JUDGE_SRC) $(JUDGE_LIVE_WGT)
 	mkdir -p results/$(PROFILE)/timings
 	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge_$*.json judge-$* -- \
-	  $(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator $(JUDGE_LIVE_AGG) $(JUDGE_LIVE_ARGS) \
+	  $(TRACE) --quiet judge core --transcripts $< --out $@ --aggregator $(JUDGE_LIVE_AGG) $(JUDGE_LIVE_MODE) $(JUDGE_LIVE_ARGS) \
 	  $(addprefix --set ,$(JUDGE_LIVE_SET))
 
 judge-live-ask: $(RES)/judge/live_ask/core_a.jsonl ## CoRE judge on the non-LLM live conversations with one question allowed
@@ -172,3 +187,24 @@ judge-likert: $(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done ## Table 28: t
 book/content/t28_cross_judge.ipynb: $(wildcard $(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done)
 
 .PHONY: judge-likert
+
+# Does the judge agree with people? (trace_crs.judge.validity, issue 44): the CoRE judge's candidate
+# configurations (configs/judge_validity_$(PROFILE).yaml) against CRSArena-Eval's human ratings, read
+# from ../shared (never copied here; without it the page says "not run"). `make judge-select` judges
+# every candidate on every conversation (once; its LLM calls stay in the LM cache), `make
+# judge-validity` (part of `make paper`) the configuration the book uses (`chosen`) and writes
+# results/$(PROFILE)/judge_validity/{validity.json,scores.parquet,chosen.jsonl}.
+$(JV_DIR)/validity.json: $(JV_CFG) $(JUDGE_SRC) $(JV_ARENA) $(JV_FACE) $(JV_WEIGHTS:%=models/%.gguf) $(VENV)/.llama-installed
+	mkdir -p $(JV_DIR) results/$(PROFILE)/timings
+	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge_validity.json judge-validity -- \
+	  $(TRACE) --quiet judge validity $(JV_ARGS) --judge chosen
+
+judge-validity: $(JV_DIR)/validity.json ## the book's CoRE judge against 200 human-rated conversations (../shared CRSArena-Eval)
+
+judge-select: $(JV_CFG) $(JV_WEIGHTS:%=models/%.gguf) $(VENV)/.llama-installed ## judge every candidate of configs/judge_validity_PROFILE.yaml on the development set (run once)
+	mkdir -p $(JV_DIR)
+	$(TRACE) judge validity $(JV_ARGS) --judge all
+
+book/content/judge_validity.ipynb: $(if $(JV_ON),$(JV_DIR)/validity.json)
+
+.PHONY: judge-validity judge-select

@@ -84,7 +84,7 @@ def run_validity(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     p = sub.add_parser("validity", help="the judge's candidates against human ratings (CRSArena-Eval layout)")
-    p.add_argument("--candidates", required=True, help="candidates YAML (configs/<profile>/judge_validity.yaml)")
+    p.add_argument("--candidates", required=True, help="candidates YAML (configs/judge_validity_<profile>.yaml)")
     p.add_argument("--arena", required=True, help="human-labelled conversations, CRSArena-Eval's JSON layout")
     p.add_argument("--face", help="FACE's run file for the same conversations (a reference evaluator)")
     add_out(p, "output directory (results/<profile>/judge_validity)", required=True)

@@ -85,6 +85,7 @@ PAGES: dict[str, Page] = {
     "core_judge": _p(_LLM.format("the CoRE judges")),
     "core_fig5_debate_agreement": _p(_LLM.format("the CoRE multi-agent debate")),
     "core_fig9_factor_tau": _p(_LLM.format("the CoRE judges' per-factor ratings")),
+    "judge_validity": _p(_LLM.format("the CoRE judge on CRSArena-Eval's human-rated conversations")),
     "f06_error_analysis": _p(_SENS.format("error analysis")),
     "oracle_knapsack": _p(_LLM.format("closed_llm: the oracle trades LLM rows' cost against accuracy")),
     "live_vs_replayed": _p(

@@ -1,0 +1,91 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% tags=["parameters", "remove-cell"]
+results_dir = 'results/default'
+
+# %% [markdown]
+# # Does the judge agree with people?
+#
+# Every CoRE page of this book ranks systems with a local LLM judge. This page asks whether that
+# judge's scores follow human judgements, on conversations nobody on this project wrote:
+# CRSArena-Eval's OpenDialKG half (Joko and Hasibi, FACE, SIGIR 2026; MIT licence), 200
+# movie-recommendation conversations between crowd workers and four CRSs, each rated by several
+# annotators (overall impression 0–4 and six finer aspects). The data set is read from
+# `../shared` and never copied into the repository; where it is absent this page says "not run".
+#
+# **How the judge was chosen.** Each candidate configuration in
+# `configs/judge_validity_<profile>.yaml` judged every conversation (`make judge-select`). The
+# conversations were split in two halves with seed 42, stratified by system; the configuration
+# with the highest Spearman ρ between its CoRE-Avg and the human overall impression on the
+# *selection* half is the evidence's choice, and the *reporting* half was not looked at to make
+# it. Intervals are 95 % percentile bootstraps over conversations (2,000 resamples, seeded).
+# The candidates rate each factor with one output token and read the rating from the model's
+# probabilities over the digits 0–4 (`--mode logprob`, `trace_crs/judge/geval.py`): the expected
+# score (G-Eval's probability-weighted rating) or the most probable digit. The paper's own
+# configuration — a rationale and a rating per factor (`--mode per-factor`) — stays one flag away
+# and is what an API judge uses by default; with the local 0.5B model it gave 4 on all twelve
+# factors to every one of five conversations people rated 0–2 (issue 44), at minutes per
+# conversation, so it is not a candidate here.
+#
+# **Two floors and a reference.** The *length floor* is the number of words in the system's
+# turns — a score that knows nothing about quality; the *learned floor* is a ridge regression on
+# MiniLM sentence embeddings of the system's turns, fit on one half's human ratings and applied
+# to the other (both ways, so every prediction is out of sample). FACE is the published
+# evaluator (a large API model with fine-grained prompts), scored from its released predictions
+# on the same conversations; the published ρ of other evaluators are listed as reported.
+
+# %%
+import pandas as pd
+
+from trace_crs.report import judge_validity
+from trace_crs.report import present, prose, results
+
+v, scores = judge_validity.load(results_dir)
+facts = judge_validity.facts(v)
+prose.glue_facts("jv", facts)
+if v is not None:
+    results.write_table(judge_validity.main_table(v), results_dir, judge_validity.NAME)
+
+# %% [markdown]
+# **Verdict.** The book's judge is {glue:text}`jv_chosen`; the selection half's evidence picks
+# {glue:text}`jv_chosen_by_evidence`. {glue:md}`jv_verdict`. Meets the bar (ρ ≥ 0.50 on all
+# conversations and above the length floor): {glue:text}`jv_passes`.
+
+# %%
+if v is None:
+    print("not run on this profile: `make judge-validity` needs ../shared/data/crsarena-eval-dev")
+else:
+    present.table(judge_validity.main_table(v), f"Spearman ρ [95 % CI] with the human {v['aspect']}, per half")
+
+# %%
+if v is not None and scores is not None:
+    judge_validity.plot_scatter(v, scores)
+
+# %%
+if v is not None:
+    judge_validity.plot_aspects(v)
+
+# %% [markdown]
+# The aspects: `understanding`, `task_completion`, `interest_arousal` and `efficiency` are the
+# annotators' dialogue-level ratings, `turn_relevance` and `turn_interestingness` their
+# turn-level ratings averaged over the system's turns. None of them is one of CoRE's twelve
+# factors; the overall impression is the target because CoRE-Avg is an overall score.
+
+# %%
+if v is not None:
+    present.table(judge_validity.failures(v), "Failures, rating mass and cost per judged candidate")
+
+# %%
+if v is not None:
+    pub = pd.DataFrame([{"evaluator": k, "published ρ": r} for k, r in v["published"]["rho"].items()])
+    present.folded(present.table(pub, v["published"]["source"]), "Published correlations on this half (click to open)")
