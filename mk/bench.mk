@@ -11,7 +11,7 @@ bench: $(STAMP) ## run every benchmark script in bench/ (writes results/bench/*.
 # judge and LLM Zero-Shot arms as above with drafts on vs off, interleaved in one run each.
 bench-draft: $(STAMP) ## prompt-lookup drafts vs none: CoRE judge and LLM Zero-Shot turns/s (results/bench/*_draft.json)
 	mkdir -p results/bench
-	$(PY) bench/bench_judge_core.py --before-set lm.servers=1 --after-set lm.servers=1 lm.draft=prompt-lookup --out results/bench/judge_core_draft.json
+	$(PY) bench/bench_judge_core.py --after-mode "--mode per-factor" --before-set lm.servers=1 --after-set lm.servers=1 lm.draft=prompt-lookup --workers-check 0 --out results/bench/judge_core_draft.json
 	$(PY) bench/bench_lm_throughput.py --configs pool,draft --subset 2 --out results/bench/lm_throughput_draft.json
 
 # Portable vs native llama.cpp build (src/trace_crs/lm/build.py): the native build compiled into

@@ -64,7 +64,7 @@ PINNED: dict[str, str] = {
     "generate_dialogue_compact": "837b668151bb82bb145be01f44d63fb48931e9ca09af9b83ed52aa7d0d9825b5",
     "rewrite_turn": "bb498bff882057c6b0ccd4fb3554702ea500cbd5da9457cf4ed5abc7f3042a88",
     "rate_factor": "fb290cb4cbd8a26728f2b1e0fc012d44dae3d8f7e5bed7bb03b54356d60d1fd0",
-    "rate_factor_score": "c712575095fea901f20e623aca945340a1979f41b166f1d54222caf149e9a849",
+    "rate_factor_score": "27366868988e6f0fcc0a125243a7d13b757d418be5ff1e56c087b3317adbe4ca",
     "rate_all_factors": "603448e1f04e5b5f6bbcbf84d94e7436b82ae46269a2b876585fbbcafb7aed1d",
     "rate_persuasiveness": "dcb1fa35b2b02b8847d3dbf8bef7ba8ddccc80e47eb84abfb9b02947daeafd2f",
     "debate_turn": "80695e27e74abd0e7295c9f13f48c006263ba3f17a480e5efa3d6d20740bc0c3",

@@ -20,7 +20,8 @@ Prompt layout — what every call shares comes first, so the llama.cpp worker ke
 cache (issue 44, item 5): the system message is the instructions and all twelve guidelines
 (identical for every transcript of a domain), the user message the conversation log and then the
 factor's short question.  The twelve calls of a transcript differ only in their last ~25 tokens;
-consecutive transcripts on one worker differ after the system message.
+consecutive transcripts on one worker differ after the system message.  The question is the
+factor's label and the scale (``Coherence score (0-4):``); the system message says how to read it.
 """
 
 from __future__ import annotations
@@ -50,12 +51,9 @@ def judge_prefix(names: Sequence[str] = FACTORS) -> str:
 
 
 def question(factor: str) -> str:
-    """The factor's question, the only text that differs between a transcript's calls."""
-    label = factors()[factor].label
-    return (
-        f"Factor: {label}. Rate the system's responses in the <interaction> on {label} only, "
-        f"by the {label} guideline's evaluation standard. Score (one digit, 0-4):"
-    )
+    """The factor's question, the only text that differs between a transcript's calls: a handful
+    of tokens, so that a transcript costs little more than its conversation's own prefill."""
+    return f"{factors()[factor].label} score (0-4):"
 
 
 def factor_messages(prefix: str, log: str, factor: str) -> list[dict[str, str]]:
