@@ -205,6 +205,7 @@ judge-select: $(JV_CFG) $(JV_WEIGHTS:%=models/%.gguf) $(VENV)/.llama-installed #
 	mkdir -p $(JV_DIR)
 	$(TRACE) judge validity $(JV_ARGS) --judge all
 
-book/content/judge_validity.ipynb: $(if $(JV_ON),$(JV_DIR)/validity.json)
+book/content/judge_validity.ipynb book/content/core_judge.ipynb book/content/core_fig5_debate_agreement.ipynb \
+  book/content/core_fig9_factor_tau.ipynb: $(if $(JV_ON),$(JV_DIR)/validity.json)
 
 .PHONY: judge-validity judge-select

@@ -35,6 +35,12 @@ from trace_crs.report import core_fig5_debate_agreement, present, prose, results
 df = core_fig5_debate_agreement.load(results_dir)
 results.write_table(df, results_dir, core_fig5_debate_agreement.NAME)
 prose.glue_facts("fig5", core_fig5_debate_agreement.facts(df))
+from trace_crs.report import judge_validity
+
+prose.glue_facts("fig5", {"validity": judge_validity.judge_note(results_dir, validated=False)})
+
+# %% [markdown]
+# {glue:md}`fig5_validity`
 
 # %% [markdown]
 # Debates counted: {glue:text}`fig5_n_debates` (source: {glue:md}`fig5_source`, up to

@@ -34,6 +34,12 @@ from trace_crs.report import core_fig9_factor_tau, present, prose, results
 df = core_fig9_factor_tau.load(results_dir, human=human_labels)
 results.write_table(df, results_dir, core_fig9_factor_tau.NAME)
 prose.glue_facts("fig9", core_fig9_factor_tau.facts(df))
+from trace_crs.report import judge_validity
+
+prose.glue_facts("fig9", {"validity": judge_validity.judge_note(results_dir)})
+
+# %% [markdown]
+# {glue:md}`fig9_validity`
 
 # %% [markdown]
 # Evaluators shown: {glue:text}`fig9_n_evaluators` (0: no judge rated any system on this

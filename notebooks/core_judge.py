@@ -35,9 +35,14 @@ if len(df):  # judge A's factor table, when judge A ran on this profile
     results.write_table(df, results_dir, core_judge.NAME)
 results.write_table(t28, results_dir, core_judge.T28)
 prose.glue_facts("core", core_judge.facts(df, t28) | {"status": core_judge.status(results_dir, run, judges)})
+from trace_crs.report import judge_validity
+
+prose.glue_facts("core", {"validity": judge_validity.judge_note(results_dir)})
 
 # %% [markdown]
 # {glue:md}`core_status`
+#
+# {glue:md}`core_validity`
 #
 # ## CoRE on the conversations the systems actually had
 #

@@ -143,10 +143,17 @@ def facts(v: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def judge_note(results_dir: str | Path) -> str:
-    """The sentence a CoRE ranking page prints about its judge, linking to this page."""
+def judge_note(results_dir: str | Path, validated: bool = True) -> str:
+    """The sentence a CoRE page prints about its judge, linking to this page; ``validated=False``
+    for a page whose judge is the paper's per-factor configuration, which is not a candidate."""
     v, _ = load(results_dir)
-    return f"Judge validity ([Does the judge agree with people?]({PAGE}.ipynb)): {facts(v)['verdict']}."
+    link = f"[Does the judge agree with people?]({PAGE}.ipynb)"
+    if validated:
+        return f"Judge validity ({link}): {facts(v)['verdict']}."
+    return (
+        f"This page's judge is the paper's per-factor configuration (rationale, then rating), which was not "
+        f"checked against human ratings here; the book's live judge was ({link}): {facts(v)['verdict']}."
+    )
 
 
 def plot_scatter(v: dict[str, Any], scores: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> Figure:
