@@ -1,0 +1,281 @@
+"""LLM records: every LLM call of a build, recorded once with everything that decided it, and
+replayed from the record afterwards (STYLE "Recorded model outputs"; as ALCE, AlpacaEval and HELM
+ship their models' outputs).
+
+**Where.**  A records directory (a profile's is ``data/lm-records/<profile>/``, committed with the
+repository) is active when the environment variable ``TRACE_LM_RECORDS`` names it (``make``
+exports it, so it reaches every subprocess and papermill notebook; ``off`` or empty disables;
+:func:`use_records` overrides it for a block of one thread/context).
+
+**Key.**  A call is keyed by :func:`record_key`: the SHA-256 of the canonical JSON (sorted keys,
+no spaces, UTF-8) of the request ``TraceLM.forward`` builds — model id, messages, prompt, and
+every sampling and decoding setting (temperature, max_tokens, seed, stop, extra_body,
+logprobs, top_logprobs, rollout_id …) — without where it is sent, with which key or how long to
+wait (:data:`NOT_THE_REQUEST`): what DSPy's cache key covers.  The local model id embeds the
+weights' SHA-256 and the llama.cpp build tag (:func:`trace_crs.lm.backend.model_id`), the
+messages carry the prompt's version tag (:mod:`trace_crs.prompts`), so a new weights file,
+build, prompt version or setting is a new key.  The key is recomputable from a record's own
+``request`` with the standard library alone.
+
+**Record** (one JSON line, :func:`make_record`): ``v`` (format 1), ``key``, ``model``, ``step``
+(:func:`step_of`), ``request`` (the keyed request), ``response`` (``{"type": "litellm"|"dict",
+"body": …}``: the provider response DSPy returned — choices with message content, logprobs when
+asked, the model's own ``finish_reason`` — without its usage), ``usage`` (``prompt_tokens``,
+``completion_tokens``, ``cost_usd``, ``latency_s``: measured when the call went to the model),
+and provenance: ``date`` (UTC), ``commit`` (the code's git commit, or null) and ``cpu`` (the
+llama.cpp build's CPU features for a local model, else null).
+
+**Files.**  Gzip JSON-lines shards, one writer process each, rotated below 20 MB, and a
+``MANIFEST.json`` with counts per step and model, code commit and date
+(:mod:`trace_crs.lm.records_shards`).  Nothing is ever rewritten: a shard is append-only and a
+record is never changed; a reader takes the first record of a key in shard-name order (oldest).
+
+**Replay** (:mod:`trace_crs.lm.backend`).  When a call's key is recorded, ``TraceLM.forward``
+returns the recorded response rebuilt as DSPy's own cache hit returns it (usage emptied,
+``cache_hit`` set) without any server or network, and reports the recorded usage to the usage
+tallies as a cache replay (``count_call(..., replayed=True)``).  A missing call is computed (from
+DSPy's cache if it holds it, with its recorded usage, else by the model) and appended.  The local
+servers of ``open_lm`` start at the first call the records do not answer
+(:mod:`trace_crs.lm.records_pool`), so a fully recorded block starts none.
+``trace-crs lm records verify`` recomputes a seeded sample (:mod:`trace_crs.lm.records_verify`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextvars
+import functools
+import hashlib
+import json
+import os
+import re
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from trace_crs.errors import DataError
+from trace_crs.lm.records_shards import ShardWriter, read_lines, shard_paths, utc_now
+
+ENV = "TRACE_LM_RECORDS"
+STEP_ENV = "TRACE_LM_STEP"  # the pipeline step making the calls (optional; else the prompt's tag)
+FORMAT = 1
+# never part of what a request *is*: where it is sent, with which key, how long to wait, caching
+NOT_THE_REQUEST = ("api_key", "api_base", "base_url", "timeout", "cache")
+OFF = ("", "off")
+
+
+def _jsonable(obj: Any) -> Any:
+    """JSON for what a request may hold besides JSON types (a pydantic response format)."""
+    if isinstance(obj, type) and hasattr(obj, "model_json_schema"):
+        return obj.model_json_schema()
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    return str(obj)
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 kept: the one spelling keys are hashed from and lines written in."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
+
+
+def keyed_request(request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` without :data:`NOT_THE_REQUEST`, as plain JSON values."""
+    kept = {k: v for k, v in request.items() if k not in NOT_THE_REQUEST}
+    return json.loads(canonical_json(kept))
+
+
+def record_key(request: dict[str, Any]) -> str:
+    """SHA-256 (hex) of the canonical JSON of :func:`keyed_request` (module docstring, "Key")."""
+    return hashlib.sha256(canonical_json(keyed_request(request)).encode("utf-8")).hexdigest()
+
+
+_TAG = re.compile(r"\[([A-Za-z][\w.-]*(?:[ -][\w.-]+)*?[ -]v\d+|v\d+)\]")
+_OUTPUTS = re.compile(r"Your output fields are:\s*((?:\d+\.\s*`\w+`.*\n?)+)")
+
+
+def _text(message: Any) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
+
+
+def step_of(messages: Any) -> str:
+    """The step a call belongs to: ``TRACE_LM_STEP`` if set, else the prompt's version tag in the
+    messages (``core-v2``, ``zero-shot v1``; a bare ``v1`` is prefixed with the signature's output
+    fields), else ``"unknown"``."""
+    if os.environ.get(STEP_ENV):
+        return os.environ[STEP_ENV]
+    texts = [_text(m) for m in messages or ()]
+    for text in texts:
+        if m := _TAG.search(text):
+            tag = m[1]
+            if tag.startswith("v") and (fields := _OUTPUTS.search(text)):
+                tag = "+".join(re.findall(r"`(\w+)`", fields[1])) + " " + tag
+            return tag
+    return "unknown"
+
+
+@functools.cache
+def code_commit() -> str | None:
+    """The git commit of the code making the calls (null outside a git work tree)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def dump_response(response: Any) -> dict[str, Any]:
+    """The stored form of a provider response (its usage is in the record's ``usage``)."""
+    if isinstance(response, dict):
+        body = json.loads(canonical_json({k: v for k, v in response.items() if k not in ("usage", "cache_hit")}))
+        return {"type": "dict", "body": body}
+    body = json.loads(canonical_json(response.model_dump()))
+    body.pop("usage", None)
+    return {"type": "litellm", "body": body}
+
+
+def load_response(stored: dict[str, Any]) -> Any:
+    """The response DSPy returned, as its cache returns a hit: usage emptied, ``cache_hit`` set."""
+    body = json.loads(json.dumps(stored["body"]))  # a private copy: callers may change the response
+    if stored["type"] == "dict":
+        from dspy.clients.call_result import attributes
+
+        return attributes({**body, "usage": {}, "cache_hit": True})
+    import litellm
+
+    response = litellm.ModelResponse(**body)
+    response.usage = {}
+    object.__setattr__(response, "cache_hit", True)
+    return response
+
+
+def make_record(
+    key: str, request: dict[str, Any], response: Any, usage: dict[str, float], cpu: str | None
+) -> dict[str, Any]:
+    """One record (module docstring, "Record")."""
+    kept = keyed_request(request)
+    return {
+        "v": FORMAT,
+        "key": key,
+        "model": kept.get("model"),
+        "step": step_of(kept.get("messages")),
+        "request": kept,
+        "response": dump_response(response),
+        "usage": {k: usage[k] for k in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s")},
+        "date": utc_now(),
+        "commit": code_commit(),
+        "cpu": cpu,
+    }
+
+
+def iter_records(directory: str | Path) -> Iterator[dict[str, Any]]:
+    """Every record of ``directory``'s shards in shard order (a cut tail dropped); a complete
+    line that is not a record is a :class:`~trace_crs.errors.DataError` naming shard and line."""
+    for path in shard_paths(directory):
+        for number, line in enumerate(read_lines(path), start=1):
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise DataError(f"not JSON ({exc})", file=str(path), line=number) from None
+            missing = [k for k in ("key", "response", "usage") if not isinstance(record, dict) or k not in record]
+            if missing:
+                raise DataError(f"not an LM record: no {missing}", file=str(path), line=number)
+            yield record
+
+
+class Records:
+    """One records directory: the index of its recorded replies (read once, at the first look-up)
+    and this process's shard writer."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.writer = ShardWriter(self.directory, commit=code_commit())
+        self._index: dict[str, dict[str, Any]] | None = None
+        self._lock = threading.Lock()
+
+    def _loaded(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            if self._index is None:
+                index: dict[str, dict[str, Any]] = {}
+                for record in iter_records(self.directory):
+                    index.setdefault(record["key"], _slim(record))
+                self._index = index
+            return self._index
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The recorded ``{"model", "response", "usage"}`` of ``key``, or None."""
+        return self._loaded().get(key)
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write ``record`` to this process's shard and make it answer later look-ups here."""
+        index = self._loaded()
+        self.writer.append(canonical_json(record), record["step"], record["model"] or "")
+        with self._lock:
+            index.setdefault(record["key"], _slim(record))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _slim(record: dict[str, Any]) -> dict[str, Any]:
+    return {"model": record.get("model"), "response": record["response"], "usage": record["usage"]}
+
+
+_STORES: dict[Path, Records] = {}
+_STORES_LOCK = threading.Lock()
+_OVERRIDE: contextvars.ContextVar[str | None] = contextvars.ContextVar("trace_lm_records", default=None)
+
+
+def records_dir() -> Path | None:
+    """The active records directory (:func:`use_records`, else ``TRACE_LM_RECORDS``), or None."""
+    raw = _OVERRIDE.get()
+    raw = os.environ.get(ENV, "") if raw is None else raw
+    return None if raw.strip().lower() in OFF else Path(raw).expanduser().resolve()
+
+
+def active_records() -> Records | None:
+    """The :class:`Records` of the active directory (one per directory and process), or None."""
+    directory = records_dir()
+    if directory is None:
+        return None
+    with _STORES_LOCK:
+        if directory not in _STORES:
+            _STORES[directory] = Records(directory)
+        return _STORES[directory]
+
+
+@contextmanager
+def use_records(directory: str | Path | None) -> Iterator[None]:
+    """Make ``directory`` (None: none) the active records directory inside the block, whatever
+    ``TRACE_LM_RECORDS`` says."""
+    token = _OVERRIDE.set("off" if directory is None else str(directory))
+    try:
+        yield
+    finally:
+        _OVERRIDE.reset(token)
+
+
+@atexit.register
+def close_all() -> None:
+    """Close every shard this process wrote (gzip trailer, manifest entry)."""
+    with _STORES_LOCK:
+        stores = list(_STORES.values())
+    for store in stores:
+        store.close()
