@@ -1,7 +1,7 @@
 """The files of an LM records directory (:mod:`trace_crs.lm.records`): gzip JSON-lines shards and
 the ``MANIFEST.json`` that counts them.
 
-* A **shard** ``<UTC time>-<host>-<pid>-<random>-<n>.jsonl.gz`` is written by one process only
+* A **shard** ``<UTC time>-<host>-<pid>-<n>-<random>.jsonl.gz`` is written by one process only
   (:class:`ShardWriter`, which several threads share under a lock), opened with ``open(.., "xb")``
   so no two writers ever share a file, and never reopened: a process appends to its own shards,
   so ``make -j2`` and concurrent threads never interleave.  It is one gzip stream, flushed with
@@ -59,10 +59,22 @@ def shard_paths(directory: str | Path) -> list[Path]:
 
 
 def new_shard_name(seq: int) -> str:
-    """A shard name no other writer can take: time, host, pid, 6 random hex digits, sequence."""
+    """A shard name no other writer can take and that sorts by age: UTC time to the microsecond,
+    host, pid, this writer's sequence number, 6 random hex digits."""
     host = re.sub(r"[^A-Za-z0-9.]+", "-", socket.gethostname())[:32] or "host"
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"{stamp}-{host}-{os.getpid()}-{secrets.token_hex(3)}-{seq:03d}{SHARD_SUFFIX}"
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    return f"{stamp}-{host}-{os.getpid()}-{seq:04d}-{secrets.token_hex(3)}{SHARD_SUFFIX}"
+
+
+def _salvage(decomp: Any, data: bytes) -> bytes:
+    """What ``decomp`` yields from ``data`` byte by byte until the damage (a zlib error)."""
+    out = []
+    for i in range(len(data)):
+        try:
+            out.append(decomp.decompress(data[i : i + 1]))
+        except zlib.error:
+            break
+    return b"".join(out)
 
 
 def read_lines(path: str | Path) -> Iterator[bytes]:
@@ -70,19 +82,22 @@ def read_lines(path: str | Path) -> Iterator[bytes]:
     after the last newline, a damaged block at the end) is dropped."""
     decomp, pending = zlib.decompressobj(wbits=31), b""
     with open(path, "rb") as f:
-        data = f.read(1 << 20)
+        data = f.read(1 << 18)
         while data:
+            saved = decomp.copy()
             try:
-                out = decomp.decompress(data)
+                out, damaged = decomp.decompress(data), False
             except zlib.error:  # damaged where a killed writer stopped: keep what came before
-                return
+                out, damaged = _salvage(saved, data), True
             *lines, pending = (pending + out).split(b"\n")
             yield from lines
+            if damaged:
+                return
             if decomp.eof:  # a closed gzip member; another may follow
                 data, decomp = decomp.unused_data, zlib.decompressobj(wbits=31)
                 if data:
                     continue
-            data = f.read(1 << 20)
+            data = f.read(1 << 18)
 
 
 class ShardWriter:
