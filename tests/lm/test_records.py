@@ -67,7 +67,9 @@ def test_what_changes_a_key(change, same):
     ("justification per factor (at most 60 words each). [core-v2]", None, "core-v2"),
     ("Your output fields are:\n1. `verdict` (str)\n2. `why` (str)\nDoes the review support it? [v1]", None,
      "verdict+why v1"),
-    ("no tag here", None, "unknown"),
+    ("Decide whether this place fits everything the traveler has asked for so far", None,
+     "untagged: Decide whether this place fits everything the"),
+    ("", None, "unknown"),
     ("[zero-shot v1]", "judge-live", "judge-live"),
 ])
 def test_step_is_the_environment_or_the_prompt_tag(monkeypatch, content, env, step):

@@ -108,7 +108,8 @@ def _text(message: Any) -> str:
 def step_of(messages: Any) -> str:
     """The step a call belongs to: ``TRACE_LM_STEP`` if set, else the prompt's version tag in the
     messages (``core-v2``, ``zero-shot v1``; a bare ``v1`` is prefixed with the signature's output
-    fields), else ``"unknown"``."""
+    fields), else ``untagged: `` and the first message's first words (at most 48 characters; a prompt
+    without a tag, such as the log-prob fit question), else ``"unknown"``."""
     if os.environ.get(STEP_ENV):
         return os.environ[STEP_ENV]
     texts = [_text(m) for m in messages or ()]
@@ -118,7 +119,10 @@ def step_of(messages: Any) -> str:
             if tag.startswith("v") and (fields := _OUTPUTS.search(text)):
                 tag = "+".join(re.findall(r"`(\w+)`", fields[1])) + " " + tag
             return tag
-    return "unknown"
+    first = " ".join(texts[0].split()) if texts else ""
+    if len(first) > 48:  # whole words only
+        first = first[:49].rsplit(" ", 1)[0]
+    return f"untagged: {first}" if first else "unknown"
 
 
 @functools.cache
@@ -158,7 +162,7 @@ def load_response(stored: dict[str, Any]) -> Any:
     import litellm
 
     response = litellm.ModelResponse(**body)
-    response.usage = {}
+    response.usage = {}  # type: ignore[attr-defined]  # as DSPy empties a cache hit's usage
     object.__setattr__(response, "cache_hit", True)
     return response
 
