@@ -127,28 +127,38 @@ class TraceLM(dspy.LM):
                     kwargs.get("stop"),
                 )
             )
-        request = {
+        request = self._request(prompt, messages, kwargs)
+        key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
+        records = active_records()
+        with single_flight(key):
+            if records is not None and (hit := records.get(record_key(request))) is not None:
+                response = load_response(hit["response"])  # answered by the LM records: no server, no network
+                count_call(key, hit["usage"], cache_hit=True, replayed=True, truncated=was_truncated(response))
+                return response
+            if self.endpoints is not None:  # not part of the request (``_NOT_THE_REQUEST``)
+                kwargs["api_base"] = self.endpoints.api_base()
+            return self._forward(prompt, messages, kwargs, key)
+
+    def _request(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """What is sent: model, prompt or messages, and every setting (``cache`` and where it is
+        sent excluded; the keys leave out the rest of ``_NOT_THE_REQUEST``)."""
+        return {
             "model": self.model,
             "prompt": prompt,
             "messages": messages,
             **self.kwargs,
             **{k: v for k, v in kwargs.items() if k not in ("cache", "api_base")},
         }
-        key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
+
+    def _forward(self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str) -> Any:
+        """A call the LM records do not answer: computed (:meth:`_compute`) and, when records are
+        active, appended to them."""
         records = active_records()
-        with single_flight(key):
-            if records is not None:
-                rkey = record_key(request)
-                if (hit := records.get(rkey)) is not None:  # answered by the LM records: no server, no network
-                    response = load_response(hit["response"])
-                    count_call(key, hit["usage"], cache_hit=True, replayed=True, truncated=was_truncated(response))
-                    return response
-            if self.endpoints is not None:  # not part of the request (``_NOT_THE_REQUEST``)
-                kwargs["api_base"] = self.endpoints.api_base()
-            response, usage = self._forward(prompt, messages, kwargs, key, need_usage=records is not None)
-            if records is not None and usage is not None:
-                records.append(make_record(rkey, request, response, usage, self._cpu()))
-            return response
+        response, usage = self._compute(prompt, messages, kwargs, key, need_usage=records is not None)
+        if records is not None and usage is not None:
+            request = self._request(prompt, messages, kwargs)
+            records.append(make_record(record_key(request), request, response, usage, self._cpu()))
+        return response
 
     def _cpu(self) -> str | None:
         """The llama.cpp build's CPU features, for a local model's records (None otherwise)."""
@@ -156,7 +166,7 @@ class TraceLM(dspy.LM):
             return None
         return ",".join(features(installed_system_info())) or None
 
-    def _forward(
+    def _compute(
         self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str, need_usage: bool = False
     ) -> tuple[Any, dict[str, float] | None]:
         """Send (or replay from DSPy's cache) one request and count it; returns the response and
