@@ -178,3 +178,32 @@ def test_a_local_server_that_cannot_start_fails_every_call_at_once(local, tmp_pa
             with pytest.raises(RuntimeError, match="could not start: models/x.gguf"):
                 lm(messages=[{"role": "user", "content": "hello"}])
     assert local.starts == ["start"]                                             # tried once
+
+
+CALL = """
+import json, sys
+from trace_crs.lm.backend import build_lm
+from trace_crs.lm.config import resolve_lm_config
+cfg = resolve_lm_config({"model": "openai/fake", "api_base": sys.argv[1], "cache_dir": sys.argv[2], "http_retries": 0})
+print(json.dumps(build_lm(cfg)(messages=[{"role": "user", "content": "hello"}])))
+"""
+
+
+def test_the_environment_variable_reaches_a_subprocess(tmp_path):
+    import os
+    import subprocess
+
+    env = {**os.environ, rec.ENV: str(tmp_path / "records"), "PYTHONPATH": str(Path(__file__).parents[2] / "src"),
+           "OPENAI_API_KEY": "sk-fake-server", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+    def run(url: str, cache: str) -> str:
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c", CALL, url, str(tmp_path / cache)], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout
+
+    with serve() as server:
+        computed = run(server.api_base, "c1")
+    assert run(dead_url(), "c2") == computed and json.loads(computed)[0]
+    manifest = json.loads((tmp_path / "records" / "MANIFEST.json").read_text())   # written at exit
+    assert manifest["records"] == 1 and manifest["models"] == {"openai/fake": 1}
