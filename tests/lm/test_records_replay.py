@@ -24,7 +24,7 @@ from trace_crs.lm.records_pool import LazyPool
 from trace_crs.lm.usage import recording_usage
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from test_llm_helpers import make_ctx  # noqa: E402
+from test_llm_helpers import make_ctx
 
 
 @pytest.fixture(autouse=True)

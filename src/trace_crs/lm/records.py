@@ -37,7 +37,15 @@ tallies as a cache replay (``count_call(..., replayed=True)``).  A missing call 
 DSPy's cache if it holds it, with its recorded usage, else by the model) and appended.  The local
 servers of ``open_lm`` start at the first call the records do not answer
 (:mod:`trace_crs.lm.records_pool`), so a fully recorded block starts none.
-``trace-crs lm records verify`` recomputes a seeded sample (:mod:`trace_crs.lm.records_verify`).
+Each process's :class:`Records` counts the look-ups it answered (``replayed``) and did not
+(``missed``).  ``trace-crs lm records verify`` recomputes a seeded sample
+(:mod:`trace_crs.lm.records_verify`).
+
+**Not covered.**  Only calls through ``TraceLM.forward`` are recorded (every LLM call of the
+package; a bare ``dspy.LM``, a ``DummyLM`` or DSPy's async path are not).  Two processes that
+compute the same missing call at once both append it (``records stats`` counts duplicates; the
+oldest is replayed).  The records are not a make prerequisite: appending to them never makes a
+result out of date.
 """
 
 from __future__ import annotations
@@ -210,6 +218,7 @@ class Records:
         self.writer = ShardWriter(self.directory, commit=code_commit())
         self._index: dict[str, dict[str, Any]] | None = None
         self._lock = threading.Lock()
+        self.replayed = self.missed = 0
 
     def _loaded(self) -> dict[str, dict[str, Any]]:
         with self._lock:
@@ -221,8 +230,15 @@ class Records:
             return self._index
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The recorded ``{"model", "response", "usage"}`` of ``key``, or None."""
-        return self._loaded().get(key)
+        """The recorded ``{"model", "response", "usage"}`` of ``key``, or None (counted in
+        :attr:`replayed` / :attr:`missed`: what this process replayed and had to compute)."""
+        hit = self._loaded().get(key)
+        with self._lock:
+            if hit is None:
+                self.missed += 1
+            else:
+                self.replayed += 1
+        return hit
 
     def __len__(self) -> int:
         return len(self._loaded())
