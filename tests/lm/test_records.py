@@ -186,15 +186,15 @@ def test_a_writer_killed_with_9_leaves_every_record_it_finished(tmp_path):
 
 
 def test_a_complete_line_that_is_not_a_record_is_a_data_error(tmp_path):
-    (tmp_path / "20260101T000000Z-h-1-aaaaaa-001.jsonl.gz").write_bytes(gzip.compress(b'{"key": "a"}\n'))
-    with pytest.raises(DataError, match="001.jsonl.gz:1: not an LM record"):
+    (tmp_path / "20260101T000000.000000Z-1-0001-aaaaaa.jsonl.gz").write_bytes(gzip.compress(b'{"key": "a"}\n'))
+    with pytest.raises(DataError, match="aaaaaa.jsonl.gz:1: not an LM record"):
         list(iter_records(tmp_path))
 
 
 def test_the_oldest_record_of_a_key_is_the_one_replayed(tmp_path):
     for name, text in (("20260102", "newer"), ("20260101", "older")):
         line = json.dumps({"key": "k", "usage": {}, "model": "m", "response": {"type": "dict", "body": {"t": text}}})
-        (tmp_path / f"{name}T000000Z-h-1-aaaaaa-001.jsonl.gz").write_bytes(gzip.compress(line.encode() + b"\n"))
+        (tmp_path / f"{name}T000000.000000Z-1-0001-aaaaaa.jsonl.gz").write_bytes(gzip.compress(line.encode() + b"\n"))
     assert Records(tmp_path).get("k")["response"]["body"] == {"t": "older"}
 
 

@@ -100,6 +100,6 @@ def test_stats_exit_codes(tmp_path, capsys):
     assert main(["lm", "records", "stats", "--dir", str(tmp_path / "empty")]) == 2
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "20260101T000000.000000Z-h-1-0001-aaaaaa.jsonl.gz").write_bytes(gzip.compress(b"not json\n"))
+    (bad / "20260101T000000.000000Z-1-0001-aaaaaa.jsonl.gz").write_bytes(gzip.compress(b"not json\n"))
     assert main(["lm", "records", "stats", "--dir", str(bad)]) == 3
     assert "0001-aaaaaa.jsonl.gz:1: not JSON" in capsys.readouterr().err

@@ -22,7 +22,8 @@ build, prompt version or setting is a new key.  The key is recomputable from a r
 "body": …}``: the provider response DSPy returned — choices with message content, logprobs when
 asked, the model's own ``finish_reason`` — without its usage), ``usage`` (``prompt_tokens``,
 ``completion_tokens``, ``cost_usd``, ``latency_s``: measured when the call went to the model),
-and provenance: ``date`` (UTC), ``commit`` (the code's git commit, or null) and ``cpu`` (the
+and provenance: ``date`` (UTC), ``commit`` (the code's git commit, ``-dirty`` when the package
+differs from it, or null) and ``cpu`` (the
 llama.cpp build's CPU features for a local model, else null).
 
 **Files.**  Gzip JSON-lines shards, one writer process each, rotated below 20 MB, and a
@@ -135,19 +136,21 @@ def step_of(messages: Any) -> str:
 
 @functools.cache
 def code_commit() -> str | None:
-    """The git commit of the code making the calls (null outside a git work tree)."""
+    """The git commit of the code making the calls, ``-dirty`` appended when the package's files
+    differ from it (null outside a git work tree)."""
+    here = Path(__file__).resolve().parents[1]  # the trace_crs package
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True, timeout=30)
+
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
+        head = git("rev-parse", "HEAD")
+        if head.returncode != 0 or not head.stdout.strip():
+            return None
+        dirty = git("diff", "--quiet", "HEAD", "--", ".").returncode == 1
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None
+    return head.stdout.strip() + ("-dirty" if dirty else "")
 
 
 def dump_response(response: Any) -> dict[str, Any]:

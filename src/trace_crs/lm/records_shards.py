@@ -1,7 +1,7 @@
 """The files of an LM records directory (:mod:`trace_crs.lm.records`): gzip JSON-lines shards and
 the ``MANIFEST.json`` that counts them.
 
-* A **shard** ``<UTC time>-<host>-<pid>-<n>-<random>.jsonl.gz`` is written by one process only
+* A **shard** ``<UTC time>-<pid>-<n>-<random>.jsonl.gz`` is written by one process only
   (:class:`ShardWriter`, which several threads share under a lock), opened with ``open(.., "xb")``
   so no two writers ever share a file, and never reopened: a process appends to its own shards,
   so ``make -j2`` and concurrent threads never interleave.  It is one gzip stream, flushed with
@@ -26,9 +26,7 @@ import fcntl
 import gzip
 import json
 import os
-import re
 import secrets
-import socket
 import threading
 import time
 import zlib
@@ -60,10 +58,9 @@ def shard_paths(directory: str | Path) -> list[Path]:
 
 def new_shard_name(seq: int) -> str:
     """A shard name no other writer can take and that sorts by age: UTC time to the microsecond,
-    host, pid, this writer's sequence number, 6 random hex digits."""
-    host = re.sub(r"[^A-Za-z0-9.]+", "-", socket.gethostname())[:32] or "host"
+    pid, this writer's sequence number, 6 random hex digits (no host name: shards are published)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    return f"{stamp}-{host}-{os.getpid()}-{seq:04d}-{secrets.token_hex(3)}{SHARD_SUFFIX}"
+    return f"{stamp}-{os.getpid()}-{seq:04d}-{secrets.token_hex(3)}{SHARD_SUFFIX}"
 
 
 def _salvage(decomp: Any, data: bytes) -> bytes:
