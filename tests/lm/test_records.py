@@ -16,7 +16,8 @@ import pytest
 
 from trace_crs.errors import DataError
 from trace_crs.lm import records as rec
-from trace_crs.lm.records import Records, iter_records, record_key, step_of
+from trace_crs.lm.records import Records, iter_records
+from trace_crs.lm.records_key import STEP_ENV, record_key, step_of
 from trace_crs.lm.records_shards import MANIFEST, ShardWriter, read_lines, shard_paths
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -72,9 +73,9 @@ def test_what_changes_a_key(change, same):
     ("[zero-shot v1]", "judge-live", "judge-live"),
 ])
 def test_step_is_the_environment_or_the_prompt_tag(monkeypatch, content, env, step):
-    monkeypatch.delenv(rec.STEP_ENV, raising=False)
+    monkeypatch.delenv(STEP_ENV, raising=False)
     if env:
-        monkeypatch.setenv(rec.STEP_ENV, env)
+        monkeypatch.setenv(STEP_ENV, env)
     assert step_of([{"role": "system", "content": content}]) == step
 
 

@@ -19,7 +19,8 @@ from trace_crs.lm import records as rec
 from trace_crs.lm.backend import build_lm, configure_disk_cache, open_lm
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.lm.fake_server import serve
-from trace_crs.lm.records import iter_records, record_key, use_records
+from trace_crs.lm.records import iter_records, use_records
+from trace_crs.lm.records_key import record_key
 from trace_crs.lm.records_pool import LazyPool
 from trace_crs.lm.usage import recording_usage
 

@@ -47,7 +47,8 @@ import dspy
 from trace_crs.lm.build import features, installed_build_tag, installed_system_info
 from trace_crs.lm.config import LMConfig, server_plan
 from trace_crs.lm.faults import call_with_retries
-from trace_crs.lm.records import active_records, load_response, make_record, record_key
+from trace_crs.lm.records import active_records, load_response, make_record
+from trace_crs.lm.records_key import record_key
 from trace_crs.lm.records_pool import LazyPool
 from trace_crs.lm.server import ServerPool, shared_pool
 from trace_crs.lm.usage import count_call, measured_usage, open_tallies, usage_store, was_truncated

@@ -7,29 +7,33 @@ repository) is active when the environment variable ``TRACE_LM_RECORDS`` names i
 exports it, so it reaches every subprocess and papermill notebook; ``off`` or empty disables;
 :func:`use_records` overrides it for a block of one thread/context).
 
-**Key.**  A call is keyed by :func:`record_key`: the SHA-256 of the canonical JSON (sorted keys,
-no spaces, UTF-8) of the request ``TraceLM.forward`` builds — model id, messages, prompt, and
-every sampling and decoding setting (temperature, max_tokens, seed, stop, extra_body,
-logprobs, top_logprobs, rollout_id …) — without where it is sent, with which key or how long to
-wait (:data:`NOT_THE_REQUEST`): what DSPy's cache key covers.  The local model id embeds the
-weights' SHA-256 and the llama.cpp build tag (:func:`trace_crs.lm.backend.model_id`), the
-messages carry the prompt's version tag (:mod:`trace_crs.prompts`), so a new weights file,
-build, prompt version or setting is a new key.  The key is recomputable from a record's own
-``request`` with the standard library alone.
+**Key.** A call is keyed by :func:`~trace_crs.lm.records_key.record_key`: the SHA-256 of the
+canonical JSON (sorted keys, no spaces, UTF-8) of the request ``TraceLM.forward`` builds — model
+id, messages, prompt, and every sampling and decoding setting (temperature, max_tokens, seed,
+stop, extra_body, logprobs, top_logprobs, rollout_id …) — without where it is sent, with which
+key or how long to wait (:data:`~trace_crs.lm.records_key.NOT_THE_REQUEST`): what DSPy's cache
+key covers. The local model id embeds the weights' SHA-256 and the llama.cpp build tag
+(:func:`trace_crs.lm.backend.model_id`), the messages carry the prompt's version tag
+(:mod:`trace_crs.prompts`), so a new weights file, build, prompt version or setting is a new
+key. The key is recomputable from a record's own ``request`` with the standard library alone
+(:mod:`trace_crs.lm.records_key`). Records made with a non-portable llama.cpp build (``make
+llama-native``) therefore replay only on a build with the same tag: a profile's records are made
+with the portable build (:mod:`trace_crs.lm.build`).
 
 **Record** (one JSON line, :func:`make_record`): ``v`` (format 1), ``key``, ``model``, ``step``
-(:func:`step_of`), ``request`` (the keyed request), ``response`` (``{"type": "litellm"|"dict",
-"body": …}``: the provider response DSPy returned — choices with message content, logprobs when
-asked, the model's own ``finish_reason`` — without its usage), ``usage`` (``prompt_tokens``,
-``completion_tokens``, ``cost_usd``, ``latency_s``: measured when the call went to the model),
-and provenance: ``date`` (UTC), ``commit`` (the code's git commit, ``-dirty`` when the package
-differs from it, or null) and ``cpu`` (the
-llama.cpp build's CPU features for a local model, else null).
+(:func:`~trace_crs.lm.records_key.step_of`), ``request`` (the keyed request), ``response``
+(``{"type": "litellm"|"dict", "body": …}``: the provider response DSPy returned — choices with
+message content, logprobs when asked, the model's own ``finish_reason`` — without its usage),
+``usage`` (``prompt_tokens``, ``completion_tokens``, ``cost_usd``, ``latency_s``: measured when
+the call went to the model), and provenance: ``date`` (UTC), ``commit`` (the code's git commit,
+``-dirty`` when the package differs from it, or null) and ``cpu`` (the llama.cpp build's CPU
+features for a local model, else null).
 
 **Files.**  Gzip JSON-lines shards, one writer process each, rotated below 20 MB, and a
 ``MANIFEST.json`` with counts per step and model, code commit and date
-(:mod:`trace_crs.lm.records_shards`).  Nothing is ever rewritten: a shard is append-only and a
-record is never changed; a reader takes the first record of a key in shard-name order (oldest).
+(:mod:`trace_crs.lm.records_shards`).  Only the manifest is ever rewritten: a shard is
+append-only and a record is never changed; a reader takes the first record of a key in
+shard-name order (the oldest).
 
 **Replay** (:mod:`trace_crs.lm.backend`).  When a call's key is recorded, ``TraceLM.forward``
 returns the recorded response rebuilt as DSPy's own cache hit returns it (usage emptied,
@@ -54,10 +58,8 @@ from __future__ import annotations
 import atexit
 import contextvars
 import functools
-import hashlib
 import json
 import os
-import re
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -66,72 +68,12 @@ from pathlib import Path
 from typing import Any
 
 from trace_crs.errors import DataError
+from trace_crs.lm.records_key import canonical_json, keyed_request, step_of
 from trace_crs.lm.records_shards import ShardWriter, read_lines, shard_paths, utc_now
 
 ENV = "TRACE_LM_RECORDS"
-STEP_ENV = "TRACE_LM_STEP"  # the pipeline step making the calls (optional; else the prompt's tag)
 FORMAT = 1
-# never part of what a request *is*: where it is sent, with which key, how long to wait, caching
-NOT_THE_REQUEST = ("api_key", "api_base", "base_url", "timeout", "cache")
 OFF = ("", "off")
-
-
-def _jsonable(obj: Any) -> Any:
-    """JSON for what a request may hold besides JSON types (a pydantic response format)."""
-    if isinstance(obj, type) and hasattr(obj, "model_json_schema"):
-        return obj.model_json_schema()
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(mode="json")
-    if isinstance(obj, (set, frozenset, tuple)):
-        return list(obj)
-    return str(obj)
-
-
-def canonical_json(obj: Any) -> str:
-    """Sorted keys, no spaces, UTF-8 kept: the one spelling keys are hashed from and lines written in."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
-
-
-def keyed_request(request: dict[str, Any]) -> dict[str, Any]:
-    """``request`` without :data:`NOT_THE_REQUEST`, as plain JSON values."""
-    kept = {k: v for k, v in request.items() if k not in NOT_THE_REQUEST}
-    return json.loads(canonical_json(kept))
-
-
-def record_key(request: dict[str, Any]) -> str:
-    """SHA-256 (hex) of the canonical JSON of :func:`keyed_request` (module docstring, "Key")."""
-    return hashlib.sha256(canonical_json(keyed_request(request)).encode("utf-8")).hexdigest()
-
-
-_TAG = re.compile(r"\[([A-Za-z][\w.-]*(?:[ -][\w.-]+)*?[ -]v\d+|v\d+)\]")
-_OUTPUTS = re.compile(r"Your output fields are:\s*((?:\d+\.\s*`\w+`.*\n?)+)")
-
-
-def _text(message: Any) -> str:
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""
-
-
-def step_of(messages: Any) -> str:
-    """The step a call belongs to: ``TRACE_LM_STEP`` if set, else the prompt's version tag in the
-    messages (``core-v2``, ``zero-shot v1``; a bare ``v1`` is prefixed with the signature's output
-    fields), else ``untagged: `` and the first message's first words (at most 48 characters; a prompt
-    without a tag, such as the log-prob fit question), else ``"unknown"``."""
-    if os.environ.get(STEP_ENV):
-        return os.environ[STEP_ENV]
-    texts = [_text(m) for m in messages or ()]
-    for text in texts:
-        if m := _TAG.search(text):
-            tag = m[1]
-            if tag.startswith("v") and (fields := _OUTPUTS.search(text)):
-                tag = "+".join(re.findall(r"`(\w+)`", fields[1])) + " " + tag
-            return tag
-    first = " ".join(texts[0].split()) if texts else ""
-    if len(first) > 48:  # whole words only
-        first = first[:49].rsplit(" ", 1)[0]
-    return f"untagged: {first}" if first else "unknown"
 
 
 @functools.cache
