@@ -18,7 +18,7 @@ from trace_crs.errors import DataError
 from trace_crs.lm import records as rec
 from trace_crs.lm.records import Records, iter_records
 from trace_crs.lm.records_key import STEP_ENV, record_key, step_of
-from trace_crs.lm.records_shards import MANIFEST, ShardWriter, read_lines, shard_paths
+from trace_crs.lm.records_shards import MANIFEST, ShardWriter, read_lines, shard_paths, shard_state
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 BASE = {
@@ -94,6 +94,7 @@ def test_a_shard_cut_by_a_kill_loses_at_most_its_last_record(tmp_path):
     for i in range(3):
         writer.append(_line(i), "s", "m")
     path = writer.path
+    assert shard_state(path) == "writing"                 # no end yet, its writer (this process) alive
     whole = path.stat().st_size          # three records flushed, no gzip trailer yet (a kill here)
     writer.append(_line(3, pad=5000), "s", "m")
     cut = whole + (path.stat().st_size - whole) // 2
@@ -118,7 +119,7 @@ def test_a_closed_shard_is_plain_gzip_and_rotation_keeps_shards_small(tmp_path):
     assert len(shards) > 1
     assert all(p.stat().st_size < 3000 + 2000 for p in shards)   # rotated at 3000 bytes, + one record
     keys = [json.loads(x)["key"] for p in shards for x in gzip.decompress(p.read_bytes()).splitlines()]
-    assert keys == [f"k{i:04d}" for i in range(40)]
+    assert keys == [f"k{i:04d}" for i in range(40)] and {shard_state(p) for p in shards} == {"closed"}
     manifest = json.loads((tmp_path / MANIFEST).read_text())
     assert manifest["records"] == 40 and manifest["counts"] == {"s": {"m": 40}}
     assert sorted(manifest["shards"]) == [p.name for p in shards]
@@ -184,6 +185,7 @@ def test_a_writer_killed_with_9_leaves_every_record_it_finished(tmp_path):
     proc.wait(timeout=30)
     keys = [r["key"] for r in iter_records(tmp_path)]
     assert len(keys) >= 30 and keys == [f"k-{i}" for i in range(len(keys))]
+    assert [shard_state(p) for p in shard_paths(tmp_path)] == ["cut"]
 
 
 def test_a_complete_line_that_is_not_a_record_is_a_data_error(tmp_path):

@@ -97,6 +97,33 @@ def read_lines(path: str | Path) -> Iterator[bytes]:
             data = f.read(1 << 18)
 
 
+def shard_state(path: str | Path) -> str:
+    """``"closed"`` (a whole gzip stream: its writer finished it; it never changes again),
+    ``"writing"`` (no end yet and its writer, the pid in its name, is alive) or ``"cut"`` (no
+    end and no writer: killed; readable up to its last whole record)."""
+    decomp = zlib.decompressobj(wbits=31)
+    with open(path, "rb") as f:
+        try:
+            while (chunk := f.read(1 << 18)) and not decomp.eof:
+                decomp.decompress(chunk)
+        except zlib.error:
+            return "cut"
+    if decomp.eof:
+        return "closed"
+    pid = Path(path).name.split("-")[1]
+    return "writing" if pid.isdigit() and _alive(int(pid)) else "cut"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
 class ShardWriter:
     """Appends lines to this process's current shard of ``directory`` (module docstring)."""
 

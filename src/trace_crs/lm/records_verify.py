@@ -3,7 +3,9 @@
 
 * :func:`records_stats` counts the records in the shards themselves (not the manifest): records
   per model and step, distinct keys, duplicates (the same key recorded by two processes that ran
-  at once: the oldest is the one replayed), shards and bytes.
+  at once: the oldest is the one replayed), shards and bytes, and the shards not closed
+  (:func:`~trace_crs.lm.records_shards.shard_state`: ``writing`` — still growing, commit it
+  once its writer ends — or ``cut`` — its writer was killed; it is read up to its last record).
 * :func:`verify_records` recomputes a seeded sample of the records of the live LM's model (same
   weights; any llama.cpp build) by sending each recorded request to the live backend again (DSPy
   cache and records bypassed) and reports the share whose reply is identical to the record — the
@@ -24,7 +26,7 @@ import numpy as np
 
 from trace_crs.errors import UsageError
 from trace_crs.lm.records import iter_records, load_response, use_records
-from trace_crs.lm.records_shards import shard_paths
+from trace_crs.lm.records_shards import shard_paths, shard_state
 
 
 class Differing(TypedDict):
@@ -74,6 +76,7 @@ def records_stats(directory: str | Path) -> dict[str, Any]:
         "shards": len(shards),
         "bytes": sum(p.stat().st_size for p in shards),
         "largest_shard_bytes": max((p.stat().st_size for p in shards), default=0),
+        "unclosed_shards": {p.name: state for p in shards if (state := shard_state(p)) != "closed"},
         "per_model": {m: dict(sorted(s.items())) for m, s in sorted(counts.items())},
     }
 
