@@ -172,13 +172,16 @@ def test_no_local_server_starts_when_every_call_is_recorded(local, tmp_path):
         assert local.starts == ["start", "start"]
 
 
-def test_a_local_server_that_cannot_start_fails_every_call_at_once(local, tmp_path):
+def test_a_local_server_that_cannot_start_fails_every_call_at_once_and_the_block(local, tmp_path):
     local.fail = FileNotFoundError("models/x.gguf: weights not assembled")
-    with use_records(tmp_path / "records"), open_lm(local.cfg) as lm:
-        for _ in range(2):
+    with pytest.raises(FileNotFoundError, match="models/x.gguf"), use_records(tmp_path / "records"), \
+            open_lm(local.cfg) as lm:
+        for _ in range(2):                          # a caller that falls back on failed calls
             with pytest.raises(RuntimeError, match="could not start: models/x.gguf"):
                 lm(messages=[{"role": "user", "content": "hello"}])
     assert local.starts == ["start"]                                             # tried once
+    with pytest.raises(RuntimeError, match="block has ended"):
+        lm(messages=[{"role": "user", "content": "after"}])
 
 
 CALL = """

@@ -141,8 +141,7 @@ class TraceLM(dspy.LM):
             return self._forward(prompt, messages, kwargs, key)
 
     def _request(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """What is sent: model, prompt or messages, and every setting (``cache`` and where it is
-        sent excluded; the keys leave out the rest of ``_NOT_THE_REQUEST``)."""
+        """What is sent: model, prompt or messages, every setting (not ``cache``, ``api_base``)."""
         return {
             "model": self.model,
             "prompt": prompt,
@@ -297,3 +296,5 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
         yield build_lm(cfg, endpoints=lazy)
     finally:
         lazy.close()
+    if lazy.failure is not None:  # the block's calls fell back on it: fail as an eager start would
+        raise lazy.failure

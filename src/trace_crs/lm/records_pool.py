@@ -7,7 +7,10 @@ records do not answer (:mod:`trace_crs.lm.records`), so a fully replayed block s
 child dies with the *thread* that forked it (``PR_SET_PDEATHSIG``, :mod:`trace_crs.lm.process`)
 and the first missing call may come from a short-lived worker thread.  Later calls go to the
 running pool (each thread bound to one server, as before).  A start that fails is remembered:
-every later call raises the same error at once instead of waiting for another start.
+every later call raises the same error at once instead of waiting for another start, and
+``open_lm`` raises it again when its block ends (:attr:`LazyPool.failure`), so a caller that
+turns failed calls into fallbacks (the baselines) still fails, as when the servers started with
+the block.
 """
 
 from __future__ import annotations
@@ -29,14 +32,19 @@ class LazyPool:
         self._opener = opener
         self._lock = threading.Lock()
         self._pool: ServerPool | None = None
-        self._error: BaseException | None = None
+        self._error: BaseException | None = None  # why the servers could not start
         self._ready, self._done = threading.Event(), threading.Event()
         self._thread: threading.Thread | None = None
 
     @property
     def started(self) -> bool:
-        """Whether the servers were started (a call the records did not answer came)."""
+        """Whether the servers are running (a call the records did not answer came)."""
         return self._pool is not None
+
+    @property
+    def failure(self) -> BaseException | None:
+        """Why the servers could not start (None: they did, or were never needed)."""
+        return self._error
 
     def __deepcopy__(self, memo: dict) -> LazyPool:
         return self  # shared processes, never copied with an LM (``lm.copy``)
@@ -44,6 +52,8 @@ class LazyPool:
     def pool(self) -> ServerPool:
         """The running pool, started now if it is not yet."""
         with self._lock:
+            if self._done.is_set():
+                raise RuntimeError("the LM block has ended: its local servers are stopped")
             if self._pool is None and self._error is None:
                 self._thread = threading.Thread(target=self._hold, name="trace-lm-servers", daemon=True)
                 self._thread.start()
@@ -77,4 +87,4 @@ class LazyPool:
             self._done.set()
             if self._thread is not None:
                 self._thread.join()
-            self._pool, self._error = None, self._error or RuntimeError("the LM block has ended")
+            self._pool = None
