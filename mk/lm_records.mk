@@ -10,8 +10,9 @@ export TRACE_LM_RECORDS = $(if $(filter off,$(LM_RECORDS)),off,$(abspath $(LM_RE
 LM_VERIFY_N   ?= 50
 LM_VERIFY_SET ?=# lm config overrides of the model verified, e.g. weights=qwen2.5-coder-0.5b-instruct-q4_k_m
 
-# The test suite never reads or writes a profile's records (CI needs none); its sub-makes inherit "off".
-test: export TRACE_LM_RECORDS := off
+# The test suite never reads or writes a profile's records (CI needs none), and the benchmarks
+# time the live backend, never a replay; their sub-makes inherit "off".
+test bench bench-draft bench-llama-build bench-llm-scale: export TRACE_LM_RECORDS := off
 
 .PHONY: lm-records-stats lm-records-verify
 lm-records-stats: | $(STAMP) ## records per model and step in LM_RECORDS (default data/lm-records/$(PROFILE))
