@@ -89,7 +89,7 @@ def test_stats_counts_records_per_model_and_step(fake_openai, tmp_path, capsys):
     stats = json.loads(capsys.readouterr().out)
     assert stats["per_model"] == {"openai/fake": {"core-v2": 1, "zero-shot v1": 2}}
     assert (stats["records"], stats["distinct"], stats["duplicates"], stats["shards"]) == (3, 3, 0, 1)
-    assert stats["unclosed_shards"] == {}                         # closed when the writer ended
+    assert stats["unclosed_shards"] == {} and stats["unmeasured"] == 0   # closed when the writer ended
     manifest = json.loads((tmp_path / "records" / "MANIFEST.json").read_text())
     assert manifest["counts"] == {"core-v2": {"openai/fake": 1}, "zero-shot v1": {"openai/fake": 2}}
 

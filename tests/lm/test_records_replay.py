@@ -120,6 +120,21 @@ def test_a_dspy_cache_hit_is_recorded_with_the_usage_measured_when_it_was_made(t
         assert server.stats()["requests"] == 1
     (record,) = iter_records(tmp_path / "records")
     assert record["usage"]["latency_s"] == pytest.approx(made.model_s) and record["usage"]["prompt_tokens"] > 0
+    assert record["measured"] is True
+
+
+def test_a_dspy_cache_hit_made_outside_a_tally_is_recorded_unmeasured_not_sent_again(tmp_path):
+    msgs = [{"role": "user", "content": "cached outside a tally"}]
+    with serve() as server:
+        cfg = resolve_lm_config({"model": "openai/fake", "api_base": server.api_base, "cache_dir": str(tmp_path / "c")})
+        configure_disk_cache(cfg.cache_dir)
+        first = build_lm(cfg)(messages=msgs)                        # records off, no tally: no usage stored
+        with use_records(tmp_path / "records"):
+            assert build_lm(cfg)(messages=msgs) == first            # a DSPy cache hit, recorded as it is
+        assert server.stats()["requests"] == 1                      # not sent again to measure it
+    (record,) = iter_records(tmp_path / "records")
+    assert record["measured"] is False and record["usage"]["latency_s"] == 0.0
+    assert record["usage"]["prompt_tokens"] == record["usage"]["completion_tokens"] == 0
 
 
 class FakePool:

@@ -154,10 +154,10 @@ class TraceLM(dspy.LM):
         """A call the LM records do not answer: computed (:meth:`_compute`) and, when records are
         active, appended to them."""
         records = active_records()
-        response, usage = self._compute(prompt, messages, kwargs, key, need_usage=records is not None)
-        if records is not None and usage is not None:
+        response, usage, measured = self._compute(prompt, messages, kwargs, key, records is not None)
+        if records is not None:
             request = self._request(prompt, messages, kwargs)
-            records.append(make_record(record_key(request), request, response, usage, self._cpu()))
+            records.append(make_record(record_key(request), request, response, usage, self._cpu(), measured))
         return response
 
     def _cpu(self) -> str | None:
@@ -167,31 +167,31 @@ class TraceLM(dspy.LM):
         return ",".join(features(installed_system_info())) or None
 
     def _compute(
-        self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str, need_usage: bool = False
-    ) -> tuple[Any, dict[str, float] | None]:
-        """Send (or replay from DSPy's cache) one request and count it; returns the response and
-        its usage as measured when it went to the model (None when not known: a cache hit
-        outside a tally, with no LM records to write)."""
+        self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str, recording: bool = False
+    ) -> tuple[Any, dict[str, float], bool]:
+        """Send (or replay from DSPy's cache) one request and count it; returns the response, its
+        usage and whether that usage was measured when the call went to the model (not for a
+        DSPy cache hit from before usage was stored, made outside any tally: it is measured
+        again only inside one, as before; its record says ``measured: false``)."""
         start = time.perf_counter()
         response, cost = self._send(prompt, messages, kwargs)
         usage, hit = (
             measured_usage(response, time.perf_counter() - start, cost),
             bool(getattr(response, "cache_hit", False)),
         )
-        recorded, cut = None, was_truncated(response)
-        known = not hit
-        if self.trace_config is not None and (open_tallies() or need_usage):  # only recorded usage is needed
+        recorded, cut, measured = None, was_truncated(response), not hit
+        if self.trace_config is not None and (open_tallies() or recording):  # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
             recorded = store.get(key) if hit else None
-            if hit and recorded is None:  # cached before usage was recorded: measure it now
+            if hit and recorded is None and open_tallies():  # cached before usage was recorded: measure it now
                 start = time.perf_counter()
                 fresh, cost = self._send(prompt, messages, {**kwargs, "cache": False})
-                usage = measured_usage(fresh, time.perf_counter() - start, cost)
-            if recorded is None:
+                usage, measured = measured_usage(fresh, time.perf_counter() - start, cost), True
+            measured = measured or recorded is not None
+            if recorded is None and measured:
                 store.set(key, usage)
-            known = True
         count_call(key, recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
-        return response, (recorded or usage) if known else None
+        return response, recorded or (usage if measured else {**usage, "latency_s": 0.0}), measured
 
 
 _FLIGHTS: dict[str, list] = {}  # request key -> [lock, number of callers holding or waiting]

@@ -25,9 +25,11 @@ with the portable build (:mod:`trace_crs.lm.build`).
 (``{"type": "litellm"|"dict", "body": …}``: the provider response DSPy returned — choices with
 message content, logprobs when asked, the model's own ``finish_reason`` — without its usage),
 ``usage`` (``prompt_tokens``, ``completion_tokens``, ``cost_usd``, ``latency_s``: measured when
-the call went to the model), and provenance: ``date`` (UTC), ``commit`` (the code's git commit,
-``-dirty`` when the package differs from it, or null) and ``cpu`` (the llama.cpp build's CPU
-features for a local model, else null).
+the call went to the model), ``measured`` (false for a call taken from a DSPy cache made before
+usage was stored, outside any usage tally: its usage is what DSPy's cache hit reports, zero, as
+a cache replay reported it before the records), and provenance: ``date`` (UTC), ``commit`` (the
+code's git commit, ``-dirty`` when the package differs from it, or null) and ``cpu`` (the
+llama.cpp build's CPU features for a local model, else null).
 
 **Files.**  Gzip JSON-lines shards, one writer process each, rotated below 20 MB, and a
 ``MANIFEST.json`` with counts per step and model, code commit and date
@@ -121,7 +123,7 @@ def load_response(stored: dict[str, Any]) -> Any:
 
 
 def make_record(
-    key: str, request: dict[str, Any], response: Any, usage: dict[str, float], cpu: str | None
+    key: str, request: dict[str, Any], response: Any, usage: dict[str, float], cpu: str | None, measured: bool = True
 ) -> dict[str, Any]:
     """One record (module docstring, "Record")."""
     kept = keyed_request(request)
@@ -133,6 +135,7 @@ def make_record(
         "request": kept,
         "response": dump_response(response),
         "usage": {k: usage[k] for k in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s")},
+        "measured": measured,
         "date": utc_now(),
         "commit": code_commit(),
         "cpu": cpu,

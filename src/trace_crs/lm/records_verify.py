@@ -3,7 +3,8 @@
 
 * :func:`records_stats` counts the records in the shards themselves (not the manifest): records
   per model and step, distinct keys, duplicates (the same key recorded by two processes that ran
-  at once: the oldest is the one replayed), shards and bytes, and the shards not closed
+  at once: the oldest is the one replayed), records whose usage was not measured (``measured:
+  false``, :mod:`trace_crs.lm.records`), shards and bytes, and the shards not closed
   (:func:`~trace_crs.lm.records_shards.shard_state`: ``writing`` — still growing, commit it
   once its writer ends — or ``cut`` — its writer was killed; it is read up to its last record).
 * :func:`verify_records` recomputes a seeded sample of the records of the live LM's model (same
@@ -58,9 +59,10 @@ def records_stats(directory: str | Path) -> dict[str, Any]:
     shards = shard_paths(directory)
     counts: dict[str, dict[str, int]] = {}
     seen: set[str] = set()
-    records = duplicates = 0
+    records = duplicates = unmeasured = 0
     for record in iter_records(directory):
         records += 1
+        unmeasured += record.get("measured") is False
         if record["key"] in seen:
             duplicates += 1
             continue
@@ -73,6 +75,7 @@ def records_stats(directory: str | Path) -> dict[str, Any]:
         "records": records,
         "distinct": len(seen),
         "duplicates": duplicates,
+        "unmeasured": unmeasured,
         "shards": len(shards),
         "bytes": sum(p.stat().st_size for p in shards),
         "largest_shard_bytes": max((p.stat().st_size for p in shards), default=0),
