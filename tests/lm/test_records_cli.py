@@ -92,6 +92,11 @@ def test_stats_counts_records_per_model_and_step(fake_openai, tmp_path, capsys):
     assert stats["unclosed_shards"] == {} and stats["unmeasured"] == 0   # closed when the writer ended
     manifest = json.loads((tmp_path / "records" / "MANIFEST.json").read_text())
     assert manifest["counts"] == {"core-v2": {"openai/fake": 1}, "zero-shot v1": {"openai/fake": 2}}
+    (tmp_path / "records" / "MANIFEST.json").unlink()
+    assert main(["lm", "records", "manifest", "--dir", str(tmp_path / "records")]) == 0   # rebuilt from the shards
+    rebuilt = json.loads((tmp_path / "records" / "MANIFEST.json").read_text())
+    assert rebuilt["counts"] == manifest["counts"] and rebuilt["records"] == 3
+    assert rebuilt["shards"].keys() == manifest["shards"].keys()
 
 
 def test_stats_exit_codes(tmp_path, capsys):

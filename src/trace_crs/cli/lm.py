@@ -9,6 +9,8 @@
   configured backend (starts and stops the local server), with latency and token usage.
 * ``trace-crs lm records stats --dir D`` — the LM records in ``D`` (:mod:`trace_crs.lm.records`):
   records per model and step, distinct keys, duplicates, shards and bytes, as JSON.
+* ``trace-crs lm records manifest --dir D`` — rewrite ``D/MANIFEST.json`` from the shards
+  themselves (after a killed writer, or a merge of two branches' records).
 * ``trace-crs lm records verify --dir D [--sample 50] [--seed 42] [--config F] [--set k=v ...]
   [--strict]`` — recompute a seeded sample of the records of the configured model with the live
   backend (the local servers start; DSPy's cache and the records are bypassed) and print, as
@@ -109,6 +111,14 @@ def _records_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _records_manifest(args: argparse.Namespace) -> int:
+    from trace_crs.lm.records_verify import rebuild_manifest
+
+    manifest = rebuild_manifest(_records_dir(args))
+    print(json.dumps({k: manifest[k] for k in ("records", "bytes", "counts")}, indent=2, sort_keys=True))
+    return 0
+
+
 def _records_verify(args: argparse.Namespace) -> int:
     from trace_crs.lm.backend import open_lm
     from trace_crs.lm.records import use_records
@@ -126,7 +136,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers) -> None:
-    """Add ``trace-crs lm {fetch,weights,config,ask,records {stats,verify}}``."""
+    """Add ``trace-crs lm {fetch,weights,config,ask,records {stats,manifest,verify}}``."""
     sub = add_group(subparsers, "lm", "local weights and the LM backend")
     p = sub.add_parser("fetch", help="assemble and SHA-256-check one GGUF weights file")
     p.add_argument("--name", required=True, choices=sorted(WEIGHTS))
@@ -146,6 +156,9 @@ def register(subparsers) -> None:
     p = records.add_parser("stats", help="records per model and step in a records directory")
     p.add_argument("--dir", dest="records", required=True, help="the records directory (data/lm-records/<profile>)")
     p.set_defaults(func=_records_stats)
+    p = records.add_parser("manifest", help="rewrite a records directory's MANIFEST.json from its shards")
+    p.add_argument("--dir", dest="records", required=True, help="the records directory (data/lm-records/<profile>)")
+    p.set_defaults(func=_records_manifest)
     p = records.add_parser("verify", help="recompute a seeded sample of the records with the live backend")
     p.add_argument("--dir", dest="records", required=True, help="the records directory (data/lm-records/<profile>)")
     p.add_argument("--sample", dest="n", type=int, default=50, help="records recomputed (default 50)")

@@ -146,15 +146,20 @@ def iter_records(directory: str | Path) -> Iterator[dict[str, Any]]:
     """Every record of ``directory``'s shards in shard order (a cut tail dropped); a complete
     line that is not a record is a :class:`~trace_crs.errors.DataError` naming shard and line."""
     for path in shard_paths(directory):
-        for number, line in enumerate(read_lines(path), start=1):
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise DataError(f"not JSON ({exc})", file=str(path), line=number) from None
-            missing = [k for k in ("key", "response", "usage") if not isinstance(record, dict) or k not in record]
-            if missing:
-                raise DataError(f"not an LM record: no {missing}", file=str(path), line=number)
-            yield record
+        yield from iter_records_of(path)
+
+
+def iter_records_of(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The records of one shard (:func:`iter_records`)."""
+    for number, line in enumerate(read_lines(path), start=1):
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise DataError(f"not JSON ({exc})", file=str(path), line=number) from None
+        missing = [k for k in ("key", "response", "usage") if not isinstance(record, dict) or k not in record]
+        if missing:
+            raise DataError(f"not an LM record: no {missing}", file=str(path), line=number)
+        yield record
 
 
 class Records:

@@ -17,7 +17,8 @@ the ``MANIFEST.json`` that counts them.
   writer rewrites its shard's entry every :data:`MANIFEST_EVERY_S` seconds and when it closes the
   shard, under an exclusive ``flock`` on the directory, through :func:`trace_crs.atomic.write_json`
   (whole or not at all).  A writer killed with -9 leaves its entry up to
-  :data:`MANIFEST_EVERY_S` behind; ``trace-crs lm records stats`` counts the shards themselves.
+  :data:`MANIFEST_EVERY_S` behind; ``trace-crs lm records manifest`` rewrites the manifest from
+  the shards themselves (a merge of two branches' manifests, too), and ``stats`` counts them.
 """
 
 from __future__ import annotations
@@ -199,9 +200,9 @@ class ShardWriter:
                 self._close_shard()
 
 
-def update_manifest(directory: str | Path, shards: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Set the entries of ``shards`` in ``directory``'s manifest and recompute its totals, under
-    an exclusive lock on the directory; returns the manifest written."""
+def update_manifest(directory: str | Path, shards: dict[str, dict[str, Any]], replace: bool = False) -> dict[str, Any]:
+    """Set the entries of ``shards`` in ``directory``'s manifest (all of them when ``replace``)
+    and recompute its totals, under an exclusive lock on the directory; returns the manifest."""
     directory = Path(directory)
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -211,7 +212,7 @@ def update_manifest(directory: str | Path, shards: dict[str, dict[str, Any]]) ->
             current = json.loads(path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             current = {}
-        entries = {**current.get("shards", {}), **shards}
+        entries = dict(shards) if replace else {**current.get("shards", {}), **shards}
         manifest = manifest_of(entries)
         write_json(manifest, path, indent=1)
         return manifest

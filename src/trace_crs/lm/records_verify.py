@@ -1,5 +1,5 @@
 """What a records directory holds, and whether its records still hold here
-(``trace-crs lm records stats`` / ``verify``; :mod:`trace_crs.lm.records`).
+(``trace-crs lm records stats`` / ``manifest`` / ``verify``; :mod:`trace_crs.lm.records`).
 
 * :func:`records_stats` counts the records in the shards themselves (not the manifest): records
   per model and step, distinct keys, duplicates (the same key recorded by two processes that ran
@@ -7,6 +7,7 @@
   false``, :mod:`trace_crs.lm.records`), shards and bytes, and the shards not closed
   (:func:`~trace_crs.lm.records_shards.shard_state`: ``writing`` — still growing, commit it
   once its writer ends — or ``cut`` — its writer was killed; it is read up to its last record).
+* :func:`rebuild_manifest` rewrites ``MANIFEST.json`` from the shards themselves.
 * :func:`verify_records` recomputes a seeded sample of the records of the live LM's model (same
   weights; any llama.cpp build) by sending each recorded request to the live backend again (DSPy
   cache and records bypassed) and reports the share whose reply is identical to the record — the
@@ -26,8 +27,8 @@ from typing import Any, TypedDict
 import numpy as np
 
 from trace_crs.errors import UsageError
-from trace_crs.lm.records import iter_records, load_response, use_records
-from trace_crs.lm.records_shards import shard_paths, shard_state
+from trace_crs.lm.records import iter_records, iter_records_of, load_response, use_records
+from trace_crs.lm.records_shards import shard_paths, shard_state, update_manifest
 
 
 class Differing(TypedDict):
@@ -82,6 +83,30 @@ def records_stats(directory: str | Path) -> dict[str, Any]:
         "unclosed_shards": {p.name: state for p in shards if (state := shard_state(p)) != "closed"},
         "per_model": {m: dict(sorted(s.items())) for m, s in sorted(counts.items())},
     }
+
+
+def rebuild_manifest(directory: str | Path) -> dict[str, Any]:
+    """Rewrite ``directory``'s manifest from its shards (every record counted, entries of shards
+    no longer there dropped); returns it."""
+    entries: dict[str, dict[str, Any]] = {}
+    for path in shard_paths(directory):
+        counts: dict[str, dict[str, int]] = {}
+        commits: Counter[str] = Counter()
+        dates = []
+        for record in iter_records_of(path):
+            per_step = counts.setdefault(str(record.get("step")), {})
+            per_step[str(record.get("model"))] = per_step.get(str(record.get("model")), 0) + 1
+            commits[str(record.get("commit"))] += 1
+            dates.append(str(record.get("date") or ""))
+        entries[path.name] = {
+            "records": len(dates),
+            "bytes": path.stat().st_size,
+            "counts": {step: dict(sorted(m.items())) for step, m in sorted(counts.items())},
+            "commit": commits.most_common(1)[0][0] if commits else None,
+            "first": min(dates, default=""),
+            "last": max(dates, default=""),
+        }
+    return update_manifest(directory, entries, replace=True)
 
 
 def split_build(model: str) -> tuple[str, str]:
