@@ -25,6 +25,12 @@ recorded seconds of the hits).  A hit with no recorded usage (cached before this
 existed) is sent to the model once more with the cache bypassed, to measure it; the cached
 answer is still the one returned.  All of this happens only inside a ``recording_usage()``
 block (the baselines); other callers (the judge) replay without touching the model.
+
+LM records (:mod:`trace_crs.lm.records`): when ``TRACE_LM_RECORDS`` names a records directory,
+``TraceLM.forward`` first looks the call up there and, when it is recorded, returns the recorded
+response with its recorded usage (a replay, as above) without a server or the network; a call
+not recorded takes the path above and is appended, with the usage measured when it went to the
+model.  ``open_lm`` then starts the local servers at the first call not recorded.
 """
 
 from __future__ import annotations
@@ -32,15 +38,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import dspy
 
-from trace_crs.lm.build import installed_build_tag
+from trace_crs.lm.build import features, installed_build_tag, installed_system_info
 from trace_crs.lm.config import LMConfig, server_plan
 from trace_crs.lm.faults import call_with_retries
+from trace_crs.lm.records import active_records, load_response, make_record
+from trace_crs.lm.records_key import record_key
+from trace_crs.lm.records_pool import LazyPool
 from trace_crs.lm.server import ServerPool, shared_pool
 from trace_crs.lm.usage import count_call, measured_usage, open_tallies, usage_store, was_truncated
 from trace_crs.lm.weights import get_weights, verified_path
@@ -77,7 +86,12 @@ class TraceLM(dspy.LM):
     docstring for replays)."""
 
     def __init__(
-        self, model: str, *, trace_config: LMConfig | None = None, endpoints: ServerPool | None = None, **kwargs: Any
+        self,
+        model: str,
+        *,
+        trace_config: LMConfig | None = None,
+        endpoints: ServerPool | LazyPool | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(model, **kwargs)
         self.trace_config, self.endpoints = trace_config, endpoints
@@ -114,38 +128,70 @@ class TraceLM(dspy.LM):
                     kwargs.get("stop"),
                 )
             )
-        if self.endpoints is not None:  # not part of the request (``_NOT_THE_REQUEST``)
-            kwargs["api_base"] = self.endpoints.api_base()
-        request = {
+        request = self._request(prompt, messages, kwargs)
+        key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
+        records = active_records()
+        with single_flight(key):
+            if records is not None and (hit := records.get(record_key(request))) is not None:
+                response = load_response(hit["response"])  # answered by the LM records: no server, no network
+                count_call(key, hit["usage"], cache_hit=True, replayed=True, truncated=was_truncated(response))
+                return response
+            if self.endpoints is not None:  # not part of the request (``_NOT_THE_REQUEST``)
+                kwargs["api_base"] = self.endpoints.api_base()
+            return self._forward(prompt, messages, kwargs, key)
+
+    def _request(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """What is sent: model, prompt or messages, every setting (not ``cache``, ``api_base``)."""
+        return {
             "model": self.model,
             "prompt": prompt,
             "messages": messages,
             **self.kwargs,
-            **{k: v for k, v in kwargs.items() if k != "cache"},
+            **{k: v for k, v in kwargs.items() if k not in ("cache", "api_base")},
         }
-        key = dspy.cache.cache_key(request, _NOT_THE_REQUEST)
-        with single_flight(key):
-            return self._forward(prompt, messages, kwargs, key)
 
     def _forward(self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str) -> Any:
+        """A call the LM records do not answer: computed (:meth:`_compute`) and, when records are
+        active, appended to them."""
+        records = active_records()
+        response, usage, measured = self._compute(prompt, messages, kwargs, key, records is not None)
+        if records is not None:
+            request = self._request(prompt, messages, kwargs)
+            records.append(make_record(record_key(request), request, response, usage, self._cpu(), measured))
+        return response
+
+    def _cpu(self) -> str | None:
+        """The llama.cpp build's CPU features, for a local model's records (None otherwise)."""
+        if self.trace_config is None or not self.trace_config.is_local:
+            return None
+        return ",".join(features(installed_system_info())) or None
+
+    def _compute(
+        self, prompt: Any, messages: Any, kwargs: dict[str, Any], key: str, recording: bool = False
+    ) -> tuple[Any, dict[str, float], bool]:
+        """Send (or replay from DSPy's cache) one request and count it; returns the response, its
+        usage and whether that usage was measured when the call went to the model (not for a
+        DSPy cache hit from before usage was stored, made outside any tally: it is measured
+        again only inside one, as before; its record says ``measured: false``)."""
         start = time.perf_counter()
         response, cost = self._send(prompt, messages, kwargs)
         usage, hit = (
             measured_usage(response, time.perf_counter() - start, cost),
             bool(getattr(response, "cache_hit", False)),
         )
-        recorded, cut = None, was_truncated(response)
-        if self.trace_config is not None and open_tallies():  # only recorded usage is needed
+        recorded, cut, measured = None, was_truncated(response), not hit
+        if self.trace_config is not None and (open_tallies() or recording):  # only recorded usage is needed
             store = usage_store(self.trace_config.cache_dir)
             recorded = store.get(key) if hit else None
-            if hit and recorded is None:  # cached before usage was recorded: measure it now
+            if hit and recorded is None and open_tallies():  # cached before usage was recorded: measure it now
                 start = time.perf_counter()
                 fresh, cost = self._send(prompt, messages, {**kwargs, "cache": False})
-                usage = measured_usage(fresh, time.perf_counter() - start, cost)
-            if recorded is None:
+                usage, measured = measured_usage(fresh, time.perf_counter() - start, cost), True
+            measured = measured or recorded is not None
+            if recorded is None and measured:
                 store.set(key, usage)
         count_call(key, recorded or usage, cache_hit=hit, replayed=recorded is not None, truncated=cut)
-        return response
+        return response, recorded or (usage if measured else {**usage, "latency_s": 0.0}), measured
 
 
 _FLIGHTS: dict[str, list] = {}  # request key -> [lock, number of callers holding or waiting]
@@ -182,7 +228,7 @@ def local_alias(cfg: LMConfig) -> str:
     return get_weights(cfg.weights).alias + installed_build_tag()
 
 
-def build_lm(cfg: LMConfig, api_base: str | None = None, endpoints: ServerPool | None = None) -> TraceLM:
+def build_lm(cfg: LMConfig, api_base: str | None = None, endpoints: ServerPool | LazyPool | None = None) -> TraceLM:
     """The DSPy LM for ``cfg`` without starting anything (no network until called).
 
     Transient endpoint faults are retried by :meth:`TraceLM._send` (:mod:`trace_crs.lm.faults`,
@@ -192,7 +238,7 @@ def build_lm(cfg: LMConfig, api_base: str | None = None, endpoints: ServerPool |
     extra: dict[str, Any] = {"timeout": cfg.timeout_s}
     if cfg.is_local:
         extra.update(api_key=LOCAL_API_KEY, seed=cfg.seed)
-    base = api_base or cfg.api_base or (endpoints.servers[0].api_base if endpoints else None)
+    base = api_base or cfg.api_base or (endpoints.servers[0].api_base if isinstance(endpoints, ServerPool) else None)
     if base:
         extra["api_base"] = base
     return TraceLM(
@@ -218,24 +264,37 @@ def configure_disk_cache(cache_dir: str | Path) -> None:
 
 @contextmanager
 def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
-    """A ready LM for ``cfg``; for ``local`` the llama.cpp server runs for the block only."""
+    """A ready LM for ``cfg``; for ``local`` the llama.cpp servers run for the block only — from
+    its start, or, when LM records are active (:mod:`trace_crs.lm.records`), from the first call
+    they do not answer (:class:`~trace_crs.lm.records_pool.LazyPool`: none if all are recorded)."""
     configure_disk_cache(cfg.cache_dir)
     if not cfg.is_local:
         yield build_lm(cfg)
         return
-    path = verified_path(cfg.weights, cfg.models_dir)
-    plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
-    key = (cfg.n_threads, cfg.servers)
-    draft = cfg.draft_settings  # a server setting, not in the request
-    with shared_pool(
-        path,
-        local_alias(cfg),
-        cfg.n_ctx,
-        plan,
-        key=key,
-        program=cfg.server,
-        slots=cfg.slots,
-        slot_kv=cfg.slot_kv,
-        draft=draft,
-    ) as pool:
-        yield build_lm(cfg, endpoints=pool)
+
+    def servers() -> AbstractContextManager[ServerPool]:
+        path = verified_path(cfg.weights, cfg.models_dir)
+        plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
+        return shared_pool(
+            path,
+            local_alias(cfg),
+            cfg.n_ctx,
+            plan,
+            key=(cfg.n_threads, cfg.servers),
+            program=cfg.server,
+            slots=cfg.slots,
+            slot_kv=cfg.slot_kv,
+            draft=cfg.draft_settings,  # a server setting, not in the request
+        )
+
+    if active_records() is None:
+        with servers() as pool:
+            yield build_lm(cfg, endpoints=pool)
+        return
+    lazy = LazyPool(servers)
+    try:
+        yield build_lm(cfg, endpoints=lazy)
+    finally:
+        lazy.close()
+    if lazy.failure is not None:  # the block's calls fell back on it: fail as an eager start would
+        raise lazy.failure

@@ -1,0 +1,226 @@
+"""What a records directory holds, and whether its records still hold here
+(``trace-crs lm records stats`` / ``manifest`` / ``verify``; :mod:`trace_crs.lm.records`).
+
+* :func:`records_stats` counts the records in the shards themselves (not the manifest): records
+  per model and step, distinct keys, duplicates (the same key recorded by two processes that ran
+  at once: the oldest is the one replayed), records whose usage was not measured (``measured:
+  false``, :mod:`trace_crs.lm.records`), shards and bytes, and the shards not closed
+  (:func:`~trace_crs.lm.records_shards.shard_state`: ``writing`` — still growing, commit it
+  once its writer ends — or ``cut`` — its writer was killed; it is read up to its last record).
+* :func:`rebuild_manifest` rewrites ``MANIFEST.json`` from the shards themselves.
+* :func:`verify_records` recomputes a seeded sample of the records of the live LM's model (same
+  weights; any llama.cpp build) by sending each recorded request to the live backend again (DSPy
+  cache and records bypassed) and reports the share whose reply is identical to the record — the
+  text, ``finish_reason`` and log-probabilities of every choice (:func:`reply_of`) — and, for
+  each one that differs, the likely reason (:func:`likely_reason`): another llama.cpp build tag,
+  other CPU features, another model id, or, with the same model, build and CPU, a decoding that
+  is not deterministic.  The sample is ``numpy.random.default_rng(seed).choice`` over the
+  model's distinct keys in sorted order, so the same records, seed and size draw the same calls.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, TypedDict
+
+import numpy as np
+
+from trace_crs.errors import UsageError
+from trace_crs.lm.records import iter_records, iter_records_of, load_response, use_records
+from trace_crs.lm.records_shards import shard_paths, shard_state, update_manifest
+
+
+class Differing(TypedDict):
+    """One sampled record whose recomputed reply differs."""
+
+    key: str
+    step: str
+    reason: str
+    recorded: str
+    recomputed: str
+
+
+class VerifyReport(TypedDict):
+    """What ``trace-crs lm records verify`` prints (JSON)."""
+
+    directory: str
+    model: str
+    seed: int
+    sampled: int
+    identical: int
+    share_identical: float | None
+    reasons: dict[str, int]
+    differing: list[Differing]
+    other_models: dict[str, int]
+
+
+def records_stats(directory: str | Path) -> dict[str, Any]:
+    """Counts of ``directory``'s records, read from its shards (module docstring)."""
+    shards = shard_paths(directory)
+    counts: dict[str, dict[str, int]] = {}
+    seen: set[str] = set()
+    records = duplicates = unmeasured = 0
+    for record in iter_records(directory):
+        records += 1
+        unmeasured += record.get("measured") is False
+        if record["key"] in seen:
+            duplicates += 1
+            continue
+        seen.add(record["key"])
+        per_model = counts.setdefault(str(record.get("model")), {})
+        step = str(record.get("step"))
+        per_model[step] = per_model.get(step, 0) + 1
+    return {
+        "directory": str(directory),
+        "records": records,
+        "distinct": len(seen),
+        "duplicates": duplicates,
+        "unmeasured": unmeasured,
+        "shards": len(shards),
+        "bytes": sum(p.stat().st_size for p in shards),
+        "largest_shard_bytes": max((p.stat().st_size for p in shards), default=0),
+        "unclosed_shards": {p.name: state for p in shards if (state := shard_state(p)) != "closed"},
+        "per_model": {m: dict(sorted(s.items())) for m, s in sorted(counts.items())},
+    }
+
+
+def rebuild_manifest(directory: str | Path) -> dict[str, Any]:
+    """Rewrite ``directory``'s manifest from its shards (every record counted, entries of shards
+    no longer there dropped); returns it."""
+    entries: dict[str, dict[str, Any]] = {}
+    for path in shard_paths(directory):
+        counts: dict[str, dict[str, int]] = {}
+        commits: Counter[str] = Counter()
+        dates = []
+        for record in iter_records_of(path):
+            per_step = counts.setdefault(str(record.get("step")), {})
+            per_step[str(record.get("model"))] = per_step.get(str(record.get("model")), 0) + 1
+            commits[str(record.get("commit"))] += 1
+            dates.append(str(record.get("date") or ""))
+        entries[path.name] = {
+            "records": len(dates),
+            "bytes": path.stat().st_size,
+            "counts": {step: dict(sorted(m.items())) for step, m in sorted(counts.items())},
+            "commit": commits.most_common(1)[0][0] if commits else None,
+            "first": min(dates, default=""),
+            "last": max(dates, default=""),
+        }
+    return update_manifest(directory, entries, replace=True)
+
+
+def split_build(model: str) -> tuple[str, str]:
+    """``(model id without the build tag, build tag)`` of a model id (:mod:`trace_crs.lm.build`:
+    a non-portable llama.cpp build appends ``+<instruction sets>``; ``""`` is the portable build)."""
+    base, plus, tag = model.partition("+")
+    return base, plus + tag
+
+
+def reply_of(response: Any) -> list[dict[str, Any]]:
+    """What a call answered, choice by choice: text, ``finish_reason``, log-probabilities."""
+    from dspy.clients.legacy_outputs import plain
+
+    body = plain(response) if isinstance(response, dict) else response.model_dump()
+    out = []
+    for choice in body.get("choices") or ():
+        message = choice.get("message") or {}
+        out.append(
+            {
+                "text": message.get("content"),
+                "finish_reason": choice.get("finish_reason"),
+                "logprobs": choice.get("logprobs"),
+            }
+        )
+    return out
+
+
+def likely_reason(recorded_model: str, live_model: str, recorded_cpu: str | None, live_cpu: str | None) -> str:
+    """Why a recomputed reply may differ from its record (module docstring)."""
+    (rec_base, rec_tag), (live_base, live_tag) = split_build(recorded_model), split_build(live_model)
+    if rec_base != live_base:
+        return f"another model id (recorded {recorded_model}, here {live_model})"
+    if rec_tag != live_tag:
+        return f"another llama.cpp build tag (recorded {rec_tag or 'portable'!r}, here {live_tag or 'portable'!r})"
+    rec, live = set((recorded_cpu or "").split(",")) - {""}, set((live_cpu or "").split(",")) - {""}
+    if rec != live and (rec or live):
+        only = sorted(rec - live), sorted(live - rec)
+        return f"other CPU features (recorded only {only[0]}, here only {only[1]})"
+    if recorded_cpu is None and live_cpu is None:
+        return "same model id: the provider's decoding is not deterministic"
+    return "same model id, build and CPU features: decoding not deterministic here (threads, batching)"
+
+
+def _short(reply: list[dict[str, Any]]) -> str:
+    return " | ".join(str(c["text"])[:200] for c in reply)
+
+
+def sample_keys(records: dict[str, dict[str, Any]], n: int, seed: int) -> list[str]:
+    """``n`` keys of ``records`` drawn without replacement by ``default_rng(seed)`` from the sorted keys."""
+    keys = sorted(records)
+    if not keys:
+        return []
+    picked = np.random.default_rng(seed).choice(len(keys), size=min(n, len(keys)), replace=False)
+    return [keys[int(i)] for i in sorted(picked)]
+
+
+def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyReport:
+    """Recompute ``n`` seeded records of ``lm``'s model (same weights, any build) with ``lm``
+    and compare (module docstring).  ``lm`` is a :class:`~trace_crs.lm.backend.TraceLM`."""
+    live_model, live_base = lm.model, split_build(lm.model)[0]
+    mine: dict[str, dict[str, Any]] = {}
+    others: Counter[str] = Counter()
+    for record in iter_records(directory):
+        model = str(record.get("model"))
+        if split_build(model)[0] != live_base:
+            others[model] += 1
+        else:
+            mine.setdefault(record["key"], record)
+    if not mine:
+        raise UsageError(
+            f"{directory}: no LM records of {live_base} (records of: {sorted(others) or 'none'}); "
+            "choose the model with --config / --set"
+        )
+    live_cpu = lm._cpu()
+    reasons: Counter[str] = Counter()
+    differing: list[Differing] = []
+    keys = sample_keys(mine, n, seed)
+    for key in keys:
+        record = mine[key]
+        recorded = reply_of(load_response(record["response"]))
+        recomputed = reply_of(_resend(lm, record["request"]))
+        if recomputed == recorded:
+            continue
+        reason = likely_reason(str(record["model"]), live_model, record.get("cpu"), live_cpu)
+        reasons[reason] += 1
+        differing.append(
+            Differing(
+                key=key,
+                step=str(record.get("step")),
+                reason=reason,
+                recorded=_short(recorded),
+                recomputed=_short(recomputed),
+            )
+        )
+    identical = len(keys) - len(differing)
+    return VerifyReport(
+        directory=str(directory),
+        model=live_model,
+        seed=seed,
+        sampled=len(keys),
+        identical=identical,
+        share_identical=round(identical / len(keys), 4) if keys else None,
+        reasons=dict(reasons.most_common()),
+        differing=differing,
+        other_models=dict(sorted(others.items())),
+    )
+
+
+def _resend(lm: Any, request: dict[str, Any]) -> Any:
+    """The recorded ``request`` sent to ``lm``'s backend once more: its model, the recorded
+    messages and settings, DSPy's cache and the LM records bypassed."""
+    kwargs = {k: v for k, v in request.items() if k not in ("model", "prompt", "messages")}
+    if lm.endpoints is not None:
+        kwargs["api_base"] = lm.endpoints.api_base()
+    with use_records(None):
+        response, _ = lm._send(request.get("prompt"), request.get("messages"), {**kwargs, "cache": False})
+    return response

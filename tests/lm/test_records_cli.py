@@ -1,0 +1,111 @@
+"""`trace-crs lm records stats|verify` (trace_crs.lm.records_verify) against the fake server: the
+counts, the seeded sample, the share identical to the record, the reasons, the exit codes."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import dspy
+import pytest
+
+from trace_crs.cli import main
+from trace_crs.lm import records as rec
+from trace_crs.lm.backend import build_lm
+from trace_crs.lm.config import resolve_lm_config
+from trace_crs.lm.records import use_records
+from trace_crs.lm.records_verify import likely_reason, sample_keys, split_build
+
+QWEN = "openai/qwen2.5-coder-0.5b-instruct-q4_k_m-sha256-ab"
+PORTABLE_CPU = "SSE3,SSSE3,AVX,AVX2,F16C,FMA,BMI2"
+
+
+@pytest.fixture(autouse=True)
+def reset(monkeypatch):
+    monkeypatch.delenv(rec.ENV, raising=False)
+    yield
+    rec.close_all()
+    rec._STORES.clear()
+
+
+@pytest.mark.parametrize("recorded, live, rec_cpu, live_cpu, reason", [
+    (QWEN + "+avx512f-avx512vnni", QWEN, PORTABLE_CPU, PORTABLE_CPU,
+     "another llama.cpp build tag (recorded '+avx512f-avx512vnni', here 'portable')"),
+    (QWEN, QWEN + "+avx512f", PORTABLE_CPU, PORTABLE_CPU, "another llama.cpp build tag (recorded 'portable', here '+avx512f')"),
+    (QWEN, QWEN, PORTABLE_CPU + ",AVX512F", PORTABLE_CPU,
+     "other CPU features (recorded only ['AVX512F'], here only [])"),
+    (QWEN, QWEN, PORTABLE_CPU, PORTABLE_CPU,
+     "same model id, build and CPU features: decoding not deterministic here (threads, batching)"),
+    ("openai/gpt-5.4-mini", "openai/gpt-5.4-mini", None, None, "same model id: the provider's decoding is not deterministic"),
+    ("openai/a", "openai/b", None, None, "another model id (recorded openai/a, here openai/b)"),
+])
+def test_the_likely_reason_of_a_difference(recorded, live, rec_cpu, live_cpu, reason):
+    assert likely_reason(recorded, live, rec_cpu, live_cpu) == reason
+
+
+def test_split_build_and_the_seeded_sample():
+    assert split_build(QWEN + "+avx512f") == (QWEN, "+avx512f") and split_build(QWEN) == (QWEN, "")
+    keys = {f"k{i}": {} for i in range(10)}
+    assert sample_keys(keys, 3, 42) == sample_keys(keys, 3, 42) and len(set(sample_keys(keys, 3, 42))) == 3
+    assert sample_keys(keys, 50, 42) == sorted(keys) and sample_keys({}, 5, 42) == []
+
+
+def _record(tmp_path, url: str, prompts: list[str]) -> None:
+    cfg = resolve_lm_config({"model": "openai/fake", "api_base": url, "cache_dir": str(tmp_path / "cache")})
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+    with use_records(tmp_path / "records"):
+        lm = build_lm(cfg)
+        for p in prompts:
+            lm(messages=[{"role": "user", "content": p}])
+    rec.close_all()
+
+
+def test_verify_reports_the_share_identical_and_why_the_others_differ(fake_openai, tmp_path, capsys):
+    first = fake_openai(lambda messages: "answer to " + messages[-1]["content"])
+    prompts = ["same 1", "same 2", "drift 1", "drift 2"]
+    _record(tmp_path, first.url, prompts)
+    # the "live" backend: the same answers, except to the drift prompts
+    live = fake_openai(lambda m: ("other " if "drift" in m[-1]["content"] else "") + "answer to " + m[-1]["content"])
+    argv = ["lm", "records", "verify", "--dir", str(tmp_path / "records"), "--sample", "50", "--seed", "42",
+            "--set", "model=openai/fake", "--set", f"api_base={live.url}", "--set", f"cache_dir={tmp_path / 'c2'}"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["sampled"], report["identical"], report["share_identical"]) == (4, 2, 0.5)
+    assert report["reasons"] == {"same model id: the provider's decoding is not deterministic": 2}
+    assert sorted(d["recorded"] for d in report["differing"]) == ["answer to drift 1", "answer to drift 2"]
+    assert sorted(d["recomputed"] for d in report["differing"]) == ["other answer to drift 1", "other answer to drift 2"]
+    assert len(live.calls) == 4                                   # every sampled record sent again
+    assert main([*argv, "--strict"]) == 4                         # a difference fails --strict
+    capsys.readouterr()
+    assert main([*argv[:6], "2", *argv[7:]]) == 0                 # a sample of 2
+    assert json.loads(capsys.readouterr().out)["sampled"] == 2
+    other = [a.replace("model=openai/fake", "model=openai/other") for a in argv]
+    assert main(other) == 2 and "no LM records of openai/other" in capsys.readouterr().err
+
+
+def test_stats_counts_records_per_model_and_step(fake_openai, tmp_path, capsys):
+    server = fake_openai(lambda messages: "ok")
+    _record(tmp_path, server.url, ["[zero-shot v1] a", "[zero-shot v1] b", "[core-v2] c"])
+    assert main(["lm", "records", "stats", "--dir", str(tmp_path / "records")]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["per_model"] == {"openai/fake": {"core-v2": 1, "zero-shot v1": 2}}
+    assert (stats["records"], stats["distinct"], stats["duplicates"], stats["shards"]) == (3, 3, 0, 1)
+    assert stats["unclosed_shards"] == {} and stats["unmeasured"] == 0   # closed when the writer ended
+    manifest = json.loads((tmp_path / "records" / "MANIFEST.json").read_text())
+    assert manifest["counts"] == {"core-v2": {"openai/fake": 1}, "zero-shot v1": {"openai/fake": 2}}
+    (tmp_path / "records" / "MANIFEST.json").unlink()
+    assert main(["lm", "records", "manifest", "--dir", str(tmp_path / "records")]) == 0   # rebuilt from the shards
+    rebuilt = json.loads((tmp_path / "records" / "MANIFEST.json").read_text())
+    assert rebuilt["counts"] == manifest["counts"] and rebuilt["records"] == 3
+    assert rebuilt["shards"].keys() == manifest["shards"].keys()
+
+
+def test_stats_exit_codes(tmp_path, capsys):
+    assert main(["lm", "records", "stats", "--dir", str(tmp_path / "none")]) == 2
+    assert "no such records directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["lm", "records", "stats", "--dir", str(tmp_path / "empty")]) == 2
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "20260101T000000.000000Z-1-0001-aaaaaa.jsonl.gz").write_bytes(gzip.compress(b"not json\n"))
+    assert main(["lm", "records", "stats", "--dir", str(bad)]) == 3
+    assert "0001-aaaaaa.jsonl.gz:1: not JSON" in capsys.readouterr().err
