@@ -74,12 +74,16 @@ def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
 
 
 def judge_workers(lms: Any) -> int:
-    """Transcripts judged at once by default: one per local server process (each thread keeps its
-    own server and KV cache), 1 for an API model or a mixture of judges."""
-    pools = {id(p): p for p in (getattr(lm, "endpoints", None) for lm in lms) if p is not None}
-    if len(pools) != 1 or len({id(lm) for lm in lms}) != 1:
+    """Transcripts judged at once by default: one per local server process of the judge's plan
+    (each thread keeps its own server and KV cache), 1 for an API model or a mixture of judges."""
+    from trace_crs.lm.config import server_plan
+
+    lms = list(lms)
+    cfgs = [getattr(lm, "trace_config", None) for lm in lms]
+    if len({id(lm) for lm in lms}) != 1 or cfgs[0] is None or not cfgs[0].is_local:
         return 1
-    return len(next(iter(pools.values())).servers)
+    cfg = cfgs[0]
+    return server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))[0]
 
 
 def run_core(args: argparse.Namespace) -> int:
