@@ -18,24 +18,27 @@ results_dir = 'results/default'
 #
 # Every CoRE page of this book ranks systems with a local LLM judge. This page asks whether that
 # judge's scores follow human judgements, on conversations nobody on this project wrote:
-# CRSArena-Eval's OpenDialKG half (Joko and Hasibi, FACE, SIGIR 2026; MIT licence), 200
-# movie-recommendation conversations between crowd workers and four CRSs, each rated by several
-# annotators (overall impression 0–4 and six finer aspects). The data set is read from
+# CRSArena-Eval's OpenDialKG half (Joko and Hasibi, FACE, SIGIR 2026; MIT licence):
+# {glue:text}`jv_n` movie-recommendation conversations between crowd workers and
+# {glue:text}`jv_n_systems` CRSs, each rated by several annotators (an overall impression 0–4 and
+# finer aspects). The data set is read from
 # `../shared` and never copied into the repository; where it is absent this page says "not run".
 #
 # **How the judge was chosen.** Each candidate configuration in
 # `configs/judge_validity_<profile>.yaml` judged every conversation (`make judge-select`). The
-# conversations were split in two halves with seed 42, stratified by system; the configuration
+# conversations were split in two halves ({glue:text}`jv_n_selection` and
+# {glue:text}`jv_n_reporting`) with seed {glue:text}`jv_seed`, stratified by system; the configuration
 # with the highest Spearman ρ between its CoRE-Avg and the human overall impression on the
 # *selection* half is the evidence's choice, and the *reporting* half was not looked at to make
-# it. Intervals are 95 % percentile bootstraps over conversations (2,000 resamples, seeded).
+# it. Intervals are 95 % percentile bootstraps over conversations ({glue:text}`jv_n_boot`
+# resamples, seeded).
 # The candidates rate each factor with one output token and read the rating from the model's
 # probabilities over the digits 0–4 (`--mode logprob`, `trace_crs/judge/geval.py`): the expected
 # score (G-Eval's probability-weighted rating) or the most probable digit. The paper's own
 # configuration — a rationale and a rating per factor (`--mode per-factor`) — stays one flag away
-# and is what an API judge uses by default; with the local 0.5B model it gave 4 on all twelve
-# factors to every one of five conversations people rated 0–2 (issue 44), at minutes per
-# conversation, so it is not a candidate here.
+# and is what an API judge uses by default; with the local 0.5B model it gave the top rating
+# on every factor to each of the low-rated conversations it was tried on (issue 44), at minutes of
+# model time per conversation, so it is not a candidate here.
 #
 # **Two floors and a reference.** The *length floor* is the number of words in the system's
 # turns — a score that knows nothing about quality; the *learned floor* is a ridge regression on
@@ -45,8 +48,6 @@ results_dir = 'results/default'
 # on the same conversations; the published ρ of other evaluators are listed as reported.
 
 # %%
-import pandas as pd
-
 from trace_crs.report import judge_validity
 from trace_crs.report import present, prose, results
 
@@ -62,10 +63,7 @@ if v is not None:
 # conversations and above the length floor): {glue:text}`jv_passes`.
 
 # %%
-if v is None:
-    print("not run on this profile: `make judge-validity` needs ../shared/data/crsarena-eval-dev")
-else:
-    present.table(judge_validity.main_table(v), f"Spearman ρ [95 % CI] with the human {v['aspect']}, per half")
+present.table(judge_validity.main_table(v), "Spearman ρ [95 % CI] with the human overall impression, per half")
 
 # %%
 if v is not None and scores is not None:
@@ -82,10 +80,10 @@ if v is not None:
 # factors; the overall impression is the target because CoRE-Avg is an overall score.
 
 # %%
-if v is not None:
-    present.table(judge_validity.failures(v), "Failures, rating mass and cost per judged candidate")
+present.table(judge_validity.failures(v), "Failures, rating mass and cost per judged candidate")
 
 # %%
-if v is not None:
-    pub = pd.DataFrame([{"evaluator": k, "published ρ": r} for k, r in v["published"]["rho"].items()])
-    present.folded(present.table(pub, v["published"]["source"]), "Published correlations on this half (click to open)")
+present.folded(
+    present.table(judge_validity.published(v), v["published"]["source"] if v else None),
+    "Published correlations on this half (click to open)",
+)

@@ -98,7 +98,7 @@ def test_each_command_keeps_its_flag(command, flag, dest, type_, default, requir
 
 def test_every_seed_says_its_default_or_nothing():
     seeds = [a for _, p in walk(build_parser()) for a in p._actions if "--seed" in a.option_strings]
-    assert len(seeds) == 19
+    assert len(seeds) == 20
     for a in seeds:
         assert a.type is int and a.default in (42, None)
         assert a.help is None or a.help.endswith("(default 42)"), a.help

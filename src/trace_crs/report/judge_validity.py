@@ -25,6 +25,7 @@ DIR = "judge_validity"
 TARGET_RHO = 0.50  # issue 44's bar for the chosen judge on all conversations
 PAGE = "judge_validity"  # the page's stem, for links from the CoRE pages
 LENGTH = "length floor"
+HALVES = ("selection", "reporting", "all")
 
 
 def load(results_dir: str | Path) -> tuple[dict[str, Any] | None, pd.DataFrame | None]:
@@ -48,17 +49,25 @@ def kind(name: str, v: dict[str, Any]) -> str:
     return "reference evaluator" if name.startswith("FACE") else "floor"
 
 
-def main_table(v: dict[str, Any]) -> pd.DataFrame:
+NOT_RUN = pd.DataFrame(
+    [{"score": "not run on this profile (make judge-validity needs ../shared/data/crsarena-eval-dev)"}]
+)
+
+
+def main_table(v: dict[str, Any] | None) -> pd.DataFrame:
     """One row per score: ρ [95 % interval] with the target aspect on each half, τ_b on all."""
+    if v is None:
+        return NOT_RUN
     t = _rows(v)
     t = t[t["aspect"] == v["aspect"]]
     rows = []
     for name, d in t.groupby("score", sort=False):
         by = d.set_index("half")
         row: dict[str, Any] = {"score": name, "kind": kind(str(name), v)}
-        for half in ("selection", "reporting", "all"):
+        row["n (selection / reporting / all)"] = " / ".join(str(int(by.loc[h, "n"])) for h in HALVES)
+        for half in HALVES:
             r = by.loc[half]
-            row[f"ρ {half} (n={int(r['n'])})"] = interval(r["rho"], r["rho_lo"], r["rho_hi"])
+            row[f"ρ {half}"] = interval(r["rho"], r["rho_lo"], r["rho_hi"])
         r = by.loc["all"]
         row["τ_b all"] = interval(r["tau"], r["tau_lo"], r["tau_hi"])
         rows.append(row)
@@ -74,9 +83,11 @@ def aspect_grid(v: dict[str, Any], half: str = "all") -> pd.DataFrame:
     )
 
 
-def failures(v: dict[str, Any]) -> pd.DataFrame:
+def failures(v: dict[str, Any] | None) -> pd.DataFrame:
     """Per judged candidate: the judge, its mode and rating, failure shares, mass on the rating
     digits, distinct scores and model cost per transcript."""
+    if v is None:
+        return NOT_RUN
     rows = []
     for name, j in v["judged"].items():
         if j is None:
@@ -86,7 +97,7 @@ def failures(v: dict[str, Any]) -> pd.DataFrame:
         rows.append(
             {
                 "candidate": name,
-                "judge": str(j["judge"]).removeprefix("openai/"),
+                "judge": str(j["judge"]).removeprefix("openai/").split("-sha256-")[0],
                 "rating": j.get("rating") or j.get("mode"),
                 "transcripts": j["n"],
                 "failed factor ratings (share)": j["failed_factor_share"],
@@ -106,10 +117,22 @@ def _rho(v: dict[str, Any], score: str, half: str) -> dict[str, float]:
     return hit.iloc[0].to_dict() if len(hit) else {"rho": np.nan, "rho_lo": np.nan, "rho_hi": np.nan, "n": 0}
 
 
+def published(v: dict[str, Any] | None) -> pd.DataFrame:
+    """The published correlations on the same half, as reported (no interval given)."""
+    if v is None:
+        return NOT_RUN
+    rows = [{"evaluator": k, "published ρ": r} for k, r in v["published"]["rho"].items()]
+    return pd.DataFrame(rows).sort_values("published ρ", ascending=False, kind="stable")
+
+
 def facts(v: dict[str, Any] | None) -> dict[str, Any]:
     """The numbers and the verdict the page's prose and the CoRE pages cite."""
     if v is None:
-        return {"verdict": "not run on this profile (`make judge-validity`)", "chosen": "—", "n": 0}
+        return {
+            "verdict": "not run on this profile (`make judge-validity`)",
+            **dict.fromkeys(("chosen", "chosen_by_evidence", "passes"), "—"),
+            **dict.fromkeys(("n", "n_systems", "n_boot", "seed", "n_selection", "n_reporting"), 0),
+        }
     chosen = v["chosen"]
     all_, rep = _rho(v, chosen, "all"), _rho(v, chosen, "reporting")
     floor = _rho(v, LENGTH, "all")
@@ -133,6 +156,9 @@ def facts(v: dict[str, Any] | None) -> dict[str, Any]:
         "chosen": chosen,
         "chosen_by_evidence": v.get("chosen_by_evidence") or "—",
         "n": v["dataset"]["n"],
+        "n_systems": len(v["dataset"]["systems"]),
+        "n_boot": v["n_boot"],
+        "seed": v["split"]["seed"],
         "n_selection": v["split"]["n_selection"],
         "n_reporting": v["split"]["n_reporting"],
         "rho_all": all_["rho"],
