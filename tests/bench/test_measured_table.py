@@ -11,11 +11,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import measured_table as mt  # noqa: E402
 
-JUDGE = {"weights": "w", "threads": 1, "repeats": 1, "before_set": ["lm.servers=1"], "after_set": ["lm.slots=6"],
-         "date": "2026-11-27", "ratings_equal": 11, "ratings_compared": 12,
-         "runs": {"before": [{"load_1min": 9.5}], "after": [{"load_1min": 12.0}]},
-         "median": {"before": {"wall_s": 600.0, "prompt_tokens": 1000}, "after": {"wall_s": 150.0, "prompt_tokens": 1000}},
-         "ratio_before_over_after": {"wall_s": 4.0}}
+def _arm(warm_s, ratio, first_s=100.0):
+    keys = ("prompt_tokens", "evaluated_prompt_tokens", "completion_tokens", "calls")
+    return {"first": {"model_s": first_s, **dict.fromkeys(keys, 1)}, "warm": {"model_s": warm_s, **dict.fromkeys(keys, 1)},
+            "warm_evaluated_over_log_tokens": ratio, "wall_s": 1.0}
+
+
+JUDGE = {"weights": "w", "threads": 1, "repeats": 1, "n": 3, "before_mode": "--mode per-factor",
+         "after_mode": "--mode logprob --rating expected", "date": "2026-12-02", "ratings_equal": 3,
+         "ratings_compared": 36, "summary": {"before": _arm(90.0, 8.5), "after": _arm(15.0, 1.25)},
+         "warm_model_s_before_over_after": 6.0, "workers": {"servers": 2, "records_equal": 3, "records_compared": 3}}
 
 
 def test_rows_from_json_and_not_run(tmp_path):
@@ -23,8 +28,9 @@ def test_rows_from_json_and_not_run(tmp_path):
     (tmp_path / "kb.json").write_text(json.dumps({"cli_build_seconds": 12.34, "cli_within_budget": True,
                                                   "cli_budget_seconds": 60.0, "cli_load_1min": 1.0}))
     text = mt.block(tmp_path)
-    assert "600 s ÷ 150 s = **4.00×**" in text          # 600 / 150 by hand
-    assert "11 of 12 ratings equal" in text and "load 9.5–12.0" in text
+    assert "model s 90.0 ÷ 15.0 = **6.00×**" in text      # 90 / 15 by hand
+    assert "8.50 vs **1.25**" in text and "3 of 36 ratings equal" in text
+    assert "records with 2 servers: 3 of 3 identical" in text
     assert "12.3 s (within the 60 s budget)" in text
     assert text.count("not run") == 6                     # throughput, both draft rows, batch slots, llama build, profile
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
@@ -74,14 +80,14 @@ def test_differing_records_read_as_counts_per_arm():
     assert mt.differing({"slots": [7, 6]}) == "slots 7 and 6"
 
 
-def test_draft_rows_name_the_draft_arm_and_the_decode_tokens():
-    judge = {**JUDGE, "after_set": ["lm.servers=1", "lm.draft=prompt-lookup"],
-             "median": {"before": {"wall_s": 300.0, "prompt_tokens": 1000, "completion_tokens": 800},
-                        "after": {"wall_s": 240.0, "prompt_tokens": 1000, "completion_tokens": 790}},
-             "ratio_before_over_after": {"wall_s": 1.25}}
+def test_draft_rows_name_the_draft_arm_and_old_files_read_as_not_run():
+    judge = {**JUDGE, "after_mode": "--mode per-factor", "workers": None, "warm_model_s_before_over_after": 1.25,
+             "summary": {"before": _arm(300.0, 9.0), "after": _arm(240.0, 9.0)}}
     row = mt.judge_row(judge, "prompt-lookup drafts")
-    assert "today's path ÷ prompt-lookup drafts" in row and "300 s ÷ 240 s = **1.25×**" in row  # 300 / 240
-    assert "completion tokens 800 vs 790" in row
+    assert "(prompt-lookup drafts)" in row and "model s 300.0 ÷ 240.0 = **1.25×**" in row  # 300 / 240
+    assert "servers" not in row
+    old = {"median": {}, "ratio_before_over_after": {}}              # the layout before the warm/cold split
+    assert "not run" in mt.judge_row(old)
     runs = [{"load_1min": 2.0, "turns": 5}]
     # sorted keys, as the JSON is written: pool, named in the ratio's key, is still the reference
     tp = {"configs": {"draft": [], "pool": []}, "ratios": {"draft_over_pool": {"turns_per_s": 1.1}},

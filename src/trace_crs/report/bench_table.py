@@ -21,24 +21,33 @@ def _load(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def judge_row(d: dict[str, Any] | None, after: str = "parallel slots", script: str = "bench_judge_core.py") -> str:
-    what = f"CoRE per-factor judge, one transcript (`{script}`): today's path ÷ {after}"
-    if d is None:
-        return f"| {what} | not run | ≥ 4× |"
-    m, r = d["median"], d["ratio_before_over_after"]
-    loads = [run["load_1min"] for rs in d["runs"].values() for run in rs]
-    decode = (
-        f"completion tokens {m['before']['completion_tokens']:.0f} vs {m['after']['completion_tokens']:.0f}; "
-        if "completion_tokens" in m["before"]
+def judge_row(d: dict[str, Any] | None, after: str = "", script: str = "bench_judge_core.py") -> str:
+    """The CoRE judge, the paper's per-factor configuration ÷ the arm after (default: the book's
+    logprob judge), on warm transcripts: model seconds, prompt tokens evaluated per transcript ÷
+    the conversation log's own tokens, and records across worker counts."""
+    if d is None or "summary" not in d:  # absent, or written by the script before its warm/cold split
+        return f"| CoRE judge per transcript (`{script}`){': ' + after if after else ''} | not run | ≥ 3× |"
+    b, a = d["summary"]["before"], d["summary"]["after"]
+    what = (
+        f"CoRE judge per warm transcript (`{script}`): `{d['before_mode']}` ÷ `{d['after_mode']}`"
+        f"{' (' + after + ')' if after else ''}; {d['weights']}, {d['threads']} thread(s), "
+        f"{d['n']} transcripts (the first warms the worker), {d['repeats']} run(s) per arm ({d.get('date', '')})"
+    )
+    ratio = d.get("warm_model_s_before_over_after")
+    workers = d.get("workers")
+    same = (
+        f"; records with {workers['servers']} servers: {workers['records_equal']} of {workers['records_compared']} identical"
+        if workers
         else ""
     )
-    return (
-        f"| {what}; {d['weights']}, {d['threads']} thread(s), before `{' '.join(d.get('before_set', []))}`, "
-        f"after `{' '.join(d.get('after_set', []))}`; n = {d['repeats']} pair(s), 1-min load {min(loads)}–{max(loads)} "
-        f"({d.get('date', '')}) | wall {m['before']['wall_s']:.0f} s ÷ {m['after']['wall_s']:.0f} s = "
-        f"**{r['wall_s']:.2f}×**; prompt tokens {m['before']['prompt_tokens']:.0f} vs {m['after']['prompt_tokens']:.0f}; "
-        f"{decode}{d['ratings_equal']} of {d['ratings_compared']} ratings equal | ≥ 4× |"
+    measured = (
+        f"model s {b['warm']['model_s']:.1f} ÷ {a['warm']['model_s']:.1f} = **{ratio:.2f}×**; evaluated prompt tokens ÷ "
+        f"the log's tokens {b['warm_evaluated_over_log_tokens']:.2f} vs **{a['warm_evaluated_over_log_tokens']:.2f}**; "
+        f"{d['ratings_equal']} of {d['ratings_compared']} ratings equal across arms{same}"
+        if ratio is not None
+        else "no warm transcript"
     )
+    return f"| {what} | {measured} | ≥ 3× model s; ≤ 1.5× log tokens |"
 
 
 def differing(per_config: dict[str, list[int]]) -> str:
@@ -132,7 +141,7 @@ def block(bench: Path) -> str:
         judge_row(_load(bench / "judge_core.json")),
         throughput_row(_load(bench / "lm_throughput.json")),
         # speculative decoding by prompt lookup (lm.draft, lm.prompt_lookup): `make bench`'s draft runs
-        judge_row(_load(bench / "judge_core_draft.json"), "prompt-lookup drafts"),
+        judge_row(_load(bench / "judge_core_draft.json"), "prompt-lookup drafts on the per-factor judge"),
         throughput_row(_load(bench / "lm_throughput_draft.json"), "draft", "prompt-lookup drafts"),
         slots_row(_load(bench / "batch_slots.json")),
         llama_build_row(_load(bench / "llama_build.json")),
