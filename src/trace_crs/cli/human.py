@@ -11,15 +11,21 @@
   separate output, kept away from annotators; the items file is written last.
 * ``trace-crs human serve --items ITEMS.jsonl --db LABELS.sqlite --annotators A1,A2,…
   [--host 127.0.0.1] [--port 8765]`` — the annotation web tool (:mod:`trace_crs.human.app`);
-  prints each annotator's private link (tokens persist in the database).
+  prints each annotator's private link (tokens persist in the database).  The database records
+  the items file's SHA-256 when it is created; another items file is refused (exit 3,
+  :func:`trace_crs.human.store.open_store`), and so is a port that cannot be bound (exit 2).
 * ``trace-crs human export --items ITEMS.jsonl --labels-db LABELS.sqlite --out LABELS.jsonl
   [--csv LABELS.csv]`` — complete labels as ``human agree`` reads them; incomplete ones are
-  listed on stderr (never silently dropped) and counted in the exit summary.
+  listed on stderr (never silently dropped) and counted in the exit summary.  The database is
+  opened read-only and must be one ``human serve`` created for this items file (exit 3
+  otherwise).  CSV cells a spreadsheet would run as formulas (``=``, ``+``, ``-``, ``@``, tab,
+  return) start with ``'`` (:func:`trace_crs.human.labels.csv_cell`; ``human agree`` strips it).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -120,18 +126,46 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from trace_crs.human.app import create_app
-    from trace_crs.human.store import LabelStore, read_items
+    from trace_crs.human.store import open_store
 
-    store = LabelStore(args.db, read_items(args.items))
-    tokens = store.add_annotators([a for a in args.annotators.split(",") if a])
+    names = [a for a in args.annotators.split(",") if a]
+    bind_check(args.host, args.port)  # a busy port is a usage error, before the database is touched
+    store = open_store(args.db, args.items, create=True)
+    tokens = store.add_annotators(names)
     for name, token in tokens.items():
         print(f"{name}: http://{args.host}:{args.port}/a/{token}", flush=True)
-    uvicorn.run(create_app(store), host=args.host, port=args.port, log_level="warning")
+    try:
+        uvicorn.run(create_app(store), host=args.host, port=args.port, log_level="warning")
+    except SystemExit as exc:  # uvicorn's startup failure (3) is not bad data: the port was taken meanwhile
+        if exc.code == 3:
+            raise UsageError(f"--host {args.host} --port {args.port}: the server could not start (above)") from None
+        raise
     return 0
 
 
+def bind_check(host: str, port: int) -> None:
+    """UsageError (exit 2) when ``host:port`` cannot be bound (in use, or not an address here)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise UsageError(f"--host {host}: not an address of this machine ({exc.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise UsageError(
+                f"--host {host} --port {port}: cannot listen there ({exc.strerror}); choose another port"
+            ) from None
+
+
 def _csv_rows(records: list[dict]) -> pd.DataFrame:
-    flat = [{k: ";".join(v) if isinstance(v, list) else v for k, v in r.items()} for r in records]
+    from trace_crs.human.labels import csv_cell
+
+    flat = [{k: csv_cell(";".join(v) if isinstance(v, list) else v) for k, v in r.items()} for r in records]
     cols = [
         "task",
         "annotator",
@@ -151,14 +185,22 @@ def _csv_rows(records: list[dict]) -> pd.DataFrame:
 def _export(args: argparse.Namespace) -> int:
     import sys
 
-    from trace_crs.human.store import LabelStore, read_items
+    from trace_crs.human.store import open_store
 
     if not Path(args.labels_db).is_file():
         raise FileNotFoundError(f"{args.labels_db}: no such database")
-    done, missing = LabelStore(args.labels_db, read_items(args.items)).export()
+    store = open_store(args.labels_db, args.items, create=False)
+    if store.items_sha256 is None:
+        print(
+            f"warning: {args.labels_db} records no items file (created before databases did): "
+            f"cannot check that {args.items} is the one it served",
+            file=sys.stderr,
+        )
+    done, missing = store.export()
     writers = {args.out: lambda t: t.write_text(_jsonl(done), encoding="utf-8")}
     if args.csv:
-        writers = {args.csv: lambda t: _csv_rows(done).to_csv(t, index=False), **writers}
+        # every cell quoted: a bare carriage return in a comment would otherwise end the row
+        writers = {args.csv: lambda t: _csv_rows(done).to_csv(t, index=False, quoting=csv.QUOTE_ALL), **writers}
     commit_files(writers, args.out)
     for m in missing:
         print(f"incomplete: {m['annotator']} {m['item_id']} lacks {', '.join(m['missing'])}", file=sys.stderr)

@@ -121,11 +121,29 @@ def _text(path: Path) -> str:
 
 
 LIST_FIELDS = ("quotes", "errors", "pois")  # joined by ';' in a CSV cell (``human export --csv``)
+# OWASP's CSV-injection rule: a cell a spreadsheet would read as a formula starts with one of these;
+# the export prefixes it (and a cell that starts with the prefix itself) with "'", the reader strips it
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+CELL_PREFIX = "'"
+
+
+def csv_cell(value: object) -> object:
+    """A value as ``human export --csv`` writes it: text that a spreadsheet would run as a
+    formula (or that starts with the escape itself) gets a leading ``'``; other values unchanged."""
+    if isinstance(value, str) and value.startswith((*FORMULA_START, CELL_PREFIX)):
+        return CELL_PREFIX + value
+    return value
+
+
+def _uncell(cell: str) -> str:
+    """The text of a cell :func:`csv_cell` wrote (one escaping ``'`` removed)."""
+    return cell[1:] if cell.startswith(CELL_PREFIX) and cell[1:].startswith((*FORMULA_START, CELL_PREFIX)) else cell
 
 
 def _csv_rows(path: Path, text: str) -> Iterator[tuple[int, object]]:
     """Rows of the CSV ``human export --csv`` writes: one column per field, lists joined by
-    ``;``; an empty cell is a field left out (an empty list for a list field of the row's task)."""
+    ``;``, formula-like text escaped by :func:`csv_cell`; an empty cell is a field left out (an
+    empty list for a list field of the row's task)."""
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if "task" not in (reader.fieldnames or []):
         raise DataError(f"no 'task' column (header: {reader.fieldnames})", file=str(path), line=1, field="task")
@@ -136,7 +154,8 @@ def _csv_rows(path: Path, text: str) -> Iterator[tuple[int, object]]:
         model = _MODELS.get(str(row.get("task")))
         fields = model.model_fields if model is not None else {}
         rec: dict[str, object] = {}
-        for key, cell in row.items():
+        for key, raw in row.items():
+            cell = _uncell(raw) if isinstance(raw, str) else raw
             if key in LIST_FIELDS and key in fields:
                 rec[key] = [x.strip() for x in (cell or "").split(";") if x.strip()]
             elif cell not in (None, ""):
