@@ -96,8 +96,9 @@ def run_generate(args: argparse.Namespace) -> int:
     import time
 
     from trace_crs.cli.dialogues import load_kb_dir
-    from trace_crs.dialogues.generate import generate_simulated, write_corpus
+    from trace_crs.dialogues.generate import check_splits_dir, generate_simulated, splits_dir, write_corpus
 
+    check_splits_dir(splits_dir(args.out))  # before any dialogue is generated (write_corpus checks again)
     kb = load_kb_dir(args.kb)
     t0 = time.monotonic()
     logs: list = []

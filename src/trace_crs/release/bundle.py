@@ -112,9 +112,19 @@ def read_reviews(path: Path, business_ids: set[str]) -> dict[str, Review]:
 def write_bundle(kb: KB, directory: str | Path) -> list[Path]:
     """A synthetic KB as a Yelp-format bundle (facets are not re-encoded as Yelp attributes:
     an imported copy keeps POIs, reviews, coordinates, stars and categories, not facets)."""
+    directory = Path(directory)
+    business, reviews = bundle_records(kb)
+    dump_jsonl(business, directory / BUSINESS_FILE)
+    dump_jsonl(reviews, directory / REVIEW_FILE)
+    return [directory / BUSINESS_FILE, directory / REVIEW_FILE]
+
+
+def bundle_records(kb: KB) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(business records, review records)`` of a synthetic KB in the bundle format
+    (:func:`write_bundle`; the exporter writes them in its own commit).  A Yelp-built KB is a
+    UsageError: Yelp text is not ours to redistribute (§2.1)."""
     if kb.manifest.get("source") == "yelp":
         raise UsageError("refusing to write a Yelp-built KB as a bundle: Yelp text is not redistributable (§2.1)")
-    directory = Path(directory)
     business = [
         {
             "business_id": p.business_id,
@@ -148,9 +158,7 @@ def write_bundle(kb: KB, directory: str | Path) -> list[Path]:
         }
         for r in sorted(kb.reviews.values(), key=lambda r: r.review_id)
     ]
-    dump_jsonl(business, directory / BUSINESS_FILE)
-    dump_jsonl(reviews, directory / REVIEW_FILE)
-    return [directory / BUSINESS_FILE, directory / REVIEW_FILE]
+    return business, reviews
 
 
 def load_json(path: str | Path) -> Any:
