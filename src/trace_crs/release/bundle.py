@@ -162,11 +162,31 @@ def bundle_records(kb: KB) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 def load_json(path: str | Path) -> Any:
-    """A whole JSON file; malformed JSON is a :class:`KBFormatError` naming it (exit 3)."""
+    """A whole JSON file (:func:`load_json_text` without the text)."""
+    return load_json_text(path)[0]
+
+
+def load_json_text(path: str | Path) -> tuple[Any, str]:
+    """``(data, text)`` of a whole JSON file.  Malformed JSON, and JSON nested deeper than
+    :data:`trace_crs.release.records.MAX_DEPTH` levels (or too deep for the parser), are a
+    :class:`KBFormatError` naming the file (exit 3)."""
+    from trace_crs.release.records import MAX_DEPTH, too_deep
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: release file not found")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise KBFormatError(
+            str(path), exc.lineno, "<json>", f"malformed JSON: {exc.msg} (column {exc.colno})"
+        ) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise KBFormatError(str(path), None, "<json>", f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise KBFormatError(str(path), None, "<json>", f"nested deeper than {MAX_DEPTH} levels") from None
+    deep = too_deep(data)
+    if deep is not None:
+        raise KBFormatError(str(path), None, deep, f"nested deeper than {MAX_DEPTH} levels")
+    return data, text

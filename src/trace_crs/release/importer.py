@@ -28,7 +28,7 @@ from trace_crs.dialogues.pools import expanded_pools
 from trace_crs.dialogues.release import HydrationError, hydrate_dialogue, text_sha256
 from trace_crs.dialogues.schema import SPLITS, check_dialogue
 from trace_crs.kb.store import KB, sha256_file, write_kb
-from trace_crs.release.bundle import bundle_paths, load_json, read_pois, read_reviews
+from trace_crs.release.bundle import bundle_paths, load_json_text, read_pois, read_reviews
 from trace_crs.release.checks import ReleaseFormatError, card_records, dialogue_records
 from trace_crs.release.consistency import (
     CARD_KINDS,
@@ -41,31 +41,11 @@ from trace_crs.release.consistency import (
 )
 from trace_crs.release.mapping import coverage, unconsumed
 from trace_crs.release.official import from_official, span_sha256
+from trace_crs.release.splits import ignored_split_files, read_splits
 from trace_crs.release.staging import check_out, staged
 
 REPORT_FILE, DIALOGUES_FILE, KB_SUBDIR = "mapping_report.json", "dialogues.jsonl", "kb"
 PLACEHOLDER_RE = re.compile(r'"\[Q:(\d+)\]" \[(R\d+)\]')  # dialogues/release.py's placeholder form
-
-
-def read_splits(directory: Path, ids: set[str]) -> dict[str, str]:
-    """``{dialogue_id: split}`` from the split files present (the test file is required)."""
-    if not (directory / "test_dialogue_ids.json").is_file():
-        raise FileNotFoundError(f"{directory / 'test_dialogue_ids.json'}: split file not found")
-    out: dict[str, str] = {}
-    for split in SPLITS:
-        path = directory / f"{split}_dialogue_ids.json"
-        if not path.is_file():
-            continue
-        listed = load_json(path)
-        if not isinstance(listed, list) or not all(isinstance(i, str) for i in listed):
-            raise ReleaseFormatError(str(path), None, "<file>", "expected a JSON array of dialogue ids")
-        for i in listed:
-            if i not in ids:
-                raise ReleaseFormatError(str(path), i, "<id>", "listed in the split file but not in the dataset")
-            if i in out:
-                raise ReleaseFormatError(str(path), i, "<id>", f"already listed in the {out[i]} split")
-            out[i] = split
-    return out
 
 
 def _poi_types(
@@ -200,8 +180,11 @@ def import_release(
     dataset, pois, splits, out = Path(dataset), Path(pois), Path(splits), Path(out)
     inputs = [dataset, pois, splits, *bundle_paths(yelp_dir)]
     check_out(out, inputs, REPORT_FILE)
-    records = dialogue_records(load_json(dataset), str(dataset))
-    cards = card_records(load_json(pois), str(pois))
+    data, text = load_json_text(dataset)
+    records = dialogue_records(data, str(dataset), text)
+    data, text = load_json_text(pois)
+    cards = card_records(data, str(pois), text)
+    del data, text
     split_of = read_splits(splits, {r["dialogue_id"] for r in records})
     types = _poi_types(records, cards, str(dataset), str(pois))
     business_path, review_path = bundle_paths(yelp_dir)
@@ -291,6 +274,7 @@ def import_release(
             "split_files": sorted(
                 f"{s}_dialogue_ids.json" for s in SPLITS if (splits / f"{s}_dialogue_ids.json").is_file()
             ),
+            "ignored_split_dir_files": ignored_split_files(splits),  # the CLI warns about each
             "fields": coverage(records, len(split_of)),
             "unconsumed_release_keys": unconsumed(records),
             "kb_sha256": kb_sha,
