@@ -127,6 +127,11 @@ def _unsolvable(args: argparse.Namespace) -> int:
         f"-> {args.out}",
         file=sys.stderr,
     )
+    if len(items) < args.n:  # the KB left a reason short (build_unsolvable): said, never silent
+        print(
+            f"unsolvable: warning: --n {args.n} asked, {len(items)} built (the KB cannot fill every reason)",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -239,6 +239,21 @@ def refuse_output_clash(outputs: list[tuple[str, Path]]) -> None:
                 )
 
 
+def warn_capped(flag: str, asked: int | None, available: int, what: str) -> bool:
+    """Say on stderr (both numbers) that count flag ``flag`` asked for more than the input holds
+    and all ``available`` are used: the seeded subsets of the paper's procedure
+    (:func:`trace_crs.dialogues.subset.seeded_indices`) cap at the corpus, never silently.
+    Returns whether it warned."""
+    import sys
+
+    if asked is None or asked <= available:
+        return False
+    print(
+        f"trace-crs: warning: {flag} {asked} is above the {available} {what}; all {available} are used", file=sys.stderr
+    )
+    return True
+
+
 def guard_paths(args: argparse.Namespace) -> None:
     """Refuse outputs that overlap inputs or each other, and file outputs that are directories
     (exit 2).  Inputs: :data:`INPUT_FLAGS` and the runs of

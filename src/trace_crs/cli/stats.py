@@ -31,6 +31,7 @@ import pandas as pd
 from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
 from trace_crs.cli import add_group
 from trace_crs.cli.arguments import add_baselines, add_n_boot, add_out, add_seed
+from trace_crs.cli.guard import warn_capped
 from trace_crs.cli.stats_abstention import add_abstention
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
@@ -114,6 +115,8 @@ def _sensitivity(args: argparse.Namespace) -> int:
         fuzzy_threshold=args.fuzzy_threshold,
     )
     sensitivity.write(frame, args.out)
+    if "n_dialogues" in frame and len(frame):
+        warn_capped("--n-dialogues", args.n_dialogues, int(frame["n_dialogues"].min()), "dialogues of a run")
     print(args.out)
     return 0
 
@@ -135,6 +138,10 @@ def _diagnose(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     diagnosis.write(frame, args.out)
+    if "n_dialogues" in frame and len(frame):
+        warn_capped(
+            "--n-dialogues", args.n_dialogues, int(frame["n_dialogues"].min()), f"dialogues of run {args.run_name}"
+        )
     print(args.out)
     return 0
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from trace_crs.atomic import commit_files
 from trace_crs.cli.arguments import add_baselines, add_config, add_dialogues, add_kb, add_out, add_seed
+from trace_crs.cli.guard import warn_capped
 
 N_TAUS = 41
 
@@ -37,6 +38,7 @@ def run_abstention(args: argparse.Namespace) -> int:
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
     corpus = load_dialogues(args.dialogues)
     rng = np.random.default_rng(args.seed)
+    warn_capped("--n-solvable", args.n_solvable, len(corpus), f"dialogues of {args.dialogues}")
     picks = sorted(rng.choice(len(corpus), size=min(args.n_solvable, len(corpus)), replace=False))
     table = confidence_table(kb, unsolvable, [corpus[i] for i in picks])
     reason = {d["dialogue_id"]: d["unsolvable"]["reason"] for d in unsolvable}
@@ -105,7 +107,9 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
     corpus = load_dialogues(args.dialogues)
     rng = np.random.default_rng(args.seed)
+    warn_capped("--n-solvable", args.n_solvable, len(corpus), f"dialogues of {args.dialogues}")
     picks = sorted(rng.choice(len(corpus), size=min(args.n_solvable, len(corpus)), replace=False))
+    warn_capped("--n-unsolvable", args.n_unsolvable, len(unsolvable), f"items of {args.unsolvable}")
     items = select_subset(unsolvable, args.n_unsolvable, args.seed)
     systems = build_baselines(names, kb, lm_config=resolved["lm"], seed=cfg.seed, prefilter=cfg.prefilter)
     try:

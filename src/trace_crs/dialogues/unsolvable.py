@@ -39,6 +39,7 @@ import numpy as np
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import Constraint, satisfies
 from trace_crs.dialogues.phrasing import choose, pref_text, templates
+from trace_crs.errors import UsageError
 from trace_crs.kb.facets import NOISE_LEVELS
 from trace_crs.kb.store import KB
 
@@ -174,7 +175,15 @@ def _unclear(base: dict[str, Any], k: int, stated: list[Constraint], rng: np.ran
 
 
 def build_unsolvable(kb: KB, dialogues: list[dict[str, Any]], n: int, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
-    """``n`` unsolvable items, as equal a share per reason as ``n`` allows, each verified."""
+    """``n`` unsolvable items, as equal a share per reason as ``n`` allows, each verified.  Each
+    reason draws at most one item per corpus dialogue, so ``n`` above ``len(REASONS)`` times the
+    corpus size is a UsageError; a reason the KB cannot fill (no over-constraining facet left)
+    yields fewer, which the caller sees in ``len(result)`` (the CLI warns with both numbers)."""
+    if n > len(REASONS) * len(dialogues):
+        raise UsageError(
+            f"--n {n}: a corpus of {len(dialogues)} dialogues gives at most {len(REASONS) * len(dialogues)} "
+            f"unsolvable items (one per dialogue and reason, {len(REASONS)} reasons)"
+        )
     rng = np.random.default_rng([seed, 19])
     extras = _extra_facets(kb)
     order = rng.permutation(len(dialogues))
