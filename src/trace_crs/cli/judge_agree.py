@@ -106,6 +106,32 @@ def _coverage(pred: Any, human: Any, args: argparse.Namespace) -> dict[str, Any]
     return cov
 
 
+def _warn_undefined(tables: dict[str, Any], pred: Any, human: Any) -> None:
+    """Say on stderr why agreement tables came out all null: no numeric human rating, ``--pred``
+    and ``--human`` naming no system in common, or an agreement table whose every measure is
+    undefined (the tables are written as computed; the warning keeps a null table from passing
+    unseen)."""
+    import pandas as pd
+
+    if human is not None:
+        rated = [c for c in human.columns if c not in ("dialogue_id", "system", "annotator")]
+        if not human[rated].apply(pd.to_numeric, errors="coerce").notna().any().any():
+            print("warning: --human holds no numeric rating (every factor and overall is null)", file=sys.stderr)
+        ours, theirs = set(pred["system"].dropna()), set(human["system"].dropna())
+        if ours and theirs and not ours & theirs:
+            print(
+                f"warning: --pred and --human share no system (e.g. {sorted(ours)[:2]} vs {sorted(theirs)[:2]}): "
+                "the ranking agreement is undefined",
+                file=sys.stderr,
+            )
+    for name in ("factors", "overall", "factors_vs_judge_b"):  # the agreement itself (a ranking of
+        table = tables.get(name)  # files without systems is undefined by design)
+        if isinstance(table, pd.DataFrame) and len(table):
+            measures = table.select_dtypes("float")
+            if measures.shape[1] and measures.isna().all().all():
+                print(f"warning: table {name!r}: every value is undefined (null)", file=sys.stderr)
+
+
 def run_agree(args: argparse.Namespace) -> int:
     """``judge agree``."""
     from trace_crs.judge import agree
@@ -168,6 +194,7 @@ def run_agree(args: argparse.Namespace) -> int:
         tables["stability"] = agree.stability([pred, *(read_ratings(r) for r in args.repeat)])
     if args.select:
         tables["selection"] = _select(args, pred)
+    _warn_undefined(tables, pred, human if args.human else None)
     as_json = {k: _plain(v) for k, v in tables.items()}
     if not args.quiet:
         for k, v in tables.items():
