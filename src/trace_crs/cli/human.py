@@ -58,10 +58,13 @@ def _jsonl(rows: list[dict]) -> str:
 
 
 def _sample(args: argparse.Namespace) -> int:
+    from trace_crs.cli.run_inputs import check_run_inputs
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb.store import load_kb
 
     n_task2 = task2_count(args.n, args.n_task2)  # before reading anything
+    for run in args.run:  # the runs' replies belong to these dialogues of this KB
+        check_run_inputs(run, {"dialogues": args.dialogues, "kb/pois.jsonl": args.kb})
     frames = [pd.read_parquet(Path(r) / "records.parquet") for r in args.run]
     records = pd.concat(frames, ignore_index=True)
     if records.duplicated(["dialogue_id", "turn_id", "baseline"]).any():

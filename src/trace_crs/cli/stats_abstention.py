@@ -6,7 +6,7 @@ Unlike the other ``stats`` commands these read the KB and the corpora, not score
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -35,7 +35,10 @@ def run_abstention(args: argparse.Namespace) -> int:
         [out / "confidence.parquet", out / "tau_sweep.csv", out / "reasons.csv"],
         [args.kb, args.dialogues, args.unsolvable],
     )
+    from trace_crs.dialogues.unsolvable import check_kb
+
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
+    check_kb(cast("list[dict[str, Any]]", unsolvable), kb, str(args.unsolvable))
     corpus = load_dialogues(args.dialogues)
     rng = np.random.default_rng(args.seed)
     warn_capped("--n-solvable", args.n_solvable, len(corpus), f"dialogues of {args.dialogues}")
@@ -104,7 +107,10 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
     names = [n for n in resolved["baselines"] if uses_llm(n)]
     if not names:
         raise UsageError(f"abstention-llm: no LLM baseline in {resolved['baselines']}")
+    from trace_crs.dialogues.unsolvable import check_kb
+
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
+    check_kb(cast("list[dict[str, Any]]", unsolvable), kb, str(args.unsolvable))
     corpus = load_dialogues(args.dialogues)
     rng = np.random.default_rng(args.seed)
     warn_capped("--n-solvable", args.n_solvable, len(corpus), f"dialogues of {args.dialogues}")
