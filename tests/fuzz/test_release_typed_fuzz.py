@@ -132,3 +132,14 @@ def test_a_misnamed_split_file_is_refused_and_other_files_are_warned_about(relea
     assert "not split lists, ignored: README.txt" in err
     report = json.loads((tmp_path / "out" / "mapping_report.json").read_text())
     assert report["ignored_split_dir_files"] == ["README.txt"]
+
+
+def test_a_killed_imports_staging_copy_is_removed_by_the_next_import(release, tmp_path):
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".out.tmp-{int(done.stdout)}"  # a dead process's staging copy (a whole KB)
+    (stale / "kb").mkdir(parents=True)
+    (stale / "kb" / "reviews.jsonl").write_text("a whole KB copy\n")
+    assert main(["--quiet", *_argv(release, tmp_path / "out")]) == 0
+    assert not stale.exists() and (tmp_path / "out" / "mapping_report.json").exists()

@@ -10,6 +10,8 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from trace_crs.atomic import write_text
@@ -112,14 +114,18 @@ def run_generate(args: argparse.Namespace) -> int:
         dialogues, failures = generate_simulated(kb, args.n, args.seed, progress=not os.environ.get("TQDM_DISABLE")), []
     else:
         dialogues, failures, run = _generate_llm(args, kb, on_log)
-    out = write_corpus(dialogues, args.out)
+    out = Path(args.out)
+    extra: dict[Path, Callable[[Path], Any]] = {}  # committed with the corpus (atomic.commit_files)
     if failures:
         from trace_crs.kb.store import dump_jsonl
 
-        dump_jsonl(failures, out.with_suffix(".failures.jsonl"))
+        extra[out.with_suffix(".failures.jsonl")] = lambda t: dump_jsonl(failures, t)
     if logs:
         report = {**run, "wall_s": round(time.monotonic() - t0, 1), "acceptance": acceptance(logs)}
-        write_text(out.with_suffix(".acceptance.json"), json.dumps(report, indent=2) + "\n")
+        text = json.dumps(report, indent=2) + "\n"
+        extra[out.with_suffix(".acceptance.json")] = lambda t: write_text(t, text)
+    write_corpus(dialogues, out, extra)
+    if logs:
         for tier, row in report["acceptance"].items():
             if tier != "reasons":
                 print(

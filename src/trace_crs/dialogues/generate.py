@@ -3,6 +3,7 @@ generator per dialogue, splits, written as canonical JSON lines (same seed → s
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,18 +51,23 @@ def splits_dir(out: str | Path) -> Path:
     return out.with_name(out.stem + ".splits")
 
 
-def write_corpus(dialogues: list[dict[str, Any]], out: str | Path) -> Path:
+def write_corpus(
+    dialogues: list[dict[str, Any]], out: str | Path, extra: Mapping[Path, Callable[[Path], Any]] | None = None
+) -> Path:
     """Write the dialogues and ``<out stem>.splits/<split>_dialogue_ids.json`` beside them (a
     directory named after the corpus, so two corpora in one directory never share one), as one
     commit (:func:`trace_crs.atomic.commit_files`, the corpus last): a killed write never
-    leaves a corpus beside split lists of another one.  The split directory is replaced as a
+    leaves a corpus beside split lists of another one.  ``extra``: more files of the same
+    output (the LLM generator's failures and acceptance report), path -> writer, in the commit.  The split directory is replaced as a
     whole, so one holding anything else is refused first (:func:`check_splits_dir`)."""
     out = Path(out)
     check_splits_dir(splits_dir(out))
     ids = {split: sorted(d["dialogue_id"] for d in dialogues if d["split"] == split) for split in SPLITS}
-    commit_files(
-        {splits_dir(out): lambda t: write_split_ids(ids, t), out: lambda t: dump_jsonl(dialogues, t)}, marker=out
-    )
+    writers: dict[str | Path, Callable[[Path], Any]] = {splits_dir(out): lambda t: write_split_ids(ids, t)}
+    for path, write in (extra or {}).items():
+        writers[path] = write
+    writers[out] = lambda t: dump_jsonl(dialogues, t)
+    commit_files(writers, marker=out)
     return out
 
 
