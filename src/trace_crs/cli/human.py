@@ -59,20 +59,21 @@ def _jsonl(rows: list[dict]) -> str:
 
 def _sample(args: argparse.Namespace) -> int:
     from trace_crs.cli.run_inputs import check_run_inputs
+    from trace_crs.cli.tables import read_table
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb.store import load_kb
 
     n_task2 = task2_count(args.n, args.n_task2)  # before reading anything
     for run in args.run:  # the runs' replies belong to these dialogues of this KB
         check_run_inputs(run, {"dialogues": args.dialogues, "kb/pois.jsonl": args.kb})
-    frames = [pd.read_parquet(Path(r) / "records.parquet") for r in args.run]
+    frames = [read_table(Path(r) / "records.parquet") for r in args.run]
     records = pd.concat(frames, ignore_index=True)
     if records.duplicated(["dialogue_id", "turn_id", "baseline"]).any():
         raise UsageError("--run: the runs share a (dialogue, turn, baseline); give each baseline from one run")
     scores = None
     if args.scores:
         parts = [
-            pd.read_parquet(p).assign(baseline=p.name.split(".")[0])
+            read_table(p).assign(baseline=p.name.split(".")[0])
             for d in args.scores
             for p in sorted(Path(d).glob("*.per_turn.parquet"))
         ]

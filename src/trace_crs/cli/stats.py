@@ -33,6 +33,7 @@ from trace_crs.cli import add_group
 from trace_crs.cli.arguments import add_baselines, add_n_boot, add_out, add_seed
 from trace_crs.cli.guard import warn_capped
 from trace_crs.cli.stats_abstention import add_abstention
+from trace_crs.cli.tables import read_table
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.oracle.quality import COMPONENTS, COSTS, joint_quality
@@ -49,7 +50,7 @@ def _load_scores(directory: Path, level: str) -> pd.DataFrame:
     paths = sorted(directory.glob(f"*.{level}.parquet"))
     if not paths:
         raise FileNotFoundError(f"{directory}: no *.{level}.parquet score files")
-    return pd.concat([pd.read_parquet(p).assign(baseline=p.name.split(".")[0]) for p in paths], ignore_index=True)
+    return pd.concat([read_table(p).assign(baseline=p.name.split(".")[0]) for p in paths], ignore_index=True)
 
 
 def _pair(text: str) -> tuple[str, str, str]:
@@ -74,7 +75,7 @@ def _oracle(args: argparse.Namespace) -> int:
     quality = joint_quality(
         _load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"), _names(args.quality)
     )
-    costs = dialogue_costs(pd.read_parquet(args.records), source=str(args.records))
+    costs = dialogue_costs(read_table(args.records), source=str(args.records))
     column = COSTS[args.cost]
     table = quality.merge(costs[["dialogue_id", "baseline", column]], on=["dialogue_id", "baseline"], how="left")
     inst = oracle_instance(table, "quality", column, source=f"{args.scores} + {args.records}")
