@@ -143,3 +143,27 @@ def test_a_killed_imports_staging_copy_is_removed_by_the_next_import(release, tm
     (stale / "kb" / "reviews.jsonl").write_text("a whole KB copy\n")
     assert main(["--quiet", *_argv(release, tmp_path / "out")]) == 0
     assert not stale.exists() and (tmp_path / "out" / "mapping_report.json").exists()
+
+
+def test_a_lone_surrogate_escape_is_a_data_error_at_its_line(release, tmp_path, capsys):
+    path = release / "crs_dataset.json"
+    text = path.read_text()
+    path.write_text(text.replace('"Hi, I have', '"\\ud800Hi, I have', 1))
+    before = tree_hash(release)
+    assert main(_argv(release, tmp_path / "out")) == 3
+    err = capsys.readouterr().err
+    line = next(i for i, s in enumerate(path.read_text().splitlines(), 1) if "\\ud800" in s)
+    assert f"crs_dataset.json:{line}: field '[0].turns[0].text': a lone UTF-16 surrogate escape" in err
+    assert tree_hash(release) == before
+
+
+@pytest.mark.parametrize("what,change,field", [
+    ("a candidate not in the bundle", lambda d: d[0]["candidate_poi_ids"].__setitem__(3, "fxNowhere"),
+     "[0].candidate_poi_ids"),
+    ("an unknown role (schema)", lambda d: d[1]["turns"][0].__setitem__("role", "robot"), "turns/0/role"),
+])
+def test_errors_found_after_typing_name_their_line(release, tmp_path, capsys, what, change, field):
+    _edit(release, "crs_dataset.json", change)
+    assert main(_argv(release, tmp_path / "out")) == 3
+    err = capsys.readouterr().err
+    assert re.search(r"crs_dataset\.json:\d+: ", err) and field in err, err

@@ -167,10 +167,11 @@ def load_json(path: str | Path) -> Any:
 
 
 def load_json_text(path: str | Path) -> tuple[Any, str]:
-    """``(data, text)`` of a whole JSON file.  Malformed JSON, and JSON nested deeper than
-    :data:`trace_crs.release.records.MAX_DEPTH` levels (or too deep for the parser), are a
-    :class:`KBFormatError` naming the file (exit 3)."""
-    from trace_crs.release.records import MAX_DEPTH, too_deep
+    """``(data, text)`` of a whole JSON file.  Malformed JSON, JSON nested deeper than
+    :data:`trace_crs.release.records.MAX_DEPTH` levels (or too deep for the parser) and a string
+    with a lone surrogate escape are a :class:`KBFormatError` naming the file (exit 3)."""
+    from trace_crs.release.locate import line_of
+    from trace_crs.release.records import MAX_DEPTH, bad_value
 
     path = Path(path)
     if not path.is_file():
@@ -186,7 +187,8 @@ def load_json_text(path: str | Path) -> tuple[Any, str]:
         raise KBFormatError(str(path), None, "<json>", f"malformed JSON: {exc}") from None
     except RecursionError:
         raise KBFormatError(str(path), None, "<json>", f"nested deeper than {MAX_DEPTH} levels") from None
-    deep = too_deep(data)
-    if deep is not None:
-        raise KBFormatError(str(path), None, deep, f"nested deeper than {MAX_DEPTH} levels")
+    bad = bad_value(data)
+    if bad is not None:
+        problem = f"nested deeper than {MAX_DEPTH} levels" if bad[1] == "deep" else "a lone UTF-16 surrogate escape"
+        raise KBFormatError(str(path), line_of(text, bad[0]), bad[0], problem)
     return data, text

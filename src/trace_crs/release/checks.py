@@ -10,7 +10,8 @@ a release can carry and still be imported are :mod:`trace_crs.release.consistenc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from trace_crs.errors import DataError
@@ -18,6 +19,8 @@ from trace_crs.kb.geo import canonical_city
 from trace_crs.kb.schema import POI_TYPES
 from trace_crs.release.locate import line_of
 from trace_crs.release.records import CARD, DIALOGUE, SpecError, check
+
+Lines = Callable[[str], "int | None"]  # a field's path -> its line in the file (None: unknown)
 
 
 class ReleaseFormatError(DataError):
@@ -33,10 +36,18 @@ class ReleaseFormatError(DataError):
             line=line,
             field=field_name,
         )
-        self.dialogue_id = dialogue_id
+        self.dialogue_id, self.problem = dialogue_id, problem
 
-
-Lines = Callable[[str], "int | None"]  # a field's path -> its line in the file (None: unknown)
+    def at_line(self, line: Lines) -> ReleaseFormatError:
+        """This error with the line ``line`` gives its field (itself when it has one or none is found)."""
+        if self.line is not None or self.field in (None, "<file>"):
+            return self
+        found = line(str(self.field))
+        return (
+            self
+            if found is None
+            else ReleaseFormatError(str(self.file), self.dialogue_id, str(self.field), self.problem, found)
+        )
 
 
 def _typed(value: Any, spec: Any, path: str, did: str | None, where: str, line: Lines) -> None:
@@ -67,16 +78,33 @@ def _scenario_values(scenario: dict[str, Any], path: str, did: str | None, prefi
     scenario["city"] = city
 
 
+def dataset_lines(data: Any, text: str | None) -> Lines:
+    """Field path (``[i].turns[t]…``, as every finding names it) -> line in ``crs_dataset.json``,
+    whose records are the top-level array or the ``"dialogues"`` member."""
+    prefix = ".dialogues" if isinstance(data, dict) else ""
+    return lambda field: line_of(text, prefix + field)
+
+
+def card_lines(data: Any, text: str | None) -> Lines:
+    """Field path (``[i].citations[k]…``) -> line in the card file; in a file keyed by business
+    id, card ``[i]`` is the i-th key in sorted order (:func:`card_records`)."""
+    keys = sorted(data) if isinstance(data, dict) else None
+
+    def line(field: str) -> int | None:
+        head, _, rest = field.partition("]")
+        if keys is None or not head.startswith("[") or not head[1:].isdigit() or int(head[1:]) >= len(keys):
+            return line_of(text, field)
+        return line_of(text, f".{keys[int(head[1:])]}{rest}")
+
+    return line
+
+
 def dialogue_records(data: Any, path: str, text: str | None = None) -> list[dict[str, Any]]:
     """The dialogues of ``crs_dataset.json`` (a JSON array, or ``{"dialogues": [...]}``), every
     nested field typed (:data:`trace_crs.release.records.DIALOGUE`); a dialogue id seen twice
     is an error naming both positions.  ``text``: the file's text, to name the line of a field."""
     records = data.get("dialogues") if isinstance(data, dict) else data
-    prefix = ".dialogues" if isinstance(data, dict) else ""  # fields are named [i]...; lines found under it
-
-    def line(field: str) -> int | None:
-        return line_of(text, prefix + field)
-
+    line = dataset_lines(data, text)
     if not isinstance(records, list):
         raise ReleaseFormatError(path, None, "<file>", "expected a JSON array of dialogues", 1)
     if not records:
@@ -105,13 +133,7 @@ def card_records(data: Any, path: str, text: str | None = None) -> list[dict[str
     (:data:`trace_crs.release.records.CARD`); an empty card file is an error (a release names
     its POIs).  ``text``: the file's text, to name the line of a field."""
     keys = sorted(data) if isinstance(data, dict) else None
-
-    def line(field: str) -> int | None:
-        head, _, rest = field.partition("]")
-        if keys is None or not head.startswith("[") or not head[1:].isdigit():
-            return line_of(text, field)
-        return line_of(text, f".{keys[int(head[1:])]}{rest}")  # [i] of a keyed file: its key
-
+    line = card_lines(data, text)
     if isinstance(data, dict):
         for i, key in enumerate(keys or []):
             if not isinstance(data[key], dict):
@@ -134,3 +156,13 @@ def card_records(data: Any, path: str, text: str | None = None) -> list[dict[str
         if card.get("poi_type") is not None:
             _poi_type(card["poi_type"], path, None, f"[{i}].poi_type", line)
     return cards
+
+
+@contextmanager
+def located(lines: dict[str, Lines]) -> Iterator[None]:
+    """Re-raise a :class:`ReleaseFormatError` of a file in ``lines`` (path -> its locator) with the
+    line of its field (:meth:`ReleaseFormatError.at_line`)."""
+    try:
+        yield
+    except ReleaseFormatError as exc:
+        raise exc.at_line(lines.get(str(exc.file), lambda _field: None)) from None

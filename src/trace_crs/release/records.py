@@ -168,12 +168,30 @@ def check(value: Any, spec: Any, where: str) -> None:
 def too_deep(data: Any, limit: int = MAX_DEPTH) -> str | None:
     """The path of the first value nested deeper than ``limit`` levels, None when none is
     (iterative: a hostile file cannot exhaust the stack here)."""
+    found = bad_value(data, limit)
+    return found[0] if found and found[1] == "deep" else None
+
+
+def bad_value(data: Any, limit: int = MAX_DEPTH) -> tuple[str, str] | None:
+    """``(path, "deep")`` for the first value nested deeper than ``limit`` levels, ``(path,
+    "surrogate")`` for the first string (or key) holding a lone UTF-16 surrogate (JSON's
+    ``"\\ud800"`` escape: no UTF-8 writer can write it back), None for neither."""
     stack: list[tuple[Any, str, int]] = [(data, "", 0)]
     while stack:
         value, where, depth = stack.pop()
         if depth > limit:
-            return where or "<file>"
-        if isinstance(value, dict):
+            return where or "<file>", "deep"
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return where or "<file>", "surrogate"
+        elif isinstance(value, dict):
+            for k in value:
+                try:
+                    k.encode("utf-8")
+                except UnicodeEncodeError:
+                    return f"{where}.{k!r}", "surrogate"
             stack.extend((v, f"{where}.{k}", depth + 1) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value))
