@@ -146,12 +146,23 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _hydrate(args: argparse.Namespace) -> int:
-    from trace_crs.dialogues.release import hydrate_dialogue
+    from trace_crs.dialogues.release import HydrationError, hydrate_dialogue
     from trace_crs.dialogues.schema import check_dialogue
+    from trace_crs.errors import DataError
     from trace_crs.kb.store import dump_jsonl, iter_jsonl
+    from trace_crs.release.records import RELEASED_DIALOGUE, SpecError, check
 
     kb = load_kb_dir(args.kb)
-    out = [check_dialogue(hydrate_dialogue(rec, kb), args.file, line) for line, rec in iter_jsonl(args.file)]
+    out = []
+    for line, rec in iter_jsonl(args.file):
+        try:  # the pointer fields hydration reads, typed first (a list record was a traceback)
+            check(rec, RELEASED_DIALOGUE, "")
+        except SpecError as exc:
+            raise DataError(exc.problem, file=args.file, line=line, field=exc.field.lstrip(".") or "<record>") from None
+        try:
+            out.append(check_dialogue(hydrate_dialogue(rec, kb), args.file, line))
+        except HydrationError as exc:  # the KB does not hold what the release points to: bad data
+            raise DataError(str(exc), file=args.file, line=line, field="citations") from None
     dump_jsonl(out, args.out)
     return 0
 

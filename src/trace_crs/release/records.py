@@ -123,6 +123,38 @@ CARD = Obj(
         "price": ((int, str), NULLABLE),
     }
 )
+# a dialogue of ``dialogues release`` (our schema, quotes as pointers; ``dialogues hydrate`` reads it)
+RELEASED_DIALOGUE = Obj(
+    {
+        "dialogue_id": (str, REQUIRED),
+        "turns": (
+            ListOf(
+                Obj(
+                    {
+                        "turn_id": (int, REQUIRED),
+                        "text": (str, REQUIRED),
+                        "citations": (
+                            ListOf(
+                                Obj(
+                                    {
+                                        "q": (int, REQUIRED),
+                                        "label": (str, REQUIRED),
+                                        "review_id": (str, REQUIRED),
+                                        "sha256": (str, REQUIRED),
+                                        "start": (int, REQUIRED),
+                                        "end": (int, REQUIRED),
+                                    }
+                                )
+                            ),
+                            REQUIRED,
+                        ),
+                    }
+                )
+            ),
+            REQUIRED,
+        ),
+    }
+)
 _JSON_NAMES = {dict: "object", list: "array", str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
