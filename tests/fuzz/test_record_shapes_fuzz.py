@@ -62,3 +62,33 @@ def test_hydrate_against_a_kb_without_the_review_is_a_data_error(corpus, w, caps
     assert main(["dialogues", "hydrate", "--dialogues", str(rel), "--kb", str(other), "--out", str(w / "h.jsonl")]) == 3
     err = capsys.readouterr().err
     assert "rel.jsonl:1: field 'citations'" in err and "missing from the KB" in err
+
+
+@pytest.mark.parametrize("config,message", [
+    (": : :\n", "config.yaml:1: not YAML"),
+    ("[1, 2]\n", "expected a mapping"),
+    ("kb: 5\ndialogues: d.jsonl\n", "field 'kb': missing, or not a path"),
+    ("kb: kb\n", "field 'dialogues': missing, or not a path"),
+])
+@pytest.mark.parametrize("command", ["diagnose", "sensitivity"])
+def test_a_bad_run_config_is_exit_3_naming_it(tmp_path, capsys, config, message, command):
+    (tmp_path / "res" / "runs" / "r1").mkdir(parents=True)
+    (tmp_path / "res" / "runs" / "r1" / "config.yaml").write_text(config)
+    before = tree_hash(tmp_path)
+    argv = (["stats", "diagnose", "--results", str(tmp_path / "res"), "--run", "r1"] if command == "diagnose" else
+            ["stats", "sensitivity", "fuzzy", "--results", str(tmp_path / "res"), "--runs", "r1"])
+    assert main([*argv, "--out", str(tmp_path / "x.parquet")]) == 3
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert tree_hash(tmp_path) == before
+
+
+def test_human_sample_names_the_missing_record_columns(corpus, tmp_path, capsys):
+    import pandas as pd
+
+    kb, dialogues = corpus
+    (tmp_path / "run").mkdir()
+    pd.DataFrame({"x": [1]}).to_parquet(tmp_path / "run" / "records.parquet")
+    assert main(["human", "sample", "--run", str(tmp_path / "run"), "--kb", str(kb), "--dialogues", str(dialogues),
+                 "--out", str(tmp_path / "i.jsonl"), "--key-out", str(tmp_path / "k.jsonl")]) == 3
+    assert "records.parquet: no column(s) dialogue_id, turn_id, baseline, text, citations" in capsys.readouterr().err

@@ -51,6 +51,7 @@ from trace_crs.human.study import analyse
 from trace_crs.kb.store import sha256_file
 
 DEFAULT_BASELINES = "tfidf,rag_citation,llm_zero_shot"  # the three audited in App. K
+RECORD_COLUMNS = ("dialogue_id", "turn_id", "baseline", "text", "citations")  # what the sampler reads of a run
 
 
 def _jsonl(rows: list[dict]) -> str:
@@ -66,7 +67,7 @@ def _sample(args: argparse.Namespace) -> int:
     n_task2 = task2_count(args.n, args.n_task2)  # before reading anything
     for run in args.run:  # the runs' replies belong to these dialogues of this KB
         check_run_inputs(run, {"dialogues": args.dialogues, "kb/pois.jsonl": args.kb})
-    frames = [read_table(Path(r) / "records.parquet") for r in args.run]
+    frames = [read_table(Path(r) / "records.parquet", RECORD_COLUMNS) for r in args.run]
     records = pd.concat(frames, ignore_index=True)
     if records.duplicated(["dialogue_id", "turn_id", "baseline"]).any():
         raise UsageError("--run: the runs share a (dialogue, turn, baseline); give each baseline from one run")

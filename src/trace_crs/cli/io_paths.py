@@ -31,6 +31,37 @@ def _run_names(flag: str, value: Any) -> list[str]:
     return [p.partition("=")[2].strip() or p for p in parts] if how == "variant" else parts
 
 
+def named_runs(args: argparse.Namespace) -> list[str]:
+    """Every run the run-name flags of ``args`` name (:data:`RUN_NAME_FLAGS`), in flag order."""
+    return [name for flag in RUN_NAME_FLAGS for name in _run_names(flag, getattr(args, flag, None))]
+
+
+def check_run_configs(args: argparse.Namespace) -> None:
+    """DataError (exit 3, naming the file and field) for a named run whose ``config.yaml`` is not
+    YAML, not a mapping, or lacks the ``kb`` and ``dialogues`` paths the re-scoring reads; a
+    missing config is left to the command (it says how to produce the run)."""
+    import yaml
+
+    from trace_crs import results_layout as layout
+    from trace_crs.errors import DataError
+
+    for name in named_runs(args):
+        path = layout.run_file(args.results, name, layout.RUN_CONFIG)
+        if not path.is_file():
+            continue
+        try:
+            config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise DataError(f"not YAML ({problem})", file=str(path), line=mark.line + 1 if mark else None) from None
+        if not isinstance(config, dict):
+            raise DataError(f"expected a mapping (kb:, dialogues:, ...), got {type(config).__name__}", file=str(path))
+        for key in ("kb", "dialogues"):
+            if not isinstance(config.get(key), str) or not config[key]:
+                raise DataError("missing, or not a path", file=str(path), field=key)
+
+
 def named_inputs(args: argparse.Namespace) -> list[Path]:
     """The inputs behind the run-name flags (:data:`RUN_NAME_FLAGS`): each run's directory and
     the KB and dialogues its ``config.yaml`` names (an unreadable config adds nothing here; the
@@ -43,16 +74,15 @@ def named_inputs(args: argparse.Namespace) -> list[Path]:
     if not results:
         return []
     out: list[Path] = []
-    for flag in RUN_NAME_FLAGS:
-        for name in _run_names(flag, getattr(args, flag, None)):
-            run = layout.run_dir(results, name)
-            out.append(run)
-            try:
-                config = yaml.safe_load((run / layout.RUN_CONFIG).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError):
-                continue
-            if isinstance(config, dict):
-                out += [Path(config[k]) for k in ("kb", "dialogues") if isinstance(config.get(k), str) and config[k]]
+    for name in named_runs(args):
+        run = layout.run_dir(results, name)
+        out.append(run)
+        try:
+            config = yaml.safe_load((run / layout.RUN_CONFIG).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if isinstance(config, dict):
+            out += [Path(config[k]) for k in ("kb", "dialogues") if isinstance(config.get(k), str) and config[k]]
     return out
 
 

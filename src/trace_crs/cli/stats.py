@@ -32,6 +32,7 @@ from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_t
 from trace_crs.cli import add_group
 from trace_crs.cli.arguments import add_baselines, add_n_boot, add_out, add_seed
 from trace_crs.cli.guard import warn_capped
+from trace_crs.cli.io_paths import check_run_configs
 from trace_crs.cli.stats_abstention import add_abstention
 from trace_crs.cli.tables import read_table
 from trace_crs.config import ScoreConfig
@@ -103,6 +104,7 @@ def _sensitivity(args: argparse.Namespace) -> int:
     if args.out.is_dir():
         raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
     refuse_inputs([args.out], [str(args.results / "runs")])
+    check_run_configs(args)
     settings = sensitivity.parse_settings(args.settings) if args.settings else None
     frame = sensitivity.analyse(
         args.analysis,
@@ -130,6 +132,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     if args.out.is_dir():
         raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
     refuse_inputs([args.out], [str(args.results / "runs")])
+    check_run_configs(args)
     frame = diagnosis.diagnose(
         args.results,
         args.run_name,
