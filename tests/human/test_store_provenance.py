@@ -115,3 +115,17 @@ def test_serve_creates_from_an_empty_file(tmp_path):
     db = tmp_path / "new.sqlite"
     db.write_bytes(b"")
     assert open_store(db, ITEMS, create=True).items_sha256 == _sha(ITEMS)
+
+
+@pytest.mark.parametrize("rec,field", [
+    ({"item_id": "a", "task": "t1", "dialogue_id": "d", "quotes": "abc"}, "quotes"),
+    ({"item_id": "a", "task": "t1", "dialogue_id": "d", "quotes": [["q"]]}, "quotes"),
+    ({"item_id": "a", "task": "t2", "dialogue_id": "d", "candidates": "x"}, "candidates"),
+    ({"item_id": "a", "task": "t2", "dialogue_id": "d", "candidates": [{"poi_id": 5}]}, "candidates"),
+    ({"item_id": "a", "task": "t1", "dialogue_id": ["d"]}, "dialogue_id"),
+])
+def test_items_with_mistyped_fields_are_refused_at_their_line(tmp_path, rec, field):
+    p = tmp_path / "items.jsonl"
+    p.write_text(json.dumps({"item_id": "ok", "task": "t1", "dialogue_id": "d"}) + "\n" + json.dumps(rec) + "\n")
+    with pytest.raises(DataError, match=rf"items.jsonl:2: field '{field}'"):
+        read_items(p)

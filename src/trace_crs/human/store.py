@@ -42,7 +42,9 @@ CREATE TABLE IF NOT EXISTS labels (annotator TEXT NOT NULL, item_id TEXT NOT NUL
 
 
 def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
-    """Items of ``human sample`` by id (file order kept)."""
+    """Items of ``human sample`` by id (file order kept); the fields the store and the pages index
+    (``item_id``, ``task``, ``dialogue_id``, Task 1 ``quotes``, Task 2 ``candidates``) are typed,
+    a bad one a DataError at its line."""
     items: dict[str, dict[str, Any]] = {}
     for line_no, rec in iter_jsonl(path):
         iid = rec.get("item_id") if isinstance(rec, dict) else None
@@ -50,10 +52,24 @@ def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
             raise DataError("missing, malformed or repeated", file=str(path), line=line_no, field="item_id")
         if rec.get("task") not in ("t1", "t2"):
             raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
+        if not isinstance(rec.get("dialogue_id"), str):
+            raise DataError("missing or not a string", file=str(path), line=line_no, field="dialogue_id")
+        if rec["task"] == "t1" and not _list_of(rec.get("quotes", []), lambda q: isinstance(q, str)):
+            raise DataError("a list of quoted texts", file=str(path), line=line_no, field="quotes")
+        if rec["task"] == "t2" and not _list_of(
+            rec.get("candidates", []), lambda c: isinstance(c, dict) and isinstance(c.get("poi_id"), str)
+        ):
+            raise DataError(
+                "a list of objects with a 'poi_id' string", file=str(path), line=line_no, field="candidates"
+            )
         items[iid] = rec
     if not items:
         raise DataError("no items", file=str(path))
     return items
+
+
+def _list_of(value: Any, ok: Any) -> bool:
+    return isinstance(value, list) and all(ok(v) for v in value)
 
 
 def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
