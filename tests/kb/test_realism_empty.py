@@ -35,3 +35,19 @@ def test_reference_reviews_without_words_are_exit_3(kb_dir, tmp_path, capsys, te
     assert code == 3 and "yelp_academic_dataset_review.json" in err and "field 'text'" in err
     assert "none of the 3 reviews has a word" in err
     assert tree_hash(tmp_path) == before
+
+
+def test_the_json_and_the_markdown_are_one_commit(kb_dir, tmp_path, monkeypatch):
+    from trace_crs.kb import realism
+
+    out, md = tmp_path / "r.json", tmp_path / "card" / "r.md"
+    argv = ["--quiet", "kb", "realism", "--kb", str(kb_dir), "--out", str(out), "--markdown", str(md)]
+    assert main(argv) == 0
+    before = tree_hash(tmp_path)
+
+    def broken(report):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(realism, "to_markdown", broken)
+    assert main([*argv, "--seed", "7"]) == 2  # another seed: another JSON, never published alone
+    assert tree_hash(tmp_path) == before

@@ -78,7 +78,6 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from trace_crs.atomic import write_atomic
     from trace_crs.baselines.abstain import decline_table
     from trace_crs.baselines.registry import uses_llm
     from trace_crs.cli.converse import config_section
@@ -125,8 +124,13 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
             getattr(system, "close", lambda: None)()
     scores = decline_scores(table)
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "llm_decisions.parquet", lambda t: table.to_parquet(t, index=False))
-    write_atomic(out / "llm_abstention.csv", lambda t: scores.to_csv(t, index=False, float_format="%.6g"))
+    commit_files(  # the decisions and the scores computed from them: one commit
+        {
+            out / "llm_decisions.parquet": lambda t: table.to_parquet(t, index=False),
+            out / "llm_abstention.csv": lambda t: scores.to_csv(t, index=False, float_format="%.6g"),
+        },
+        marker=out / "llm_abstention.csv",
+    )
     print(out)
     return 0
 
