@@ -92,3 +92,17 @@ def test_human_sample_names_the_missing_record_columns(corpus, tmp_path, capsys)
     assert main(["human", "sample", "--run", str(tmp_path / "run"), "--kb", str(kb), "--dialogues", str(dialogues),
                  "--out", str(tmp_path / "i.jsonl"), "--key-out", str(tmp_path / "k.jsonl")]) == 3
     assert "records.parquet: no column(s) dialogue_id, turn_id, baseline, text, citations" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    "release export --kb {kb} --dialogues {w}/empty.jsonl --out {w}/rel",
+    "dialogues release --dialogues {w}/empty.jsonl --kb {kb} --out {w}/r.jsonl",
+    "dialogues hydrate --dialogues {w}/empty.jsonl --kb {kb} --out {w}/h.jsonl",
+])
+def test_an_empty_corpus_is_exit_3_and_writes_nothing(corpus, w, capsys, argv):
+    kb, _ = corpus
+    (w / "empty.jsonl").write_text("")
+    before = tree_hash(w)
+    assert main(argv.format(kb=kb, w=w).split()) == 3
+    assert "no dialogues (an empty corpus)" in capsys.readouterr().err
+    assert tree_hash(w) == before

@@ -137,11 +137,11 @@ def _unsolvable(args: argparse.Namespace) -> int:
 
 def _release(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.release import release_dialogue
-    from trace_crs.dialogues.schema import iter_dialogues
+    from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb.store import dump_jsonl
 
     kb = load_kb_dir(args.kb)
-    dump_jsonl([release_dialogue(d, kb) for d in iter_dialogues(args.file)], args.out)
+    dump_jsonl([release_dialogue(d, kb) for d in load_dialogues(args.file)], args.out)  # empty: exit 3
     return 0
 
 
@@ -163,6 +163,8 @@ def _hydrate(args: argparse.Namespace) -> int:
             out.append(check_dialogue(hydrate_dialogue(rec, kb), args.file, line))
         except HydrationError as exc:  # the KB does not hold what the release points to: bad data
             raise DataError(str(exc), file=args.file, line=line, field="citations") from None
+    if not out:
+        raise DataError("no dialogues (an empty corpus)", file=args.file, field="<file>")
     dump_jsonl(out, args.out)
     return 0
 

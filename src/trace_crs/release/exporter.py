@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from trace_crs.atomic import clean_stale, commit_files, write_json, write_text
-from trace_crs.dialogues.schema import SPLITS, iter_dialogues
+from trace_crs.dialogues.schema import SPLITS, load_dialogues
 from trace_crs.errors import UsageError
 from trace_crs.kb.store import KB, dump_jsonl, load_kb, sha256_file
 from trace_crs.kb.yelp import BUSINESS_FILE, REVIEW_FILE
@@ -81,7 +81,7 @@ def export_release(
     ):
         raise UsageError(f"--yelp-bundle {bundle} is inside --out {out}, which the export replaces as a whole")
     kb = load_kb(kb_dir)
-    corpus = list(iter_dialogues(dialogues))
+    corpus = list(load_dialogues(dialogues))  # an empty corpus is a data error (import refuses an empty release)
     records = [to_official(d, kb) for d in corpus]
     if bundle is None:
         with staged(out) as staging:
