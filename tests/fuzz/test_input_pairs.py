@@ -84,3 +84,13 @@ def test_an_unsolvable_set_with_another_kb_is_refused(corpus, other_kb, tmp_path
     err = capsys.readouterr().err
     assert "metadata.kb_sha256" in err and _sha(other_kb / "pois.jsonl") in err and "u.jsonl:1:" in err
     assert tree_hash(tmp_path) == before
+
+
+def test_judge_transcripts_of_a_run_with_other_dialogues_is_refused(corpus, run, tmp_path, capsys):
+    kb, dialogues = corpus
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(reversed(dialogues.read_text().splitlines(keepends=True))))
+    argv = ["judge", "transcripts", "--run", str(run), "--kb", str(kb), "--out", str(tmp_path / "t.jsonl")]
+    assert main([*argv, "--dialogues", str(other)]) == 3
+    assert "inputs.dialogues" in capsys.readouterr().err and not (tmp_path / "t.jsonl").exists()
+    assert main([*argv, "--dialogues", str(dialogues)]) == 0

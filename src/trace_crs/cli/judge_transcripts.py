@@ -105,6 +105,10 @@ def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
         raise UsageError("--predictions/--run need --kb (items and cited reviews come from it)")
     if args.predictions and not args.system:
         raise UsageError("--predictions needs --system NAME (the baseline that produced them)")
+    if args.run:  # the run's replies belong to the dialogues and KB it evaluated
+        from trace_crs.cli.run_inputs import check_run_inputs
+
+        check_run_inputs(args.run, {"dialogues": args.dialogues, "kb/pois.jsonl": args.kb})
     kb = load_kb(args.kb) if args.kb else None
     corpus = load_dialogues(args.dialogues)
     ids = args.dialogue_ids or (str(Path(args.run) / "dialogue_ids.json") if args.run else None)
