@@ -47,7 +47,8 @@ def _sample(run: Path, kb: Path, dialogues: Path, w: Path) -> list[str]:
 def test_human_sample_with_the_runs_own_inputs_works(corpus, run, tmp_path):
     kb, dialogues = corpus
     assert main(["--quiet", *_sample(run, kb, dialogues, tmp_path)]) == 0
-    assert (tmp_path / "items.jsonl").exists()
+    digest = _sha(tmp_path / "items.jsonl")  # every key line names the items file it was drawn with
+    assert {json.loads(x)["items_sha256"] for x in (tmp_path / "key.jsonl").read_text().splitlines()} == {digest}
 
 
 def test_human_sample_with_other_dialogues_is_refused(corpus, run, tmp_path, capsys):

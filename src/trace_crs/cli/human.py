@@ -8,7 +8,9 @@
   [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20 (≤ --n)] [--seed N]
   --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
   (:mod:`trace_crs.human.sample`); the key file (item → baseline, automated scores) is a
-  separate output, kept away from annotators; the items file is written last.
+  separate output, kept away from annotators (each key line carries the items file's SHA-256,
+  which ``human export`` copies into every label, so ``human agree`` refuses a key of another
+  sample); the items file is written last.
 * ``trace-crs human serve --items ITEMS.jsonl --db LABELS.sqlite --annotators A1,A2,…
   [--host 127.0.0.1] [--port 8765]`` — the annotation web tool (:mod:`trace_crs.human.app`);
   prints each annotator's private link (tokens persist in the database).  The database records
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -83,7 +86,9 @@ def _sample(args: argparse.Namespace) -> int:
     t1, t2, key = sample_items(
         records, dialogues, load_kb(args.kb), args.baselines.split(","), args.n, args.seed, n_task2, scores
     )
-    text_items, text_key = _jsonl(t1 + t2), _jsonl(key)
+    text_items = _jsonl(t1 + t2)
+    digest = hashlib.sha256(text_items.encode("utf-8")).hexdigest()  # what serve records, export copies
+    text_key = _jsonl([{**k, "items_sha256": digest} for k in key])
     commit_files(
         {
             args.key_out: lambda t: t.write_text(text_key, encoding="utf-8"),

@@ -9,6 +9,10 @@ One JSON object per line, one line per (annotator, item):
 * Task 2 (blind expert recommendation): ``{"task": "t2", "annotator", "dialogue_id",
   "pois": [1–3 candidate POI ids], "sentence": str}``.
 
+Both may carry ``items_sha256`` (optional): the SHA-256 of the items file the labels were given
+on, as ``human export`` reads it from the labels database; ``human sample`` writes the same into
+every key line, and ``human agree`` refuses labels and a key of different items files.
+
 A line that breaks the contract is a :class:`~trace_crs.errors.DataError` naming file, line and
 field; nothing is dropped silently.
 """
@@ -61,6 +65,9 @@ def _trimmed(value: str) -> str:
 
 
 Ident = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_trimmed)]
+# the SHA-256 of the items file the label was given on (``human export`` fills it from the labels
+# database; ``human sample`` writes the same into the key): labels and key of one sample match
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
 class Task1Label(BaseModel):
@@ -77,6 +84,7 @@ class Task1Label(BaseModel):
     informativeness: Likert
     naturalness: Likert
     comment: str = Field(default="", max_length=10_000)
+    items_sha256: Sha256 | None = None
 
     @field_validator("errors")
     @classmethod
@@ -99,6 +107,7 @@ class Task2Label(BaseModel):
     dialogue_id: Ident
     pois: Annotated[list[Ident], Field(min_length=1, max_length=3)]
     sentence: str = Field(default="", max_length=10_000)
+    items_sha256: Sha256 | None = None
 
 
 _MODELS: dict[str, type[Task1Label] | type[Task2Label]] = {"t1": Task1Label, "t2": Task2Label}
@@ -201,7 +210,7 @@ def task1_frame(labels: list[Task1Label], key: pd.DataFrame | None = None, sourc
 
     ``key`` (``item_id, baseline`` and optional metric columns, the sampler's key file) fills or
     checks ``baseline`` and adds the item's automated scores."""
-    df = pd.DataFrame([r.model_dump() for r in labels])
+    df = pd.DataFrame([r.model_dump(exclude={"items_sha256"}) for r in labels])
     if df.empty:
         raise DataError("no Task 1 labels", file=source)
     if key is not None:

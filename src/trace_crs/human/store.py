@@ -234,8 +234,9 @@ class LabelStore:
                         informativeness=f["informativeness"],
                         naturalness=f["naturalness"],
                         comment=f.get("comment", ""),
+                        items_sha256=self.items_sha256,
                     )
-                    done.append(rec.model_dump(exclude={"baseline"}))
+                    done.append(rec.model_dump(exclude={"baseline"}, exclude_none=True))
                 else:
                     rec2 = Task2Label(
                         task="t2",
@@ -243,8 +244,9 @@ class LabelStore:
                         dialogue_id=item["dialogue_id"],
                         pois=f["pois"],
                         sentence=f.get("sentence", ""),
+                        items_sha256=self.items_sha256,
                     )
-                    done.append(rec2.model_dump())
+                    done.append(rec2.model_dump(exclude_none=True))
         return done, missing
 
 
