@@ -129,3 +129,15 @@ def test_items_with_mistyped_fields_are_refused_at_their_line(tmp_path, rec, fie
     p.write_text(json.dumps({"item_id": "ok", "task": "t1", "dialogue_id": "d"}) + "\n" + json.dumps(rec) + "\n")
     with pytest.raises(DataError, match=rf"items.jsonl:2: field '{field}'"):
         read_items(p)
+
+
+def test_a_database_sqlite_cannot_open_is_a_usage_error(tmp_path, monkeypatch):
+    from trace_crs.errors import UsageError
+    from trace_crs.human import store as store_module
+
+    def refuse(*_a, **_k):  # what SQLite says of a path it cannot open or create
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", refuse)
+    with pytest.raises(UsageError, match="cannot open the labels database"):
+        open_store(tmp_path / "l.sqlite", ITEMS, create=True)

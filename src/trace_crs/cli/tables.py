@@ -19,7 +19,7 @@ def read_table(path: str | Path, columns: tuple[str, ...] = ()) -> Any:
     try:
         frame = pd.read_parquet(path)
     except (pa.ArrowException, OSError) as exc:
-        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
             raise  # a usage error (exit 2) with the path, as for every input
         raise DataError(f"not a readable Parquet table ({str(exc).splitlines()[0][:200]})", file=str(path)) from None
     missing = [c for c in columns if c not in frame.columns]

@@ -286,4 +286,7 @@ def open_store(db: str | Path, items_path: str | Path, create: bool) -> LabelSto
                 file=str(db),
                 field="items_sha256",
             )
-    return LabelStore(db, items, items_sha256=digest if create else None, readonly=not create)
+    try:
+        return LabelStore(db, items, items_sha256=digest if create else None, readonly=not create)
+    except sqlite3.OperationalError as exc:  # a path SQLite cannot open or create (exit 2, as any OS error)
+        raise UsageError(f"{db}: cannot open the labels database ({exc})") from None
