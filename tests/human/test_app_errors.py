@@ -66,3 +66,11 @@ def test_a_busy_port_is_a_usage_error_before_the_database_is_created(tmp_path, c
     err = capsys.readouterr().err
     assert code == 2 and f"--port {port}" in err and "choose another port" in err
     assert not db.exists()
+
+
+def test_serve_without_an_annotator_name_is_a_usage_error(tmp_path, capsys):
+    from trace_crs.cli import main
+
+    db = tmp_path / "labels.sqlite"
+    assert main(["human", "serve", "--items", str(ITEMS), "--db", str(db), "--annotators", ","]) == 2
+    assert "give at least one name" in capsys.readouterr().err and not db.exists()

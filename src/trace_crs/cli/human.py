@@ -139,6 +139,8 @@ def _serve(args: argparse.Namespace) -> int:
     from trace_crs.human.store import open_store
 
     names = [a for a in args.annotators.split(",") if a]
+    if not names:  # a server nobody can reach
+        raise UsageError(f"--annotators {args.annotators!r}: give at least one name (A1,A2,...)")
     bind_check(args.host, args.port)  # a busy port is a usage error, before the database is touched
     store = open_store(args.db, args.items, create=True)
     tokens = store.add_annotators(names)
