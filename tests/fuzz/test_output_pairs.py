@@ -103,3 +103,17 @@ def test_a_run_named_by_a_flag_is_an_input(ws, capsys, argv):
     assert main(_run(ws, argv)) == 2
     assert "would overwrite the input" in capsys.readouterr().err
     assert tree_hash(ws) == before
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_two_outputs_that_are_one_file_through_a_link_are_refused(ws, capsys, link):
+    import os
+
+    (ws / "x.jsonl").write_text("old\n")
+    (os.symlink if link == "symlink" else os.link)(ws / "x.jsonl", ws / "x.csv")
+    before = tree_hash(ws)
+    argv = ["human", "export", "--items", str(ws / "items.jsonl"), "--labels-db", str(ws / "labels.sqlite"),
+            "--out", str(ws / "x.jsonl"), "--csv", str(ws / "x.csv")]
+    assert main(argv) == 2
+    assert "two outputs of one command" in capsys.readouterr().err
+    assert tree_hash(ws) == before
