@@ -1,6 +1,7 @@
 """The checks :func:`trace_crs.cli.main` runs on the parsed flags before any command reads an
 input (the contract in :mod:`trace_crs.cli`): every flag of every command is classified in
-:data:`INPUT_FLAGS`, :data:`OUTPUT_FLAGS` or :data:`OTHER_FLAGS` (a test keeps it complete);
+:data:`INPUT_FLAGS`, :data:`OUTPUT_FLAGS`, :data:`OTHER_FLAGS` or
+:data:`trace_crs.cli.io_paths.RUN_NAME_FLAGS` (a test keeps it complete);
 :func:`check_counts` bounds the count flags (:data:`COUNT_BOUNDS`); :func:`guard_paths` refuses
 (exit 2) an output that is, contains or lies inside an input
 (:func:`trace_crs.atomic.refuse_overlap`) or another output (:func:`refuse_output_clash`; the
