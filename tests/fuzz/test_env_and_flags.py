@@ -1,13 +1,17 @@
 """Two leaks found by the hostile probe: ``evaluate(cache_dir=…)`` left ``TRACE_CACHE_DIR`` set
-in the caller's process, and ``stats diagnose --run`` (a run *name*) was guarded as an input path."""
+in the caller's process, and ``stats diagnose --run`` (a run *name*) was guarded as an input path
+(it is a run under ``--results``:
+trace_crs.cli.io_paths.RUN_NAME_FLAGS)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from trace_crs.cache import CACHE_ENV
 from trace_crs.cli import INPUT_FLAGS, OTHER_FLAGS, build_parser
+from trace_crs.cli.io_paths import RUN_NAME_FLAGS, named_inputs
 from trace_crs.runner.run import RunConfig, evaluate
 
 
@@ -27,4 +31,6 @@ def test_evaluate_cache_dir_leaves_the_environment_as_found(before, corpus, tmp_
 def test_stats_diagnose_run_is_a_name_not_an_input():
     args = build_parser().parse_args(["stats", "diagnose", "--results", "r", "--run", "closed", "--out", "o.parquet"])
     assert args.run_name == "closed" and not hasattr(args, "run")
-    assert "run_name" in OTHER_FLAGS and "run_name" not in INPUT_FLAGS
+    assert "run_name" in RUN_NAME_FLAGS and "run_name" not in INPUT_FLAGS and "run_name" not in OTHER_FLAGS
+    # the guard reads it as the run under --results, not as a path "closed" in the working directory
+    assert named_inputs(args)[0] == Path("r") / "runs" / "closed"

@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from hostile import tree_hash  # noqa: E402
 
 from trace_crs.cli import INPUT_FLAGS, OTHER_FLAGS, OUTPUT_FLAGS, build_parser, main  # noqa: E402
+from trace_crs.cli.io_paths import RUN_NAME_FLAGS  # noqa: E402
 
 
 @pytest.fixture()
@@ -118,7 +119,7 @@ def test_every_command_with_an_input_and_an_output_is_covered():
 
 
 def test_every_flag_is_classified():
-    known = set(INPUT_FLAGS) | set(OUTPUT_FLAGS) | set(OTHER_FLAGS)
+    known = set(INPUT_FLAGS) | set(OUTPUT_FLAGS) | set(OTHER_FLAGS) | set(RUN_NAME_FLAGS)
     found = set()
 
     def walk(p: argparse.ArgumentParser) -> None:
@@ -129,7 +130,7 @@ def test_every_flag_is_classified():
             elif not a.dest.endswith("_command"):
                 found.add(a.dest)
     walk(build_parser())
-    assert found - known == set(), "classify new flags in trace_crs.cli (INPUT/OUTPUT/OTHER_FLAGS)"
+    assert found - known == set(), "classify new flags in trace_crs.cli (INPUT/OUTPUT/OTHER_FLAGS, io_paths.RUN_NAME_FLAGS)"
 
 
 @pytest.mark.parametrize("argv", [

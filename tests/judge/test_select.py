@@ -94,3 +94,22 @@ def test_transcript_recall_and_table7_row():
     assert list(rows.index) == ["core_avg", "debate", "recall"] and rows.loc["core_avg", "spearman"] == pytest.approx(1.0)
     assert rows.loc["recall", "n"] == 5 and 0 < rows.loc["recall", "spearman"] < 1
     assert "recall" not in overall_agreement(judge.assign(recall=float("nan")), human)["score"].tolist()
+
+
+def test_mixture_and_agreement_are_one_commit(tmp_path, monkeypatch):
+    """A failure while the agreement JSON is made leaves no mixture table either (cli.judge_agree)."""
+    from trace_crs.cli import judge_agree
+
+    human = tmp_path / "human.jsonl"
+    write(human, [{f: (2 if f == CONSTANT else h) for f in FACTORS} for h in HUMAN])
+    write(tmp_path / "a.jsonl", ratings(A_GOOD, 1), judge="openai/model-a")
+    write(tmp_path / "b.jsonl", ratings(set(FACTORS) - A_GOOD, 2), judge="openai/model-b")
+    out, mix = tmp_path / "agree.json", tmp_path / "mixture.yaml"
+
+    def broken(value):  # noqa: ANN001, ANN202
+        raise OSError("disk full")
+
+    monkeypatch.setattr(judge_agree, "_plain", broken)
+    assert main(["--quiet", "judge", "agree", "--pred", str(tmp_path / "a.jsonl"), "--human", str(human),
+                 "--select", str(tmp_path / "b.jsonl"), "--mixture-out", str(mix), "--out", str(out)]) == 2
+    assert not mix.exists() and not out.exists()

@@ -171,7 +171,8 @@ def test_a_clean_release_reports_zeros_and_strict_imports_it_identically(release
     for p in sorted(x.relative_to(a) for x in a.rglob("*") if x.is_file()):
         assert (a / p).read_bytes() == (b / p).read_bytes(), p
     report = json.loads((a / "mapping_report.json").read_text())
-    assert sorted(report) == ["consistency", "counts", "fields", "kb_sha256", "split_files", "unconsumed_release_keys"]
+    assert sorted(report) == ["consistency", "counts", "fields", "ignored_split_dir_files", "kb_sha256", "split_files",
+                              "unconsumed_release_keys"]
 
 
 def test_utf16_offsets_with_a_span_checksum_are_an_error_with_the_utf16_hint(release, tmp_path, capsys):

@@ -88,7 +88,9 @@ def test_card_pointer_out_of_range_without_span_is_exit_3(release, tmp_path, cap
     _edit(release, "poi_knowledge_base.json", cards)
     assert main(import_args(release, tmp_path / "o")) == 3
     err = capsys.readouterr().err
-    assert f"{release / 'poi_knowledge_base.json'}: field '[1].citations[0].start': " in err
+    # the line of the pointer's own field (release.checks.located), here "start" of citations[0] of card [1]
+    line = (release / "poi_knowledge_base.json").read_text().splitlines().index(f'    "start": {start}') + 1
+    assert f"{release / 'poi_knowledge_base.json'}:{line}: field '[1].citations[0].start': " in err
     assert f"offsets {start}:{end} of review rvNashvi010yyyyyyyyyyy fall outside the review (101 characters)" in err
     assert not (tmp_path / "o").exists()
 

@@ -65,3 +65,13 @@ def test_parse_corpus_runs():
     assert parse_corpus_runs(None) == {}
     with pytest.raises(UsageError):
         parse_corpus_runs("nonsense")
+
+
+def test_cli_n_dialogues_above_the_run_warns_with_both_numbers(results, tmp_path, capsys):
+    from trace_crs.cli import main
+
+    out = tmp_path / "d.parquet"
+    assert main(["stats", "diagnose", "--results", str(results), "--run", "closed", "--n-dialogues", "50",
+                 "--out", str(out)]) == 0
+    assert "--n-dialogues 50 is above the 2 dialogues of run closed; all 2 are used" in capsys.readouterr().err
+    assert set(pd.read_parquet(out).n_dialogues) == {2}

@@ -13,9 +13,12 @@ stdout, for scripts: ``score``, ``evaluate``, ``dialogues stats|validate|leakage
 
 Before any command runs (:mod:`trace_crs.cli.guard`), :func:`guard_paths` refuses (exit 2) an
 output flag that is, contains or lies inside an input flag
-(:func:`trace_crs.atomic.refuse_overlap`), and a file output that is an existing directory;
-every flag of every command is classified in :data:`INPUT_FLAGS`, :data:`OUTPUT_FLAGS` or
-:data:`OTHER_FLAGS` (a test keeps it complete).
+(:func:`trace_crs.atomic.refuse_overlap`) or another output of the command (the files it writes
+beside ``--out`` included, :mod:`trace_crs.cli.io_paths`), and a file output that is an existing
+directory; every flag of every command is classified in :data:`INPUT_FLAGS`,
+:data:`OUTPUT_FLAGS`, :data:`OTHER_FLAGS` or :data:`~trace_crs.cli.io_paths.RUN_NAME_FLAGS` (a
+run's name under ``--results``, guarded as that run and the KB and dialogues its config names;
+a test keeps the classification complete).
 Operating-system errors (permission, read-only file system, a parent that is a file, a
 directory where a file is expected, disk full) are usage errors: exit 2 with the path and
 the reason, no traceback.  Messages are cut to :data:`MAX_MESSAGE` characters.

@@ -127,26 +127,44 @@ def _unsolvable(args: argparse.Namespace) -> int:
         f"-> {args.out}",
         file=sys.stderr,
     )
+    if len(items) < args.n:  # the KB left a reason short (build_unsolvable): said, never silent
+        print(
+            f"unsolvable: warning: --n {args.n} asked, {len(items)} built (the KB cannot fill every reason)",
+            file=sys.stderr,
+        )
     return 0
 
 
 def _release(args: argparse.Namespace) -> int:
     from trace_crs.dialogues.release import release_dialogue
-    from trace_crs.dialogues.schema import iter_dialogues
+    from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb.store import dump_jsonl
 
     kb = load_kb_dir(args.kb)
-    dump_jsonl([release_dialogue(d, kb) for d in iter_dialogues(args.file)], args.out)
+    dump_jsonl([release_dialogue(d, kb) for d in load_dialogues(args.file)], args.out)  # empty: exit 3
     return 0
 
 
 def _hydrate(args: argparse.Namespace) -> int:
-    from trace_crs.dialogues.release import hydrate_dialogue
+    from trace_crs.dialogues.release import HydrationError, hydrate_dialogue
     from trace_crs.dialogues.schema import check_dialogue
+    from trace_crs.errors import DataError
     from trace_crs.kb.store import dump_jsonl, iter_jsonl
+    from trace_crs.release.records import RELEASED_DIALOGUE, SpecError, check
 
     kb = load_kb_dir(args.kb)
-    out = [check_dialogue(hydrate_dialogue(rec, kb), args.file, line) for line, rec in iter_jsonl(args.file)]
+    out = []
+    for line, rec in iter_jsonl(args.file):
+        try:  # the pointer fields hydration reads, typed first (a list record was a traceback)
+            check(rec, RELEASED_DIALOGUE, "")
+        except SpecError as exc:
+            raise DataError(exc.problem, file=args.file, line=line, field=exc.field.lstrip(".") or "<record>") from None
+        try:
+            out.append(check_dialogue(hydrate_dialogue(rec, kb), args.file, line))
+        except HydrationError as exc:  # the KB does not hold what the release points to: bad data
+            raise DataError(str(exc), file=args.file, line=line, field="citations") from None
+    if not out:
+        raise DataError("no dialogues (an empty corpus)", file=args.file, field="<file>")
     dump_jsonl(out, args.out)
     return 0
 

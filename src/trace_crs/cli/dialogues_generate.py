@@ -10,6 +10,8 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from trace_crs.atomic import write_text
@@ -96,8 +98,9 @@ def run_generate(args: argparse.Namespace) -> int:
     import time
 
     from trace_crs.cli.dialogues import load_kb_dir
-    from trace_crs.dialogues.generate import generate_simulated, write_corpus
+    from trace_crs.dialogues.generate import check_splits_dir, generate_simulated, splits_dir, write_corpus
 
+    check_splits_dir(splits_dir(args.out))  # before any dialogue is generated (write_corpus checks again)
     kb = load_kb_dir(args.kb)
     t0 = time.monotonic()
     logs: list = []
@@ -111,14 +114,18 @@ def run_generate(args: argparse.Namespace) -> int:
         dialogues, failures = generate_simulated(kb, args.n, args.seed, progress=not os.environ.get("TQDM_DISABLE")), []
     else:
         dialogues, failures, run = _generate_llm(args, kb, on_log)
-    out = write_corpus(dialogues, args.out)
+    out = Path(args.out)
+    extra: dict[Path, Callable[[Path], Any]] = {}  # committed with the corpus (atomic.commit_files)
     if failures:
         from trace_crs.kb.store import dump_jsonl
 
-        dump_jsonl(failures, out.with_suffix(".failures.jsonl"))
+        extra[out.with_suffix(".failures.jsonl")] = lambda t: dump_jsonl(failures, t)
     if logs:
         report = {**run, "wall_s": round(time.monotonic() - t0, 1), "acceptance": acceptance(logs)}
-        write_text(out.with_suffix(".acceptance.json"), json.dumps(report, indent=2) + "\n")
+        text = json.dumps(report, indent=2) + "\n"
+        extra[out.with_suffix(".acceptance.json")] = lambda t: write_text(t, text)
+    write_corpus(dialogues, out, extra)
+    if logs:
         for tier, row in report["acceptance"].items():
             if tier != "reasons":
                 print(

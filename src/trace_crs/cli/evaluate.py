@@ -70,6 +70,11 @@ def _run(args: argparse.Namespace) -> int:
             f"--out {out} is a non-empty directory that is not a run (no config.yaml); "
             "choose a new or empty directory"
         )
+    if cfg.subset is not None and Path(cfg.dialogues).is_file():
+        from trace_crs.cli.guard import warn_capped
+
+        with open(cfg.dialogues, "rb") as fh:  # records are one per non-blank line (a bad one fails later)
+            warn_capped("--subset", cfg.subset, sum(1 for line in fh if line.strip()), f"dialogues of {cfg.dialogues}")
     score = run_score_config(args.config, cfg) if args.score else None
     manifest = evaluate(
         cfg, args.out, workers=args.workers, progress=not args.quiet, cache_dir=args.cache_dir, score=score

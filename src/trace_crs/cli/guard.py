@@ -1,14 +1,18 @@
 """The checks :func:`trace_crs.cli.main` runs on the parsed flags before any command reads an
 input (the contract in :mod:`trace_crs.cli`): every flag of every command is classified in
-:data:`INPUT_FLAGS`, :data:`OUTPUT_FLAGS` or :data:`OTHER_FLAGS` (a test keeps it complete);
+:data:`INPUT_FLAGS`, :data:`OUTPUT_FLAGS`, :data:`OTHER_FLAGS` or
+:data:`trace_crs.cli.io_paths.RUN_NAME_FLAGS` (a test keeps it complete);
 :func:`check_counts` bounds the count flags (:data:`COUNT_BOUNDS`); :func:`guard_paths` refuses
 (exit 2) an output that is, contains or lies inside an input
-(:func:`trace_crs.atomic.refuse_overlap`), a file output that is an existing directory and a
-directory output (:data:`DIR_OUTPUTS`) that is a file."""
+(:func:`trace_crs.atomic.refuse_overlap`) or another output (:func:`refuse_output_clash`; the
+run-name flags and the files written beside ``--out`` are declared in :mod:`trace_crs.cli.io_paths`),
+a file output that is an existing directory and a directory output (:data:`DIR_OUTPUTS`) that is
+a file."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +139,6 @@ OTHER_FLAGS = (
     "annotators",
     "host",
     "port",
-    "run_name",  # stats diagnose --run: a run's name under results/runs/, not a path
 )
 # bounds of the count flags, checked in one place before a command runs (a negative --n made
 # 240 items; --per-cell 1000000 grew without bound): (lowest, highest or None)
@@ -203,17 +206,81 @@ def check_counts(args: argparse.Namespace) -> None:
             raise UsageError(f"--{flag.replace('_', '-')} {value}: must be {rule}")
 
 
-def guard_paths(args: argparse.Namespace) -> None:
-    """Refuse outputs that overlap inputs, and file outputs that are directories (exit 2)."""
-    from trace_crs.atomic import refuse_overlap
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
 
+
+def _clash(a: Path, b: Path) -> str | None:
+    """How output ``a`` collides with output ``b`` (same file, or one inside the other), or None."""
+    ra, rb = (
+        Path(os.path.abspath(os.path.expanduser(a))).resolve(),
+        Path(os.path.abspath(os.path.expanduser(b))).resolve(),
+    )
+    try:
+        same = ra == rb or (ra.exists() and rb.exists() and os.path.samefile(ra, rb))
+    except OSError:
+        same = False
+    return (
+        "is the same path as"
+        if same
+        else "lies inside"
+        if rb in ra.parents
+        else "contains"
+        if ra in rb.parents
+        else None
+    )
+
+
+def refuse_output_clash(outputs: list[tuple[str, Path]]) -> None:
+    """UsageError when two outputs of one command are one path (one would be lost) or one lies
+    inside the other (a directory output replaced as a whole would take the other with it)."""
+    for i, (what_a, a) in enumerate(outputs):
+        for what_b, b in outputs[i + 1 :]:
+            how = _clash(a, b)
+            if how:
+                raise UsageError(
+                    f"{what_a} {a} {how} {what_b} {b}: two outputs of one command would overwrite each other; "
+                    "choose distinct paths"
+                )
+
+
+def warn_capped(flag: str, asked: int | None, available: int, what: str) -> bool:
+    """Say on stderr (both numbers) that count flag ``flag`` asked for more than the input holds
+    and all ``available`` are used: the seeded subsets of the paper's procedure
+    (:func:`trace_crs.dialogues.subset.seeded_indices`) cap at the corpus, never silently.
+    Returns whether it warned."""
+    import sys
+
+    if asked is None or asked <= available:
+        return False
+    print(
+        f"trace-crs: warning: {flag} {asked} is above the {available} {what}; all {available} are used", file=sys.stderr
+    )
+    return True
+
+
+def guard_paths(args: argparse.Namespace) -> None:
+    """Refuse outputs that overlap inputs or each other, and file outputs that are directories
+    (exit 2).  Inputs: :data:`INPUT_FLAGS` and the runs of
+    :data:`~trace_crs.cli.io_paths.RUN_NAME_FLAGS`; outputs: :data:`OUTPUT_FLAGS` and
+    :func:`~trace_crs.cli.io_paths.derived_outputs`."""
+    from trace_crs.atomic import refuse_overlap
+    from trace_crs.cli.io_paths import derived_outputs, named_inputs
+
+    inputs = _paths(args, INPUT_FLAGS) + named_inputs(args)
+    outputs: list[tuple[str, Path]] = []
     for flag in OUTPUT_FLAGS:
         for out in _paths(args, (flag,)):
-            refuse_overlap([out], _paths(args, INPUT_FLAGS), flag="--" + flag.replace("_", "-"))
+            refuse_overlap([out], inputs, flag=_flag(flag))
             is_dir_output = flag in ("cache_dir", "models_dir", "yelp_bundle") or (
                 flag == "out" and command_of(args) in DIR_OUTPUTS
             )
             if not is_dir_output and Path(out).is_dir():
-                raise UsageError(f"--{flag.replace('_', '-')} {out} is a directory; it names a file")
+                raise UsageError(f"{_flag(flag)} {out} is a directory; it names a file")
             if is_dir_output and Path(out).exists() and not Path(out).is_dir():
-                raise UsageError(f"--{flag.replace('_', '-')} {out} is a file; it names a directory")
+                raise UsageError(f"{_flag(flag)} {out} is a file; it names a directory")
+            outputs.append((_flag(flag), Path(out)))
+    derived = derived_outputs(args)
+    for what, path in derived:
+        refuse_overlap([path], inputs, flag=what)
+    refuse_output_clash(outputs + derived)

@@ -8,18 +8,27 @@
   [--baselines tfidf,rag_citation,llm_zero_shot] [--n 30] [--n-task2 20 (≤ --n)] [--seed N]
   --out ITEMS.jsonl --key-out KEY.jsonl`` — blind Task 1 / Task 2 items
   (:mod:`trace_crs.human.sample`); the key file (item → baseline, automated scores) is a
-  separate output, kept away from annotators; the items file is written last.
+  separate output, kept away from annotators (each key line carries the items file's SHA-256,
+  which ``human export`` copies into every label, so ``human agree`` refuses a key of another
+  sample); the items file is written last.
 * ``trace-crs human serve --items ITEMS.jsonl --db LABELS.sqlite --annotators A1,A2,…
   [--host 127.0.0.1] [--port 8765]`` — the annotation web tool (:mod:`trace_crs.human.app`);
-  prints each annotator's private link (tokens persist in the database).
+  prints each annotator's private link (tokens persist in the database).  The database records
+  the items file's SHA-256 when it is created; another items file is refused (exit 3,
+  :func:`trace_crs.human.store.open_store`), and so is a port that cannot be bound (exit 2).
 * ``trace-crs human export --items ITEMS.jsonl --labels-db LABELS.sqlite --out LABELS.jsonl
   [--csv LABELS.csv]`` — complete labels as ``human agree`` reads them; incomplete ones are
-  listed on stderr (never silently dropped) and counted in the exit summary.
+  listed on stderr (never silently dropped) and counted in the exit summary.  The database is
+  opened read-only and must be one ``human serve`` created for this items file (exit 3
+  otherwise).  CSV cells a spreadsheet would run as formulas (``=``, ``+``, ``-``, ``@``, tab,
+  return) start with ``'`` (:func:`trace_crs.human.labels.csv_cell`; ``human agree`` strips it).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +54,7 @@ from trace_crs.human.study import analyse
 from trace_crs.kb.store import sha256_file
 
 DEFAULT_BASELINES = "tfidf,rag_citation,llm_zero_shot"  # the three audited in App. K
+RECORD_COLUMNS = ("dialogue_id", "turn_id", "baseline", "text", "citations")  # what the sampler reads of a run
 
 
 def _jsonl(rows: list[dict]) -> str:
@@ -52,18 +62,22 @@ def _jsonl(rows: list[dict]) -> str:
 
 
 def _sample(args: argparse.Namespace) -> int:
+    from trace_crs.cli.run_inputs import check_run_inputs
+    from trace_crs.cli.tables import read_table
     from trace_crs.dialogues.schema import load_dialogues
     from trace_crs.kb.store import load_kb
 
     n_task2 = task2_count(args.n, args.n_task2)  # before reading anything
-    frames = [pd.read_parquet(Path(r) / "records.parquet") for r in args.run]
+    for run in args.run:  # the runs' replies belong to these dialogues of this KB
+        check_run_inputs(run, {"dialogues": args.dialogues, "kb/pois.jsonl": args.kb})
+    frames = [read_table(Path(r) / "records.parquet", RECORD_COLUMNS) for r in args.run]
     records = pd.concat(frames, ignore_index=True)
     if records.duplicated(["dialogue_id", "turn_id", "baseline"]).any():
         raise UsageError("--run: the runs share a (dialogue, turn, baseline); give each baseline from one run")
     scores = None
     if args.scores:
         parts = [
-            pd.read_parquet(p).assign(baseline=p.name.split(".")[0])
+            read_table(p).assign(baseline=p.name.split(".")[0])
             for d in args.scores
             for p in sorted(Path(d).glob("*.per_turn.parquet"))
         ]
@@ -72,7 +86,9 @@ def _sample(args: argparse.Namespace) -> int:
     t1, t2, key = sample_items(
         records, dialogues, load_kb(args.kb), args.baselines.split(","), args.n, args.seed, n_task2, scores
     )
-    text_items, text_key = _jsonl(t1 + t2), _jsonl(key)
+    text_items = _jsonl(t1 + t2)
+    digest = hashlib.sha256(text_items.encode("utf-8")).hexdigest()  # what serve records, export copies
+    text_key = _jsonl([{**k, "items_sha256": digest} for k in key])
     commit_files(
         {
             args.key_out: lambda t: t.write_text(text_key, encoding="utf-8"),
@@ -120,18 +136,48 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from trace_crs.human.app import create_app
-    from trace_crs.human.store import LabelStore, read_items
+    from trace_crs.human.store import open_store
 
-    store = LabelStore(args.db, read_items(args.items))
-    tokens = store.add_annotators([a for a in args.annotators.split(",") if a])
+    names = [a for a in args.annotators.split(",") if a]
+    if not names:  # a server nobody can reach
+        raise UsageError(f"--annotators {args.annotators!r}: give at least one name (A1,A2,...)")
+    bind_check(args.host, args.port)  # a busy port is a usage error, before the database is touched
+    store = open_store(args.db, args.items, create=True)
+    tokens = store.add_annotators(names)
     for name, token in tokens.items():
         print(f"{name}: http://{args.host}:{args.port}/a/{token}", flush=True)
-    uvicorn.run(create_app(store), host=args.host, port=args.port, log_level="warning")
+    try:
+        uvicorn.run(create_app(store), host=args.host, port=args.port, log_level="warning")
+    except SystemExit as exc:  # uvicorn's startup failure (3) is not bad data: the port was taken meanwhile
+        if exc.code == 3:
+            raise UsageError(f"--host {args.host} --port {args.port}: the server could not start (above)") from None
+        raise
     return 0
 
 
+def bind_check(host: str, port: int) -> None:
+    """UsageError (exit 2) when ``host:port`` cannot be bound (in use, or not an address here)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise UsageError(f"--host {host}: not an address of this machine ({exc.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise UsageError(
+                f"--host {host} --port {port}: cannot listen there ({exc.strerror}); choose another port"
+            ) from None
+
+
 def _csv_rows(records: list[dict]) -> pd.DataFrame:
-    flat = [{k: ";".join(v) if isinstance(v, list) else v for k, v in r.items()} for r in records]
+    from trace_crs.human.labels import csv_cell
+
+    flat = [{k: csv_cell(";".join(v) if isinstance(v, list) else v) for k, v in r.items()} for r in records]
     cols = [
         "task",
         "annotator",
@@ -151,14 +197,22 @@ def _csv_rows(records: list[dict]) -> pd.DataFrame:
 def _export(args: argparse.Namespace) -> int:
     import sys
 
-    from trace_crs.human.store import LabelStore, read_items
+    from trace_crs.human.store import open_store
 
     if not Path(args.labels_db).is_file():
         raise FileNotFoundError(f"{args.labels_db}: no such database")
-    done, missing = LabelStore(args.labels_db, read_items(args.items)).export()
+    store = open_store(args.labels_db, args.items, create=False)
+    if store.items_sha256 is None:
+        print(
+            f"warning: {args.labels_db} records no items file (created before databases did): "
+            f"cannot check that {args.items} is the one it served",
+            file=sys.stderr,
+        )
+    done, missing = store.export()
     writers = {args.out: lambda t: t.write_text(_jsonl(done), encoding="utf-8")}
     if args.csv:
-        writers = {args.csv: lambda t: _csv_rows(done).to_csv(t, index=False), **writers}
+        # every cell quoted: a bare carriage return in a comment would otherwise end the row
+        writers = {args.csv: lambda t: _csv_rows(done).to_csv(t, index=False, quoting=csv.QUOTE_ALL), **writers}
     commit_files(writers, args.out)
     for m in missing:
         print(f"incomplete: {m['annotator']} {m['item_id']} lacks {', '.join(m['missing'])}", file=sys.stderr)

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from trace_crs.atomic import write_atomic
+from trace_crs.atomic import commit_files
 from trace_crs.cli.score import refuse_inputs
 from trace_crs.errors import DataError, UsageError
 
@@ -46,9 +46,10 @@ def read_human(args: argparse.Namespace) -> tuple[Any, dict[str, str] | None, di
     return human, qwk_reasons(mapping), {"file": str(args.human_map), **report}
 
 
-def _select(args: argparse.Namespace, pred: Any) -> Any:
+def _select(args: argparse.Namespace, pred: Any) -> tuple[Any, str | None]:
     """``--select``: per factor, the candidate (``--pred`` and each ``--select`` file) with the
-    highest QWK against ``--human``; ``--mixture-out`` writes the mixture table."""
+    highest QWK against ``--human``; and the mixture table's text when ``--mixture-out`` asks
+    for it (written with ``--out``, in one commit)."""
     import yaml
 
     from trace_crs.judge.records import read_ratings
@@ -76,10 +77,10 @@ def _select(args: argparse.Namespace, pred: Any) -> Any:
             file=sys.stderr,
         )
     selection = select_judges(frames, human, reasons)
-    if args.mixture_out:
-        text = yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False)
-        write_atomic(Path(args.mixture_out), lambda tmp: tmp.write_text(text))
-    return selection
+    mixture = (
+        yaml.safe_dump(mixture_table(selection, models, args.human), sort_keys=False) if args.mixture_out else None
+    )
+    return selection, mixture
 
 
 def _coverage(pred: Any, human: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -104,6 +105,32 @@ def _coverage(pred: Any, human: Any, args: argparse.Namespace) -> dict[str, Any]
             file=sys.stderr,
         )
     return cov
+
+
+def _warn_undefined(tables: dict[str, Any], pred: Any, human: Any) -> None:
+    """Say on stderr why agreement tables came out all null: no numeric human rating, ``--pred``
+    and ``--human`` naming no system in common, or an agreement table whose every measure is
+    undefined (the tables are written as computed; the warning keeps a null table from passing
+    unseen)."""
+    import pandas as pd
+
+    if human is not None:
+        rated = [c for c in human.columns if c not in ("dialogue_id", "system", "annotator")]
+        if not human[rated].apply(pd.to_numeric, errors="coerce").notna().any().any():
+            print("warning: --human holds no numeric rating (every factor and overall is null)", file=sys.stderr)
+        ours, theirs = set(pred["system"].dropna()), set(human["system"].dropna())
+        if ours and theirs and not ours & theirs:
+            print(
+                f"warning: --pred and --human share no system (e.g. {sorted(ours)[:2]} vs {sorted(theirs)[:2]}): "
+                "the ranking agreement is undefined",
+                file=sys.stderr,
+            )
+    for name in ("factors", "overall", "factors_vs_judge_b"):  # the agreement itself (a ranking of
+        table = tables.get(name)  # files without systems is undefined by design)
+        if isinstance(table, pd.DataFrame) and len(table):
+            measures = table.select_dtypes("float")
+            if measures.shape[1] and measures.isna().all().all():
+                print(f"warning: table {name!r}: every value is undefined (null)", file=sys.stderr)
 
 
 def run_agree(args: argparse.Namespace) -> int:
@@ -166,16 +193,23 @@ def run_agree(args: argparse.Namespace) -> int:
         }
     if args.repeat:
         tables["stability"] = agree.stability([pred, *(read_ratings(r) for r in args.repeat)])
+    mixture = None
     if args.select:
-        tables["selection"] = _select(args, pred)
+        tables["selection"], mixture = _select(args, pred)
+    _warn_undefined(tables, pred, human if args.human else None)
     as_json = {k: _plain(v) for k, v in tables.items()}
     if not args.quiet:
         for k, v in tables.items():
             print(f"== {k}\n{v.round(3).to_string(index=False) if hasattr(v, 'round') else v}", file=sys.stderr)
     text = json.dumps(as_json, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    writers: dict[str | Path, Any] = {}  # --out and --mixture-out: one commit (atomic.commit_files)
+    if mixture is not None:
+        writers[Path(args.mixture_out)] = lambda tmp: tmp.write_text(mixture)
     if out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(out, lambda tmp: tmp.write_text(text))
+        writers[out] = lambda tmp: tmp.write_text(text)
+    if writers:
+        commit_files(writers, marker=out or Path(args.mixture_out))
+    if out:
         print(out)
     else:
         print(text, end="")

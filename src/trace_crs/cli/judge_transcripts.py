@@ -27,13 +27,15 @@ def dump_records(records: list[dict], path: Path) -> None:
     write_atomic(path, write)
 
 
-def seeded_subset(items: list, n: int | None, seed: int) -> list:
+def seeded_subset(items: list, n: int | None, seed: int, what: str = "transcripts") -> list:
     """``n`` items drawn without replacement by ``default_rng(seed)``, in their original order
-    (all of them when ``n`` is None)."""
+    (all of them when ``n`` is None; a warning naming both numbers when ``n`` is above them)."""
+    from trace_crs.cli.guard import warn_capped
     from trace_crs.dialogues.subset import select_subset
 
     if n is not None and n < 1:
         raise UsageError(f"--n must be >= 1, got {n}")
+    warn_capped("--n", n, len(items), what)
     return select_subset(items, n, seed)
 
 
@@ -48,7 +50,7 @@ def run_transcripts(args: argparse.Namespace) -> int:
     if args.generic:
         if args.dialogues or args.predictions or args.run or args.live:
             raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run/--live")
-        records = _from_generic(args.generic, adapters, iter_jsonl)
+        records = seeded_subset(_from_generic(args.generic, adapters, iter_jsonl), args.n, args.seed)
     elif args.live:
         if args.dialogues or args.predictions or args.run:
             raise UsageError("--live reads converse runs on their own; drop --dialogues/--predictions/--run")
@@ -103,11 +105,15 @@ def _from_trace(args: argparse.Namespace, adapters: Any) -> list:
         raise UsageError("--predictions/--run need --kb (items and cited reviews come from it)")
     if args.predictions and not args.system:
         raise UsageError("--predictions needs --system NAME (the baseline that produced them)")
+    if args.run:  # the run's replies belong to the dialogues and KB it evaluated
+        from trace_crs.cli.run_inputs import check_run_inputs
+
+        check_run_inputs(args.run, {"dialogues": args.dialogues, "kb/pois.jsonl": args.kb})
     kb = load_kb(args.kb) if args.kb else None
     corpus = load_dialogues(args.dialogues)
     ids = args.dialogue_ids or (str(Path(args.run) / "dialogue_ids.json") if args.run else None)
     dialogues = restrict(corpus, ids if ids and Path(ids).exists() else None)
-    dialogues = seeded_subset(dialogues, args.n, args.seed)
+    dialogues = seeded_subset(dialogues, args.n, args.seed, "dialogues")
     outside = {d["dialogue_id"] for d in corpus} - {d["dialogue_id"] for d in dialogues}
     sources = (
         [(args.system, Path(args.predictions))]
@@ -140,6 +146,6 @@ def _from_live(args: argparse.Namespace) -> list:
             raise UsageError(f"--live {run}: no judge/<baseline>.jsonl (run trace-crs converse into it first)")
         per_system = {f.stem: load_transcripts(f) for f in files}
         common = set.intersection(*({t.dialogue_id.partition("/")[2] for t in ts} for ts in per_system.values()))
-        chosen = set(seeded_subset(sorted(common), args.n, args.seed))
+        chosen = set(seeded_subset(sorted(common), args.n, args.seed, f"dialogues of --live {run}"))
         out += [t for ts in per_system.values() for t in ts if t.dialogue_id.partition("/")[2] in chosen]
     return out

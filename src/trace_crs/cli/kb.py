@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from trace_crs.atomic import write_text
 from trace_crs.cli import add_group
@@ -65,7 +66,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _realism(args: argparse.Namespace) -> int:
-    from trace_crs.atomic import write_json, write_text
+    from trace_crs.atomic import commit_files, write_json, write_text
     from trace_crs.kb.realism import compare, kb_corpus, to_markdown, yelp_corpus
 
     if not Path(args.kb, "reviews.jsonl").is_file():
@@ -74,10 +75,13 @@ def _realism(args: argparse.Namespace) -> int:
     report = compare(kb_corpus(args.kb), reference, seed=args.seed, n_per_class=args.n_per_class)
     report["kb"] = str(args.kb)
     report["reference_dir"] = str(args.reference) if args.reference else None
+    writers: dict[str | Path, Any] = {}  # the JSON and the data card's table: one commit
     if args.out:
-        write_json(report, args.out, indent=2)
+        writers[args.out] = lambda t: write_json(report, t, indent=2)
     if args.markdown:
-        write_text(args.markdown, to_markdown(report))
+        writers[args.markdown] = lambda t: write_text(t, to_markdown(report))
+    if writers:
+        commit_files(writers, marker=args.out or args.markdown)
     syn, ref = report["synthetic"], report.get("reference")
     for key in (
         "n_reviews",

@@ -34,6 +34,12 @@ def _import(args: argparse.Namespace) -> int:
             "range-checked but the spans could not be verified (mapping_report.json)",
             file=sys.stderr,
         )
+    if report.get("ignored_split_dir_files"):
+        print(
+            f"release import: warning: --splits {args.splits} holds files that are not split lists, ignored: "
+            f"{', '.join(report['ignored_split_dir_files'][:5])} (split lists are <train|val|test>_dialogue_ids.json)",
+            file=sys.stderr,
+        )
     found = sum(k["count"] for f in report["consistency"].values() for k in f.values())
     if found or not (getattr(args, "global_quiet", False) or getattr(args, "global_json", False)):
         warn = "warning: imported with " if found else ""

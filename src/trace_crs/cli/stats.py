@@ -31,7 +31,10 @@ import pandas as pd
 from trace_crs.atomic import commit_files, refuse_overlap, write_atomic, write_text
 from trace_crs.cli import add_group
 from trace_crs.cli.arguments import add_baselines, add_n_boot, add_out, add_seed
+from trace_crs.cli.guard import warn_capped
+from trace_crs.cli.io_paths import check_run_configs
 from trace_crs.cli.stats_abstention import add_abstention
+from trace_crs.cli.tables import read_table
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.oracle.quality import COMPONENTS, COSTS, joint_quality
@@ -48,7 +51,7 @@ def _load_scores(directory: Path, level: str) -> pd.DataFrame:
     paths = sorted(directory.glob(f"*.{level}.parquet"))
     if not paths:
         raise FileNotFoundError(f"{directory}: no *.{level}.parquet score files")
-    return pd.concat([pd.read_parquet(p).assign(baseline=p.name.split(".")[0]) for p in paths], ignore_index=True)
+    return pd.concat([read_table(p).assign(baseline=p.name.split(".")[0]) for p in paths], ignore_index=True)
 
 
 def _pair(text: str) -> tuple[str, str, str]:
@@ -73,7 +76,7 @@ def _oracle(args: argparse.Namespace) -> int:
     quality = joint_quality(
         _load_scores(args.scores, "per_turn"), _load_scores(args.scores, "per_dialogue"), _names(args.quality)
     )
-    costs = dialogue_costs(pd.read_parquet(args.records), source=str(args.records))
+    costs = dialogue_costs(read_table(args.records), source=str(args.records))
     column = COSTS[args.cost]
     table = quality.merge(costs[["dialogue_id", "baseline", column]], on=["dialogue_id", "baseline"], how="left")
     inst = oracle_instance(table, "quality", column, source=f"{args.scores} + {args.records}")
@@ -101,6 +104,7 @@ def _sensitivity(args: argparse.Namespace) -> int:
     if args.out.is_dir():
         raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
     refuse_inputs([args.out], [str(args.results / "runs")])
+    check_run_configs(args)
     settings = sensitivity.parse_settings(args.settings) if args.settings else None
     frame = sensitivity.analyse(
         args.analysis,
@@ -114,6 +118,8 @@ def _sensitivity(args: argparse.Namespace) -> int:
         fuzzy_threshold=args.fuzzy_threshold,
     )
     sensitivity.write(frame, args.out)
+    if "n_dialogues" in frame and len(frame):
+        warn_capped("--n-dialogues", args.n_dialogues, int(frame["n_dialogues"].min()), "dialogues of a run")
     print(args.out)
     return 0
 
@@ -126,6 +132,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     if args.out.is_dir():
         raise UsageError(f"--out {args.out} is a directory; it names the output Parquet file")
     refuse_inputs([args.out], [str(args.results / "runs")])
+    check_run_configs(args)
     frame = diagnosis.diagnose(
         args.results,
         args.run_name,
@@ -135,6 +142,10 @@ def _diagnose(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     diagnosis.write(frame, args.out)
+    if "n_dialogues" in frame and len(frame):
+        warn_capped(
+            "--n-dialogues", args.n_dialogues, int(frame["n_dialogues"].min()), f"dialogues of run {args.run_name}"
+        )
     print(args.out)
     return 0
 

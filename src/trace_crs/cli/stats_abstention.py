@@ -6,12 +6,13 @@ Unlike the other ``stats`` commands these read the KB and the corpora, not score
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from trace_crs.atomic import commit_files
 from trace_crs.cli.arguments import add_baselines, add_config, add_dialogues, add_kb, add_out, add_seed
+from trace_crs.cli.guard import warn_capped
 
 N_TAUS = 41
 
@@ -34,9 +35,13 @@ def run_abstention(args: argparse.Namespace) -> int:
         [out / "confidence.parquet", out / "tau_sweep.csv", out / "reasons.csv"],
         [args.kb, args.dialogues, args.unsolvable],
     )
+    from trace_crs.dialogues.unsolvable import check_kb
+
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
+    check_kb(cast("list[dict[str, Any]]", unsolvable), kb, str(args.unsolvable))
     corpus = load_dialogues(args.dialogues)
     rng = np.random.default_rng(args.seed)
+    warn_capped("--n-solvable", args.n_solvable, len(corpus), f"dialogues of {args.dialogues}")
     picks = sorted(rng.choice(len(corpus), size=min(args.n_solvable, len(corpus)), replace=False))
     table = confidence_table(kb, unsolvable, [corpus[i] for i in picks])
     reason = {d["dialogue_id"]: d["unsolvable"]["reason"] for d in unsolvable}
@@ -73,7 +78,6 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from trace_crs.atomic import write_atomic
     from trace_crs.baselines.abstain import decline_table
     from trace_crs.baselines.registry import uses_llm
     from trace_crs.cli.converse import config_section
@@ -102,10 +106,15 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
     names = [n for n in resolved["baselines"] if uses_llm(n)]
     if not names:
         raise UsageError(f"abstention-llm: no LLM baseline in {resolved['baselines']}")
+    from trace_crs.dialogues.unsolvable import check_kb
+
     kb, unsolvable = load_kb(args.kb), load_dialogues(args.unsolvable)
+    check_kb(cast("list[dict[str, Any]]", unsolvable), kb, str(args.unsolvable))
     corpus = load_dialogues(args.dialogues)
     rng = np.random.default_rng(args.seed)
+    warn_capped("--n-solvable", args.n_solvable, len(corpus), f"dialogues of {args.dialogues}")
     picks = sorted(rng.choice(len(corpus), size=min(args.n_solvable, len(corpus)), replace=False))
+    warn_capped("--n-unsolvable", args.n_unsolvable, len(unsolvable), f"items of {args.unsolvable}")
     items = select_subset(unsolvable, args.n_unsolvable, args.seed)
     systems = build_baselines(names, kb, lm_config=resolved["lm"], seed=cfg.seed, prefilter=cfg.prefilter)
     try:
@@ -115,8 +124,13 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
             getattr(system, "close", lambda: None)()
     scores = decline_scores(table)
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "llm_decisions.parquet", lambda t: table.to_parquet(t, index=False))
-    write_atomic(out / "llm_abstention.csv", lambda t: scores.to_csv(t, index=False, float_format="%.6g"))
+    commit_files(  # the decisions and the scores computed from them: one commit
+        {
+            out / "llm_decisions.parquet": lambda t: table.to_parquet(t, index=False),
+            out / "llm_abstention.csv": lambda t: scores.to_csv(t, index=False, float_format="%.6g"),
+        },
+        marker=out / "llm_abstention.csv",
+    )
     print(out)
     return 0
 

@@ -3,6 +3,7 @@ generator per dialogue, splits, written as canonical JSON lines (same seed → s
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,42 @@ def splits_dir(out: str | Path) -> Path:
     return out.with_name(out.stem + ".splits")
 
 
-def write_corpus(dialogues: list[dict[str, Any]], out: str | Path) -> Path:
+def write_corpus(
+    dialogues: list[dict[str, Any]], out: str | Path, extra: Mapping[Path, Callable[[Path], Any]] | None = None
+) -> Path:
     """Write the dialogues and ``<out stem>.splits/<split>_dialogue_ids.json`` beside them (a
     directory named after the corpus, so two corpora in one directory never share one), as one
     commit (:func:`trace_crs.atomic.commit_files`, the corpus last): a killed write never
-    leaves a corpus beside split lists of another one."""
+    leaves a corpus beside split lists of another one.  ``extra``: more files of the same
+    output (the LLM generator's failures and acceptance report), path -> writer, in the commit.  The split directory is replaced as a
+    whole, so one holding anything else is refused first (:func:`check_splits_dir`)."""
     out = Path(out)
+    check_splits_dir(splits_dir(out))
     ids = {split: sorted(d["dialogue_id"] for d in dialogues if d["split"] == split) for split in SPLITS}
-    commit_files(
-        {splits_dir(out): lambda t: write_split_ids(ids, t), out: lambda t: dump_jsonl(dialogues, t)}, marker=out
-    )
+    writers: dict[str | Path, Callable[[Path], Any]] = {splits_dir(out): lambda t: write_split_ids(ids, t)}
+    for path, write in (extra or {}).items():
+        writers[path] = write
+    writers[out] = lambda t: dump_jsonl(dialogues, t)
+    commit_files(writers, marker=out)
     return out
+
+
+def check_splits_dir(directory: Path) -> None:
+    """UsageError when ``directory`` (a corpus's split lists, replaced as a whole) exists and is
+    not only split lists: a file there, or another file or directory in it, would be lost."""
+    from trace_crs.atomic import clean_stale
+    from trace_crs.errors import UsageError
+
+    if not (directory.exists() or directory.is_symlink()):
+        return
+    if directory.is_symlink() or not directory.is_dir():
+        raise UsageError(f"{directory} (the corpus's split lists) exists and is not a directory; move it away")
+    for p in sorted(directory.iterdir()):
+        clean_stale(p)  # a killed writer's leftovers of the split files are not foreign
+    expected = {f"{split}_dialogue_ids.json" for split in SPLITS}
+    foreign = sorted(p.name for p in directory.iterdir() if p.name not in expected)
+    if foreign:
+        raise UsageError(
+            f"{directory} (the corpus's split lists, replaced as a whole) holds {len(foreign)} other "
+            f"file(s), e.g. {', '.join(foreign[:3])}; move them away or choose another --out"
+        )

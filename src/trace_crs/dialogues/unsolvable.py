@@ -26,7 +26,8 @@ Built deterministically from the KB and the corpus (``seed``), stratified over f
 Each item is a dialogue-schema record: the user's request (phrased by the simulator, with the
 simulator's own phrasing) and a reference system turn with the ``abstain`` action and no gold;
 ``unsolvable = {"reason", "constraints"}`` says why.  ``satisfiable(kb, item)`` is the brute-force
-check the tests run over the KB.
+check the tests run over the KB; each item records the KB it was verified against
+(``metadata.kb_sha256``) and :func:`check_kb` refuses the set with another KB.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import numpy as np
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.constraints import Constraint, satisfies
 from trace_crs.dialogues.phrasing import choose, pref_text, templates
+from trace_crs.errors import DataError, UsageError
 from trace_crs.kb.facets import NOISE_LEVELS
 from trace_crs.kb.store import KB
 
@@ -174,7 +176,15 @@ def _unclear(base: dict[str, Any], k: int, stated: list[Constraint], rng: np.ran
 
 
 def build_unsolvable(kb: KB, dialogues: list[dict[str, Any]], n: int, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
-    """``n`` unsolvable items, as equal a share per reason as ``n`` allows, each verified."""
+    """``n`` unsolvable items, as equal a share per reason as ``n`` allows, each verified.  Each
+    reason draws at most one item per corpus dialogue, so ``n`` above ``len(REASONS)`` times the
+    corpus size is a UsageError; a reason the KB cannot fill (no over-constraining facet left)
+    yields fewer, which the caller sees in ``len(result)`` (the CLI warns with both numbers)."""
+    if n > len(REASONS) * len(dialogues):
+        raise UsageError(
+            f"--n {n}: a corpus of {len(dialogues)} dialogues gives at most {len(REASONS) * len(dialogues)} "
+            f"unsolvable items (one per dialogue and reason, {len(REASONS)} reasons)"
+        )
     rng = np.random.default_rng([seed, 19])
     extras = _extra_facets(kb)
     order = rng.permutation(len(dialogues))
@@ -230,4 +240,22 @@ def build_unsolvable(kb: KB, dialogues: list[dict[str, Any]], n: int, seed: int 
                 continue
             items.append(item)
             made += 1
+    for item in items:  # the KB every item was verified against (check_kb refuses another one)
+        item["metadata"]["kb_sha256"] = kb.sha256 or item["metadata"].get("kb_sha256", "")
     return items
+
+
+def check_kb(items: list[dict[str, Any]], kb: KB, source: str) -> None:
+    """DataError (exit 3) when an unsolvable item was verified against another KB than ``kb``
+    (its ``metadata.kb_sha256``, the SHA-256 of that KB's ``pois.jsonl``): in this KB a POI may
+    satisfy it.  Items or KBs without a hash are not compared."""
+    for line, item in enumerate(items, start=1):
+        built = (item.get("metadata") or {}).get("kb_sha256")
+        if kb.sha256 and built and built != kb.sha256:
+            raise DataError(
+                f"item {item.get('dialogue_id')} was verified unsolvable against the KB with pois.jsonl SHA-256 "
+                f"{built}, but --kb has {kb.sha256}; rebuild the set with `dialogues unsolvable --kb` of this KB",
+                file=source,
+                line=line,
+                field="metadata.kb_sha256",
+            )

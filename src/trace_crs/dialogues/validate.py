@@ -129,7 +129,7 @@ def summarize(dialogues: list[Any], kb: KB) -> dict[str, Any]:
         did = d.get("dialogue_id") if isinstance(d, dict) else None
         if isinstance(did, str) and did in seen:  # a second record with an id would be scored twice
             fails = [*fails, ("duplicate_dialogue_id", f"{did} also appears earlier in the file")]
-        seen.add(did)
+        seen.add(did if isinstance(did, str) else None)  # a list id is unhashable
         if fails:
             key = f"{did} (#{i + 1})" if str(did) in failed or not isinstance(did, str) else did
             failed[str(key)] = [f"{r}: {x}" if x else r for r, x in fails]

@@ -10,12 +10,14 @@ scripts) sends each change as ``PUT /api/<token>/item/<item_id>/<field>`` with `
   Task 2: context, request, candidates with reviews, 1–3 picks, a cited sentence).
 * ``GET /api/<token>/labels`` — the annotator's own saved fields.
 An unknown token is 403; an item id that is not ``[A-Za-z0-9_-]{1,64}`` is 400 and an unknown
-one 404; a body over :data:`MAX_BODY` bytes is 413; an invalid value is 422 (nothing saved).
+one 404; a body over :data:`MAX_BODY` bytes is 413; an invalid value is 422 (nothing saved); an
+internal error is a 500 that keeps every security header (logged, not shown).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from importlib.resources import files
 from typing import Any
 
@@ -26,6 +28,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from trace_crs.human.labels import ERROR_CATEGORIES, ERROR_TEXT
 from trace_crs.human.store import ITEM_ID, LabelStore
 
+logger = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024
 CSP = "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
 CITATION_TEXT = {"supported": "Supported", "partial": "Partial", "not_supported": "Not supported"}
@@ -39,7 +42,11 @@ def create_app(store: LabelStore) -> FastAPI:
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:
-        response = await call_next(request)
+        try:
+            response = await call_next(request)
+        except Exception:  # a bug: still a response with the security headers, never a bare 500
+            logger.exception("annotation app: internal error on a %s request", request.method)  # the path holds a token
+            response = JSONResponse({"detail": "internal error"}, status_code=500)
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"  # the token is in the URL

@@ -9,6 +9,10 @@ One JSON object per line, one line per (annotator, item):
 * Task 2 (blind expert recommendation): ``{"task": "t2", "annotator", "dialogue_id",
   "pois": [1–3 candidate POI ids], "sentence": str}``.
 
+Both may carry ``items_sha256`` (optional): the SHA-256 of the items file the labels were given
+on, as ``human export`` reads it from the labels database; ``human sample`` writes the same into
+every key line, and ``human agree`` refuses labels and a key of different items files.
+
 A line that breaks the contract is a :class:`~trace_crs.errors.DataError` naming file, line and
 field; nothing is dropped silently.
 """
@@ -61,6 +65,9 @@ def _trimmed(value: str) -> str:
 
 
 Ident = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_trimmed)]
+# the SHA-256 of the items file the label was given on (``human export`` fills it from the labels
+# database; ``human sample`` writes the same into the key): labels and key of one sample match
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
 class Task1Label(BaseModel):
@@ -77,6 +84,7 @@ class Task1Label(BaseModel):
     informativeness: Likert
     naturalness: Likert
     comment: str = Field(default="", max_length=10_000)
+    items_sha256: Sha256 | None = None
 
     @field_validator("errors")
     @classmethod
@@ -99,6 +107,7 @@ class Task2Label(BaseModel):
     dialogue_id: Ident
     pois: Annotated[list[Ident], Field(min_length=1, max_length=3)]
     sentence: str = Field(default="", max_length=10_000)
+    items_sha256: Sha256 | None = None
 
 
 _MODELS: dict[str, type[Task1Label] | type[Task2Label]] = {"t1": Task1Label, "t2": Task2Label}
@@ -121,11 +130,29 @@ def _text(path: Path) -> str:
 
 
 LIST_FIELDS = ("quotes", "errors", "pois")  # joined by ';' in a CSV cell (``human export --csv``)
+# OWASP's CSV-injection rule: a cell a spreadsheet would read as a formula starts with one of these;
+# the export prefixes it (and a cell that starts with the prefix itself) with "'", the reader strips it
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+CELL_PREFIX = "'"
+
+
+def csv_cell(value: object) -> object:
+    """A value as ``human export --csv`` writes it: text that a spreadsheet would run as a
+    formula (or that starts with the escape itself) gets a leading ``'``; other values unchanged."""
+    if isinstance(value, str) and value.startswith((*FORMULA_START, CELL_PREFIX)):
+        return CELL_PREFIX + value
+    return value
+
+
+def _uncell(cell: str) -> str:
+    """The text of a cell :func:`csv_cell` wrote (one escaping ``'`` removed)."""
+    return cell[1:] if cell.startswith(CELL_PREFIX) and cell[1:].startswith((*FORMULA_START, CELL_PREFIX)) else cell
 
 
 def _csv_rows(path: Path, text: str) -> Iterator[tuple[int, object]]:
     """Rows of the CSV ``human export --csv`` writes: one column per field, lists joined by
-    ``;``; an empty cell is a field left out (an empty list for a list field of the row's task)."""
+    ``;``, formula-like text escaped by :func:`csv_cell`; an empty cell is a field left out (an
+    empty list for a list field of the row's task)."""
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if "task" not in (reader.fieldnames or []):
         raise DataError(f"no 'task' column (header: {reader.fieldnames})", file=str(path), line=1, field="task")
@@ -136,7 +163,8 @@ def _csv_rows(path: Path, text: str) -> Iterator[tuple[int, object]]:
         model = _MODELS.get(str(row.get("task")))
         fields = model.model_fields if model is not None else {}
         rec: dict[str, object] = {}
-        for key, cell in row.items():
+        for key, raw in row.items():
+            cell = _uncell(raw) if isinstance(raw, str) else raw
             if key in LIST_FIELDS and key in fields:
                 rec[key] = [x.strip() for x in (cell or "").split(";") if x.strip()]
             elif cell not in (None, ""):
@@ -182,7 +210,7 @@ def task1_frame(labels: list[Task1Label], key: pd.DataFrame | None = None, sourc
 
     ``key`` (``item_id, baseline`` and optional metric columns, the sampler's key file) fills or
     checks ``baseline`` and adds the item's automated scores."""
-    df = pd.DataFrame([r.model_dump() for r in labels])
+    df = pd.DataFrame([r.model_dump(exclude={"items_sha256"}) for r in labels])
     if df.empty:
         raise DataError("no Task 1 labels", file=source)
     if key is not None:

@@ -32,7 +32,9 @@ from trace_crs.kb.store import iter_jsonl
 MAX_TEXT = 10_000
 ITEM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+SQLITE_HEADER = b"SQLite format 3\x00"
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS annotators (token TEXT PRIMARY KEY, name TEXT UNIQUE NOT NULL);
 CREATE TABLE IF NOT EXISTS labels (annotator TEXT NOT NULL, item_id TEXT NOT NULL, field TEXT NOT NULL,
   value TEXT NOT NULL, PRIMARY KEY (annotator, item_id, field));
@@ -40,7 +42,9 @@ CREATE TABLE IF NOT EXISTS labels (annotator TEXT NOT NULL, item_id TEXT NOT NUL
 
 
 def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
-    """Items of ``human sample`` by id (file order kept)."""
+    """Items of ``human sample`` by id (file order kept); the fields the store and the pages index
+    (``item_id``, ``task``, ``dialogue_id``, Task 1 ``quotes``, Task 2 ``candidates``) are typed,
+    a bad one a DataError at its line."""
     items: dict[str, dict[str, Any]] = {}
     for line_no, rec in iter_jsonl(path):
         iid = rec.get("item_id") if isinstance(rec, dict) else None
@@ -48,10 +52,24 @@ def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
             raise DataError("missing, malformed or repeated", file=str(path), line=line_no, field="item_id")
         if rec.get("task") not in ("t1", "t2"):
             raise DataError("must be 't1' or 't2'", file=str(path), line=line_no, field="task")
+        if not isinstance(rec.get("dialogue_id"), str):
+            raise DataError("missing or not a string", file=str(path), line=line_no, field="dialogue_id")
+        if rec["task"] == "t1" and not _list_of(rec.get("quotes", []), lambda q: isinstance(q, str)):
+            raise DataError("a list of quoted texts", file=str(path), line=line_no, field="quotes")
+        if rec["task"] == "t2" and not _list_of(
+            rec.get("candidates", []), lambda c: isinstance(c, dict) and isinstance(c.get("poi_id"), str)
+        ):
+            raise DataError(
+                "a list of objects with a 'poi_id' string", file=str(path), line=line_no, field="candidates"
+            )
         items[iid] = rec
     if not items:
         raise DataError("no items", file=str(path))
     return items
+
+
+def _list_of(value: Any, ok: Any) -> bool:
+    return isinstance(value, list) and all(ok(v) for v in value)
 
 
 def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
@@ -67,6 +85,7 @@ def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
         if field == "errors":
             if (
                 not isinstance(value, list)
+                or not all(isinstance(v, str) for v in value)
                 or any(v not in ERROR_CATEGORIES for v in value)
                 or len(set(value)) != len(value)
             ):
@@ -88,6 +107,7 @@ def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
             if (
                 not isinstance(value, list)
                 or len(value) > 3
+                or not all(isinstance(v, str) for v in value)  # a list inside was a 500 (unhashable)
                 or len(set(value)) != len(value)
                 or any(v not in ids for v in value)
             ):
@@ -101,23 +121,48 @@ def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
 
 
 class LabelStore:
-    """Labels of one study in one SQLite file (see the module docstring)."""
+    """Labels of one study in one SQLite file (see the module docstring).  ``items_sha256``:
+    the SHA-256 of the items file ``items`` was read from, recorded in the database when it has
+    none and compared with the recorded one otherwise (:func:`open_store` checks it first);
+    ``readonly``: open an existing database without writing to it (``human export``)."""
 
-    def __init__(self, db: str | Path, items: dict[str, dict[str, Any]]) -> None:
-        self.db, self.items = Path(db), items
-        self.db.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as con:
-            con.execute("PRAGMA journal_mode=WAL")
-            con.executescript(SCHEMA)
+    def __init__(
+        self,
+        db: str | Path,
+        items: dict[str, dict[str, Any]],
+        items_sha256: str | None = None,
+        readonly: bool = False,
+    ) -> None:
+        self.db, self.items, self.readonly = Path(db), items, readonly
+        if not readonly:
+            self.db.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as con:
+                con.execute("PRAGMA journal_mode=WAL")
+                con.executescript(SCHEMA)
+                if items_sha256 is not None:
+                    con.execute("INSERT OR IGNORE INTO meta VALUES ('items_sha256', ?)", (items_sha256,))
+        self.items_sha256 = self.recorded("items_sha256")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        con = sqlite3.connect(self.db, timeout=30, isolation_level=None)
+        if self.readonly:
+            con = sqlite3.connect(self.db.absolute().as_uri() + "?mode=ro", timeout=30, isolation_level=None, uri=True)
+        else:
+            con = sqlite3.connect(self.db, timeout=30, isolation_level=None)
         try:
-            con.execute("PRAGMA synchronous=FULL")
+            if not self.readonly:
+                con.execute("PRAGMA synchronous=FULL")
             yield con
         finally:
             con.close()
+
+    def recorded(self, key: str) -> str | None:
+        """A provenance value the database holds (``items_sha256``), None when it has none."""
+        with self._connect() as con:
+            if not con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone():
+                return None
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
 
     def add_annotators(self, names: list[str]) -> dict[str, str]:
         """``name -> token`` for each name (an existing annotator keeps their token)."""
@@ -189,8 +234,9 @@ class LabelStore:
                         informativeness=f["informativeness"],
                         naturalness=f["naturalness"],
                         comment=f.get("comment", ""),
+                        items_sha256=self.items_sha256,
                     )
-                    done.append(rec.model_dump(exclude={"baseline"}))
+                    done.append(rec.model_dump(exclude={"baseline"}, exclude_none=True))
                 else:
                     rec2 = Task2Label(
                         task="t2",
@@ -198,6 +244,49 @@ class LabelStore:
                         dialogue_id=item["dialogue_id"],
                         pois=f["pois"],
                         sentence=f.get("sentence", ""),
+                        items_sha256=self.items_sha256,
                     )
-                    done.append(rec2.model_dump())
+                    done.append(rec2.model_dump(exclude_none=True))
         return done, missing
+
+
+def open_store(db: str | Path, items_path: str | Path, create: bool) -> LabelStore:
+    """The label database ``db`` for the items of ``items_path``, checked before use: a file that
+    is not an SQLite database, one without the tables ``human serve`` creates, an empty file when
+    not ``create`` (``human export`` reads, never creates) and a database created for another
+    items file (the SHA-256 it recorded differs: labels would be attached to the wrong items)
+    are :class:`DataError` (exit 3).  ``create``: a missing or empty file becomes a new database
+    recording the items file's SHA-256."""
+    from trace_crs.kb.store import sha256_file
+
+    db, items_path = Path(db), Path(items_path)
+    items = read_items(items_path)
+    digest = sha256_file(items_path)
+    fresh = not db.exists() or (db.is_file() and db.stat().st_size == 0)
+    if fresh and not create:
+        raise DataError("an empty file, not a labels database of `human serve`", file=str(db))
+    if not fresh:
+        with db.open("rb") as fh:
+            if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                raise DataError("not an SQLite database (no SQLite header)", file=str(db))
+        probe = LabelStore.__new__(LabelStore)
+        probe.db, probe.readonly = db, True
+        try:
+            with probe._connect() as con:
+                tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise DataError(f"unreadable SQLite database ({exc})", file=str(db)) from None
+        if not {"annotators", "labels"} <= tables:
+            raise DataError("an SQLite database without the labels tables of `human serve`", file=str(db))
+        recorded = probe.recorded("items_sha256")
+        if recorded is not None and recorded != digest:
+            raise DataError(
+                f"created for an items file with SHA-256 {recorded}, but {items_path} has SHA-256 {digest}: "
+                "its labels belong to other items; give the items file the database was created with",
+                file=str(db),
+                field="items_sha256",
+            )
+    try:
+        return LabelStore(db, items, items_sha256=digest if create else None, readonly=not create)
+    except sqlite3.OperationalError as exc:  # a path SQLite cannot open or create (exit 2, as any OS error)
+        raise UsageError(f"{db}: cannot open the labels database ({exc})") from None

@@ -44,12 +44,35 @@ def read_key(path: str | Path) -> pd.DataFrame:
     return key.drop(columns=[c for c in ("system_label",) if c in key])
 
 
+def same_items(labels: list, key: pd.DataFrame, labels_path: str | Path, key_path: str | Path | None) -> None:
+    """DataError (exit 3) when the labels and the key name different items files (their
+    ``items_sha256``; either side without one is not compared): the key's baselines and scores
+    would be attached to items the annotators never saw."""
+    ours = sorted({r.items_sha256 for r in labels if r.items_sha256})
+    if len(ours) > 1:
+        raise DataError(
+            f"labels of {len(ours)} items files ({', '.join(ours)})", file=str(labels_path), field="items_sha256"
+        )
+    theirs = sorted(set(key["items_sha256"].dropna())) if "items_sha256" in key else []
+    if ours and theirs and theirs != ours:
+        raise DataError(
+            f"labels given on the items file with SHA-256 {ours[0]}, but the key {key_path} is of "
+            f"{', '.join(theirs)}: give the key `human sample` wrote with those items",
+            file=str(labels_path),
+            field="items_sha256",
+        )
+
+
 def analyse(
     labels: str | Path, key: str | Path | None = None, n_boot: int = N_BOOT, seed: int = DEFAULT_SEED
 ) -> dict[str, pd.DataFrame]:
     """Every frame of the chapter from a labels file (and the key file, when labels are blind)."""
     t1_raw, t2_raw = read_labels(labels)
-    t1 = task1_frame(t1_raw, read_key(key) if key else None, source=str(labels))
+    key_frame = read_key(key) if key else None
+    if key_frame is not None:
+        same_items([*t1_raw, *t2_raw], key_frame, labels, key)
+        key_frame = key_frame.drop(columns=["items_sha256"], errors="ignore")
+    t1 = task1_frame(t1_raw, key_frame, source=str(labels))
     items = item_frame(t1)
     metrics = [m for m in AUTO_METRICS if m in items]
     n_ann = t1["annotator"].nunique()

@@ -54,7 +54,8 @@ def kb_corpus(kb_dir: str | Path) -> Corpus:
 
 def _corpus(path: Path, max_chars: int | None) -> Corpus:
     """Texts and business ids of a JSON-lines review file; a record without a string ``text`` or
-    ``business_id`` is a :class:`KBFormatError` (never an empty review), no review at all too."""
+    ``business_id`` is a :class:`KBFormatError` (never an empty review), and so are no review at
+    all and reviews without a single word."""
     from trace_crs.kb.yelp import _field
 
     texts, ids = [], []
@@ -63,6 +64,8 @@ def _corpus(path: Path, max_chars: int | None) -> Corpus:
         texts.append(_field(rec, "text", (str,), str(path), line)[:max_chars])
     if not texts:
         raise KBFormatError(str(path), None, "<file>", "no reviews to compare")
+    if not any(terms(t) for t in texts):  # every statistic would divide by zero words (mean length 0)
+        raise KBFormatError(str(path), None, "text", f"none of the {len(texts)} reviews has a word to compare")
     return {"texts": texts, "business_ids": ids}
 
 

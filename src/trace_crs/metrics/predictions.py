@@ -154,7 +154,8 @@ def index_predictions(
     pools = {d["dialogue_id"]: pool_of(d, pool) for d in dialogues} if pool is not None else None
     out = PredictionSet()
     for where, rec in records:
-        if isinstance(rec, dict) and rec.get("dialogue_id") in outside and rec.get("dialogue_id") not in ids:
+        did = rec.get("dialogue_id") if isinstance(rec, dict) else None
+        if isinstance(did, str) and did in outside and did not in ids:  # a list id is unhashable (validated below)
             out.ignored += 1
             continue
         rec = check_prediction(rec, where, turns, ids, kb, pools)

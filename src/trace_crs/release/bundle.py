@@ -112,9 +112,19 @@ def read_reviews(path: Path, business_ids: set[str]) -> dict[str, Review]:
 def write_bundle(kb: KB, directory: str | Path) -> list[Path]:
     """A synthetic KB as a Yelp-format bundle (facets are not re-encoded as Yelp attributes:
     an imported copy keeps POIs, reviews, coordinates, stars and categories, not facets)."""
+    directory = Path(directory)
+    business, reviews = bundle_records(kb)
+    dump_jsonl(business, directory / BUSINESS_FILE)
+    dump_jsonl(reviews, directory / REVIEW_FILE)
+    return [directory / BUSINESS_FILE, directory / REVIEW_FILE]
+
+
+def bundle_records(kb: KB) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(business records, review records)`` of a synthetic KB in the bundle format
+    (:func:`write_bundle`; the exporter writes them in its own commit).  A Yelp-built KB is a
+    UsageError: Yelp text is not ours to redistribute (§2.1)."""
     if kb.manifest.get("source") == "yelp":
         raise UsageError("refusing to write a Yelp-built KB as a bundle: Yelp text is not redistributable (§2.1)")
-    directory = Path(directory)
     business = [
         {
             "business_id": p.business_id,
@@ -148,17 +158,37 @@ def write_bundle(kb: KB, directory: str | Path) -> list[Path]:
         }
         for r in sorted(kb.reviews.values(), key=lambda r: r.review_id)
     ]
-    dump_jsonl(business, directory / BUSINESS_FILE)
-    dump_jsonl(reviews, directory / REVIEW_FILE)
-    return [directory / BUSINESS_FILE, directory / REVIEW_FILE]
+    return business, reviews
 
 
 def load_json(path: str | Path) -> Any:
-    """A whole JSON file; malformed JSON is a :class:`KBFormatError` naming it (exit 3)."""
+    """A whole JSON file (:func:`load_json_text` without the text)."""
+    return load_json_text(path)[0]
+
+
+def load_json_text(path: str | Path) -> tuple[Any, str]:
+    """``(data, text)`` of a whole JSON file.  Malformed JSON, JSON nested deeper than
+    :data:`trace_crs.release.records.MAX_DEPTH` levels (or too deep for the parser) and a string
+    with a lone surrogate escape are a :class:`KBFormatError` naming the file (exit 3)."""
+    from trace_crs.release.locate import line_of
+    from trace_crs.release.records import MAX_DEPTH, bad_value
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: release file not found")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise KBFormatError(
+            str(path), exc.lineno, "<json>", f"malformed JSON: {exc.msg} (column {exc.colno})"
+        ) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise KBFormatError(str(path), None, "<json>", f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise KBFormatError(str(path), None, "<json>", f"nested deeper than {MAX_DEPTH} levels") from None
+    bad = bad_value(data)
+    if bad is not None:
+        problem = f"nested deeper than {MAX_DEPTH} levels" if bad[1] == "deep" else "a lone UTF-16 surrogate escape"
+        raise KBFormatError(str(path), line_of(text, bad[0]), bad[0], problem)
+    return data, text

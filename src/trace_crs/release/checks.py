@@ -1,119 +1,168 @@
 """Structural checks of the release files before anything is mapped (paper Appendix H).
 
-Every problem is a :class:`ReleaseFormatError` (exit 3) naming the file, the dialogue and the
-field (``turns[3].quotes[0].start``), so a bad release is fixed at its source.  Inconsistencies
+Every nested field is typed (:mod:`trace_crs.release.records`: a string where a list of ids
+belongs is not read as its characters) and every problem is a :class:`ReleaseFormatError`
+(exit 3) naming the file, the line of the field (:func:`trace_crs.release.locate.line_of`), the
+dialogue and the field (``[0].turns[3].quotes[0].start``), so a bad release is fixed at its
+source; a file nested too deep never reaches here (:func:`trace_crs.release.bundle.load_json_text`).  Inconsistencies
 a release can carry and still be imported are :mod:`trace_crs.release.consistency`'s.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from trace_crs.errors import DataError
 from trace_crs.kb.geo import canonical_city
 from trace_crs.kb.schema import POI_TYPES
+from trace_crs.release.locate import line_of
+from trace_crs.release.records import CARD, DIALOGUE, SpecError, check
 
-REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "dialogue_id": str,
-    "scenario": dict,
-    "candidate_poi_ids": list,
-    "turns": list,
-}
-SCENARIO: tuple[str, ...] = ("persona_type", "city", "poi_type")
-TURN: dict[str, type | tuple[type, ...]] = {"role": str, "action": str, "text": str}
-QUOTE: dict[str, type | tuple[type, ...]] = {"q": int, "label": str, "review_id": str, "start": int, "end": int}
-CHECKSUMS: tuple[str, ...] = ("sha256", "span_sha256")  # optional: a quote without them is counted unverified
+Lines = Callable[[str], "int | None"]  # a field's path -> its line in the file (None: unknown)
 
 
 class ReleaseFormatError(DataError):
     """A release record breaks the layout; names file, dialogue and field (exit 3)."""
 
-    def __init__(self, path: str, dialogue_id: str | None, field_name: str, problem: str):
+    def __init__(
+        self, path: str, dialogue_id: str | None, field_name: str, problem: str, line: int | None = None
+    ) -> None:
         DataError.__init__(
-            self, f"dialogue {dialogue_id}: {problem}" if dialogue_id else problem, file=path, field=field_name
+            self,
+            f"dialogue {dialogue_id}: {problem}" if dialogue_id else problem,
+            file=path,
+            line=line,
+            field=field_name,
         )
-        self.dialogue_id = dialogue_id
+        self.dialogue_id, self.problem = dialogue_id, problem
+
+    def at_line(self, line: Lines) -> ReleaseFormatError:
+        """This error with the line ``line`` gives its field (itself when it has one or none is found)."""
+        if self.line is not None or self.field in (None, "<file>"):
+            return self
+        found = line(str(self.field))
+        return (
+            self
+            if found is None
+            else ReleaseFormatError(str(self.file), self.dialogue_id, str(self.field), self.problem, found)
+        )
 
 
-def _typed(rec: dict[str, Any], spec: dict[str, Any], path: str, did: str | None, prefix: str) -> None:
-    for name, types in spec.items():
-        value = rec.get(name)
-        if name not in rec:
-            raise ReleaseFormatError(path, did, prefix + name, "missing")
-        if isinstance(value, bool) or not isinstance(value, types):
-            raise ReleaseFormatError(
-                path,
-                did,
-                prefix + name,
-                f"expected {getattr(types, '__name__', types)}, " f"got {type(value).__name__}",
-            )
+def _typed(value: Any, spec: Any, path: str, did: str | None, where: str, line: Lines) -> None:
+    """:func:`trace_crs.release.records.check` as a :class:`ReleaseFormatError` at the field's line."""
+    try:
+        check(value, spec, where)
+    except SpecError as exc:
+        raise ReleaseFormatError(path, did, exc.field, exc.problem, line(exc.field)) from None
 
 
-def _poi_type(value: str, path: str, did: str | None, field_name: str) -> None:
+def _poi_type(value: str, path: str, did: str | None, field_name: str, line: Lines) -> None:
     if value not in POI_TYPES:
-        raise ReleaseFormatError(path, did, field_name, f"{value!r} is not one of {sorted(POI_TYPES)}")
+        raise ReleaseFormatError(
+            path, did, field_name, f"{value!r} is not one of {sorted(POI_TYPES)}", line(field_name)
+        )
 
 
-def _scenario_values(scenario: dict[str, Any], path: str, did: str | None, prefix: str) -> None:
+def _scenario_values(scenario: dict[str, Any], path: str, did: str | None, prefix: str, line: Lines) -> None:
     """The POI type is one of the KB's three; the city one of the 8 paper cities, rewritten to
     the KB's spelling (``kb.geo.canonical_city``: case, spaces, "St."/"Saint") so the dialogue
     and its POIs name the same city (the open set is the KB's city x type slice)."""
-    _poi_type(scenario["poi_type"], path, did, prefix + "poi_type")
+    _poi_type(scenario["poi_type"], path, did, prefix + "poi_type", line)
     city = canonical_city(scenario["city"])
     if city is None:
-        raise ReleaseFormatError(path, did, prefix + "city", f"{scenario['city']!r} is not one of the 8 paper cities")
+        field = prefix + "city"
+        problem = f"{scenario['city']!r} is not one of the 8 paper cities"
+        raise ReleaseFormatError(path, did, field, problem, line(field))
     scenario["city"] = city
 
 
-def dialogue_records(data: Any, path: str) -> list[dict[str, Any]]:
-    """The dialogues of ``crs_dataset.json`` (a JSON array, or ``{"dialogues": [...]}``),
-    checked field by field; a dialogue id seen twice is an error naming both positions."""
+def dataset_lines(data: Any, text: str | None) -> Lines:
+    """Field path (``[i].turns[t]…``, as every finding names it) -> line in ``crs_dataset.json``,
+    whose records are the top-level array or the ``"dialogues"`` member."""
+    prefix = ".dialogues" if isinstance(data, dict) else ""
+    return lambda field: line_of(text, prefix + field)
+
+
+def card_lines(data: Any, text: str | None) -> Lines:
+    """Field path (``[i].citations[k]…``) -> line in the card file; in a file keyed by business
+    id, card ``[i]`` is the i-th key in sorted order (:func:`card_records`)."""
+    keys = sorted(data) if isinstance(data, dict) else None
+
+    def line(field: str) -> int | None:
+        head, _, rest = field.partition("]")
+        if keys is None or not head.startswith("[") or not head[1:].isdigit() or int(head[1:]) >= len(keys):
+            return line_of(text, field)
+        return line_of(text, f".{keys[int(head[1:])]}{rest}")
+
+    return line
+
+
+def dialogue_records(data: Any, path: str, text: str | None = None) -> list[dict[str, Any]]:
+    """The dialogues of ``crs_dataset.json`` (a JSON array, or ``{"dialogues": [...]}``), every
+    nested field typed (:data:`trace_crs.release.records.DIALOGUE`); a dialogue id seen twice
+    is an error naming both positions.  ``text``: the file's text, to name the line of a field."""
     records = data.get("dialogues") if isinstance(data, dict) else data
+    line = dataset_lines(data, text)
     if not isinstance(records, list):
-        raise ReleaseFormatError(path, None, "<file>", "expected a JSON array of dialogues")
+        raise ReleaseFormatError(path, None, "<file>", "expected a JSON array of dialogues", 1)
     if not records:
-        raise ReleaseFormatError(path, None, "<file>", "no dialogues (an empty release)")
+        raise ReleaseFormatError(path, None, "<file>", "no dialogues (an empty release)", 1)
     seen: dict[str, int] = {}
     for i, rec in enumerate(records):
-        if not isinstance(rec, dict):
-            raise ReleaseFormatError(path, None, f"[{i}]", "expected a JSON object")
-        did = rec.get("dialogue_id") if isinstance(rec.get("dialogue_id"), str) else None
-        _typed(rec, REQUIRED, path, did, f"[{i}].")
+        where = f"[{i}]"
+        did = rec.get("dialogue_id") if isinstance(rec, dict) and isinstance(rec.get("dialogue_id"), str) else None
+        _typed(rec, DIALOGUE, path, did, where, line)
         if did in seen:
-            raise ReleaseFormatError(path, did, f"[{i}].dialogue_id", f"duplicate dialogue id (first at [{seen[did]}])")
+            raise ReleaseFormatError(
+                path,
+                did,
+                f"{where}.dialogue_id",
+                f"duplicate dialogue id (first at [{seen[did]}])",
+                line(where),
+            )
         seen[str(did)] = i
-        _typed(rec["scenario"], dict.fromkeys(SCENARIO, str), path, did, f"[{i}].scenario.")
-        _scenario_values(rec["scenario"], path, did, f"[{i}].scenario.")
-        meta = rec.get("metadata")
-        if not isinstance(meta, dict) or not isinstance(meta.get("difficulty"), str):
-            raise ReleaseFormatError(path, did, f"[{i}].metadata.difficulty", "missing (the difficulty tier)")
-        for t, turn in enumerate(rec["turns"]):
-            if not isinstance(turn, dict):
-                raise ReleaseFormatError(path, did, f"[{i}].turns[{t}]", "expected a JSON object")
-            _typed(turn, TURN, path, did, f"[{i}].turns[{t}].")
-            for k, q in enumerate(turn.get("quotes") or []):
-                _typed(q, QUOTE, path, did, f"[{i}].turns[{t}].quotes[{k}].")
-                _typed(q, {c: str for c in CHECKSUMS if c in q}, path, did, f"[{i}].turns[{t}].quotes[{k}].")
+        _scenario_values(rec["scenario"], path, did, f"{where}.scenario.", line)
     return records
 
 
-def card_records(data: Any, path: str) -> list[dict[str, Any]]:
+def card_records(data: Any, path: str, text: str | None = None) -> list[dict[str, Any]]:
     """The per-POI cards of ``poi_knowledge_base.json`` (a JSON array, or an object keyed by
-    business id): each has a ``business_id`` and a list of ``citations`` pointers."""
-    cards = [{"business_id": k, **v} for k, v in sorted(data.items())] if isinstance(data, dict) else data
+    business id, read in key order as ``[0]``, ``[1]``, …), every nested field typed
+    (:data:`trace_crs.release.records.CARD`); an empty card file is an error (a release names
+    its POIs).  ``text``: the file's text, to name the line of a field."""
+    keys = sorted(data) if isinstance(data, dict) else None
+    line = card_lines(data, text)
+    if isinstance(data, dict):
+        for i, key in enumerate(keys or []):
+            if not isinstance(data[key], dict):
+                problem = f"card {key!r}: expected an object, got {type(data[key]).__name__}"
+                raise ReleaseFormatError(path, None, f"[{i}]", problem, line(f"[{i}]"))
+        cards: Any = [{"business_id": k, **data[k]} for k in keys or []]
+    else:
+        cards = data
     if not isinstance(cards, list):
-        raise ReleaseFormatError(path, None, "<file>", "expected a JSON array of POI cards")
+        raise ReleaseFormatError(path, None, "<file>", "expected a JSON array of POI cards", 1)
+    if not cards:
+        raise ReleaseFormatError(path, None, "<file>", "no POI cards (an empty card file)", 1)
     seen: set[str] = set()
     for i, card in enumerate(cards):
-        if not isinstance(card, dict) or not isinstance(card.get("business_id"), str):
-            raise ReleaseFormatError(path, None, f"[{i}].business_id", "missing")
+        _typed(card, CARD, path, None, f"[{i}]", line)
         if card["business_id"] in seen:
-            raise ReleaseFormatError(path, None, f"[{i}].business_id", f"duplicate card {card['business_id']!r}")
+            problem = f"duplicate card {card['business_id']!r}"
+            raise ReleaseFormatError(path, None, f"[{i}].business_id", problem, line(f"[{i}]"))
         seen.add(card["business_id"])
         if card.get("poi_type") is not None:
-            if not isinstance(card["poi_type"], str):
-                raise ReleaseFormatError(path, None, f"[{i}].poi_type", "expected str")
-            _poi_type(card["poi_type"], path, None, f"[{i}].poi_type")
-        for k, p in enumerate(card.get("citations") or []):
-            _typed(p, {"label": str, "review_id": str, "start": int, "end": int}, path, None, f"[{i}].citations[{k}].")
+            _poi_type(card["poi_type"], path, None, f"[{i}].poi_type", line)
     return cards
+
+
+@contextmanager
+def located(lines: dict[str, Lines]) -> Iterator[None]:
+    """Re-raise a :class:`ReleaseFormatError` of a file in ``lines`` (path -> its locator) with the
+    line of its field (:meth:`ReleaseFormatError.at_line`)."""
+    try:
+        yield
+    except ReleaseFormatError as exc:
+        raise exc.at_line(lines.get(str(exc.file), lambda _field: None)) from None

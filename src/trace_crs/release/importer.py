@@ -28,8 +28,15 @@ from trace_crs.dialogues.pools import expanded_pools
 from trace_crs.dialogues.release import HydrationError, hydrate_dialogue, text_sha256
 from trace_crs.dialogues.schema import SPLITS, check_dialogue
 from trace_crs.kb.store import KB, sha256_file, write_kb
-from trace_crs.release.bundle import bundle_paths, load_json, read_pois, read_reviews
-from trace_crs.release.checks import ReleaseFormatError, card_records, dialogue_records
+from trace_crs.release.bundle import bundle_paths, load_json_text, read_pois, read_reviews
+from trace_crs.release.checks import (
+    ReleaseFormatError,
+    card_lines,
+    card_records,
+    dataset_lines,
+    dialogue_records,
+    located,
+)
 from trace_crs.release.consistency import (
     CARD_KINDS,
     DATASET_KINDS,
@@ -41,31 +48,11 @@ from trace_crs.release.consistency import (
 )
 from trace_crs.release.mapping import coverage, unconsumed
 from trace_crs.release.official import from_official, span_sha256
+from trace_crs.release.splits import ignored_split_files, read_splits
 from trace_crs.release.staging import check_out, staged
 
 REPORT_FILE, DIALOGUES_FILE, KB_SUBDIR = "mapping_report.json", "dialogues.jsonl", "kb"
 PLACEHOLDER_RE = re.compile(r'"\[Q:(\d+)\]" \[(R\d+)\]')  # dialogues/release.py's placeholder form
-
-
-def read_splits(directory: Path, ids: set[str]) -> dict[str, str]:
-    """``{dialogue_id: split}`` from the split files present (the test file is required)."""
-    if not (directory / "test_dialogue_ids.json").is_file():
-        raise FileNotFoundError(f"{directory / 'test_dialogue_ids.json'}: split file not found")
-    out: dict[str, str] = {}
-    for split in SPLITS:
-        path = directory / f"{split}_dialogue_ids.json"
-        if not path.is_file():
-            continue
-        listed = load_json(path)
-        if not isinstance(listed, list) or not all(isinstance(i, str) for i in listed):
-            raise ReleaseFormatError(str(path), None, "<file>", "expected a JSON array of dialogue ids")
-        for i in listed:
-            if i not in ids:
-                raise ReleaseFormatError(str(path), i, "<id>", "listed in the split file but not in the dataset")
-            if i in out:
-                raise ReleaseFormatError(str(path), i, "<id>", f"already listed in the {out[i]} split")
-            out[i] = split
-    return out
 
 
 def _poi_types(
@@ -200,101 +187,108 @@ def import_release(
     dataset, pois, splits, out = Path(dataset), Path(pois), Path(splits), Path(out)
     inputs = [dataset, pois, splits, *bundle_paths(yelp_dir)]
     check_out(out, inputs, REPORT_FILE)
-    records = dialogue_records(load_json(dataset), str(dataset))
-    cards = card_records(load_json(pois), str(pois))
-    split_of = read_splits(splits, {r["dialogue_id"] for r in records})
-    types = _poi_types(records, cards, str(dataset), str(pois))
-    business_path, review_path = bundle_paths(yelp_dir)
-    kb_pois = read_pois(business_path, types)
-    for i, rec in enumerate(records):
-        for t, turn in enumerate([{"referenced_poi_ids": rec["candidate_poi_ids"]}] + rec["turns"]):
-            for bid in turn.get("referenced_poi_ids") or []:
-                if bid not in kb_pois:
-                    field = f"[{i}].turns[{t - 1}].referenced_poi_ids" if t else f"[{i}].candidate_poi_ids"
-                    raise ReleaseFormatError(
-                        str(dataset),
-                        rec["dialogue_id"],
-                        field,
-                        f"POI {bid} is not in the Yelp bundle ({business_path.name})",
-                    )
-    _check_cities(records, kb_pois, str(dataset))
-    for i, card in enumerate(cards):
-        if card["business_id"] not in kb_pois:
-            raise ReleaseFormatError(
-                str(pois),
-                None,
-                f"[{i}].business_id",
-                f"POI {card['business_id']} is not in the Yelp bundle ({business_path.name})",
-            )
-    kb = KB(pois=kb_pois, reviews=read_reviews(review_path, set(kb_pois)))
-    dialogues, unverified = [], 0
-    for i, rec in enumerate(records):
-        unverified += _verify_quotes(rec, i, kb, str(dataset))
-        ours = from_official(rec, split_of.get(rec["dialogue_id"], "train"))
-        for turn in ours["turns"]:  # a pointer without a text checksum was range-checked above
-            for c in turn["citations"]:
-                c["sha256"] = c["sha256"] or text_sha256(kb.reviews[c["review_id"]].text)
-        try:
-            dialogues.append(hydrate_dialogue(ours, kb))
-        except HydrationError as exc:
-            raise ReleaseFormatError(str(dataset), rec["dialogue_id"], f"[{i}].turns", str(exc)) from None
-    n_pointers = _verify_cards(cards, kb, str(pois))
+    data, text = load_json_text(dataset)
+    records = dialogue_records(data, str(dataset), text)
+    lines = {str(dataset): dataset_lines(data, text)}
+    data, text = load_json_text(pois)
+    cards = card_records(data, str(pois), text)
+    lines[str(pois)] = card_lines(data, text)
+    del data, text
+    with located(lines):  # every error below names the line of its field
+        split_of = read_splits(splits, {r["dialogue_id"] for r in records})
+        types = _poi_types(records, cards, str(dataset), str(pois))
+        business_path, review_path = bundle_paths(yelp_dir)
+        kb_pois = read_pois(business_path, types)
+        for i, rec in enumerate(records):
+            for t, turn in enumerate([{"referenced_poi_ids": rec["candidate_poi_ids"]}] + rec["turns"]):
+                for bid in turn.get("referenced_poi_ids") or []:
+                    if bid not in kb_pois:
+                        field = f"[{i}].turns[{t - 1}].referenced_poi_ids" if t else f"[{i}].candidate_poi_ids"
+                        raise ReleaseFormatError(
+                            str(dataset),
+                            rec["dialogue_id"],
+                            field,
+                            f"POI {bid} is not in the Yelp bundle ({business_path.name})",
+                        )
+        _check_cities(records, kb_pois, str(dataset))
+        for i, card in enumerate(cards):
+            if card["business_id"] not in kb_pois:
+                raise ReleaseFormatError(
+                    str(pois),
+                    None,
+                    f"[{i}].business_id",
+                    f"POI {card['business_id']} is not in the Yelp bundle ({business_path.name})",
+                )
+        kb = KB(pois=kb_pois, reviews=read_reviews(review_path, set(kb_pois)))
+        dialogues, unverified = [], 0
+        for i, rec in enumerate(records):
+            unverified += _verify_quotes(rec, i, kb, str(dataset))
+            ours = from_official(rec, split_of.get(rec["dialogue_id"], "train"))
+            for turn in ours["turns"]:  # a pointer without a text checksum was range-checked above
+                for c in turn["citations"]:
+                    c["sha256"] = c["sha256"] or text_sha256(kb.reviews[c["review_id"]].text)
+            try:
+                dialogues.append(hydrate_dialogue(ours, kb))
+            except HydrationError as exc:
+                raise ReleaseFormatError(str(dataset), rec["dialogue_id"], f"[{i}].turns", str(exc)) from None
+        n_pointers = _verify_cards(cards, kb, str(pois))
 
-    def review_text(rid: str) -> str | None:
-        return kb.reviews[rid].text if rid in kb.reviews else None
+        def review_text(rid: str) -> str | None:
+            return kb.reviews[rid].text if rid in kb.reviews else None
 
-    consistency = check_release(
-        [
-            (dataset, "dialogue", DATASET_KINDS, dialogue_findings(records, review_text)),
-            (pois, "POI card", CARD_KINDS, card_findings(cards, review_text)),
-        ],
-        strict,
-    )
-    with staged(out) as staging:
-        manifest = write_kb(
-            list(kb.pois.values()),
-            list(kb.reviews.values()),
-            staging / KB_SUBDIR,
-            {
-                "source": "release",
-                "seed": seed,
-                "inputs": {
-                    p.name: sha256_file(p)
-                    for p in [*inputs, *sorted(splits.glob("*_dialogue_ids.json"))]
-                    if p.is_file()
-                },
-            },
+        consistency = check_release(
+            [
+                (dataset, "dialogue", DATASET_KINDS, dialogue_findings(records, review_text)),
+                (pois, "POI card", CARD_KINDS, card_findings(cards, review_text)),
+            ],
+            strict,
         )
-        kb_sha = manifest["files"]["pois.jsonl"]["sha256"]
-        for k, (d, _rec) in enumerate(zip(dialogues, records, strict=False)):
-            sc = d["scenario"]
-            open_ids = kb.pois_in(sc["city"], sc["poi_type"])
-            d["open_set_poi_ids"] = list(open_ids)
-            d["expanded_pool_poi_ids"] = expanded_pools(
-                open_ids, d["candidate_poi_ids"], np.random.default_rng([seed, k])
+        with staged(out) as staging:
+            manifest = write_kb(
+                list(kb.pois.values()),
+                list(kb.reviews.values()),
+                staging / KB_SUBDIR,
+                {
+                    "source": "release",
+                    "seed": seed,
+                    "inputs": {
+                        p.name: sha256_file(p)
+                        for p in [*inputs, *sorted(splits.glob("*_dialogue_ids.json"))]
+                        if p.is_file()
+                    },
+                },
             )
-            d["metadata"]["kb_sha256"] = kb_sha
-            check_dialogue(d, str(dataset))
-        write_corpus(dialogues, staging / DIALOGUES_FILE)
-        report = {
-            "counts": {
-                "dialogues": len(records),
-                "turns": sum(len(r["turns"]) for r in records),
-                "quotes": sum(len(t["citations"]) for d in dialogues for t in d["turns"]),
-                "quotes_without_checksums": unverified,
-                "cards": len(cards),
-                "card_pointers": n_pointers,
-                "pois": len(kb.pois),
-                "reviews": len(kb.reviews),
-                "splits": {s: sum(d["split"] == s for d in dialogues) for s in SPLITS},
-            },
-            "split_files": sorted(
-                f"{s}_dialogue_ids.json" for s in SPLITS if (splits / f"{s}_dialogue_ids.json").is_file()
-            ),
-            "fields": coverage(records, len(split_of)),
-            "unconsumed_release_keys": unconsumed(records),
-            "kb_sha256": kb_sha,
-            "consistency": consistency,
-        }
-        write_json(report, staging / REPORT_FILE, indent=2)
-    return report
+            kb_sha = manifest["files"]["pois.jsonl"]["sha256"]
+            for k, (d, _rec) in enumerate(zip(dialogues, records, strict=False)):
+                sc = d["scenario"]
+                open_ids = kb.pois_in(sc["city"], sc["poi_type"])
+                d["open_set_poi_ids"] = list(open_ids)
+                d["expanded_pool_poi_ids"] = expanded_pools(
+                    open_ids, d["candidate_poi_ids"], np.random.default_rng([seed, k])
+                )
+                d["metadata"]["kb_sha256"] = kb_sha
+                check_dialogue(d, str(dataset), lines[str(dataset)](f"[{k}]"))
+            write_corpus(dialogues, staging / DIALOGUES_FILE)
+            report = {
+                "counts": {
+                    "dialogues": len(records),
+                    "turns": sum(len(r["turns"]) for r in records),
+                    "quotes": sum(len(t["citations"]) for d in dialogues for t in d["turns"]),
+                    "quotes_without_checksums": unverified,
+                    "cards": len(cards),
+                    "card_pointers": n_pointers,
+                    "pois": len(kb.pois),
+                    "reviews": len(kb.reviews),
+                    "splits": {s: sum(d["split"] == s for d in dialogues) for s in SPLITS},
+                },
+                "split_files": sorted(
+                    f"{s}_dialogue_ids.json" for s in SPLITS if (splits / f"{s}_dialogue_ids.json").is_file()
+                ),
+                "ignored_split_dir_files": ignored_split_files(splits),  # the CLI warns about each
+                "fields": coverage(records, len(split_of)),
+                "unconsumed_release_keys": unconsumed(records),
+                "kb_sha256": kb_sha,
+                "consistency": consistency,
+            }
+            write_json(report, staging / REPORT_FILE, indent=2)
+        return report

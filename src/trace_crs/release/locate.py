@@ -82,3 +82,18 @@ def _walk(text: str, i: int, node: dict[Any, Any], out: dict[JsonPath, int], her
         elif text[i] != closing:
             raise ValueError(f"expected ',' or {closing!r} at {i}")
     return i + 1
+
+
+def line_of(text: str | None, field: str) -> int | None:
+    """The line of ``field`` (a finding's path) in ``text``, else of its nearest enclosing
+    member that is there (a missing field is reported where its object is); None without text
+    or when nothing on the path is found."""
+    if not text:
+        return None
+    steps = parse_field(field)
+    paths = [steps[:n] for n in range(len(steps), 0, -1)]
+    at = field_offsets(text, paths)
+    for path in paths:
+        if path in at:
+            return line_at(text, at[path])
+    return None

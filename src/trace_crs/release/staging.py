@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from trace_crs.atomic import clean_stale
 from trace_crs.errors import UsageError
 
 
@@ -27,7 +28,10 @@ def check_out(out: Path, inputs: list[Path], marker: str) -> None:
 
 @contextmanager
 def staged(out: Path) -> Iterator[Path]:
-    """Yield a staging directory; on normal exit it replaces ``out``."""
+    """Yield a staging directory; on normal exit it replaces ``out``.  What a killed earlier
+    run left beside ``out`` (its staging copy, a previous ``out`` set aside) is cleaned first
+    (:func:`trace_crs.atomic.clean_stale`)."""
+    clean_stale(out)
     staging = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
