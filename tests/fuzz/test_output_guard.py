@@ -58,6 +58,8 @@ CASES = [
      ["{w}/results/runs/r1/config.yaml", "{w}/results/runs/s.parquet"]),
     (f"converse --kb {K} --dialogues {D} --out {{o}}", ["{w}/kb", D, "{w}/kb/live"]),
     ("judge core --transcripts {w}/transcripts.jsonl --out {o}", ["{w}/transcripts.jsonl"]),
+    ("judge validity --candidates {w}/c.yaml --arena {w}/preds.jsonl --face {w}/human.csv --out {o}",
+     ["{w}/c.yaml", "{w}/preds.jsonl", "{w}/human.csv", "{w}"]),
     (f"judge transcripts --dialogues {D} --kb {K} --predictions {P} --out {{o}}", [P, D, "{w}/kb/t.jsonl"]),
     ("judge agree --pred {w}/preds.jsonl --human {w}/human.csv --out {o}", ["{w}/human.csv", "{w}/preds.jsonl"]),
     ("judge agree --pred {w}/preds.jsonl --human {w}/human.csv --select {w}/transcripts.jsonl --mixture-out {o}",

@@ -70,6 +70,7 @@ OUTPUT_FLAGS = (
     "yelp_bundle",
 )
 OTHER_FLAGS = (
+    "rating",
     "source",
     "per_cell",
     "seed",
