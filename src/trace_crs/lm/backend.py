@@ -97,6 +97,7 @@ class TraceLM(dspy.LM):
         # DSPy imports litellm at the first call; two threads making their first calls at once (a
         # judge with --workers, concurrent dialogues) would see a partially initialised module
         import litellm  # noqa: F401
+
         self.trace_config, self.endpoints = trace_config, endpoints
 
     def _send(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> tuple[Any, float | None]:
