@@ -63,7 +63,8 @@ class FacePrediction(BaseModel):
 
 
 def _typed(path: str | Path, model: type[BaseModel]) -> list:
-    out, seen = [], {}
+    out: list = []
+    seen: dict[str, int] = {}
     for line, rec in iter_records(path):
         item = validate_record(model, rec, str(path), line)
         cid = item.conv_id  # type: ignore[attr-defined]
