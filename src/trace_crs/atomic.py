@@ -70,7 +70,8 @@ def write_json(obj: Any, path: PathLike, indent: int | None = None) -> Path:
     return write_text(path, json.dumps(obj, sort_keys=True, indent=indent, allow_nan=False) + "\n")
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (this process counts as alive)."""
     if pid == os.getpid():
         return True
     try:
@@ -103,7 +104,7 @@ def clean_stale(target: PathLike, everything: bool = False) -> list[Path]:
         if parsed is None or (parsed[0] != target.name and not everything):
             continue
         name, rest = parsed
-        if any(_alive(int(pid)) for pid in re.findall(r"\d+", rest)) or not (p.exists() or p.is_symlink()):
+        if any(pid_alive(int(pid)) for pid in re.findall(r"\d+", rest)) or not (p.exists() or p.is_symlink()):
             continue
         if rest.startswith("old-") and not (original := p.with_name(name)).exists():
             os.replace(p, original)
@@ -186,7 +187,7 @@ def roll_forward(directory: PathLike) -> list[Path]:
     done = []
     for j in sorted(directory.iterdir()) if directory.is_dir() else []:
         m = _JOURNAL.fullmatch(j.name)
-        if m and j.is_file() and not _alive(int(m[1])):
+        if m and j.is_file() and not pid_alive(int(m[1])):
             j.unlink() if m[2] else _apply(j, int(m[1]))  # an unfinished journal commits nothing
             done.append(j)
     return done

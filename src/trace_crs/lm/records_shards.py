@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trace_crs.atomic import write_json
+from trace_crs.atomic import pid_alive, write_json
 
 SHARD_SUFFIX = ".jsonl.gz"
 ROTATE_BYTES = 16 * 2**20  # below the 20 MB a file may have in the repository, with room for one record
@@ -112,17 +112,7 @@ def shard_state(path: str | Path) -> str:
     if decomp.eof:
         return "closed"
     pid = Path(path).name.split("-")[1]
-    return "writing" if pid.isdigit() and _alive(int(pid)) else "cut"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
+    return "writing" if pid.isdigit() and pid_alive(int(pid)) else "cut"
 
 
 class ShardWriter:
