@@ -76,14 +76,14 @@ def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
 def judge_workers(lms: Any) -> int:
     """Transcripts judged at once by default: one per local server process of the judge's plan
     (each thread keeps its own server and KV cache), 1 for an API model or a mixture of judges."""
-    from trace_crs.lm.config import server_plan
+    from trace_crs.lm.config import local_plan
 
     lms = list(lms)
     cfgs = [getattr(lm, "trace_config", None) for lm in lms]
     if len({id(lm) for lm in lms}) != 1 or cfgs[0] is None or not cfgs[0].is_local:
         return 1
     cfg = cfgs[0]
-    return server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))[0]
+    return local_plan(cfg)[0]
 
 
 def run_core(args: argparse.Namespace) -> int:
@@ -196,7 +196,7 @@ def run_core(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add ``trace-crs judge {core,transcripts,agree}``."""
-    from trace_crs.judge import AGGREGATORS, MODES
+    from trace_crs.judge import AGGREGATORS, MODES, RATINGS
 
     sub = add_group(subparsers, "judge", "CoRE: judge any CRS transcript with an LLM (12 factors, debate)")
     p = sub.add_parser("core", help="rate transcripts on the 12 CoRE factors and aggregate them")
@@ -214,7 +214,7 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--rating",
-        choices=("expected", "greedy"),
+        choices=RATINGS,
         default="expected",
         help="logprob mode: the expected score under the rating distribution, or its most probable rating",
     )

@@ -16,13 +16,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from trace_crs.atomic import refuse_overlap, write_atomic
+from trace_crs.atomic import refuse_overlap
 from trace_crs.cli.arguments import add_out, add_quiet
 from trace_crs.errors import DataError
 
@@ -46,14 +45,9 @@ def load_config(path: str) -> dict[str, Any]:
     return {"seed": 42, "n": None, "n_boot": 2000, "aspect": "dialogue_overall", "score_field": "core_avg", **cfg}
 
 
-def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
-    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records)
-    write_atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-
-
 def run_validity(args: argparse.Namespace) -> int:
     from trace_crs.cli import main as cli_main
-    from trace_crs.cli.judge_transcripts import seeded_subset
+    from trace_crs.cli.judge_transcripts import dump_records, seeded_subset
     from trace_crs.judge import crsarena
     from trace_crs.judge.transcript import transcript_record
     from trace_crs.judge.validity_report import report
@@ -65,7 +59,7 @@ def run_validity(args: argparse.Namespace) -> int:
     convs = seeded_subset(crsarena.load(args.arena), cfg["n"], cfg["seed"])
     transcripts = [crsarena.to_transcript(c) for c in convs]
     tpath = out / "transcripts.jsonl"
-    _write_jsonl(tpath, [transcript_record(t) for t in transcripts])
+    dump_records([transcript_record(t) for t in transcripts], tpath)
     names = {"all": list(cfg["candidates"]), "chosen": [cfg["chosen"]], "none": []}[args.judge]
     for name in names:
         argv = ["judge", "core", "--transcripts", str(tpath), "--out", str(out / f"judged_{name}.jsonl")]

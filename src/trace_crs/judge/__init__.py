@@ -10,4 +10,5 @@ CRS logs) → ``factors`` (the 12 factors and their 0–4 rubrics, ``data/rubric
 # one DSPy call per factor (the paper's) | all factors in one call | one 1-token call per factor, the
 # rating read from the rating tokens' probabilities (judge/geval.py)
 MODES = ("per-factor", "one-call", "logprob")
+RATINGS = ("expected", "greedy")  # logprob mode: the expected score | the most probable digit
 AGGREGATORS = ("avg", "debate", "mixture")  # CoRE-Avg only | + the 4-role debate | per-factor judge mixture

@@ -30,6 +30,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from trace_crs.judge import RATINGS
 from trace_crs.judge.domain import check_localised, current, localise
 from trace_crs.judge.factors import FACTORS, SCORES, factors, named_guidelines
 from trace_crs.judge.transcript import Transcript
@@ -37,7 +38,6 @@ from trace_crs.lm.ranking import quiet_truncation, top_entries
 from trace_crs.prompts import signature
 
 PROMPT_VERSION = "core-v3"
-RATINGS = ("expected", "greedy")
 TOP_K = 20
 DIGITS = 4  # rounding of probabilities and expected scores in records
 

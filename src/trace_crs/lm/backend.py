@@ -45,7 +45,7 @@ from typing import Any
 import dspy
 
 from trace_crs.lm.build import features, installed_build_tag, installed_system_info
-from trace_crs.lm.config import LMConfig, server_plan
+from trace_crs.lm.config import LMConfig, local_plan
 from trace_crs.lm.faults import call_with_retries
 from trace_crs.lm.records import active_records, load_response, make_record
 from trace_crs.lm.records_key import record_key
@@ -278,7 +278,7 @@ def open_lm(cfg: LMConfig) -> Iterator[TraceLM]:
 
     def servers() -> AbstractContextManager[ServerPool]:
         path = verified_path(cfg.weights, cfg.models_dir)
-        plan = server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
+        plan = local_plan(cfg)
         return shared_pool(
             path,
             local_alias(cfg),

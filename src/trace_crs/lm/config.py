@@ -176,6 +176,12 @@ def server_plan(n_threads: int = 0, servers: int = 0) -> tuple[int, int]:
     return count, max(1, total // count)
 
 
+def local_plan(cfg: LMConfig) -> tuple[int, int]:
+    """``(server processes, threads each)`` the local backend starts for ``cfg`` (one server when
+    it runs parallel slots and names no server count)."""
+    return server_plan(cfg.n_threads, cfg.servers or (1 if cfg.slots else 0))
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     # Offline default: llama.cpp server, greedy decoding, logprob ranking.
     "local": {"model": LOCAL, "temperature": 0.0, "max_tokens": 600, "mode": "logprob"},
