@@ -9,7 +9,7 @@
     pipeline.py reader NOTEBOOK               reader mode: tag every code cell not already removed
                                               `hide-input` (papermill's injected parameters too), in place
     pipeline.py timed OUT STEP -- CMD...      run CMD, write {"step", "seconds", "finished", "returncode",
-                                              "build", "earlier_attempts"} to OUT (see `timed`)
+                                              "build", "earlier_attempts"[, "lm_calls"]} to OUT (see `timed`)
 
 A run config (`configs/<profile>/<run>.yaml`) has one mapping per command (`evaluate`, `score`),
 read by the command itself (`trace-crs evaluate|score --config FILE`), not translated here.
@@ -26,6 +26,7 @@ import ast
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -189,8 +190,18 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
     time is rewritten every ``HEARTBEAT_S`` seconds to ``OUT.partial``; a run that is killed (even
     by SIGKILL) or fails leaves that time behind, and the next run of the step carries it in
     ``earlier_attempts``, so a resumed step's total time is still on record.
+
+    LLM calls: ``cmd`` runs with ``TRACE_LM_TALLY`` = a fresh ``OUT.lm/`` folder, where every
+    process that looked up the LM records writes its counts at exit (``trace_crs.lm.records``);
+    the record gets ``lm_calls`` = their sums ``{"replayed", "computed"}`` when any process made
+    a look-up. ``TRACE_LM_STEP`` is set to STEP unless the caller set it, so the records name
+    the pipeline step that made them.
     """
     partial = out.with_name(out.name + ".partial")
+    tally = out.with_name(out.name + ".lm")
+    shutil.rmtree(tally, ignore_errors=True)
+    env = {**os.environ, "TRACE_LM_TALLY": str(tally.resolve())}
+    env.setdefault("TRACE_LM_STEP", step)
     earlier = earlier_attempts(out)
     record = {"step": step, "build": os.environ.get("TRACE_BUILD") or None, "earlier_attempts": earlier}
     start = time.perf_counter()
@@ -201,7 +212,7 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
 
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        with subprocess.Popen(cmd) as proc:
+        with subprocess.Popen(cmd, env=env) as proc:
             try:
                 while True:
                     try:
@@ -216,9 +227,23 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
                 return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
-    _write(out, snapshot(code))
+    final = snapshot(code)
+    calls = lm_calls(tally)
+    if calls is not None:
+        final["lm_calls"] = calls
+    _write(out, final)
     partial.unlink(missing_ok=True)
+    shutil.rmtree(tally, ignore_errors=True)
     return code
+
+
+def lm_calls(tally: Path) -> dict | None:
+    """``{"replayed", "computed"}`` summed over the tally files of ``tally`` (None when none)."""
+    files = sorted(tally.glob("*.json")) if tally.is_dir() else []
+    if not files:
+        return None
+    counts = [json.loads(f.read_text()) for f in files]
+    return {k: sum(int(c.get(k, 0)) for c in counts) for k in ("replayed", "computed")}
 
 
 def main(argv: list[str]) -> int:

@@ -73,3 +73,32 @@ def test_sigterm_stops_the_command_and_records_the_attempt(tmp_path):
     assert proc.wait(timeout=20) == 130
     beat = json.loads(out.with_name(out.name + ".partial").read_text())
     assert beat["returncode"] is None and beat["seconds"] >= 0.5 and not out.exists()
+
+
+def test_llm_lookups_of_every_process_are_summed_into_the_record(tmp_path):
+    """Two child processes look up the LM records (one hit, one miss each way); the step record
+    carries their sums, the tally folder is gone, and the step name reaches the children."""
+    from trace_crs.lm.records import Records
+
+    records = tmp_path / "records"
+    store = Records(records)
+    store.append({"key": "k1", "model": "m", "step": "s", "response": {}, "usage": {}})
+    store.close()
+    child = (
+        "import os; from trace_crs.lm.records import active_records; r = active_records(); "
+        "[r.get(k) for k in ('k1', 'k1', 'nope')]; assert os.environ['TRACE_LM_STEP'] == 'run/x'"
+    )
+    out = tmp_path / "run-x.json"
+    cmd = ["bash", "-c", f"{sys.executable} -c \"{child}\" && {sys.executable} -c \"{child}\""]
+    env = {**os.environ, "TRACE_BUILD": "b1", "TRACE_LM_RECORDS": str(records)}
+    env.pop("TRACE_LM_STEP", None)
+    proc = subprocess.run([sys.executable, str(TOOLS / "pipeline.py"), "timed", str(out), "run/x", "--", *cmd], env=env)
+    assert proc.returncode == 0
+    assert json.loads(out.read_text())["lm_calls"] == {"replayed": 4, "computed": 2}
+    assert not (tmp_path / "run-x.json.lm").exists()
+
+
+def test_a_step_without_llm_lookups_has_no_count(tmp_path):
+    out = tmp_path / "run-x.json"
+    assert _timed(out, [sys.executable, "-c", "pass"], "b1").wait() == 0
+    assert "lm_calls" not in json.loads(out.read_text())

@@ -10,10 +10,12 @@ from trace_crs.report import build_time
 
 
 def _step(results: Path, name: str, step: str, seconds: float, finished: str, code: int = 0,
-          build: str | None = "b1", earlier: list | None = None) -> None:
+          build: str | None = "b1", earlier: list | None = None, lm: dict | None = None) -> None:
     folder = results / "timings"
     folder.mkdir(parents=True, exist_ok=True)
     record = {"step": step, "seconds": seconds, "finished": finished, "returncode": code, "build": build}
+    if lm is not None:
+        record["lm_calls"] = lm
     if earlier is not None:
         record["earlier_attempts"] = earlier
     (folder / f"{name}.json").write_text(json.dumps(record))
@@ -104,3 +106,22 @@ def test_busy_seconds_is_the_union_of_the_intervals():
     t = lambda m: datetime(2026, 11, 26, 10, 0) + timedelta(minutes=m)           # noqa: E731
     assert build_time.busy_seconds([]) == 0
     assert build_time.busy_seconds([(t(0), t(10)), (t(2), t(5)), (t(8), t(12)), (t(30), t(31)), (t(31), t(33))]) == 15 * 60
+
+
+def test_llm_calls_replayed_and_computed_are_summed_by_stage(tmp_path):
+    res = tmp_path / "res"
+    _step(res, "kb", "kb/build", 60, "2026-11-26T10:06:00+00:00")                  # no LLM: no count
+    _step(res, "run-a", "run/closed_llm", 100, "2026-11-26T10:08:00+00:00", lm={"replayed": 90, "computed": 10})
+    _step(res, "run-b", "run/open_llm", 50, "2026-11-26T10:09:00+00:00", lm={"replayed": 5, "computed": 0})
+    _step(res, "judge", "judge-live", 30, "2026-11-26T10:10:00+00:00", lm={"replayed": 1200, "computed": 3})
+    calls = build_time.summary([res])["lm_calls"]
+    assert (calls["replayed"], calls["computed"], calls["steps"]) == (1295, 13, 3)
+    assert calls["per_stage"] == {"run": {"replayed": 95, "computed": 10},
+                                  "judge-live": {"replayed": 1200, "computed": 3}}
+    text = build_time.markdown([res], "default")
+    assert "replayed 1,295 calls" in text and "computed 13 that" in text and "run 95 / 10" in text
+
+
+def test_no_llm_counts_are_said_so(tmp_path):
+    _step(tmp_path, "kb", "kb/build", 60, "2026-11-26T10:06:00+00:00")
+    assert "No recorded step made an LLM call" in build_time.markdown([tmp_path], "smoke")

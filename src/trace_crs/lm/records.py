@@ -45,7 +45,9 @@ DSPy's cache if it holds it, with its recorded usage, else by the model) and app
 servers of ``open_lm`` start at the first call the records do not answer
 (:mod:`trace_crs.lm.records_pool`), so a fully recorded block starts none.
 Each process's :class:`Records` counts the look-ups it answered (``replayed``) and did not
-(``missed``).  ``trace-crs lm records verify`` recomputes a seeded sample
+(``missed``); when ``TRACE_LM_TALLY`` names a directory (``book/tools/pipeline.py timed`` sets it
+for each step of ``make paper``), the process writes those counts there at exit, and the step's
+timing record sums them: the Reproduce page's "replayed / computed" (:func:`write_tally`).  ``trace-crs lm records verify`` recomputes a seeded sample
 (:mod:`trace_crs.lm.records_verify`).
 
 **Not covered.**  Only calls through ``TraceLM.forward`` are recorded (every LLM call of the
@@ -74,6 +76,7 @@ from trace_crs.lm.records_key import canonical_json, keyed_request, step_of
 from trace_crs.lm.records_shards import ShardWriter, read_lines, shard_paths, utc_now
 
 ENV = "TRACE_LM_RECORDS"
+TALLY_ENV = "TRACE_LM_TALLY"  # a directory: each process writes its replayed/computed counts there at exit
 FORMAT = 1
 OFF = ("", "off")
 
@@ -245,10 +248,29 @@ def use_records(directory: str | Path | None) -> Iterator[None]:
         _OVERRIDE.reset(token)
 
 
+def write_tally(stores: list[Records]) -> Path | None:
+    """This process's look-ups (``{"replayed", "computed", "directories"}``) as one JSON file in
+    the ``TRACE_LM_TALLY`` directory (none when unset or when no look-up was made); written
+    whole (temp file, rename), named by the process id so concurrent processes never collide."""
+    target = os.environ.get(TALLY_ENV, "").strip()
+    replayed, computed = sum(s.replayed for s in stores), sum(s.missed for s in stores)
+    if not target or not (replayed or computed):
+        return None
+    folder = Path(target)
+    folder.mkdir(parents=True, exist_ok=True)
+    body = {"replayed": replayed, "computed": computed, "directories": sorted(str(s.directory) for s in stores)}
+    out = folder / f"{os.getpid()}-{threading.get_ident()}.json"
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(body, sort_keys=True))
+    tmp.replace(out)
+    return out
+
+
 @atexit.register
 def close_all() -> None:
-    """Close every shard this process wrote (gzip trailer, manifest entry)."""
+    """Close every shard this process wrote (gzip trailer, manifest entry) and write its tally."""
     with _STORES_LOCK:
         stores = list(_STORES.values())
     for store in stores:
         store.close()
+    write_tally(stores)

@@ -87,6 +87,24 @@ def summary(results_dirs: Sequence[str | Path]) -> dict[str, Any]:
         "builds": len(builds - {None}),
         "unnamed": None in builds,
         "one_build": len(builds) == 1 and None not in builds,
+        "lm_calls": lm_calls([r for r in recs if not r["earlier"]]),
+    }
+
+
+def lm_calls(recs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The finishing attempts' LLM look-ups in the records (``book/tools/pipeline.py timed``):
+    ``replayed`` and ``computed`` summed, and ``steps``: the steps that made any, by stage."""
+    counted = [r for r in recs if isinstance(r.get("lm_calls"), dict)]
+    per_stage: dict[str, dict[str, int]] = {}
+    for r in counted:
+        stage = per_stage.setdefault(r["stage"], {"replayed": 0, "computed": 0})
+        for k in stage:
+            stage[k] += int(r["lm_calls"].get(k, 0))
+    return {
+        "replayed": sum(s["replayed"] for s in per_stage.values()),
+        "computed": sum(s["computed"] for s in per_stage.values()),
+        "steps": len(counted),
+        "per_stage": dict(sorted(per_stage.items(), key=lambda kv: (_order(kv[0]), kv[0]))),
     }
 
 
@@ -152,7 +170,23 @@ def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
         )
     if s["failed"]:
         lines.append(f"{s['failed']} recorded step(s) exited with an error in their last run.")
+    lines.append(lm_sentence(s["lm_calls"]))
     return " ".join(lines) + "\n"
+
+
+def lm_sentence(calls: dict[str, Any]) -> str:
+    """What the build's LLM steps took from the committed records and what they computed."""
+    if not calls["steps"]:
+        return (
+            "No recorded step made an LLM call through the LM records (records off, "
+            "`LM_RECORDS=off`, or steps timed before the calls were counted)."
+        )
+    stages = ", ".join(f"{k} {v['replayed']:,} / {v['computed']:,}" for k, v in calls["per_stage"].items())
+    return (
+        f"Its {calls['steps']} LLM step(s) replayed {calls['replayed']:,} calls from the LM records "
+        f"(`data/lm-records/<profile>/`) and computed {calls['computed']:,} that the records did not "
+        f"hold (replayed / computed by stage: {stages})."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -122,7 +122,9 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
     """One row per recorded step, sorted by step: ``step, seconds`` (its last, finishing attempt),
     ``earlier_s`` and ``attempts`` (the killed or failed attempts before it, carried by
     ``book/tools/pipeline.py timed``), ``finished, returncode, build`` (None in records made before
-    builds were named) and ``earlier_attempts``."""
+    builds were named), ``earlier_attempts`` and ``lm_calls`` (``{"replayed", "computed"}``: the
+    step's LLM look-ups in the records, None for a step that made none or a record made before
+    steps counted them)."""
     rows = []
     for f in sorted(layout.timings_dir(results_dir).glob("*.json")):
         rec = json.loads(f.read_text())
@@ -134,9 +136,20 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
                 "earlier_attempts": earlier,
                 "attempts": len(earlier) + 1,
                 "earlier_s": float(sum(a.get("seconds") or 0 for a in earlier)),
+                "lm_calls": rec.get("lm_calls"),
             }
         )
-    columns = ["step", "seconds", "earlier_s", "attempts", "finished", "returncode", "build", "earlier_attempts"]
+    columns = [
+        "step",
+        "seconds",
+        "earlier_s",
+        "attempts",
+        "finished",
+        "returncode",
+        "build",
+        "earlier_attempts",
+        "lm_calls",
+    ]
     return pd.DataFrame(rows, columns=columns).sort_values("step", ignore_index=True)
 
 
