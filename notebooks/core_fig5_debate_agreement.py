@@ -54,3 +54,11 @@ core_fig5_debate_agreement.plot(df);
 
 # %%
 present.table(df, "All Agree and Major Agree per round (Wilson 95% intervals)")
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("core_fig5_debate_agreement", {"llm_calls": _llm_calls.note(results_dir, "core_fig5_debate_agreement")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`core_fig5_debate_agreement_llm_calls`

@@ -53,3 +53,11 @@ core_fig9_factor_tau.plot(df);
 # %%
 present.folded(present.table(df[df["factor_a"] < df["factor_b"]], "Kendall's τ_b (%) per factor pair and evaluator"),
                "Every factor pair as a table (click to open)")
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("core_fig9_factor_tau", {"llm_calls": _llm_calls.note(results_dir, "core_fig9_factor_tau")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`core_fig9_factor_tau_llm_calls`

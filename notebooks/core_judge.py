@@ -227,3 +227,11 @@ present.table(core_judge.reported("table22_qwk"))
 
 # %%
 present.table(core_judge.reported("table7_overall"))
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("core_judge", {"llm_calls": _llm_calls.note(results_dir, "core_judge")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`core_judge_llm_calls`

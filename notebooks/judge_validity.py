@@ -87,3 +87,11 @@ present.folded(
     present.table(judge_validity.published(v), v["published"]["source"] if v else None),
     "Published correlations on this half (click to open)",
 )
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("judge_validity", {"llm_calls": _llm_calls.note(results_dir, "judge_validity")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`judge_validity_llm_calls`

@@ -81,3 +81,11 @@ report.present.table(report.t05_headline.composition(results_dir, run=runs[0]).p
 
 # %%
 report.provenance.section(results_dir, runs)
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("t05_headline", {"llm_calls": _llm_calls.note(results_dir, "t05_headline")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`t05_headline_llm_calls`

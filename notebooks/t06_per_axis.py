@@ -54,3 +54,11 @@ report.t06_per_axis.plot(df);
 
 # %%
 report.provenance.section(results_dir, [*closed_runs, *open_runs])
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("t06_per_axis", {"llm_calls": _llm_calls.note(results_dir, "t06_per_axis")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`t06_per_axis_llm_calls`

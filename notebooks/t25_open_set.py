@@ -58,3 +58,11 @@ report.t25_open_set.plot(df);
 
 # %%
 report.provenance.section(results_dir, [closed_run, tfidf_run, dense_run])
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("t25_open_set", {"llm_calls": _llm_calls.note(results_dir, "t25_open_set")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`t25_open_set_llm_calls`

@@ -76,3 +76,11 @@ report.present.table(cost[["baseline", "usd", "wall_s", "judge_model", "judge_tu
 
 # %%
 report.provenance.section(results_dir, runs)
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("t29_judge", {"llm_calls": _llm_calls.note(results_dir, "t29_judge")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`t29_judge_llm_calls`

@@ -84,3 +84,11 @@ report.travelbench_abstention.plot(frames["sweep"]);
 llm = report.travelbench_abstention.llm_rows(results_dir)
 report.results.write_table(llm, results_dir, report.travelbench_abstention.LLM_NAME)
 report.present.table(llm, "LLM baselines on the unsolvable set ([Unsolved] rule)") if len(llm) else "LLM abstention not run on this profile (make abstention-llm)."
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("travelbench_abstention", {"llm_calls": _llm_calls.note(results_dir, "travelbench_abstention")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`travelbench_abstention_llm_calls`

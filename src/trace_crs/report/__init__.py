@@ -38,6 +38,7 @@ HELPERS = (
     "findings",
     "provenance",
     "build_time",
+    "llm_calls",
     "sensitivity",
     "numbering",
     "bench_table",
