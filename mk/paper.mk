@@ -104,7 +104,7 @@ $(BOOK_DIR)/content/%.ipynb: notebooks/%.py $(RES)/params/%.yaml $(SRC) $(RES)/.
 # The Reproduce page includes this build's measured time (every step's timing file).
 # Re-read every time (written only when its text changes), after the notebooks have run.
 BUILD_TIME  := $(BOOK_DIR)/content/build_time.md
-BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --results results/setup $(RES) --out $(BUILD_TIME)
+BUILD_TIME_CMD = $(PY) -m trace_crs.report.build_time --profile $(PROFILE) --results results/setup $(RES) --out $(BUILD_TIME) --verify data/lm-records/$(PROFILE).verify.json
 $(BUILD_TIME): FORCE | $(NB_OUT) $(RES)/.done
 	$(BUILD_TIME_CMD)
 

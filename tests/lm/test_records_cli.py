@@ -74,6 +74,13 @@ def test_verify_reports_the_share_identical_and_why_the_others_differ(fake_opena
     assert sorted(d["recorded"] for d in report["differing"]) == ["answer to drift 1", "answer to drift 2"]
     assert sorted(d["recomputed"] for d in report["differing"]) == ["other answer to drift 1", "other answer to drift 2"]
     assert len(live.calls) == 4                                   # every sampled record sent again
+    assert report["same_text"] == 2 and not any(d["same_text"] for d in report["differing"])
+    assert report["max_logprob_diff"] is None                     # the fake gives no log-probabilities
+    out = tmp_path / "default.verify.json"
+    assert main([*argv, "--out", str(out)]) == 0 and json.loads(out.read_text())["identical"] == 2
+    inside = tmp_path / "records" / "VERIFY.json"                 # the guard: no output inside an input
+    assert main([*argv, "--out", str(inside)]) == 2 and not inside.exists()
+    capsys.readouterr()
     assert main([*argv, "--strict"]) == 4                         # a difference fails --strict
     capsys.readouterr()
     assert main([*argv[:6], "2", *argv[7:]]) == 0                 # a sample of 2
@@ -109,3 +116,19 @@ def test_stats_exit_codes(tmp_path, capsys):
     (bad / "20260101T000000.000000Z-1-0001-aaaaaa.jsonl.gz").write_bytes(gzip.compress(b"not json\n"))
     assert main(["lm", "records", "stats", "--dir", str(bad)]) == 3
     assert "0001-aaaaaa.jsonl.gz:1: not JSON" in capsys.readouterr().err
+
+
+def test_closeness_of_two_replies_by_hand():
+    from trace_crs.lm.records_verify import closeness
+
+    def reply(text, lps):
+        content = [{"token": tok, "logprob": lp, "top_logprobs": [{"token": t, "logprob": v} for t, v in tops]}
+                   for tok, lp, tops in lps]
+        return [{"text": text, "finish_reason": "length", "logprobs": {"content": content}}]
+
+    a = reply("4", [("4", -0.10, [("4", -0.10), ("3", -2.50), ("2", -4.00)])])
+    b = reply("4", [("4", -0.11, [("4", -0.11), ("3", -2.47), ("1", -5.00)])])  # "2"/"1" listed once only
+    same, moved = closeness(a, b)
+    assert same and moved == 0.03                                  # |-2.50 - -2.47|
+    assert closeness(a, reply("3", [("3", -0.1, [])]))[0] is False
+    assert closeness([{"text": "x", "finish_reason": "stop"}], [{"text": "x", "finish_reason": "stop"}]) == (True, None)

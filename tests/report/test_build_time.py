@@ -125,3 +125,17 @@ def test_llm_calls_replayed_and_computed_are_summed_by_stage(tmp_path):
 def test_no_llm_counts_are_said_so(tmp_path):
     _step(tmp_path, "kb", "kb/build", 60, "2026-11-26T10:06:00+00:00")
     assert "No recorded step made an LLM call" in build_time.markdown([tmp_path], "smoke")
+
+
+def test_the_records_verify_report_is_said_or_its_absence(tmp_path):
+    _step(tmp_path, "kb", "kb/build", 60, "2026-11-26T10:06:00+00:00")
+    missing = build_time.markdown([tmp_path], "default", tmp_path / "default.verify.json")
+    assert "have not been re-checked" in missing and "--sample 50" in missing
+    report = {"sampled": 50, "identical": 40, "share_identical": 0.8, "same_text": 49, "model": "m", "seed": 42,
+              "max_logprob_diff": 0.0123, "reasons": {"same model id, build and CPU features: x": 10}}
+    path = tmp_path / "default.verify.json"
+    path.write_text(json.dumps(report))
+    text = build_time.markdown([tmp_path], "default", path)
+    assert "recomputed 50 seeded records of `m` (seed 42): 40 identical" in text and "(80%)" in text
+    assert "49 with the same text, log-probabilities moved by at most 0.0123" in text
+    assert "10 × same model id, build and CPU features: x" in text

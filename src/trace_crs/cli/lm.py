@@ -11,7 +11,7 @@
   records per model and step, distinct keys, duplicates, shards and bytes, as JSON.
 * ``trace-crs lm records manifest --dir D`` — rewrite ``D/MANIFEST.json`` from the shards
   themselves (after a killed writer, or a merge of two branches' records).
-* ``trace-crs lm records verify --dir D [--sample 50] [--seed 42] [--config F] [--set k=v ...]
+* ``trace-crs lm records verify --dir D [--sample 50] [--seed 42] [--out F] [--config F] [--set k=v ...]
   [--strict]`` — recompute a seeded sample of the records of the configured model with the live
   backend (the local servers start; DSPy's cache and the records are bypassed) and print, as
   JSON, the share identical to the record and the likely reason of each difference
@@ -29,6 +29,7 @@ import argparse
 import json
 import time
 
+from trace_crs.atomic import write_atomic
 from trace_crs.cli import add_config, add_group, add_seed
 from trace_crs.lm.config import as_dict, lm_config_from_yaml, resolve_lm_config
 from trace_crs.lm.weights import WEIGHTS, assemble, weights_path
@@ -127,7 +128,10 @@ def _records_verify(args: argparse.Namespace) -> int:
     directory, cfg = _records_dir(args), _cfg(args)
     with use_records(None), open_lm(cfg) as lm:
         report = verify_records(directory, lm, args.n, args.seed)
-    print(json.dumps(report, indent=2, sort_keys=True))
+    text = json.dumps(report, indent=2, sort_keys=True)
+    print(text)
+    if args.out:
+        write_atomic(args.out, lambda tmp: tmp.write_text(text + "\n"))
     return STRICT_DIFFERS if args.strict and report["identical"] < report["sampled"] else 0
 
 
@@ -164,5 +168,9 @@ def register(subparsers) -> None:
     p.add_argument("--sample", dest="n", type=int, default=50, help="records recomputed (default 50)")
     add_seed(p, "seed of the sample")
     p.add_argument("--strict", action="store_true", help="exit 4 when a recomputed reply differs from its record")
+    p.add_argument(
+        "--out",
+        help="also write the report (JSON) here, e.g. data/lm-records/<profile>.verify.json (the Reproduce page's)",
+    )
     _common(p)
     p.set_defaults(func=_records_verify)

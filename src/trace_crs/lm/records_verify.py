@@ -14,7 +14,10 @@
   text, ``finish_reason`` and log-probabilities of every choice (:func:`reply_of`) — and, for
   each one that differs, the likely reason (:func:`likely_reason`): another llama.cpp build tag,
   other CPU features, another model id, or, with the same model, build and CPU, a decoding that
-  is not deterministic.  The sample is ``numpy.random.default_rng(seed).choice`` over the
+  is not deterministic.  Identity is exact (every log-probability digit); for each differing
+  reply it also says whether the text and ``finish_reason`` are the same and by how much the
+  log-probabilities moved (:func:`closeness`): a KV cache split at another token changes the last
+  digits of a local model's log-probabilities without changing what it says.  The sample is ``numpy.random.default_rng(seed).choice`` over the
   model's distinct keys in sorted order, so the same records, seed and size draw the same calls.
 """
 
@@ -39,6 +42,8 @@ class Differing(TypedDict):
     reason: str
     recorded: str
     recomputed: str
+    same_text: bool
+    max_logprob_diff: float | None
 
 
 class VerifyReport(TypedDict):
@@ -51,6 +56,8 @@ class VerifyReport(TypedDict):
     identical: int
     share_identical: float | None
     reasons: dict[str, int]
+    same_text: int
+    max_logprob_diff: float | None
     differing: list[Differing]
     other_models: dict[str, int]
 
@@ -134,6 +141,34 @@ def reply_of(response: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _top_logprobs(choice: dict[str, Any]) -> list[dict[str, float]]:
+    """Per generated token, ``{token: logprob}`` of its listed alternatives (itself included)."""
+    content = (choice.get("logprobs") or {}).get("content") or []
+    out = []
+    for entry in content:
+        tops = {str(t.get("token")): float(t.get("logprob")) for t in entry.get("top_logprobs") or ()}
+        if entry.get("token") is not None and entry.get("logprob") is not None:
+            tops.setdefault(str(entry["token"]), float(entry["logprob"]))
+        out.append(tops)
+    return out
+
+
+def closeness(recorded: list[dict[str, Any]], recomputed: list[dict[str, Any]]) -> tuple[bool, float | None]:
+    """``(same text and finish_reason in every choice, largest |Δ log-probability| over the tokens
+    both replies list at the same position)``; the difference is None without log-probabilities."""
+    same = len(recorded) == len(recomputed) and all(
+        (a.get("text"), a.get("finish_reason")) == (b.get("text"), b.get("finish_reason"))
+        for a, b in zip(recorded, recomputed, strict=False)
+    )
+    diffs = [
+        abs(ta[tok] - tb[tok])
+        for a, b in zip(recorded, recomputed, strict=False)
+        for ta, tb in zip(_top_logprobs(a), _top_logprobs(b), strict=False)
+        for tok in ta.keys() & tb.keys()
+    ]
+    return same, (round(max(diffs), 6) if diffs else None)
+
+
 def likely_reason(recorded_model: str, live_model: str, recorded_cpu: str | None, live_cpu: str | None) -> str:
     """Why a recomputed reply may differ from its record (module docstring)."""
     (rec_base, rec_tag), (live_base, live_tag) = split_build(recorded_model), split_build(live_model)
@@ -192,6 +227,7 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyR
             continue
         reason = likely_reason(str(record["model"]), live_model, record.get("cpu"), live_cpu)
         reasons[reason] += 1
+        same, moved = closeness(recorded, recomputed)
         differing.append(
             Differing(
                 key=key,
@@ -199,9 +235,12 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyR
                 reason=reason,
                 recorded=_short(recorded),
                 recomputed=_short(recomputed),
+                same_text=same,
+                max_logprob_diff=moved,
             )
         )
     identical = len(keys) - len(differing)
+    moved_all = [d["max_logprob_diff"] for d in differing if d["max_logprob_diff"] is not None]
     return VerifyReport(
         directory=str(directory),
         model=live_model,
@@ -210,6 +249,8 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyR
         identical=identical,
         share_identical=round(identical / len(keys), 4) if keys else None,
         reasons=dict(reasons.most_common()),
+        same_text=identical + sum(d["same_text"] for d in differing),
+        max_logprob_diff=max(moved_all) if moved_all else (0.0 if keys and not differing else None),
         differing=differing,
         other_models=dict(sorted(others.items())),
     )

@@ -27,6 +27,7 @@ says so. A step that was killed or failed and then re-run keeps its earlier atte
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -132,11 +133,13 @@ def duration(seconds: float) -> str:
     return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
 
 
-def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
-    """The Reproduce page's paragraph on this build's measured time."""
+def markdown(results_dirs: Sequence[str | Path], profile: str, verify: str | Path | None = None) -> str:
+    """The Reproduce page's paragraph on this build's measured time (and, with ``verify``, what
+    ``trace-crs lm records verify --out`` found when it recomputed a sample of the records)."""
     s = summary(results_dirs)
+    tail = f"\n{verify_sentence(verify, profile)}\n" if verify is not None else ""
     if not s["steps"]:
-        return f"No step of the `{profile}` build has recorded its time yet.\n"
+        return f"No step of the `{profile}` build has recorded its time yet.\n{tail}"
     stages = ", ".join(f"{name} {duration(sec)}" for name, sec in s["per_stage"].items())
     when = f"{s['first']:%Y-%m-%d %H:%M} to {s['last']:%Y-%m-%d %H:%M} UTC"
     lines = [
@@ -171,7 +174,29 @@ def markdown(results_dirs: Sequence[str | Path], profile: str) -> str:
     if s["failed"]:
         lines.append(f"{s['failed']} recorded step(s) exited with an error in their last run.")
     lines.append(lm_sentence(s["lm_calls"]))
-    return " ".join(lines) + "\n"
+    return " ".join(lines) + "\n" + tail
+
+
+def verify_sentence(path: str | Path, profile: str) -> str:
+    """What the last ``lm records verify`` of the profile's records found (or that none ran)."""
+    path = Path(path)
+    if not path.is_file():
+        return (
+            f"The `{profile}` LM records have not been re-checked here: `trace-crs lm records verify --dir "
+            f"data/lm-records/{profile} --sample 50 --out {path}` recomputes a seeded sample."
+        )
+    r = json.loads(path.read_text())
+    if not r.get("sampled"):
+        return f"`lm records verify` sampled no record ({path})."
+    reasons = "; ".join(f"{n} × {why}" for why, n in (r.get("reasons") or {}).items()) or "none"
+    moved = r.get("max_logprob_diff")
+    shift = f", log-probabilities moved by at most {moved:.4g}" if moved is not None else ""
+    return (
+        f"**Do the records still hold?** `trace-crs lm records verify` recomputed {r['sampled']} seeded "
+        f"records of `{r['model']}` (seed {r['seed']}): {r['identical']} identical to the record to the last "
+        f"digit ({r['share_identical']:.0%}); {r.get('same_text', r['identical'])} with the same text{shift}. "
+        f"Why the others differ: {reasons}. Report: `{path}`."
+    )
 
 
 def lm_sentence(calls: dict[str, Any]) -> str:
@@ -194,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", required=True)
     p.add_argument("--results", nargs="+", required=True, help="results folders whose timings/ to read")
     p.add_argument("--out", required=True, help="markdown file (written only when its text changes)")
+    p.add_argument("--verify", help="a `trace-crs lm records verify --out` report of the profile's records")
     args = p.parse_args(argv)
-    out, text = Path(args.out), markdown(args.results, args.profile)
+    out, text = Path(args.out), markdown(args.results, args.profile, args.verify)
     if not out.exists() or out.read_text() != text:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp")
