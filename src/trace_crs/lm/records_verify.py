@@ -262,6 +262,8 @@ def _resend(lm: Any, request: dict[str, Any]) -> Any:
     kwargs = {k: v for k, v in request.items() if k not in ("model", "prompt", "messages")}
     if lm.endpoints is not None:
         kwargs["api_base"] = lm.endpoints.api_base()
-    with use_records(None):
+    from trace_crs.lm.ranking import quiet_truncation  # a recorded 1-token call is cut on purpose
+
+    with use_records(None), quiet_truncation():
         response, _ = lm._send(request.get("prompt"), request.get("messages"), {**kwargs, "cache": False})
     return response
