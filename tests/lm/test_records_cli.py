@@ -132,3 +132,16 @@ def test_closeness_of_two_replies_by_hand():
     assert same and moved == 0.03                                  # |-2.50 - -2.47|
     assert closeness(a, reply("3", [("3", -0.1, [])]))[0] is False
     assert closeness([{"text": "x", "finish_reason": "stop"}], [{"text": "x", "finish_reason": "stop"}]) == (True, None)
+
+
+def test_the_context_verify_needs_comes_from_the_records(tmp_path):
+    from trace_crs.lm.records import Records
+    from trace_crs.lm.records_verify import context_needed
+
+    store = Records(tmp_path)
+    store.append({"key": "a", "model": "m", "step": "s", "response": {}, "request": {"max_tokens": 1},
+                  "usage": {"prompt_tokens": 4133, "completion_tokens": 1}})            # 4,134 -> 5,120
+    store.append({"key": "b", "model": "m", "step": "s", "response": {}, "request": {"max_tokens": 600},
+                  "usage": {"prompt_tokens": 900, "completion_tokens": 12}})
+    store.close()
+    assert context_needed(tmp_path) == 5120

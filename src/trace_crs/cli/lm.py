@@ -121,11 +121,15 @@ def _records_manifest(args: argparse.Namespace) -> int:
 
 
 def _records_verify(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from trace_crs.lm.backend import open_lm
     from trace_crs.lm.records import use_records
-    from trace_crs.lm.records_verify import verify_records
+    from trace_crs.lm.records_verify import context_needed, verify_records
 
     directory, cfg = _records_dir(args), _cfg(args)
+    if not any(s.split("=", 1)[0].strip().removeprefix("lm.") == "n_ctx" for s in args.set or ()):
+        cfg = replace(cfg, n_ctx=max(cfg.n_ctx, context_needed(directory)))  # the judge's records need 8,192
     with use_records(None), open_lm(cfg) as lm:
         report = verify_records(directory, lm, args.n, args.seed)
     text = json.dumps(report, indent=2, sort_keys=True)

@@ -116,6 +116,19 @@ def rebuild_manifest(directory: str | Path) -> dict[str, Any]:
     return update_manifest(directory, entries, replace=True)
 
 
+def context_needed(directory: str | Path) -> int:
+    """The KV context every record of ``directory`` fits in: the largest recorded prompt plus its
+    ``max_tokens`` (or its completion), rounded up to 1,024 tokens — the server's context is a
+    server setting, not part of a recorded request, so ``verify`` must size it from the records."""
+    need = 0
+    for record in iter_records(directory):
+        usage, request = record.get("usage") or {}, record.get("request") or {}
+        prompt = int(usage.get("prompt_tokens") or 0)
+        reply = max(int(request.get("max_tokens") or 0), int(usage.get("completion_tokens") or 0))
+        need = max(need, prompt + reply)
+    return -(-need // 1024) * 1024
+
+
 def split_build(model: str) -> tuple[str, str]:
     """``(model id without the build tag, build tag)`` of a model id (:mod:`trace_crs.lm.build`:
     a non-portable llama.cpp build appends ``+<instruction sets>``; ``""`` is the portable build)."""
