@@ -140,8 +140,8 @@ def test_the_context_verify_needs_comes_from_the_records(tmp_path):
 
     store = Records(tmp_path)
     store.append({"key": "a", "model": "m", "step": "s", "response": {}, "request": {"max_tokens": 1},
-                  "usage": {"prompt_tokens": 4133, "completion_tokens": 1}})            # 4,134 -> 5,120
+                  "usage": {"prompt_tokens": 4133, "completion_tokens": 1}})            # 4,134 -> 8,192
     store.append({"key": "b", "model": "m", "step": "s", "response": {}, "request": {"max_tokens": 600},
                   "usage": {"prompt_tokens": 900, "completion_tokens": 12}})
     store.close()
-    assert context_needed(tmp_path) == 5120
+    assert context_needed(tmp_path) == 8192

@@ -118,15 +118,16 @@ def rebuild_manifest(directory: str | Path) -> dict[str, Any]:
 
 def context_needed(directory: str | Path) -> int:
     """The KV context every record of ``directory`` fits in: the largest recorded prompt plus its
-    ``max_tokens`` (or its completion), rounded up to 1,024 tokens — the server's context is a
-    server setting, not part of a recorded request, so ``verify`` must size it from the records."""
+    ``max_tokens`` (or its completion), rounded up to a power of two (the sizes contexts are set
+    in: ``lm.n_ctx`` 4,096, the judge's 8,192) — the server's context is a server setting, not part
+    of a recorded request, so ``verify`` must size it from the records."""
     need = 0
     for record in iter_records(directory):
         usage, request = record.get("usage") or {}, record.get("request") or {}
         prompt = int(usage.get("prompt_tokens") or 0)
         reply = max(int(request.get("max_tokens") or 0), int(usage.get("completion_tokens") or 0))
         need = max(need, prompt + reply)
-    return -(-need // 1024) * 1024
+    return 1 << max(need - 1, 0).bit_length()
 
 
 def split_build(model: str) -> tuple[str, str]:
