@@ -102,3 +102,15 @@ def test_assemble_and_note_commands(tmp_path):
     assert cells[1]["source"] == pages.page_note("t05_headline", report())
     with pytest.raises(SystemExit):
         pages.main(["note", "--page", "t05_headline", "--report", str(rep), "--notebook", str(nb), "--out", str(nb)])
+
+
+def test_links_to_left_out_pages_point_at_the_page_that_lists_them():
+    from trace_crs.release.pages import MISSING_PAGE, relink_missing
+
+    text = ("See [the validity page](../content/judge_validity.ipynb) and [Table 5](../content/t05_headline.ipynb);\n"
+            "{doc}`content/judge_validity` and {doc}`content/t05_headline`; "
+            "{glue:text}`content/t05_headline.ipynb::x` stays.")
+    out = relink_missing(text, {"t05_headline"})
+    assert out == (f"See [the validity page](../{MISSING_PAGE}.md) and [Table 5](../content/t05_headline.ipynb);\n"
+                   f"{{doc}}`{MISSING_PAGE}` and {{doc}}`content/t05_headline`; "
+                   "{glue:text}`content/t05_headline.ipynb::x` stays.")

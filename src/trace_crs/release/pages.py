@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -212,16 +213,38 @@ def official_toc(toc: Mapping[str, Any]) -> dict[str, Any]:
     return {**toc, "parts": parts}
 
 
+# a Markdown link or {doc} role to a page: ``](../content/x.ipynb)``, ``{doc}`content/x` ``
+_PAGE_LINK = re.compile(r"(\]\(|\{doc\}`)((?:\.\./)*)content/([\w-]+)(\.ipynb\)|`)")
+
+
+def relink_missing(text: str, keep: set[str]) -> str:
+    """``text`` with every link to a page the official book leaves out pointed at the page that
+    lists the left-out pages and why (a dangling link fails ``jupyter-book build -W``)."""
+
+    def repl(m: re.Match[str]) -> str:
+        if m[3] in keep:
+            return m[0]
+        return f"{m[1]}{m[2]}{MISSING_PAGE}{'.md)' if m[4].endswith(')') else '`'}"
+
+    return _PAGE_LINK.sub(repl, text)
+
+
 def assemble(src: Path, report_path: Path, out: Path) -> None:
     """Write the official book's source directory ``out`` from the book ``src`` (its pages,
-    configuration, extensions and static files; ``content/`` and ``_build/`` are left alone)."""
+    configuration, extensions and static files; ``content/`` and ``_build/`` are left alone);
+    links to pages it leaves out point at the page that lists them (:func:`relink_missing`)."""
     report = json.loads(report_path.read_text())
     toc = yaml.safe_load((src / "_toc.yml").read_text())
+    keep = set(built(toc))
     for item in sorted(src.iterdir()):
         if item.name in ("_toc.yml", "_build", "content", "tools") or item.name.startswith("."):
             continue
         if item.is_dir():
             shutil.copytree(item, out / item.name, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+            for page in sorted((out / item.name).rglob("*.md")):
+                page.write_text(relink_missing(page.read_text(), keep))
+        elif item.suffix == ".md":
+            write_text(out / item.name, relink_missing(item.read_text(), keep))
         else:
             write_text(out / item.name, item.read_text())
     write_text(out / f"{MISSING_PAGE}.md", missing_page(toc, report))
