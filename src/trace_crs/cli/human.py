@@ -30,6 +30,7 @@ import argparse
 import csv
 import hashlib
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,12 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--annotators {args.annotators!r}: give at least one name (A1,A2,...)")
     bind_check(args.host, args.port)  # a busy port is a usage error, before the database is touched
     store = open_store(args.db, args.items, create=True)
+    if store.items_sha256 is None:
+        print(
+            f"warning: {args.db} records no items file (created before databases did): "
+            f"cannot check that {args.items} is the one it served",
+            file=sys.stderr,
+        )
     tokens = store.add_annotators(names)
     for name, token in tokens.items():
         print(f"{name}: http://{args.host}:{args.port}/a/{token}", flush=True)
@@ -195,8 +202,6 @@ def _csv_rows(records: list[dict]) -> pd.DataFrame:
 
 
 def _export(args: argparse.Namespace) -> int:
-    import sys
-
     from trace_crs.human.store import open_store
 
     if not Path(args.labels_db).is_file():

@@ -38,11 +38,13 @@ def named_runs(args: argparse.Namespace) -> list[str]:
 
 def check_run_configs(args: argparse.Namespace) -> None:
     """DataError (exit 3, naming the file and field) for a named run whose ``config.yaml`` is not
-    YAML, not a mapping, or lacks the ``kb`` and ``dialogues`` paths the re-scoring reads; a
+    YAML, not a mapping, lacks the ``kb`` and ``dialogues`` paths the re-scoring reads, or names
+    files other than the run evaluated (:func:`~trace_crs.cli.run_inputs.check_run_inputs`); a
     missing config is left to the command (it says how to produce the run)."""
     import yaml
 
     from trace_crs import results_layout as layout
+    from trace_crs.cli.run_inputs import check_run_inputs
     from trace_crs.errors import DataError
 
     for name in named_runs(args):
@@ -60,6 +62,9 @@ def check_run_configs(args: argparse.Namespace) -> None:
         for key in ("kb", "dialogues"):
             if not isinstance(config.get(key), str) or not config[key]:
                 raise DataError("missing, or not a path", file=str(path), field=key)
+        # the KB and dialogues it names are still the ones the run evaluated (its MANIFEST's SHA-256s)
+        given = {"dialogues": config["dialogues"], "kb/pois.jsonl": config["kb"]}
+        check_run_inputs(path.parent, given, named_by=str(path))
 
 
 def named_inputs(args: argparse.Namespace) -> list[Path]:

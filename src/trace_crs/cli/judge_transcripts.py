@@ -51,6 +51,10 @@ def run_transcripts(args: argparse.Namespace) -> int:
         if args.dialogues or args.predictions or args.run or args.live:
             raise UsageError("--generic converts a CRS log on its own; drop --dialogues/--predictions/--run/--live")
         records = seeded_subset(_from_generic(args.generic, adapters, iter_jsonl), args.n, args.seed)
+        if not records:  # an empty log is bad data, named (was "nothing to export", exit 2)
+            from trace_crs.errors import DataError
+
+            raise DataError("no transcript (an empty log)", file=str(args.generic))
     elif args.live:
         if args.dialogues or args.predictions or args.run:
             raise UsageError("--live reads converse runs on their own; drop --dialogues/--predictions/--run")

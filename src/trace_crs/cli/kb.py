@@ -74,6 +74,10 @@ def _realism(args: argparse.Namespace) -> int:
     reference = yelp_corpus(args.reference) if args.reference else None
     report = compare(kb_corpus(args.kb), reference, seed=args.seed, n_per_class=args.n_per_class)
     report["kb"] = str(args.kb)
+    if reference is not None:  # the discriminator's balanced sample caps at the smaller class
+        from trace_crs.cli.guard import warn_capped
+
+        warn_capped("--n-per-class", args.n_per_class, report["discriminator"]["n_per_class"], "reviews per class")
     report["reference_dir"] = str(args.reference) if args.reference else None
     writers: dict[str | Path, Any] = {}  # the JSON and the data card's table: one commit
     if args.out:
@@ -140,7 +144,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_out(real, "write the report (aggregate statistics only) as JSON here")
     real.add_argument("--markdown", help="also write the data card's table (Markdown) here")
     add_seed(real)
-    real.add_argument("--n-per-class", type=int, default=2000, help="reviews per class for the discriminator")
+    real.add_argument(
+        "--n-per-class", type=int, default=2000, help="reviews per class for the discriminator (with --reference)"
+    )
     real.set_defaults(func=_realism)
     stats = sub.add_parser("stats", help="Table-3-style summary of a KB directory")
     stats.add_argument("kb_dir", nargs="?", help=f"{KB_HELP} (or --kb)")

@@ -14,10 +14,11 @@ from trace_crs.errors import DataError
 CHECKED = {"dialogues": ("--dialogues", None), "kb/pois.jsonl": ("--kb", "pois.jsonl")}
 
 
-def check_run_inputs(run: str | Path, given: dict[str, str | Path | None]) -> None:
+def check_run_inputs(run: str | Path, given: dict[str, str | Path | None], named_by: str | None = None) -> None:
     """Compare the inputs ``run``'s manifest records with ``given`` (manifest key -> the path
     given for it: a file, or a KB directory for ``kb/pois.jsonl``).  A run without a manifest
-    (unfinished) or a key it does not record is not compared."""
+    (unfinished) or a key it does not record is not compared.  ``named_by``: where the paths
+    come from when not from the command's flags (the run's ``config.yaml``)."""
     from trace_crs.kb.store import sha256_file
 
     manifest = Path(run) / "MANIFEST.json"
@@ -29,6 +30,7 @@ def check_run_inputs(run: str | Path, given: dict[str, str | Path | None]) -> No
         raise DataError("not a run manifest (JSON object with 'inputs')", file=str(manifest)) from None
     for key, path in given.items():
         flag, inner = CHECKED[key]
+        flag = f"{named_by}'s {flag[2:]}" if named_by else flag
         if path is None or not isinstance(recorded.get(key), str):
             continue
         target = Path(path) / inner if inner else Path(path)

@@ -156,13 +156,15 @@ def run(args: argparse.Namespace) -> int:
         args.predictions, dialogues, kb, pool=cfg.pool, outside={d["dialogue_id"] for d in corpus} - scored
     )
     scores = score_with_backends(kb, corpus, dialogues, predictions, cfg, args.lm_model)
+    from trace_crs.cli.tables import safe_cells
+
     text = json.dumps(scores.aggregate, indent=2, sort_keys=True, allow_nan=False) + "\n"
     writers: dict[str | Path, Callable[[Path], object]] = {
         outputs[1]: lambda t: scores.per_turn.to_parquet(t, index=False),
         outputs[2]: lambda t: scores.per_dialogue.to_parquet(t, index=False),
     }
     if args.per_turn:
-        writers[Path(args.per_turn)] = lambda t: scores.per_turn.to_csv(t, index=False, float_format="%.6g")
+        writers[Path(args.per_turn)] = lambda t: safe_cells(scores.per_turn).to_csv(t, index=False, float_format="%.6g")
     # one commit, the JSON last: it marks the score as complete (trace_crs.atomic.commit_files)
     commit_files({**writers, out: lambda t: t.write_text(text)}, marker=out)
     if scores.aggregate["n_missing"]:

@@ -34,7 +34,7 @@ from trace_crs.cli.arguments import add_baselines, add_n_boot, add_out, add_seed
 from trace_crs.cli.guard import warn_capped
 from trace_crs.cli.io_paths import check_run_configs
 from trace_crs.cli.stats_abstention import add_abstention
-from trace_crs.cli.tables import read_table
+from trace_crs.cli.tables import read_table, safe_cells
 from trace_crs.config import ScoreConfig
 from trace_crs.oracle import budget_curve, elbow, oracle_instance
 from trace_crs.oracle.quality import COMPONENTS, COSTS, joint_quality
@@ -67,7 +67,7 @@ def _bootstrap(args: argparse.Namespace) -> int:
     if args.out.suffix == ".json":  # the format follows the file name
         write_text(args.out, out.to_json(orient="records", indent=2) + "\n")
     else:
-        write_atomic(args.out, lambda t: out.to_csv(t, index=False))
+        write_atomic(args.out, lambda t: safe_cells(out).to_csv(t, index=False))
     print(out.to_string(index=False))
     return 0
 
@@ -85,7 +85,10 @@ def _oracle(args: argparse.Namespace) -> int:
     shares_path = args.out.with_suffix(".shares.csv")
     refuse_overlap([shares_path], [args.scores, args.records])
     commit_files(
-        {shares_path: lambda t: shares.to_csv(t, index=False), args.out: lambda t: curve.to_csv(t, index=False)},
+        {
+            shares_path: lambda t: safe_cells(shares).to_csv(t, index=False),
+            args.out: lambda t: safe_cells(curve).to_csv(t, index=False),
+        },
         marker=args.out,
     )
     print(curve.to_string(index=False))

@@ -28,3 +28,16 @@ def read_table(path: str | Path, columns: tuple[str, ...] = ()) -> Any:
             f"no column(s) {', '.join(missing)} (has {', '.join(map(str, frame.columns))[:200]})", file=str(path)
         )
     return frame
+
+
+def safe_cells(frame: Any) -> Any:
+    """``frame`` with every text cell a spreadsheet would run as a formula escaped (OWASP's CSV
+    injection rule, :func:`trace_crs.human.labels.csv_cell`): names in a written CSV come from
+    file names and records the user chose (a score file named ``=1+1.score.json``)."""
+    from trace_crs.human.labels import csv_cell
+
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = out[col].map(csv_cell)
+    return out.rename(columns=lambda c: csv_cell(c) if isinstance(c, str) else c)

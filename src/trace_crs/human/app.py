@@ -119,7 +119,7 @@ def create_app(store: LabelStore) -> FastAPI:
         try:
             payload = json.loads(body)
             value = payload["value"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: JSON nested ~10,000 deep
             raise HTTPException(400, 'expected a JSON object {"value": ...}') from None
         try:
             stored = store.save(name, item_id, field, value)

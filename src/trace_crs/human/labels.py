@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import pandas as pd
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -232,3 +233,54 @@ def task2_frame(labels: list[Task2Label]) -> pd.DataFrame:
     return pd.DataFrame(
         [r.model_dump() for r in labels], columns=["task", "annotator", "dialogue_id", "pois", "sentence"]
     )
+
+
+MAX_TEXT = 10_000
+
+
+def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
+    """``value`` if it is valid for ``field`` of ``item``, else ValueError (the API answers 422)."""
+    if item["task"] == "t1":
+        if field.startswith("quote."):
+            idx = field[6:]
+            if not re.fullmatch(r"0|[1-9][0-9]*", idx) or int(idx) >= len(item.get("quotes", [])):
+                raise ValueError(f"no quote {idx!r} in this item")
+            if value not in CITATION_LABELS:
+                raise ValueError(f"a quote label is one of {CITATION_LABELS}")
+            return value
+        if field == "errors":
+            if (
+                not isinstance(value, list)
+                or not all(isinstance(v, str) for v in value)
+                or any(v not in ERROR_CATEGORIES for v in value)
+                or len(set(value)) != len(value)
+            ):
+                raise ValueError(f"errors: a list of distinct {ERROR_CATEGORIES}")
+            if "no_errors" in value and len(value) > 1:
+                raise ValueError("'no_errors' excludes every other category")
+            return sorted(value, key=ERROR_CATEGORIES.index)
+        if field in ("informativeness", "naturalness"):
+            if isinstance(value, bool) or value not in (1, 2, 3, 4, 5):
+                raise ValueError(f"{field}: an integer 1-5")
+            return int(value)
+        if field == "comment":
+            if not isinstance(value, str) or len(value) > MAX_TEXT:
+                raise ValueError(f"comment: text up to {MAX_TEXT} characters")
+            return value
+    else:
+        if field == "pois":
+            ids = {c["poi_id"] for c in item.get("candidates", [])}
+            if (
+                not isinstance(value, list)
+                or len(value) > 3
+                or not all(isinstance(v, str) for v in value)  # a list inside was a 500 (unhashable)
+                or len(set(value)) != len(value)
+                or any(v not in ids for v in value)
+            ):
+                raise ValueError("pois: up to 3 distinct candidates of this item")
+            return value
+        if field == "sentence":
+            if not isinstance(value, str) or len(value) > MAX_TEXT:
+                raise ValueError(f"sentence: text up to {MAX_TEXT} characters")
+            return value
+    raise ValueError(f"unknown field {field!r} for a {item['task']} item")

@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from trace_crs.errors import DataError, UsageError
-from trace_crs.human.labels import CITATION_LABELS, ERROR_CATEGORIES, Task1Label, Task2Label
+from trace_crs.human.labels import Task1Label, Task2Label, check_value
 from trace_crs.kb.store import iter_jsonl
 
-MAX_TEXT = 10_000
 ITEM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -70,54 +69,6 @@ def read_items(path: str | Path) -> dict[str, dict[str, Any]]:
 
 def _list_of(value: Any, ok: Any) -> bool:
     return isinstance(value, list) and all(ok(v) for v in value)
-
-
-def check_value(item: dict[str, Any], field: str, value: Any) -> Any:
-    """``value`` if it is valid for ``field`` of ``item``, else ValueError (the API answers 422)."""
-    if item["task"] == "t1":
-        if field.startswith("quote."):
-            idx = field[6:]
-            if not idx.isdigit() or int(idx) >= len(item.get("quotes", [])):
-                raise ValueError(f"no quote {idx!r} in this item")
-            if value not in CITATION_LABELS:
-                raise ValueError(f"a quote label is one of {CITATION_LABELS}")
-            return value
-        if field == "errors":
-            if (
-                not isinstance(value, list)
-                or not all(isinstance(v, str) for v in value)
-                or any(v not in ERROR_CATEGORIES for v in value)
-                or len(set(value)) != len(value)
-            ):
-                raise ValueError(f"errors: a list of distinct {ERROR_CATEGORIES}")
-            if "no_errors" in value and len(value) > 1:
-                raise ValueError("'no_errors' excludes every other category")
-            return sorted(value, key=ERROR_CATEGORIES.index)
-        if field in ("informativeness", "naturalness"):
-            if isinstance(value, bool) or value not in (1, 2, 3, 4, 5):
-                raise ValueError(f"{field}: an integer 1-5")
-            return int(value)
-        if field == "comment":
-            if not isinstance(value, str) or len(value) > MAX_TEXT:
-                raise ValueError(f"comment: text up to {MAX_TEXT} characters")
-            return value
-    else:
-        if field == "pois":
-            ids = {c["poi_id"] for c in item.get("candidates", [])}
-            if (
-                not isinstance(value, list)
-                or len(value) > 3
-                or not all(isinstance(v, str) for v in value)  # a list inside was a 500 (unhashable)
-                or len(set(value)) != len(value)
-                or any(v not in ids for v in value)
-            ):
-                raise ValueError("pois: up to 3 distinct candidates of this item")
-            return value
-        if field == "sentence":
-            if not isinstance(value, str) or len(value) > MAX_TEXT:
-                raise ValueError(f"sentence: text up to {MAX_TEXT} characters")
-            return value
-    raise ValueError(f"unknown field {field!r} for a {item['task']} item")
 
 
 class LabelStore:
@@ -200,7 +151,11 @@ class LabelStore:
         out: dict[str, dict[str, Any]] = {}
         with self._connect() as con:
             for iid, field, value in con.execute(sql + " ORDER BY item_id, field", args):
-                out.setdefault(iid, {})[field] = json.loads(value)
+                try:
+                    out.setdefault(iid, {})[field] = json.loads(value)
+                except (TypeError, ValueError):
+                    where = f"labels[{annotator}, {iid}].{field}"
+                    raise DataError(f"stored value {value!r} is not JSON", file=str(self.db), field=where) from None
         return out
 
     def export(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -215,11 +170,20 @@ class LabelStore:
                     missing.append({"annotator": name, "item_id": iid, "missing": ["item not in the items file"]})
                     continue
                 if item["task"] == "t1":
-                    need = [f"quote.{i}" for i in range(len(item.get("quotes", [])))]
-                    need += ["errors", "informativeness", "naturalness"]
+                    need = [
+                        *(f"quote.{i}" for i in range(len(item.get("quotes", [])))),
+                        "errors",
+                        "informativeness",
+                        "naturalness",
+                    ]
                 else:
                     need = ["pois"]
                 lack = [n for n in need if n not in f or (n in ("errors", "pois") and not f[n])]
+                for n in [x for x in (*need, "comment" if item["task"] == "t1" else "sentence") if x in f]:
+                    try:  # each stored value as the app would have accepted it (a hand-edited file)
+                        f[n] = check_value(item, n, f[n])
+                    except ValueError as exc:
+                        raise DataError(str(exc), file=str(self.db), field=f"labels[{name}, {iid}].{n}") from None
                 if lack:
                     missing.append({"annotator": name, "item_id": iid, "missing": lack})
                     continue
@@ -256,7 +220,7 @@ def open_store(db: str | Path, items_path: str | Path, create: bool) -> LabelSto
     not ``create`` (``human export`` reads, never creates) and a database created for another
     items file (the SHA-256 it recorded differs: labels would be attached to the wrong items)
     are :class:`DataError` (exit 3).  ``create``: a missing or empty file becomes a new database
-    recording the items file's SHA-256."""
+    recording the items file's SHA-256 (an existing database without one is left without one)."""
     from trace_crs.kb.store import sha256_file
 
     db, items_path = Path(db), Path(items_path)
@@ -287,6 +251,8 @@ def open_store(db: str | Path, items_path: str | Path, create: bool) -> LabelSto
                 field="items_sha256",
             )
     try:
-        return LabelStore(db, items, items_sha256=digest if create else None, readonly=not create)
+        # only a database created now records the digest: one created before databases did cannot
+        # say which items it served, and adopting this file's would vouch for it unchecked
+        return LabelStore(db, items, items_sha256=digest if create and fresh else None, readonly=not create)
     except sqlite3.OperationalError as exc:  # a path SQLite cannot open or create (exit 2, as any OS error)
         raise UsageError(f"{db}: cannot open the labels database ({exc})") from None

@@ -37,11 +37,24 @@ def read_key(path: str | Path) -> pd.DataFrame:
         for field in ("item_id", "baseline"):
             if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
                 raise DataError("missing or not a string", file=str(path), line=line_no, field=field)
+        for metric in AUTO_METRICS:  # a number, or null (the sample had no --scores)
+            value = rec.get(metric)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise DataError(f"a number or null, got {value!r}", file=str(path), line=line_no, field=metric)
         rows.append(rec)
     key = pd.DataFrame(rows)
     if key.empty or key["item_id"].duplicated().any():
         raise DataError("empty, or an item_id appears twice", file=str(path), field="item_id")
-    return key.drop(columns=[c for c in ("system_label",) if c in key])
+    unscored = [m for m in AUTO_METRICS if m in key and key[m].isna().all()]
+    if unscored:  # `human sample` without --scores: no metric-human correlation can be computed
+        import sys
+
+        print(
+            f"trace-crs: warning: {path} holds no {'/'.join(unscored)} value (sampled without --scores); "
+            "the tables that set metrics against the ratings leave them out",
+            file=sys.stderr,
+        )
+    return key.drop(columns=[c for c in ("system_label", *unscored) if c in key])
 
 
 def same_items(labels: list, key: pd.DataFrame, labels_path: str | Path, key_path: str | Path | None) -> None:

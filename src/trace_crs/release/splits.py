@@ -28,6 +28,8 @@ def read_splits(directory: Path, ids: set[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for split in SPLITS:
         path = directory / f"{split}_dialogue_ids.json"
+        if path.exists() and not path.is_file():  # skipped, its dialogues would silently land in train
+            raise ReleaseFormatError(str(path), None, "<file>", "a split list must be a JSON file, not a directory", 1)
         if not path.is_file():
             continue
         listed = load_json(path)
