@@ -31,6 +31,7 @@ import time
 
 from trace_crs.atomic import write_atomic
 from trace_crs.cli import add_config, add_group, add_seed
+from trace_crs.cli.arguments import add_out
 from trace_crs.lm.config import as_dict, lm_config_from_yaml, resolve_lm_config
 from trace_crs.lm.weights import WEIGHTS, assemble, weights_path
 
@@ -172,9 +173,6 @@ def register(subparsers) -> None:
     p.add_argument("--sample", dest="n", type=int, default=50, help="records recomputed (default 50)")
     add_seed(p, "seed of the sample")
     p.add_argument("--strict", action="store_true", help="exit 4 when a recomputed reply differs from its record")
-    p.add_argument(
-        "--out",
-        help="also write the report (JSON) here, e.g. data/lm-records/<profile>.verify.json (the Reproduce page's)",
-    )
+    add_out(p, "also write the report (JSON) here, e.g. data/lm-records/<profile>.verify.json (the Reproduce page's)")
     _common(p)
     p.set_defaults(func=_records_verify)
