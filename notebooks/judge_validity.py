@@ -58,9 +58,9 @@ if v is not None:
     results.write_table(judge_validity.main_table(v), results_dir, judge_validity.NAME)
 
 # %% [markdown]
-# **Verdict.** The book's judge is {glue:text}`jv_chosen`; the selection half's evidence picks
-# {glue:text}`jv_chosen_by_evidence`. {glue:md}`jv_verdict`. Meets the bar (ρ ≥ 0.50 on all
-# conversations and above the length floor): {glue:text}`jv_passes`.
+# **Verdict.** The book's judge is {glue:md}`jv_chosen`; the selection half's evidence picks
+# {glue:md}`jv_chosen_by_evidence`. {glue:md}`jv_verdict`. Meets the bar (ρ ≥ 0.50 on all
+# conversations and above the length floor): {glue:md}`jv_passes`.
 
 # %%
 present.table(judge_validity.main_table(v), "Spearman ρ [95 % CI] with the human overall impression, per half")

@@ -94,3 +94,19 @@ def test_the_saved_svg_has_no_text_below_9pt(tmp_path):
     assert sizes and min(sizes) >= figures.MIN_FONT_PT
     assert "KB: POIs" in svg and "<tspan" not in svg          # plain text, no mathtext pieces
     plt.close(fig)
+
+
+def test_long_tick_labels_never_push_the_saved_figure_out_of_the_column(tmp_path):
+    """Long y tick labels hang left of the axes: the saved (tight) figure is narrowed until it
+    is no wider than the column, so the page never shows it shrunk."""
+    import re
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    ax.barh([f"Dialogues: a very long statistic name number {i} of the table" for i in range(6)], range(1, 7))
+    ax.set(xlabel="this profile / paper (grey: a generator input, not a result)")
+    figures.save(fig, "long", tmp_path)
+    width_pt = float(re.search(r'width="([\d.]+)pt"', (tmp_path / "long.svg").read_text())[1])
+    pad_pt = 2 * 0.1 * 72                                            # savefig's tight pad, each side
+    assert width_pt <= figures.WIDTH_IN * 72 + pad_pt + 1
+    assert fig.get_size_inches()[0] < figures.WIDTH_IN                # it was narrowed, not cut
+    plt.close(fig)

@@ -44,4 +44,5 @@ def test_report_of_a_run_and_the_plain_verdict(devset, tmp_path):
     fails = judge_validity.failures(v).set_index("candidate")
     assert fails.loc["never", "judge"] == "not judged yet"
     assert "validity" in judge_validity.judge_note(res) and "per-factor" in judge_validity.judge_note(res, False)
+    assert "](judge_validity.html)" in judge_validity.judge_note(res)                      # the built page
     assert json.loads((res / "judge_validity" / "validity.json").read_text())["n_boot"] == 50

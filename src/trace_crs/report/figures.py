@@ -170,6 +170,12 @@ def show(fig: Figure, svg: Path, info: dict[str, str]) -> None:
     plt.close(fig)
 
 
+def _layout(fig: Figure) -> None:
+    with warnings.catch_warnings():  # a layout it cannot improve is kept as drawn, silently
+        warnings.simplefilter("ignore")
+        fig.tight_layout()
+
+
 def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR, caption: str | None = None) -> Figure:
     """Write ``<figures_dir>/<name>.png`` and ``.svg`` at the column width; return ``fig`` (a
     ``plot`` ends with ``return figures.save(fig, NAME, figures_dir)``).  In a notebook, show it
@@ -177,9 +183,14 @@ def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR, caption:
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)
     fit(fig)
-    with warnings.catch_warnings():  # a layout it cannot improve is kept as drawn, silently
-        warnings.simplefilter("ignore")
-        fig.tight_layout()
+    _layout(fig)
+    for _ in range(3):  # long tick labels or a long label can hang out of the column: narrow the figure
+        excess = fig.get_tightbbox().width - WIDTH_IN
+        if excess <= 0.01:
+            break
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w - excess, h)
+        _layout(fig)
     for ax in fig.axes:  # point labels measured again at the final size and layout
         if getattr(ax, _LABELS, None):
             _place(ax)

@@ -173,7 +173,9 @@ def judge_note(results_dir: str | Path, validated: bool = True) -> str:
     """The sentence a CoRE page prints about its judge, linking to this page; ``validated=False``
     for a page whose judge is the paper's per-factor configuration, which is not a candidate."""
     v, _ = load(results_dir)
-    link = f"[Does the judge agree with people?]({PAGE}.ipynb)"
+    # a glued Markdown output is rendered as it is, not resolved like a page's own links: name the
+    # built HTML page (every CoRE page sits beside it in content/)
+    link = f"[Does the judge agree with people?]({PAGE}.html)"
     if validated:
         return f"Judge validity ({link}): {facts(v)['verdict']}."
     return (
