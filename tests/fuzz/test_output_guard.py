@@ -85,6 +85,7 @@ CASES = [
      ["{w}/preds.jsonl", "{w}/records.parquet"]),
     ("human export --items {w}/preds.jsonl --labels-db {w}/records.parquet --out {w}/l.jsonl --csv {o}",
      ["{w}/records.parquet"]),
+    ("lm records verify --dir {w}/d --out {o}", ["{w}/d", "{w}/d/default.verify.json", "{w}"]),
 ]
 PARAMS = [(argv, o) for argv, outs in CASES for o in outs]
 
@@ -101,7 +102,9 @@ def test_output_overlapping_an_input_is_refused(ws, capsys, argv, out):
 
 def _command(argv: str) -> str:
     words = argv.split()
-    return words[0] if words[0] in ("evaluate", "score", "converse") else " ".join(words[:2])
+    if words[0] in ("evaluate", "score", "converse"):
+        return words[0]
+    return " ".join(words[:3] if words[:2] == ["lm", "records"] else words[:2])  # `lm records verify`
 
 
 def test_every_command_with_an_input_and_an_output_is_covered():
