@@ -29,6 +29,8 @@ READS_DATA = {
     "t01_benchmarks": "Table 1's row of ours is measured on the KB and corpus themselves (verbatim quotes, coordinates, facets)",
     "provenance": "hashes the KB and corpus files the runs were made from",
     "t26_test_split": "the split ids live beside the corpus (dialogues.splits/); no run writes them to results/",
+    "build_time": "the Reproduce page states the last `lm records verify` of the committed LM records, a report kept "
+    "beside them (data/lm-records/<profile>.verify.json) because results/ is not committed",
 }
 # Modules (and names) that load the KB or the corpus, score or re-score: never imported by report/
 # outside READS_DATA.
