@@ -1,7 +1,7 @@
 """Labels and key of one sample (trace_crs.human.study.same_items): ``human sample`` writes the
 items file's SHA-256 into every key line, ``human export`` copies the database's into every
 label, and ``human agree`` refuses labels and a key of different items files (exit 3, both
-hashes named); either side without a hash is not compared (older files)."""
+hashes named); either side without a hash is not compared (older files), with a warning."""
 
 from __future__ import annotations
 
@@ -31,10 +31,12 @@ def test_agree_compares_the_items_files_of_labels_and_key(tmp_path, capsys, labe
     argv = ["human", "agree", "--labels", str(labels), "--key", str(key), "--n-boot", "20", "--quiet",
             "--out", str(tmp_path / "out")]
     assert main(argv) == code
+    err = capsys.readouterr().err
     if code:
-        err = capsys.readouterr().err
         assert "field 'items_sha256'" in err and A in err and B in err
         assert not (tmp_path / "out").exists()
+    unhashed = labels if labels_hash is None else key if key_hash is None else None
+    assert (f"{unhashed} records no items file" in err) == (unhashed is not None)   # said, when not comparable
 
 
 def test_export_copies_the_items_hash_into_every_label(tmp_path):

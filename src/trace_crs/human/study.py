@@ -59,14 +59,23 @@ def read_key(path: str | Path) -> pd.DataFrame:
 
 def same_items(labels: list, key: pd.DataFrame, labels_path: str | Path, key_path: str | Path | None) -> None:
     """DataError (exit 3) when the labels and the key name different items files (their
-    ``items_sha256``; either side without one is not compared): the key's baselines and scores
-    would be attached to items the annotators never saw."""
+    ``items_sha256``; when one side has none they cannot be compared, and a warning says so): the
+    key's baselines and scores would be attached to items the annotators never saw."""
     ours = sorted({r.items_sha256 for r in labels if r.items_sha256})
     if len(ours) > 1:
         raise DataError(
             f"labels of {len(ours)} items files ({', '.join(ours)})", file=str(labels_path), field="items_sha256"
         )
     theirs = sorted(set(key["items_sha256"].dropna())) if "items_sha256" in key else []
+    if bool(ours) != bool(theirs):  # one side predates provenance: say that it cannot be checked
+        import sys
+
+        missing = labels_path if not ours else key_path
+        print(
+            f"trace-crs: warning: {missing} records no items file (made before labels and keys did): "
+            "cannot check that the labels and the key are of the same items",
+            file=sys.stderr,
+        )
     if ours and theirs and theirs != ours:
         raise DataError(
             f"labels given on the items file with SHA-256 {ours[0]}, but the key {key_path} is of "
