@@ -83,3 +83,16 @@ def test_real_vs_real_auc_is_near_chance_on_one_source_and_seeded():
     one_source = [" ".join(rng.choice(["alpha", "beta", "gamma", "delta", "omega"], 12)) for _ in range(400)]
     auc = real_vs_real_auc(one_source, seed=1, n_per_class=200)
     assert abs(auc - 0.5) < 0.1 and real_vs_real_auc(one_source, seed=1, n_per_class=200) == auc
+
+
+def test_identical_sides_have_no_coefficient_mass_and_no_share():
+    """The same texts on both sides: the classifier learns nothing (zero coefficients), so no
+    category has a share — None, which JSON writes as null (a NaN would not be valid JSON)."""
+    import json
+
+    from trace_crs.kb.discriminator import feature_categories
+
+    texts = ["the soup was great and the staff friendly"] * 30
+    out = feature_categories(texts, texts, n_per_class=30)
+    assert {v["coef_share"] for side in ("synthetic", "real") for v in out[side].values()} == {None}
+    json.dumps(out, allow_nan=False)

@@ -150,7 +150,8 @@ def feature_categories(
     top: int = TOP,
 ) -> dict[str, Any]:
     """What tells the two sides apart (module docstring): per side, the number of its ``top``
-    features in each category and that category's share of their absolute coefficient mass;
+    features in each category and that category's share of their absolute coefficient mass (None
+    when their mass is zero: the classifier found nothing that tells the sides apart);
     ``synthetic_examples`` the ten strongest synthetic features, ``real_function_words`` at
     most :data:`SHOWN_FUNCTION_WORDS` single function words among the real side's ``top``
     (strongest first)."""
@@ -167,7 +168,11 @@ def feature_categories(
         cats = [category(str(names[i]), lex, stop) for i in chosen]
         mass = np.abs(coef[chosen])
         out[side] = {
-            c: {"features": cats.count(c), "coef_share": float(mass[[k == c for k in cats]].sum() / mass.sum())}
+            # no coefficient mass (the two sides are the same texts: nothing tells them apart): no share
+            c: {
+                "features": cats.count(c),
+                "coef_share": float(mass[[k == c for k in cats]].sum() / mass.sum()) if mass.sum() > 0 else None,
+            }
             for c in CATEGORIES
         }
     out["synthetic_examples"] = [str(names[i]) for i in np.argsort(-coef, kind="stable")[:10]]

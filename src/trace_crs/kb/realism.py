@@ -224,7 +224,9 @@ def categories_markdown(cats: dict[str, Any]) -> str:
     ]
     for c in CATEGORIES:
         a, b = cats["synthetic"][c], cats["real"][c]
-        rows.append(f"| {c} | {a['features']} ({a['coef_share']:.3f}) | {b['features']} ({b['coef_share']:.3f}) |")
+        rows.append(
+            f"| {c} | {a['features']} ({_share(a['coef_share'])}) | {b['features']} ({_share(b['coef_share'])}) |"
+        )
     rows.append("")
     rows.append("Strongest synthetic features: " + ", ".join(f"`{f}`" for f in cats["synthetic_examples"]) + ".")
     if cats["real_function_words"]:
@@ -261,3 +263,7 @@ def to_markdown(report: dict[str, Any]) -> str:
         + (categories_markdown(d["categories"]) + "\n" if "categories" in d else "")
         + definitions()
     )
+
+
+def _share(value: float | None) -> str:
+    return "no coefficient mass" if value is None else f"{value:.3f}"
