@@ -71,6 +71,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from trace_crs.atomic import write_json
 from trace_crs.errors import DataError
 from trace_crs.lm.records_key import canonical_json, keyed_request, step_of
 from trace_crs.lm.records_shards import ShardWriter, read_lines, shard_paths, utc_now
@@ -251,19 +252,14 @@ def use_records(directory: str | Path | None) -> Iterator[None]:
 def write_tally(stores: list[Records]) -> Path | None:
     """This process's look-ups (``{"replayed", "computed", "directories"}``) as one JSON file in
     the ``TRACE_LM_TALLY`` directory (none when unset or when no look-up was made); written
-    whole (temp file, rename), named by the process id so concurrent processes never collide."""
+    whole (:func:`trace_crs.atomic.write_json`), named by the process id so concurrent processes
+    never collide."""
     target = os.environ.get(TALLY_ENV, "").strip()
     replayed, computed = sum(s.replayed for s in stores), sum(s.missed for s in stores)
     if not target or not (replayed or computed):
         return None
-    folder = Path(target)
-    folder.mkdir(parents=True, exist_ok=True)
     body = {"replayed": replayed, "computed": computed, "directories": sorted(str(s.directory) for s in stores)}
-    out = folder / f"{os.getpid()}-{threading.get_ident()}.json"
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(body, sort_keys=True))
-    tmp.replace(out)
-    return out
+    return write_json(body, Path(target) / f"{os.getpid()}.json")
 
 
 @atexit.register
