@@ -68,3 +68,26 @@ def test_request_parsed_with_the_library_defaults_and_dumped_as_its_app_does():
     assert llama_requests.parse_chat_request({"messages": []})[1] == 0          # guard off by default
     with pytest.raises(ValueError, match="streaming"):
         llama_requests.parse_chat_request({"messages": [], "stream": True})
+
+
+class _Cache:
+    """A stand-in Llama whose KV cache holds ``cached`` tokens, the first ``prompt_rows`` read as a prompt."""
+
+    def __init__(self, cached: list[int], prompt_rows: int) -> None:
+        self._input_ids, self.n_tokens = cached, len(cached)
+        setattr(self, llama_requests.PROMPT_ROWS, prompt_rows)
+
+
+@pytest.mark.parametrize(
+    ("cached", "prompt_rows", "tokens", "kept"),
+    [
+        (list(range(40)), 40, list(range(37)) + [99] * 10, 32),  # common 37 → the block below: 32
+        (list(range(40)), 20, list(range(40)) + [99] * 10, 16),  # rows 20..39 were decoded: 20 → 16
+        (list(range(40)), 40, list(range(40)), 32),  # the whole prompt cached: 39 (fresh logits) → 32
+        (list(range(40)), 40, list(range(15)) + [99] * 30, 0),  # less than one block in common
+        ([], 0, list(range(40)), 0),  # empty cache
+    ],
+)
+def test_reusable_prefix_keeps_whole_blocks_of_prompt_rows(cached, prompt_rows, tokens, kept):
+    assert llama_requests.REUSE_BLOCK == 16  # the cases above are worked for 16
+    assert llama_requests.reusable_prefix(_Cache(cached, prompt_rows), tokens) == kept

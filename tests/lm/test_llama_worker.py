@@ -1,5 +1,6 @@
 """Trace's llama.cpp worker answers exactly as ``llama_cpp.server`` with ``logits_all`` does: the
-same requests to both (SmolLM2-135M) give the same messages, logprobs and usage."""
+same requests to both (SmolLM2-135M) give the same messages, logprobs and usage; and its answer to
+a request does not depend on the request before it (the same as on a freshly started server)."""
 from __future__ import annotations
 
 import json
@@ -12,6 +13,7 @@ from trace_crs.lm.ranking import TOP_K, fits_messages
 from trace_crs.lm.server import LlamaServer
 
 SMOKE = Path("models/smollm2-135m-instruct-q4_1.gguf")
+QWEN = Path("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")  # its CPU kernels take rows 4 at a time
 
 
 def _post(base: str, body: dict) -> dict:
@@ -45,7 +47,7 @@ def test_worker_answers_as_the_library_server_with_logits_all():
         expected = [_post(lib.api_base, b) for b in bodies]
     with LlamaServer(SMOKE, "m", 2048, 1) as worker:
         got = [_post(worker.api_base, b) for b in bodies]
-    for want, have in zip(expected, got):
+    for want, have in zip(expected, got, strict=True):
         assert have["choices"][0]["message"] == want["choices"][0]["message"]
         assert have["choices"][0]["logprobs"] == want["choices"][0]["logprobs"]
         assert have["choices"][0]["finish_reason"] == want["choices"][0]["finish_reason"]
@@ -60,3 +62,38 @@ def test_server_programs():
     trace.program = "llama_cpp"
     line = " ".join(trace.command(1))
     assert "-m llama_cpp.server" in line and "--logits_all true" in line
+
+
+def _after_a_reply(reply: str) -> dict:
+    """A 1-token log-prob question whose prompt repeats the model's own earlier reply."""
+    messages = [{"role": "user", "content": "Name three quiet museums in Lisbon and say why."},
+                {"role": "assistant", "content": reply},
+                {"role": "user", "content": "Is the first one free to enter? Answer yes or no."}]
+    return {"model": "m", "messages": messages, "logprobs": True, "top_logprobs": TOP_K, "max_tokens": 1,
+            "temperature": 0.0, "seed": 42}
+
+
+@pytest.mark.parametrize("model", [SMOKE, QWEN], ids=["smollm2-135m", "qwen2.5-0.5b"])
+def test_answer_does_not_depend_on_the_request_before_it(model):
+    """On one server, each request follows another that shares part of its prompt: an earlier
+    reply decoded token by token, or a conversation cut at a point no kernel block lines up with.
+    Each answer must equal the one a freshly started server gives (the LM records are keyed by the
+    request alone).  Without ``reusable_prefix`` the 135M model fails on the first kind and the
+    0.5B model on both."""
+    if not model.exists():
+        pytest.skip(f"{model} absent (make models)")
+    first = {"model": "m", "messages": [{"role": "user", "content": "Name three quiet museums in Lisbon and say why."}],
+             "max_tokens": 24, "temperature": 0.0, "seed": 42}
+    conv = "\n".join(f"user: turn {i}: somewhere quiet with a terrace near the river, not too dear" for i in range(9))
+    with LlamaServer(model, "m", 2048, 1) as warm:
+        reply = _post(warm.api_base, first)["choices"][0]["message"]["content"]
+        bodies = [_after_a_reply(reply)] + [
+            {"model": "m", "messages": fits_messages(c, card), "logprobs": True, "top_logprobs": TOP_K,
+             "max_tokens": 1, "temperature": 0.0, "seed": 42}
+            for c, card in ((conv, "[p1] Lotus: thai, price $."), (conv + " at all", "[p2] Roma: italian, price $$."))]
+        after = [_post(warm.api_base, b) for b in bodies]
+    for body, got in zip(bodies, after, strict=True):
+        with LlamaServer(model, "m", 2048, 1) as fresh:
+            want = _post(fresh.api_base, body)
+        assert got["choices"][0]["logprobs"] == want["choices"][0]["logprobs"]
+        assert got["choices"][0]["message"] == want["choices"][0]["message"]

@@ -15,8 +15,19 @@ do between the HTTP body and the library's chat handler, with no HTTP and no sch
   ``logits_all``): the log-probabilities are ``Llama.logits_to_logprobs`` of that row, the token is
   its argmax (the library's greedy sampler; its repeat penalty has no history before the first
   token), and the top list, offsets and usage follow ``Llama._create_completion``'s layout.
-  :func:`last_logits` evaluates the prompt after the longest prefix still in the KV cache, as
-  ``Llama.generate`` does; :class:`FastLogprobs` routes a handler's ``create_completion`` there.
+  :func:`last_logits` evaluates the prompt after the prefix kept in the KV cache
+  (:func:`reusable_prefix`); :class:`FastLogprobs` routes a handler's ``create_completion`` there.
+* :func:`reusable_prefix` — how much of the KV cache a request keeps.  A reply must not depend on
+  which request came before it (records are keyed by the request alone; ``lm records verify``
+  recomputes one on a fresh server).  Measured on Qwen2.5-0.5B Q4_K_M (and kept by
+  ``tests/lm/test_llama_worker.py``): the logits of a prompt read in one batch equal those of the same prompt read in
+  two parts only when the second part starts at a multiple of 4 tokens (the CPU matmul kernels
+  take rows 4 at a time and the remainder by another path), and rows that were *decoded* one at a
+  time (an earlier reply that reappears in the next prompt) differ from the same rows read in a
+  batch (SmolLM2-135M too), up to 0.3 in a logit.  So a request keeps only the common prefix
+  that the previous request read as its prompt, rounded down to :data:`REUSE_BLOCK` tokens;
+  every kept row was then computed exactly as a fresh server computes it.  Thread count does not
+  change the logits.
 """
 
 from __future__ import annotations
@@ -30,6 +41,8 @@ import numpy as np
 _EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
 REPEAT_KEY = "trace_repeat_ngram"  # request field of the repetition guard (not llama.cpp's)
 REPEATS = 3  # occurrences of the trailing n-gram that stop a reply
+REUSE_BLOCK = 16  # KV reuse in whole blocks (a multiple of the kernels' 4 rows; module docstring)
+PROMPT_ROWS = "trace_prompt_rows"  # attribute set on the Llama: leading cache rows read as a prompt
 
 
 class RepeatStop:
@@ -78,7 +91,12 @@ class FastLogprobs:
                 kw["stopping_criteria"] = StoppingCriteriaList(
                     [*(kw.get("stopping_criteria") or []), RepeatStop(len(prompt), self._repeat_ngram)]
                 )
-            return self._llama.create_completion(prompt=prompt, **kw)
+            # Llama.generate reuses the longest cached prefix of its first n_tokens: cap it
+            self._llama.n_tokens = reusable_prefix(self._llama, list(prompt))
+            try:
+                return self._llama.create_completion(prompt=prompt, **kw)
+            finally:
+                setattr(self._llama, PROMPT_ROWS, len(prompt))
         check_one_token(kw)
         return one_token_logprobs(self._llama, list(prompt), int(kw["logprobs"]), kw.get("stop"), kw.get("model"))
 
@@ -99,26 +117,35 @@ def check_one_token(kw: dict[str, Any]) -> None:
         )
 
 
-def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
-    """Evaluate ``tokens`` after the longest prefix still in the KV cache (as
-    ``Llama.generate``) and return the logits of the last position."""
-    from llama_cpp import llama_cpp as C
-
-    if len(tokens) > llama.n_ctx():
-        raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
-    prefix = 0
+def reusable_prefix(llama: Any, tokens: list[int]) -> int:
+    """Leading tokens of ``tokens`` whose KV rows stay in the cache: the common prefix with the
+    cache, within the rows the previous request read as its prompt, rounded down to
+    :data:`REUSE_BLOCK`, and at least one token short of ``tokens`` (fresh logits)."""
+    common = 0
     if llama.n_tokens > 0:
         for a, b in zip(llama._input_ids, tokens, strict=False):
             if a != b:
                 break
-            prefix += 1
-    prefix = min(prefix, len(tokens) - 1)  # always evaluate ≥ 1 token: fresh logits
+            common += 1
+    common = min(common, getattr(llama, PROMPT_ROWS, 0), len(tokens) - 1)
+    return max(0, common) // REUSE_BLOCK * REUSE_BLOCK
+
+
+def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
+    """Evaluate ``tokens`` after the prefix kept in the KV cache (:func:`reusable_prefix`) and
+    return the logits of the last position."""
+    from llama_cpp import llama_cpp as C
+
+    if len(tokens) > llama.n_ctx():
+        raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
+    prefix = reusable_prefix(llama, tokens)
     if prefix > 0 and llama._ctx.kv_cache_seq_rm(-1, prefix, -1):
         llama.n_tokens = prefix
     else:
         llama.reset()
         prefix = 0
     llama.eval(tokens[prefix:])
+    setattr(llama, PROMPT_ROWS, len(tokens))
     row = np.ctypeslib.as_array(C.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(llama.n_vocab(),))
     return row.copy()
 

@@ -13,9 +13,11 @@ conversation, not only the new one) and sorts the vocabulary in Python, for ever
 log-prob ranking (:mod:`trace_crs.lm.ranking`) asks one 1-token greedy question per candidate
 card, so that overhead is most of its cost.  Here a request with ``logprobs`` and
 ``max_tokens: 1`` at temperature 0 is answered from the last prompt position's logits only,
-reusing the longest KV prefix of the previous request (the candidate cards of a turn share the
-conversation prefix); every other request goes through the same chat handler as
-``Llama.create_chat_completion``, with the repetition guard when the request asks for it.  How
+reusing the KV prefix of the previous request (the candidate cards of a turn share the
+conversation prefix) only as far as it leaves the reply unchanged
+(:func:`trace_crs.lm.llama_requests.reusable_prefix`); every other request goes through the same
+chat handler as ``Llama.create_chat_completion``, with the repetition guard when the request asks
+for it.  How
 one request is answered is :mod:`trace_crs.lm.llama_requests`; this module is the process around
 it: the model's loading, the HTTP server, one request at a time per process (a lock; the pool of
 processes is :class:`trace_crs.lm.server.ServerPool`), optionally with prompt-lookup drafts
@@ -60,10 +62,8 @@ class Worker:
         with self.lock:
             llama = self.llama
             C.llama_perf_context_reset(llama._ctx.ctx)
-            if not req.logprobs and not repeat_ngram:
-                out = llama.create_chat_completion(**kwargs)
-            else:  # the handler create_chat_completion would use, on the wrapped model
-                out = chat_handler(llama)(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
+            # the handler create_chat_completion would use, on the wrapped model (KV reuse, logprobs)
+            out = chat_handler(llama)(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
             perf = C.llama_perf_context(llama._ctx.ctx)
         # llama.cpp server's names: prompt tokens evaluated (after the reused KV prefix) and decoded
         out["timings"] = {
