@@ -13,7 +13,7 @@ from trace_crs.lm import records as rec
 from trace_crs.lm.backend import build_lm
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.lm.records import use_records
-from trace_crs.lm.records_verify import likely_reason, sample_keys, split_build
+from trace_crs.lm.records_verify import history_free, likely_reason, sample_keys, split_build
 
 QWEN = "openai/qwen2.5-coder-0.5b-instruct-q4_k_m-sha256-ab"
 PORTABLE_CPU = "SSE3,SSSE3,AVX,AVX2,F16C,FMA,BMI2"
@@ -40,6 +40,17 @@ def reset(monkeypatch):
 ])
 def test_the_likely_reason_of_a_difference(recorded, live, rec_cpu, live_cpu, reason):
     assert likely_reason(recorded, live, rec_cpu, live_cpu) == reason
+
+
+def test_a_record_from_a_history_dependent_worker_is_named_as_such():
+    old = {"body": {"choices": [], "timings": {"prompt_n": 3}}}
+    new = {"body": {"choices": [], "timings": {"prompt_n": 3, "kv_reuse_block": 16}}}
+    assert not history_free(old) and history_free(new) and not history_free({"body": {}})
+    reason = likely_reason(QWEN, QWEN, PORTABLE_CPU, PORTABLE_CPU, history_free(old))
+    assert "KV reuse depended on the request before it" in reason
+    assert likely_reason(QWEN, QWEN, PORTABLE_CPU, PORTABLE_CPU, history_free(new)).endswith("(threads, batching)")
+    # a build or CPU difference is named first: it is the likelier cause
+    assert likely_reason(QWEN, QWEN + "+avx512f", PORTABLE_CPU, PORTABLE_CPU, False).startswith("another llama.cpp")
 
 
 def test_split_build_and_the_seeded_sample():

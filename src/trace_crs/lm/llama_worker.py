@@ -39,7 +39,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 from trace_crs.lm.config import DRAFTS, SLOT_KV, LMConfig
-from trace_crs.lm.llama_requests import FastLogprobs, chat_handler, completion_kwargs, parse_chat_request
+from trace_crs.lm.llama_requests import (
+    REUSE_BLOCK,
+    FastLogprobs,
+    chat_handler,
+    completion_kwargs,
+    parse_chat_request,
+)
 
 if TYPE_CHECKING:
     from trace_crs.lm.batch_worker import BatchedWorker
@@ -71,6 +77,9 @@ class Worker:
             "prompt_ms": round(float(perf.t_p_eval_ms), 3),
             "predicted_n": int(perf.n_eval),
             "predicted_ms": round(float(perf.t_eval_ms), 3),
+            # the reply is independent of earlier requests (llama_requests.reusable_prefix); read by
+            # lm.records_verify.likely_reason: records without it came from a worker whose KV reuse was not
+            "kv_reuse_block": REUSE_BLOCK,
         }
         return out
 

@@ -13,11 +13,12 @@
   cache and records bypassed) and reports the share whose reply is identical to the record — the
   text, ``finish_reason`` and log-probabilities of every choice (:func:`reply_of`) — and, for
   each one that differs, the likely reason (:func:`likely_reason`): another llama.cpp build tag,
-  other CPU features, another model id, or, with the same model, build and CPU, a decoding that
-  is not deterministic.  Identity is exact (every log-probability digit); for each differing
+  other CPU features, another model id, a record made by a local worker whose KV reuse depended on
+  the request before it (:func:`history_free`), or, with the same model, build and CPU, a
+  decoding that is not deterministic.  Identity is exact (every log-probability digit); for each differing
   reply it also says whether the text and ``finish_reason`` are the same and by how much the
-  log-probabilities moved (:func:`closeness`): a KV cache split at another token changes the last
-  digits of a local model's log-probabilities without changing what it says.  The sample is ``numpy.random.default_rng(seed).choice`` over the
+  log-probabilities moved (:func:`closeness`): a KV cache resumed at another token changes the
+  last digits of a local model's log-probabilities without changing what it says.  The sample is ``numpy.random.default_rng(seed).choice`` over the
   model's distinct keys in sorted order, so the same records, seed and size draw the same calls.
 """
 
@@ -183,7 +184,21 @@ def closeness(recorded: list[dict[str, Any]], recomputed: list[dict[str, Any]]) 
     return same, (round(max(diffs), 6) if diffs else None)
 
 
-def likely_reason(recorded_model: str, live_model: str, recorded_cpu: str | None, live_cpu: str | None) -> str:
+def history_free(response: Any) -> bool:
+    """Whether a recorded response came from a local worker whose reply does not depend on the
+    request before it (``timings.kv_reuse_block``, :func:`trace_crs.lm.llama_requests.reusable_prefix`)."""
+    body = response.get("body", response) if isinstance(response, dict) else {}
+    timings = body.get("timings") if isinstance(body, dict) else None
+    return isinstance(timings, dict) and "kv_reuse_block" in timings
+
+
+def likely_reason(
+    recorded_model: str,
+    live_model: str,
+    recorded_cpu: str | None,
+    live_cpu: str | None,
+    recorded_history_free: bool = True,
+) -> str:
     """Why a recomputed reply may differ from its record (module docstring)."""
     (rec_base, rec_tag), (live_base, live_tag) = split_build(recorded_model), split_build(live_model)
     if rec_base != live_base:
@@ -196,6 +211,11 @@ def likely_reason(recorded_model: str, live_model: str, recorded_cpu: str | None
         return f"other CPU features (recorded only {only[0]}, here only {only[1]})"
     if recorded_cpu is None and live_cpu is None:
         return "same model id: the provider's decoding is not deterministic"
+    if not recorded_history_free:
+        return (
+            "same model id, build and CPU features: recorded by a worker whose KV reuse depended on "
+            "the request before it (before commit 98a1a50)"
+        )
     return "same model id, build and CPU features: decoding not deterministic here (threads, batching)"
 
 
@@ -239,7 +259,9 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyR
         recomputed = reply_of(_resend(lm, record["request"]))
         if recomputed == recorded:
             continue
-        reason = likely_reason(str(record["model"]), live_model, record.get("cpu"), live_cpu)
+        reason = likely_reason(
+            str(record["model"]), live_model, record.get("cpu"), live_cpu, history_free(record["response"])
+        )
         reasons[reason] += 1
         same, moved = closeness(recorded, recomputed)
         differing.append(
