@@ -13,6 +13,7 @@ from trace_crs.lm import records as rec
 from trace_crs.lm.backend import build_lm
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.lm.records import use_records
+from trace_crs.lm.records_key import STEP_ENV
 from trace_crs.lm.records_verify import history_free, likely_reason, sample_keys, split_build
 
 QWEN = "openai/qwen2.5-coder-0.5b-instruct-q4_k_m-sha256-ab"
@@ -156,3 +157,22 @@ def test_the_context_verify_needs_comes_from_the_records(tmp_path):
                   "usage": {"prompt_tokens": 900, "completion_tokens": 12}})
     store.close()
     assert context_needed(tmp_path) == 8192
+
+
+def test_verify_samples_only_the_named_step(fake_openai, tmp_path, capsys, monkeypatch):
+    first = fake_openai(lambda messages: "answer to " + messages[-1]["content"])
+    monkeypatch.setenv(STEP_ENV, "run/closed_llm")
+    _record(tmp_path, first.url, ["a", "b"])
+    monkeypatch.setenv(STEP_ENV, "judge-validity")
+    _record(tmp_path, first.url, ["c", "d", "e"])
+    monkeypatch.delenv(STEP_ENV)
+    live = fake_openai(lambda m: "answer to " + m[-1]["content"])
+    argv = ["lm", "records", "verify", "--dir", str(tmp_path / "records"), "--set", "model=openai/fake",
+            "--set", f"api_base={live.url}", "--set", f"cache_dir={tmp_path / 'c2'}"]
+    assert main([*argv, "--step", "run/"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["sampled"], report["identical"], report["step"]) == (2, 2, "run/")
+    assert report["history_free"] == {"sampled": 0, "identical": 0}   # an API's replies carry no worker mark
+    assert sorted(m[-1]["content"] for m in live.calls) == ["a", "b"]
+    assert main([*argv, "--step", "score/"]) == 2
+    assert "no LM records of a step starting 'score/'" in capsys.readouterr().err

@@ -132,7 +132,7 @@ def _records_verify(args: argparse.Namespace) -> int:
     if not any(s.split("=", 1)[0].strip().removeprefix("lm.") == "n_ctx" for s in args.set or ()):
         cfg = replace(cfg, n_ctx=max(cfg.n_ctx, context_needed(directory)))  # the judge's records need 8,192
     with use_records(None), open_lm(cfg) as lm:
-        report = verify_records(directory, lm, args.n, args.seed)
+        report = verify_records(directory, lm, args.n, args.seed, args.step)
     text = json.dumps(report, indent=2, sort_keys=True)
     print(text)
     if args.out:
@@ -172,6 +172,7 @@ def register(subparsers) -> None:
     p.add_argument("--dir", dest="records", required=True, help="the records directory (data/lm-records/<profile>)")
     p.add_argument("--sample", dest="n", type=int, default=50, help="records recomputed (default 50)")
     add_seed(p, "seed of the sample")
+    p.add_argument("--step", help="only the records of steps starting with this, e.g. run/closed_llm")
     p.add_argument("--strict", action="store_true", help="exit 4 when a recomputed reply differs from its record")
     add_out(p, "also write the report (JSON) here, e.g. data/lm-records/<profile>.verify.json (the Reproduce page's)")
     _common(p)

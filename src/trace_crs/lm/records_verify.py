@@ -59,6 +59,8 @@ class VerifyReport(TypedDict):
     reasons: dict[str, int]
     same_text: int
     max_logprob_diff: float | None
+    step: str | None
+    history_free: dict[str, int]
     differing: list[Differing]
     other_models: dict[str, int]
 
@@ -232,9 +234,11 @@ def sample_keys(records: dict[str, dict[str, Any]], n: int, seed: int) -> list[s
     return [keys[int(i)] for i in sorted(picked)]
 
 
-def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyReport:
+def verify_records(directory: str | Path, lm: Any, n: int, seed: int, step: str | None = None) -> VerifyReport:
     """Recompute ``n`` seeded records of ``lm``'s model (same weights, any build) with ``lm``
-    and compare (module docstring).  ``lm`` is a :class:`~trace_crs.lm.backend.TraceLM`."""
+    and compare (module docstring); only the records of steps starting with ``step`` when given.
+    ``history_free`` counts the sampled records a history-free worker made (:func:`history_free`)
+    and how many of them were identical.  ``lm`` is a :class:`~trace_crs.lm.backend.TraceLM`."""
     live_model, live_base = lm.model, split_build(lm.model)[0]
     mine: dict[str, dict[str, Any]] = {}
     others: Counter[str] = Counter()
@@ -242,21 +246,26 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyR
         model = str(record.get("model"))
         if split_build(model)[0] != live_base:
             others[model] += 1
-        else:
+        elif step is None or str(record.get("step") or "").startswith(step):
             mine.setdefault(record["key"], record)
     if not mine:
+        where = f" of a step starting {step!r}" if step is not None else ""
         raise UsageError(
-            f"{directory}: no LM records of {live_base} (records of: {sorted(others) or 'none'}); "
+            f"{directory}: no LM records{where} of {live_base} (records of: {sorted(others) or 'none'}); "
             "choose the model with --config / --set"
         )
     live_cpu = lm._cpu()
     reasons: Counter[str] = Counter()
     differing: list[Differing] = []
     keys = sample_keys(mine, n, seed)
+    fresh = {"sampled": 0, "identical": 0}
     for key in keys:
         record = mine[key]
         recorded = reply_of(load_response(record["response"]))
         recomputed = reply_of(_resend(lm, record["request"]))
+        if history_free(record["response"]):
+            fresh["sampled"] += 1
+            fresh["identical"] += recomputed == recorded
         if recomputed == recorded:
             continue
         reason = likely_reason(
@@ -287,6 +296,8 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int) -> VerifyR
         reasons=dict(reasons.most_common()),
         same_text=identical + sum(d["same_text"] for d in differing),
         max_logprob_diff=max(moved_all) if moved_all else (0.0 if keys and not differing else None),
+        step=step,
+        history_free=fresh,
         differing=differing,
         other_models=dict(sorted(others.items())),
     )
