@@ -139,3 +139,9 @@ def test_the_records_verify_report_is_said_or_its_absence(tmp_path):
     assert "recomputed 50 seeded records of `m` (seed 42): 40 identical" in text and "(80%)" in text
     assert "49 with the same text, log-probabilities moved by at most 0.0123" in text
     assert "10 × same model id, build and CPU features: x" in text
+    assert "history-free" not in text                               # an old report has no such count
+    report |= {"step": "run/closed_llm", "history_free": {"sampled": 30, "identical": 30}}
+    path.write_text(json.dumps(report))
+    text = build_time.markdown([tmp_path], "default", path)
+    assert "records of step `run/closed_llm` of `m`" in text
+    assert "Of the 30 sampled records made by the history-free local worker, 30 were identical." in text

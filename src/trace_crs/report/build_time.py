@@ -191,11 +191,19 @@ def verify_sentence(path: str | Path, profile: str) -> str:
     reasons = "; ".join(f"{n} × {why}" for why, n in (r.get("reasons") or {}).items()) or "none"
     moved = r.get("max_logprob_diff")
     shift = f", log-probabilities moved by at most {moved:.4g}" if moved is not None else ""
+    of_step = f" of step `{r['step']}`" if r.get("step") else ""
+    fresh = r.get("history_free") or {}
+    worker = (
+        f" Of the {fresh['sampled']} sampled records made by the history-free local worker, {fresh['identical']} "
+        "were identical."
+        if fresh.get("sampled")
+        else ""
+    )
     return (
         f"**Do the records still hold?** `trace-crs lm records verify` recomputed {r['sampled']} seeded "
-        f"records of `{r['model']}` (seed {r['seed']}): {r['identical']} identical to the record to the last "
-        f"digit ({r['share_identical']:.0%}); {r.get('same_text', r['identical'])} with the same text{shift}. "
-        f"Why the others differ: {reasons}. Report: `{path}`."
+        f"records{of_step} of `{r['model']}` (seed {r['seed']}): {r['identical']} identical to the record to the "
+        f"last digit ({r['share_identical']:.0%}); {r.get('same_text', r['identical'])} with the same "
+        f"text{shift}. Why the others differ: {reasons}.{worker} Report: `{path}`."
     )
 
 
