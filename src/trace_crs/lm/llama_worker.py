@@ -17,9 +17,8 @@ reusing the KV prefix of the previous request (the candidate cards of a turn sha
 conversation prefix) only as far as it leaves the reply unchanged
 (:func:`trace_crs.lm.llama_requests.reusable_prefix`); every other request goes through the same
 chat handler as ``Llama.create_chat_completion``, with the repetition guard when the request asks
-for it.  How
-one request is answered is :mod:`trace_crs.lm.llama_requests`; this module is the process around
-it: the model's loading, the HTTP server, one request at a time per process (a lock; the pool of
+for it.  How one request is answered is :mod:`trace_crs.lm.llama_requests`; this module is the
+process around it: the model's loading, the HTTP server, one request at a time per process (a lock; the pool of
 processes is :class:`trace_crs.lm.server.ServerPool`), optionally with prompt-lookup drafts
 (``--draft prompt-lookup``, :mod:`trace_crs.lm.prompt_lookup`), or ``--parallel N`` slots decoded
 in one batch (:mod:`trace_crs.lm.batch_worker`).  The test (``tests/lm/test_llama_worker.py``) compares

@@ -263,14 +263,13 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int, step: str 
         record = mine[key]
         recorded = reply_of(load_response(record["response"]))
         recomputed = reply_of(_resend(lm, record["request"]))
-        if history_free(record["response"]):
+        made_fresh = history_free(record["response"])
+        if made_fresh:
             fresh["sampled"] += 1
             fresh["identical"] += recomputed == recorded
         if recomputed == recorded:
             continue
-        reason = likely_reason(
-            str(record["model"]), live_model, record.get("cpu"), live_cpu, history_free(record["response"])
-        )
+        reason = likely_reason(str(record["model"]), live_model, record.get("cpu"), live_cpu, made_fresh)
         reasons[reason] += 1
         same, moved = closeness(recorded, recomputed)
         differing.append(
