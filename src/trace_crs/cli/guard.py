@@ -138,6 +138,7 @@ OTHER_FLAGS = (
     "persuasiveness",
     "n_task2",
     "annotators",
+    "step",
     "host",
     "port",
 )
