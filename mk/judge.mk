@@ -157,8 +157,9 @@ judge-bench: $(JDIR)/transcripts.jsonl ## judge seconds/tokens per transcript: p
 # Likert judge (trace_crs.metrics.judge) on the same seeded turns as Table 29 (T28_N judged
 # dialogues, one turn each; default: the run's own judge_n, so judge A replays Table 29's judge
 # from the LM cache). Each judge is any `score --judge` name: `local`, registered local weights,
-# a litellm model, or `model=…,api_base=…` settings. Read by notebooks/t28_cross_judge.py; never
-# part of `make paper` (the page says "not run" until these exist).
+# a litellm model, or `model=…,api_base=…` settings. Read by notebooks/t28_cross_judge.py. Part of
+# `make paper` where T28_IN_PAPER is set (default profile: its calls are in the LM records, issue 45);
+# elsewhere the page reads what exists and says "not run" until `make judge-likert` has run.
 #   make judge-likert T28_B=openai/gpt-4o-mini T28_N=50
 T28_RUN       ?= closed
 T28_A         ?= local
@@ -170,8 +171,11 @@ T28_SRC       := $(filter src/trace_crs/metrics/% src/trace_crs/lm/% src/trace_c
 
 # $(1): likert_a | likert_b, $(2): the variable naming its judge. Written to a temporary sibling,
 # renamed when every baseline is scored.
+# the local weights the two judges name, made before they run: a name without "/" (a litellm model)
+# or "=" (settings) is registered weights; `local` is the LM config's default weights
+T28_LOCAL    := $(patsubst %,models/%.gguf,$(subst local,qwen2.5-coder-1.5b-instruct-q4_k_m,$(filter-out %/% %=%,$(T28_A) $(T28_B))))
 define T28_RULE
-$(T28_DIR)/$(1)/.done: $(RES)/runs/$(T28_RUN)/records.parquet configs/$(PROFILE)/$(T28_RUN).yaml $(DIALOGUES) $(KB_MANIFEST) $(T28_SRC)
+$(T28_DIR)/$(1)/.done: $(RES)/runs/$(T28_RUN)/records.parquet configs/$(PROFILE)/$(T28_RUN).yaml $(DIALOGUES) $(KB_MANIFEST) $(T28_SRC) | $(T28_LOCAL) $(if $(T28_LOCAL),$(VENV)/.llama-installed)
 	rm -rf $$(@D).tmp && mkdir -p $$(@D).tmp
 	for b in $(T28_BASELINES); do \
 	  $(TRACE) --quiet score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(T28_RUN)/predictions/$$$$b.jsonl \
@@ -184,7 +188,8 @@ $(eval $(call T28_RULE,likert_b,T28_B))
 
 judge-likert: $(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done ## Table 28: two Likert judges on a run's baselines (results/$(PROFILE)/judge/)
 
-book/content/t28_cross_judge.ipynb: $(wildcard $(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done)
+T28_IN_PAPER  ?= $(filter default,$(PROFILE))
+book/content/t28_cross_judge.ipynb: $(if $(T28_IN_PAPER),$(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done,$(wildcard $(T28_DIR)/likert_a/.done $(T28_DIR)/likert_b/.done))
 
 .PHONY: judge-likert
 

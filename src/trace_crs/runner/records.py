@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -117,10 +117,21 @@ def prediction_rows(table: pa.Table, baseline: str) -> list[Prediction]:
             "turn_id": r["turn_id"],
             "ranked_poi_ids": r["ranked_poi_ids"],
             "text": r["text"],
-            "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in json.loads(r["citations"])],
+            "citations": cited_labels(json.loads(r["citations"])),
         }
         for r in rows
     ]
+
+
+def cited_labels(citations: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """A prediction's citations, one per label in first-cited order: a prediction maps each label to
+    the review it names, and a reply that quotes one label twice (two quotes of one review) names
+    that review once.  One label naming two reviews is a baseline bug (ValueError)."""
+    reviews: dict[str, str] = {}
+    for c in citations:
+        if reviews.setdefault(c["label"], c["review_id"]) != c["review_id"]:
+            raise ValueError(f"label {c['label']!r} names two reviews: {reviews[c['label']]!r}, {c['review_id']!r}")
+    return [{"label": label, "review_id": review_id} for label, review_id in reviews.items()]
 
 
 def write_predictions(table: pa.Table, baselines: list[str], directory: Path) -> list[Path]:
