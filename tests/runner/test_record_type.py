@@ -1,4 +1,5 @@
 """``Record`` names the columns of ``records.parquet`` (ARCHITECTURE §4), in order."""
+
 import pytest
 
 from trace_crs.runner.records import SCHEMA, Record, cited_labels
