@@ -115,6 +115,15 @@ $(BOOK_HTML): $(NB_OUT) $(BOOK_PAGES) $(RES)/.done $(BUILD_TIME) $(KB_REALISM)
 
 paper: $(BOOK_HTML) ## regenerate every table and figure and build the book (book/_build/html/index.html)
 
+# Every step of `make paper` that calls an LLM, before the rest of the book: the runs with local
+# weights and their scores, the unsolvable set, Table 28's judges, the live LLM run and the live
+# judges, judge validity. The long computation behind a profile's LM records (issue 45), resumable:
+# a killed step replays the calls it had recorded. `make -k PROFILE=default lm-steps`, then `make paper`.
+LLM_RUNS    := $(foreach r,$(RUNS),$(if $(call cfg_value,$(r),weights),$(r)))
+lm-steps: $(foreach r,$(LLM_RUNS),$(patsubst %,$(RES)/scores/$(r)/%.json,$(call run_baselines,$(r)))) \
+  abstention-llm judge-likert live-llm judge-live $(if $(JUDGE_LIVE_ON),judge-live-ask) $(if $(JV_ON),judge-validity) ## the LLM steps of make paper, before the rest
+.PHONY: lm-steps
+
 results: $(RES)/.done ## KB, dialogues, every run and score (results/$(PROFILE)/), no notebooks
 
 notebooks: $(NB_OUT) ## execute every notebook into book/content/ (papermill)
