@@ -120,8 +120,9 @@ paper: $(BOOK_HTML) ## regenerate every table and figure and build the book (boo
 # judges, judge validity. The long computation behind a profile's LM records (issue 45), resumable:
 # a killed step replays the calls it had recorded. `make -k PROFILE=default lm-steps`, then `make paper`.
 LLM_RUNS    := $(foreach r,$(RUNS),$(if $(call cfg_value,$(r),weights),$(r)))
-lm-steps: $(foreach r,$(LLM_RUNS),$(patsubst %,$(RES)/scores/$(r)/%.json,$(call run_baselines,$(r)))) \
-  abstention-llm judge-likert live-llm judge-live $(if $(JUDGE_LIVE_ON),judge-live-ask) $(if $(JV_ON),judge-validity) ## the LLM steps of make paper, before the rest
+LM_STEPS    := $(foreach r,$(LLM_RUNS),$(patsubst %,$(RES)/scores/$(r)/%.json,$(call run_baselines,$(r)))) \
+  abstention-llm judge-likert live-llm judge-live $(if $(JUDGE_LIVE_ON),judge-live-ask) $(if $(JV_ON),judge-validity)
+lm-steps: $(LM_STEPS) ## only the steps of make paper that call an LLM (resumable; LM records appended)
 .PHONY: lm-steps
 
 results: $(RES)/.done ## KB, dialogues, every run and score (results/$(PROFILE)/), no notebooks
