@@ -1,6 +1,7 @@
 """LLM baselines on the unsolvable set: the [Unsolved] rule is in every prompt (TravelBench
 Fig. 14), a decline is read from the answer, and precision / recall / F1 / false-abstention rate
 come out as hand-computed."""
+
 from __future__ import annotations
 
 import math
@@ -40,7 +41,7 @@ def test_rule_in_prompt_and_scores(world):
     unsolvable, solvable = items[:2], dialogues[:2]
     decline = {"ranked_ids": ["[Unsolved]"], "response": "[Unsolved] Nothing fits."}
     answer = {"ranked_ids": ["1"], "response": "Try the first one."}
-    lm = DummyLM([decline, answer, decline, answer])      # in order: unsolvable 1, 2, solvable 1, 2
+    lm = DummyLM([decline, answer, decline, answer])  # in order: unsolvable 1, 2, solvable 1, 2
     system = LLMZeroShotBaseline(resolve_lm_config({"mode": "generative", "retries": 0}), lm=lm)
     table = decline_table(kb, unsolvable, solvable, {"llm_zero_shot": system})
     assert table["declined"].tolist() == [True, False, True, False]
@@ -57,8 +58,43 @@ def test_rule_in_prompt_and_scores(world):
 
 def test_no_decline_gives_nan_precision(world):
     import pandas as pd
-    table = pd.DataFrame({"baseline": ["x", "x"], "unsolvable": [True, False], "reason": ["live_data", "solvable"],
-                          "declined": [False, False], "fallback": [False, True]})
+
+    table = pd.DataFrame(
+        {
+            "baseline": ["x", "x"],
+            "unsolvable": [True, False],
+            "reason": ["live_data", "solvable"],
+            "declined": [False, False],
+            "fallback": [False, True],
+        }
+    )
     [row] = decline_scores(table).to_dict("records")
     assert math.isnan(row["precision"]) and row["recall"] == 0.0 and row["false_abstention_rate"] == 0.0
     assert row["n_fallbacks"] == 1 and row["recall_live_data"] == 0.0
+
+
+class SlowEcho:
+    """A system whose answer depends on its request alone and whose replies come back out of
+    order (the later items answer faster): declines on odd-numbered requests' opening turns."""
+
+    def __init__(self, n: int):
+        self.n, self.seen = n, 0
+
+    def predict(self, ctx):
+        import time
+
+        from trace_crs.baselines.base import BaselineOutput
+
+        self.seen += 1
+        time.sleep(0.002 * (self.n - self.seen % self.n))
+        decline = len(ctx.history[0].get("text", "")) % 2 == 1 if ctx.history else False
+        return BaselineOutput([] if decline else list(ctx.candidates[:1]), "[Unsolved]" if decline else "ok")
+
+
+def test_asking_items_at_once_keeps_the_rows_of_one_at_a_time(world):
+    kb, dialogues, items = world
+    tables = [
+        decline_table(kb, items, dialogues[:6], {"a": SlowEcho(11), "b": SlowEcho(11)}, concurrency=c) for c in (1, 4)
+    ]
+    assert len(tables[0]) == 2 * (len(items) + 6)
+    assert tables[0].equals(tables[1])

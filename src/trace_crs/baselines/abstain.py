@@ -12,6 +12,7 @@ LLM baselines) decline in words instead (:func:`decline_table`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -68,33 +69,41 @@ def declined(out: Any) -> bool:
 
 
 def decline_table(
-    kb: KB, unsolvable: Sequence[Dialogue], solvable: Sequence[Dialogue], systems: Mapping[str, Any]
+    kb: KB,
+    unsolvable: Sequence[Dialogue],
+    solvable: Sequence[Dialogue],
+    systems: Mapping[str, Any],
+    concurrency: int = 1,
 ) -> pd.DataFrame:
     """Generative systems (LLM baselines: the ``[Unsolved]`` rule is in their prompt,
     :mod:`trace_crs.baselines.unsolved_rule`) at the first request of every item:
     ``dialogue_id, baseline, unsolvable, reason, declined, fallback, text``.  A system whose call
     fails answers with the Popularity fallback (paper App. F), which never declines: counted in
-    ``fallback``."""
-    rows = []
-    for name, system in systems.items():
-        for flag, group in ((True, unsolvable), (False, solvable)):
-            for d in group:
-                ctx = first_request(d, kb)
-                try:
-                    out = system.predict(ctx)
-                except Exception as exc:
-                    out = fallback_output(ctx, f"{type(exc).__name__}: {exc}")
-                rows.append(
-                    {
-                        "dialogue_id": d["dialogue_id"],
-                        "baseline": name,
-                        "unsolvable": flag,
-                        "reason": d["unsolvable"]["reason"] if flag else "solvable",
-                        "declined": declined(out),
-                        "fallback": bool(out.usage.fallback),
-                        "text": out.text,
-                    }
-                )
+    ``fallback``.  ``concurrency`` items are asked at once (the run's LLM thread pool: one per
+    local server); the rows keep the item order, and each answer depends on its request alone."""
+    items = [
+        (name, flag, d) for name in systems for flag, group in ((True, unsolvable), (False, solvable)) for d in group
+    ]
+
+    def ask(item: tuple[str, bool, Dialogue]) -> dict[str, Any]:
+        name, flag, d = item
+        ctx = first_request(d, kb)
+        try:
+            out = systems[name].predict(ctx)
+        except Exception as exc:
+            out = fallback_output(ctx, f"{type(exc).__name__}: {exc}")
+        return {
+            "dialogue_id": d["dialogue_id"],
+            "baseline": name,
+            "unsolvable": flag,
+            "reason": d["unsolvable"]["reason"] if flag else "solvable",
+            "declined": declined(out),
+            "fallback": bool(out.usage.fallback),
+            "text": out.text,
+        }
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        rows = list(pool.map(ask, items))  # map keeps the order of ``items``
     return pd.DataFrame(
         rows, columns=["dialogue_id", "baseline", "unsolvable", "reason", "declined", "fallback", "text"]
     )

@@ -90,6 +90,7 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
     from trace_crs.live.run import LiveConfig, resolved_config
     from trace_crs.metrics.abstention import decline_scores
     from trace_crs.runner.execute import build_baselines
+    from trace_crs.runner.llm_pool import auto_concurrency
 
     out = args.out
     if out.exists() and not out.is_dir():
@@ -118,7 +119,8 @@ def run_abstention_llm(args: argparse.Namespace) -> int:
     items = select_subset(unsolvable, args.n_unsolvable, args.seed)
     systems = build_baselines(names, kb, lm_config=resolved["lm"], seed=cfg.seed, prefilter=cfg.prefilter)
     try:
-        table = decline_table(kb, items, [corpus[i] for i in picks], systems)
+        concurrency = auto_concurrency(None, resolved["lm"])  # one thread per local server (lm.servers)
+        table = decline_table(kb, items, [corpus[i] for i in picks], systems, concurrency=concurrency)
     finally:
         for system in systems.values():
             getattr(system, "close", lambda: None)()
