@@ -91,3 +91,33 @@ def test_transcripts_are_schema_valid_and_replay_scoring_agrees(world, name):
     assert agg["metrics"]["hit@1"] == pytest.approx(outcomes["tsr"].sum() / outcomes["n_system_turns"].sum())
     assert "bleu4" not in agg["metrics"] and agg["metrics"]["abstention_rate"] == 0.0
     assert len(per_dialogue) == len(dialogues) and per_dialogue["cgs"].notna().all()
+
+
+class SlowTfidf:
+    """TF-IDF whose replies come back out of order when asked several at a time (an earlier
+    request sleeps longer): each answer depends on its request alone."""
+
+    def __init__(self, kb):
+        self.inner, self.calls = create("tfidf"), 0
+        self.inner.prepare(kb)
+
+    def predict(self, ctx):
+        import time
+
+        self.calls += 1
+        time.sleep(0.003 * (7 - self.calls % 7))
+        return self.inner.predict(ctx)
+
+
+def test_a_round_asked_at_once_gives_the_conversations_of_one_at_a_time(world):
+    from trace_crs.live.loop import converse_many
+
+    kb, dialogues, _ = world
+    runs = [
+        converse_many(SlowTfidf(kb), "tfidf", dialogues[:8], kb, cfg=SimConfig(max_turns=4), concurrency=c)
+        for c in (1, 4)
+    ]
+    assert [t for t, _, _ in runs[0]] == [t for t, _, _ in runs[1]]
+    assert pd.DataFrame([r for _, r, _ in runs[0]]).equals(pd.DataFrame([r for _, r, _ in runs[1]]))  # NaN-aware
+    assert [p for _, _, p in runs[0]] == [p for _, _, p in runs[1]]
+    assert sum(len(t["turns"]) for t, _, _ in runs[0]) > 2 * 8  # more than one round was played

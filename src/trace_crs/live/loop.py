@@ -23,6 +23,7 @@ over the system turns (an abstention or a question counts as a turn that did not
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from trace_crs import DEFAULT_SEED
@@ -190,19 +191,28 @@ def converse_many(
     cfg: SimConfig = SimConfig(),
     pool: str = "closed",
     user_lm: Any = None,
+    concurrency: int = 1,
 ) -> list[tuple[dict, dict, list[dict]]]:
     """Run the conversations in lockstep — round k asks the system for the k-th turn of every
     conversation still open — so a baseline's ``warm`` hook (Dense: one batch of query
     embeddings) serves a whole round, as it serves a chunk in replay.  With ``user_lm`` the
-    user is :class:`~trace_crs.live.llm_user.LLMUser` (its sentences rewritten by that LM)."""
+    user is :class:`~trace_crs.live.llm_user.LLMUser` (its sentences rewritten by that LM).
+    ``concurrency`` > 1 asks the system for a round's turns that many at a time (an LLM baseline:
+    one request per local server); the users answer in conversation order, so the transcripts
+    are those of one at a time."""
     live = [Conversation(name, d, kb, seed, cfg, pool, user_lm) for d in dialogues]
     warm = getattr(baseline, "warm", None)
-    while open_ := [c for c in live if not c.user.done]:
-        contexts = [c.context() for c in open_]
-        if warm is not None:
-            warm(contexts)
-        for conv, ctx in zip(open_, contexts, strict=False):
-            conv.step(ctx, _predict(baseline, ctx))
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as threads:
+        while open_ := [c for c in live if not c.user.done]:
+            contexts = [c.context() for c in open_]
+            if warm is not None:
+                warm(contexts)
+            if concurrency > 1:
+                outputs = list(threads.map(lambda ctx: _predict(baseline, ctx), contexts))
+            else:
+                outputs = [_predict(baseline, ctx) for ctx in contexts]
+            for conv, ctx, output in zip(open_, contexts, outputs, strict=True):
+                conv.step(ctx, output)
     return [c.result() for c in live]
 
 

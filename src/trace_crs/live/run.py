@@ -34,6 +34,7 @@ from trace_crs.live.loop import converse_many
 from trace_crs.live.scores import write_frame, write_scores
 from trace_crs.live.simulator import SimConfig, state
 from trace_crs.runner.execute import build_baselines, show_corpus
+from trace_crs.runner.llm_pool import auto_concurrency
 from trace_crs.runner.run import _claim
 from trace_crs.runner.selection import Rules, Selection, uses_llm
 from trace_crs.runner.tasks import load_evaluated
@@ -110,14 +111,16 @@ def run_baseline(
     out: Path,
     progress: Progress | None = None,
     user_lm: Any = None,
+    concurrency: int = 1,
 ) -> None:
-    """Converse with every dialogue and write the baseline's three files (outcomes last)."""
+    """Converse with every dialogue and write the baseline's three files (outcomes last);
+    ``concurrency``: :func:`~trace_crs.live.loop.converse_many`'s."""
     transcripts, rows, preds = [], [], []
     if cfg.ask:
         baseline = Asking(baseline, cfg.ask)
     for start in range(0, len(dialogues), ROUND_SIZE):
         for transcript, row, pred in converse_many(
-            baseline, name, dialogues[start : start + ROUND_SIZE], kb, cfg.seed, cfg.sim, cfg.pool, user_lm
+            baseline, name, dialogues[start : start + ROUND_SIZE], kb, cfg.seed, cfg.sim, cfg.pool, user_lm, concurrency
         ):
             transcripts.append(transcript)
             rows.append(row)
@@ -189,9 +192,11 @@ def run_live(cfg: LiveConfig, out: str | Path, progress: Progress | None = None)
             baselines = build_baselines(members, kb, **kwargs)
             if group == "non-LLM":  # Persona-Grounded's prior, learned from the reference conversations
                 show_corpus(baselines, dialogues, kb, cfg.pool, cfg.seed)
+            # an LLM baseline's turns go one per local server at a time (runner.llm_pool's concurrency)
+            concurrency = auto_concurrency(None, resolved["lm"]) if group == "LLM" else 1
             try:
                 for name in members:
-                    run_baseline(baselines[name], name, kb, dialogues, cfg, out, progress, user_lm)
+                    run_baseline(baselines[name], name, kb, dialogues, cfg, out, progress, user_lm, concurrency)
             finally:
                 for baseline in baselines.values():
                     getattr(baseline, "close", lambda: None)()
