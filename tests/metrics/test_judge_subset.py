@@ -157,3 +157,19 @@ def test_score_cli_records_judge_usage_in_the_score_file(kb_dir, judge_server, t
     assert agg["metrics"]["judge_overall"] == 3.0 and agg["metrics"]["judge_relevance"] == 5.0
     first = (tmp_path / "s.json").read_bytes()
     assert main(argv) == 0 and (tmp_path / "s.json").read_bytes() == first   # replayed: byte-identical
+
+
+def test_judging_turns_at_once_gives_the_columns_of_one_at_a_time(kb):
+    corpus = _corpus()
+    preds = _preds(corpus, "Try P1.")
+    scores = score_predictions(kb, corpus, preds, ScoreConfig())
+    # each judged dialogue its own rating (keyed by the dialogue id in the response), one out of range
+    ids = [d for d, _ in judged_turns(corpus, 6, 42)]
+    answers = {f"({did})": {**RATING, "relevance": 1 + k} for k, did in enumerate(ids)}
+    runs = [
+        judge_columns(kb, corpus, preds, scores.per_turn, DummyLM(answers), n=6, seed=42, workers=w) for w in (1, 3)
+    ]
+    (one, usage_one), (many, usage_many) = runs
+    assert one.equals(many) and usage_one == usage_many
+    assert (usage_one["n_turns"], usage_one["n_failed"]) == (6, 1)  # relevance 6 is out of range
+    assert sorted(one["judge_relevance"].dropna()) == [1.0, 2.0, 3.0, 4.0, 5.0]

@@ -74,16 +74,10 @@ def open_judge_lm(cfg: Any, stack: contextlib.ExitStack) -> tuple[Any, str]:
 
 
 def judge_workers(lms: Any) -> int:
-    """Transcripts judged at once by default: one per local server process of the judge's plan
-    (each thread keeps its own server and KV cache), 1 for an API model or a mixture of judges."""
-    from trace_crs.lm.config import local_plan
+    """Transcripts judged at once by default (:func:`trace_crs.lm.config.requests_at_once`)."""
+    from trace_crs.lm.config import requests_at_once
 
-    lms = list(lms)
-    cfgs = [getattr(lm, "trace_config", None) for lm in lms]
-    if len({id(lm) for lm in lms}) != 1 or cfgs[0] is None or not cfgs[0].is_local:
-        return 1
-    cfg = cfgs[0]
-    return local_plan(cfg)[0]
+    return requests_at_once(*lms)
 
 
 def run_core(args: argparse.Namespace) -> int:

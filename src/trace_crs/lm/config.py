@@ -233,3 +233,12 @@ def lm_config_from_yaml(path: str | Path, overrides: list[str] | None = None) ->
 def as_dict(cfg: LMConfig) -> dict[str, Any]:
     """Plain mapping of ``cfg`` (for run manifests)."""
     return dataclasses.asdict(cfg)
+
+
+def requests_at_once(*lms: Any) -> int:
+    """Calls to send at once to ``lms`` by default: one per local server process of their plan
+    (each thread keeps its own server and KV cache), 1 for an API model or for several LMs."""
+    cfgs = [getattr(lm, "trace_config", None) for lm in lms]
+    if len({id(lm) for lm in lms}) != 1 or cfgs[0] is None or not cfgs[0].is_local:
+        return 1
+    return local_plan(cfgs[0])[0]

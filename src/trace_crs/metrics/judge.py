@@ -31,7 +31,9 @@ mean scores (the baseline ranking), via scipy.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import dspy
@@ -43,6 +45,7 @@ from scipy import stats
 from trace_crs import DEFAULT_SEED
 from trace_crs.dialogues.subset import seeded_indices
 from trace_crs.kb import KB
+from trace_crs.lm.config import requests_at_once
 from trace_crs.lm.usage import recording_usage
 from trace_crs.lm.weights import WEIGHTS
 from trace_crs.metrics.dialogue import REC_ACTIONS
@@ -111,11 +114,14 @@ def judge_columns(
     lm: dspy.BaseLM,
     n: int = 200,
     seed: int = DEFAULT_SEED,
+    workers: int | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """``judge_<scale>`` and ``judge_overall`` columns aligned with ``per_turn`` (NaN outside the
     judged subset :func:`judged_turns` of ``corpus``, and for failed turns) and the judge usage
     (:data:`USAGE_KEYS`).  Judged turns that ``per_turn`` does not hold (dialogues this run did
-    not score) are skipped; ``n_turns`` counts the turns judged."""
+    not score) are skipped; ``n_turns`` counts the turns judged.  ``workers`` turns are judged at
+    once (default: one per local server of the judge, :func:`~trace_crs.lm.config.requests_at_once`);
+    the columns do not depend on it."""
     out = pd.DataFrame(np.nan, index=per_turn.index, columns=COLUMNS)
     usage: dict[str, Any] = {k: 0 for k in USAGE_KEYS} | {"model": getattr(lm, "model", type(lm).__name__), "n": n}
     rows = {(r.dialogue_id, int(r.turn_id)): i for i, r in zip(per_turn.index, per_turn.itertuples(), strict=False)}
@@ -125,20 +131,32 @@ def judge_columns(
     turns = {d["dialogue_id"]: d["turns"] for d in corpus}
     judge = LikertJudge()
     empty = {"ranked_poi_ids": [], "text": "", "citations": []}
+
+    def rate(i: Any) -> list[float] | None:
+        did, tid = per_turn.at[i, "dialogue_id"], int(per_turn.at[i, "turn_id"])
+        pred = predictions.get((did, tid), empty)
+        cited = "\n".join(f"[{k}] {v}" for k, v in sorted(cited_texts(kb, pred).items()))
+        try:
+            r = judge(
+                dialogue=dialogue_context(turns[did], tid), response=pred["text"], cited_reviews=cited or "(none)"
+            )
+        except (AdapterParseError, ValueError):  # unparseable or out of range: recorded, not scored
+            return None
+        return [float(getattr(r, s)) for s in SCALES]
+
+    workers = requests_at_once(lm) if workers is None else workers
     with dspy.context(lm=lm), recording_usage() as tally:
-        for i in pick:
-            did, tid = per_turn.at[i, "dialogue_id"], int(per_turn.at[i, "turn_id"])
-            pred = predictions.get((did, tid), empty)
-            cited = "\n".join(f"[{k}] {v}" for k, v in sorted(cited_texts(kb, pred).items()))
-            try:
-                r = judge(
-                    dialogue=dialogue_context(turns[did], tid), response=pred["text"], cited_reviews=cited or "(none)"
-                )
-            except (AdapterParseError, ValueError):  # unparseable or out of range: recorded, not scored
-                usage["n_failed"] += 1
-                continue
-            ratings = [float(getattr(r, s)) for s in SCALES]
-            out.loc[i, COLUMNS] = [*ratings, float(np.mean(ratings))]
+        if workers > 1:  # each thread in a copy of this context: the judge LM and the usage tally
+            here = contextvars.copy_context()
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                ratings = list(pool.map(lambda i: here.copy().run(rate, i), pick))
+        else:
+            ratings = [rate(i) for i in pick]
+    for i, r in zip(pick, ratings, strict=True):
+        if r is None:
+            usage["n_failed"] += 1
+        else:
+            out.loc[i, COLUMNS] = [*r, float(np.mean(r))]
     usage.update(
         n_turns=len(pick),
         calls=tally.calls,
