@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from trace_crs.lm.kv_stash import KVStash
 
 _EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
 REPEAT_KEY = "trace_repeat_ngram"  # request field of the repetition guard (not llama.cpp's)
@@ -80,10 +83,12 @@ class FastLogprobs:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._llama, name)
 
-    def __init__(self, llama: Any, repeat_ngram: int = 0) -> None:
-        self._llama, self._repeat_ngram = llama, repeat_ngram
+    def __init__(self, llama: Any, repeat_ngram: int = 0, stash: KVStash | None = None) -> None:
+        self._llama, self._repeat_ngram, self._stash = llama, repeat_ngram, stash
 
     def create_completion(self, prompt: list[int], **kw: Any) -> Any:
+        if self._stash is not None:
+            self._stash.prepare(self._llama, list(prompt))
         if kw.get("logprobs") is None:
             if self._repeat_ngram > 0:  # beside the chat template's own criteria (its end token)
                 from llama_cpp import StoppingCriteriaList

@@ -15,7 +15,8 @@ card, so that overhead is most of its cost.  Here a request with ``logprobs`` an
 ``max_tokens: 1`` at temperature 0 is answered from the last prompt position's logits only,
 reusing the KV prefix of the previous request (the candidate cards of a turn share the
 conversation prefix) only as far as it leaves the reply unchanged
-(:func:`trace_crs.lm.llama_requests.reusable_prefix`); every other request goes through the same
+(:func:`trace_crs.lm.llama_requests.reusable_prefix`), or of an earlier request kept in host memory
+(:mod:`trace_crs.lm.kv_stash`, ``--kv_stash``); every other request goes through the same
 chat handler as ``Llama.create_chat_completion``, with the repetition guard when the request asks
 for it.  How one request is answered is :mod:`trace_crs.lm.llama_requests`; this module is the
 process around it: the model's loading, the HTTP server, one request at a time per process (a lock; the pool of
@@ -38,6 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 from trace_crs.lm.config import DRAFTS, SLOT_KV, LMConfig
+from trace_crs.lm.kv_stash import ENTRIES, KVStash
 from trace_crs.lm.llama_requests import (
     REUSE_BLOCK,
     FastLogprobs,
@@ -55,8 +57,9 @@ HOST = "127.0.0.1"
 class Worker:
     """One model, one request at a time."""
 
-    def __init__(self, llama: Any, alias: str) -> None:
+    def __init__(self, llama: Any, alias: str, stash: int = ENTRIES) -> None:
         self.llama, self.alias, self.lock = llama, alias, threading.Lock()
+        self.stash = KVStash(stash)
 
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /v1/chat/completions``: parsed with the library's request model and defaults."""
@@ -68,7 +71,7 @@ class Worker:
             llama = self.llama
             C.llama_perf_context_reset(llama._ctx.ctx)
             # the handler create_chat_completion would use, on the wrapped model (KV reuse, logprobs)
-            out = chat_handler(llama)(llama=FastLogprobs(llama, repeat_ngram), **kwargs)
+            out = chat_handler(llama)(llama=FastLogprobs(llama, repeat_ngram, self.stash), **kwargs)
             perf = C.llama_perf_context(llama._ctx.ctx)
         # llama.cpp server's names: prompt tokens evaluated (after the reused KV prefix) and decoded
         out["timings"] = {
@@ -79,6 +82,7 @@ class Worker:
             # the reply is independent of earlier requests (llama_requests.reusable_prefix); read by
             # lm.records_verify.likely_reason: records without it came from a worker whose KV reuse was not
             "kv_reuse_block": REUSE_BLOCK,
+            "prompt_restored_n": self.stash.restored,  # prompt rows put back from host memory (lm.kv_stash)
         }
         return out
 
@@ -180,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n_threads_batch", type=int, default=1)
     p.add_argument("--n_gpu_layers", type=int, default=0)
     p.add_argument("--verbose", type=lambda s: s.lower() == "true", default=False)
+    p.add_argument(
+        "--kv_stash", type=int, default=ENTRIES, help="earlier prompts kept in host memory (lm.kv_stash; 0 = off)"
+    )
     p.add_argument("--parallel", type=int, default=0, help="slots decoded in one batch (0 = one request at a time)")
     p.add_argument("--slot_kv", default="private", choices=SLOT_KV, help="KV layout of the slots (lm.batch_engine)")
     p.add_argument("--draft", default="none", choices=DRAFTS, help="speculative drafts (lm.prompt_lookup)")
@@ -206,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             from trace_crs.lm.prompt_lookup import enable
 
             enable(llama, args.draft_tokens, args.draft_ngram)
-        worker = Worker(llama, args.model_alias)
+        worker = Worker(llama, args.model_alias, args.kv_stash)
     server = WorkerServer(worker, args.port)
     try:
         server.serve_forever()

@@ -1,0 +1,114 @@
+"""A few earlier prompts' KV rows kept in host memory, so a prompt that returns is not read again.
+
+The one-sequence worker (:mod:`trace_crs.lm.llama_worker`) has one KV cache, and a request
+reuses only the prefix it shares with the request just before it
+(:func:`~trace_crs.lm.llama_requests.reusable_prefix`).  The LLM baselines alternate two prompt
+families on one server: a turn's 1-token fit questions (one system message, the conversation,
+one card each) and its reply (DSPy's system message, the conversation, the top cards).  Each
+switch of family discarded the cache, so a dialogue's reply call re-read the system message and
+the whole conversation that the same server had read one turn earlier (measured on the default
+``run/closed_llm`` records: reply calls evaluated 951 of their 1,097 prompt tokens, while 59 % of
+their characters were a prefix of an earlier reply prompt of the same baseline).
+
+:class:`KVStash` keeps the prompt rows of up to :data:`ENTRIES` earlier prompts (llama.cpp's
+``llama_state_seq_get_data`` of sequence 0, about 12 KB a token for Qwen2.5-0.5B) and, before a
+request, puts back the one that shares the longest prefix with it when that saves at least
+:data:`MIN_GAIN` tokens over the cache as it stands.  The current cache is stashed only when the
+new request would discard most of it (a switch of family or dialogue, not the next card of a turn).
+
+Replies do not change: a stashed row was read as a prompt row (decoded rows are dropped before
+stashing), it is restored byte for byte into the same cells, and the restored prefix is cut to a
+multiple of :data:`~trace_crs.lm.llama_requests.REUSE_BLOCK` exactly as the cache's own prefix is;
+``tests/lm/test_kv_stash.py`` compares the answers with a fresh server's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from trace_crs.lm.llama_requests import PROMPT_ROWS, REUSE_BLOCK
+
+ENTRIES = 8  # prompts kept per worker (LRU); 8 × ~2,000 tokens × 12 KB ≈ 200 MB for the 0.5B model
+MIN_GAIN = 64  # tokens a restore must save over the live cache (a restore costs a copy, not a read)
+MIN_ROWS = 128  # shorter caches are not worth stashing
+
+
+@dataclass
+class Entry:
+    tokens: np.ndarray  # the prompt rows' token ids
+    data: ctypes.Array  # llama_state_seq_get_data of sequence 0, cut to those rows
+
+
+def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    """Length of the common leading run of two token arrays."""
+    n = min(len(a), len(b))
+    diff = np.nonzero(a[:n] != b[:n])[0]
+    return int(diff[0]) if len(diff) else n
+
+
+def aligned(n: int, prompt_len: int) -> int:
+    """``n`` rows as a reusable prefix: at least one token short of the prompt, whole blocks."""
+    return max(0, min(n, prompt_len - 1)) // REUSE_BLOCK * REUSE_BLOCK
+
+
+class KVStash:
+    """Earlier prompts' KV rows of one ``Llama`` (module docstring)."""
+
+    def __init__(self, entries: int = ENTRIES) -> None:
+        self.entries: list[Entry] = []
+        self.size = entries
+        self.restored = 0  # rows put back for the last prepared request (the worker's timings)
+
+    def prepare(self, llama: Any, prompt: list[int]) -> None:
+        """Before ``llama`` reads ``prompt``: stash the live cache if the prompt would discard most
+        of it, and restore the stashed prompt that shares the most with it if that saves enough."""
+        self.restored = 0
+        if not self.size:
+            return
+        tokens = np.asarray(prompt, dtype=np.intc)
+        rows = min(int(llama.n_tokens), int(getattr(llama, PROMPT_ROWS, 0)))
+        live = np.asarray(llama.input_ids[:rows], dtype=np.intc)
+        keep = aligned(common_prefix(live, tokens), len(tokens))
+        if rows >= MIN_ROWS and keep < rows // 2:
+            self._stash(llama, live)
+        best, gain = None, keep + MIN_GAIN
+        for entry in self.entries:
+            shared = aligned(common_prefix(entry.tokens, tokens), len(tokens))
+            if shared >= gain:
+                best, gain = entry, shared
+        if best is not None:
+            self._restore(llama, best)
+            self.restored = len(best.tokens)
+
+    def _stash(self, llama: Any, live: np.ndarray) -> None:
+        from llama_cpp import llama_cpp as C
+
+        ctx, rows = llama._ctx.ctx, len(live)
+        llama._ctx.kv_cache_seq_rm(-1, rows, -1)  # decoded rows are never reused (reusable_prefix)
+        llama.n_tokens = rows
+        size = C.llama_state_seq_get_size(ctx, 0)
+        data = (ctypes.c_uint8 * size)()
+        if C.llama_state_seq_get_data(ctx, data, size, 0) != size:
+            return  # llama.cpp could not copy the sequence: nothing stashed, nothing lost
+        # a stashed prompt that this one extends, or mostly repeats, is dropped for it
+        self.entries = [e for e in self.entries if common_prefix(e.tokens, live) < len(e.tokens) * 3 // 4]
+        self.entries = [*self.entries, Entry(live.copy(), data)][-self.size :]
+
+    def _restore(self, llama: Any, entry: Entry) -> None:
+        from llama_cpp import llama_cpp as C
+
+        llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+        llama.n_tokens = 0
+        if C.llama_state_seq_set_data(llama._ctx.ctx, entry.data, len(entry.data), 0) == 0:
+            llama._ctx.kv_cache_seq_rm(-1, 0, -1)  # not restored: the request reads its whole prompt
+            setattr(llama, PROMPT_ROWS, 0)
+            return
+        n = len(entry.tokens)
+        llama.input_ids[:n] = entry.tokens
+        llama.n_tokens = n
+        setattr(llama, PROMPT_ROWS, n)
+        self.entries = [e for e in self.entries if e is not entry] + [entry]  # most recently used last
