@@ -121,3 +121,29 @@ def test_a_round_asked_at_once_gives_the_conversations_of_one_at_a_time(world):
     assert pd.DataFrame([r for _, r, _ in runs[0]]).equals(pd.DataFrame([r for _, r, _ in runs[1]]))  # NaN-aware
     assert [p for _, _, p in runs[0]] == [p for _, _, p in runs[1]]
     assert sum(len(t["turns"]) for t, _, _ in runs[0]) > 2 * 8  # more than one round was played
+
+
+class ThreadNoting(SlowTfidf):
+    """SlowTfidf that notes which thread asked each conversation's turns."""
+
+    def __init__(self, kb):
+        super().__init__(kb)
+        self.threads: dict[str, set[int]] = {}
+
+    def predict(self, ctx):
+        import threading
+
+        self.threads.setdefault(ctx.dialogue_id, set()).add(threading.get_ident())
+        return super().predict(ctx)
+
+
+def test_each_conversation_is_asked_from_one_thread(world):
+    """A local server is bound to its calling thread: a conversation's turns stay on one server."""
+    from trace_crs.live.loop import converse_many
+
+    kb, dialogues, _ = world
+    system = ThreadNoting(kb)
+    transcripts = converse_many(system, "tfidf", dialogues[:6], kb, cfg=SimConfig(max_turns=4), concurrency=2)
+    assert all(len(t["turns"]) > 2 for t, _, _ in transcripts)  # several rounds
+    assert all(len(ids) == 1 for ids in system.threads.values())
+    assert len(set().union(*system.threads.values())) == 2

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any
 
 from trace_crs import DEFAULT_SEED
@@ -199,19 +200,28 @@ def converse_many(
     user is :class:`~trace_crs.live.llm_user.LLMUser` (its sentences rewritten by that LM).
     ``concurrency`` > 1 asks the system for a round's turns that many at a time (an LLM baseline:
     one request per local server); the users answer in conversation order, so the transcripts
-    are those of one at a time."""
+    are those of one at a time.  Conversation ``i`` is always asked from thread ``i % concurrency``:
+    a local server is bound to its calling thread, so each conversation stays on one server, whose
+    KV cache still holds its earlier turns (:mod:`trace_crs.lm.kv_stash`)."""
     live = [Conversation(name, d, kb, seed, cfg, pool, user_lm) for d in dialogues]
     warm = getattr(baseline, "warm", None)
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as threads:
-        while open_ := [c for c in live if not c.user.done]:
-            contexts = [c.context() for c in open_]
+    with ExitStack() as stack:
+        lanes = [
+            stack.enter_context(ThreadPoolExecutor(max_workers=1)) for _ in range(concurrency if concurrency > 1 else 0)
+        ]
+        while open_ := [(i, c) for i, c in enumerate(live) if not c.user.done]:
+            contexts = [c.context() for _, c in open_]
             if warm is not None:
                 warm(contexts)
-            if concurrency > 1:
-                outputs = list(threads.map(lambda ctx: _predict(baseline, ctx), contexts))
+            if lanes:
+                futures = [
+                    lanes[i % len(lanes)].submit(_predict, baseline, ctx)
+                    for (i, _), ctx in zip(open_, contexts, strict=True)
+                ]
+                outputs = [f.result() for f in futures]
             else:
                 outputs = [_predict(baseline, ctx) for ctx in contexts]
-            for conv, ctx, output in zip(open_, contexts, outputs, strict=True):
+            for (_, conv), ctx, output in zip(open_, contexts, outputs, strict=True):
                 conv.step(ctx, output)
     return [c.result() for c in live]
 
