@@ -32,7 +32,7 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "8.50 vs **1.25**" in text and "3 of 36 ratings equal" in text
     assert "records with 2 servers: 3 of 3 identical" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 6                     # throughput, both draft rows, batch slots, llama build, profile
+    assert text.count("not run") == 7  # throughput, both draft rows, batch slots, llama build, kv stash, profile
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
 
 
@@ -97,3 +97,13 @@ def test_draft_rows_name_the_draft_arm_and_old_files_read_as_not_run():
     row = mt.throughput_row(tp, "draft", "prompt-lookup drafts")
     assert "0.022 ÷ 0.02 turns/s = **1.1×**" in row and "pool 0; draft 2 of 5" in row and "slots" not in row
     assert mt.throughput_row(tp, "slots").count("not run") == 1
+
+
+def test_kv_stash_row(tmp_path):
+    arm = {"fit": {"calls": 4, "prompt_tokens": 800, "evaluated_tokens": 400, "restored_tokens": 0}}
+    on = {"fit": {"calls": 4, "prompt_tokens": 800, "evaluated_tokens": 200, "restored_tokens": 300}}
+    d = {"records": "data/lm-records/x", "assumption": "one worker", "entries": 8, "date": "2026-12-02",
+         "steps": {"run/a (m)": {"off": arm, "on": on}}}
+    (tmp_path / "kv_stash.json").write_text(json.dumps(d))
+    row = next(r for r in mt.block(tmp_path).splitlines() if "bench_kv_stash.py" in r)
+    assert "run/a (m), fit (4 calls): 0.50 → **0.25** of 800 prompt tokens" in row  # 400/800, 200/800

@@ -40,7 +40,7 @@ MIN_ROWS = 128  # shorter caches are not worth stashing
 @dataclass
 class Entry:
     tokens: np.ndarray  # the prompt rows' token ids
-    data: ctypes.Array  # llama_state_seq_get_data of sequence 0, cut to those rows
+    data: Any  # llama_state_seq_get_data of sequence 0, cut to those rows (KVStash.copy_out)
 
 
 def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
@@ -85,25 +85,19 @@ class KVStash:
             self.restored = len(best.tokens)
 
     def _stash(self, llama: Any, live: np.ndarray) -> None:
-        from llama_cpp import llama_cpp as C
-
-        ctx, rows = llama._ctx.ctx, len(live)
-        llama._ctx.kv_cache_seq_rm(-1, rows, -1)  # decoded rows are never reused (reusable_prefix)
-        llama.n_tokens = rows
-        size = C.llama_state_seq_get_size(ctx, 0)
-        data = (ctypes.c_uint8 * size)()
-        if C.llama_state_seq_get_data(ctx, data, size, 0) != size:
+        llama._ctx.kv_cache_seq_rm(-1, len(live), -1)  # decoded rows are never reused (reusable_prefix)
+        llama.n_tokens = len(live)
+        data = self.copy_out(llama)
+        if data is None:
             return  # llama.cpp could not copy the sequence: nothing stashed, nothing lost
         # a stashed prompt that this one extends, or mostly repeats, is dropped for it
         self.entries = [e for e in self.entries if common_prefix(e.tokens, live) < len(e.tokens) * 3 // 4]
         self.entries = [*self.entries, Entry(live.copy(), data)][-self.size :]
 
     def _restore(self, llama: Any, entry: Entry) -> None:
-        from llama_cpp import llama_cpp as C
-
         llama._ctx.kv_cache_seq_rm(-1, 0, -1)
         llama.n_tokens = 0
-        if C.llama_state_seq_set_data(llama._ctx.ctx, entry.data, len(entry.data), 0) == 0:
+        if not self.copy_in(llama, entry):
             llama._ctx.kv_cache_seq_rm(-1, 0, -1)  # not restored: the request reads its whole prompt
             setattr(llama, PROMPT_ROWS, 0)
             return
@@ -112,3 +106,17 @@ class KVStash:
         llama.n_tokens = n
         setattr(llama, PROMPT_ROWS, n)
         self.entries = [e for e in self.entries if e is not entry] + [entry]  # most recently used last
+
+    def copy_out(self, llama: Any) -> Any:
+        """Sequence 0's KV rows as bytes in host memory (None if llama.cpp cannot copy them)."""
+        from llama_cpp import llama_cpp as C
+
+        size = C.llama_state_seq_get_size(llama._ctx.ctx, 0)
+        data = (ctypes.c_uint8 * size)()
+        return data if C.llama_state_seq_get_data(llama._ctx.ctx, data, size, 0) == size else None
+
+    def copy_in(self, llama: Any, entry: Entry) -> bool:
+        """Put ``entry``'s rows back into the emptied sequence 0; False if llama.cpp refuses."""
+        from llama_cpp import llama_cpp as C
+
+        return bool(C.llama_state_seq_set_data(llama._ctx.ctx, entry.data, len(entry.data), 0))

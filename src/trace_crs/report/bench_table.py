@@ -136,6 +136,25 @@ def llama_build_row(d: dict[str, Any] | None) -> str:
     )
 
 
+def kv_stash_row(d: dict[str, Any] | None) -> str:
+    """Prompt tokens the worker evaluates with its KV stash on and off, per recorded step."""
+    what = "Prompt tokens the local worker reads, KV stash on vs off (`bench_kv_stash.py`)"
+    if d is None:
+        return f"| {what} | not run | |"
+    parts = []
+    for step, arms in sorted(d["steps"].items()):
+        for kind, off in sorted(arms["off"].items()):
+            on, n = arms["on"][kind], off["prompt_tokens"]
+            parts.append(
+                f"{step}, {kind} ({off['calls']} calls): {off['evaluated_tokens'] / n:.2f} → "
+                f"**{on['evaluated_tokens'] / n:.2f}** of {n} prompt tokens"
+            )
+    return (
+        f"| {what}: the requests recorded in `{d['records']}`, tokenized as the worker does, {d['assumption']}; "
+        f"{d['entries']} stashed prompts ({d['date']}, token counts: no machine dependence) | {'; '.join(parts)} | |"
+    )
+
+
 def block(bench: Path) -> str:
     rows = [
         judge_row(_load(bench / "judge_core.json")),
@@ -145,6 +164,7 @@ def block(bench: Path) -> str:
         throughput_row(_load(bench / "lm_throughput_draft.json"), "draft", "prompt-lookup drafts"),
         slots_row(_load(bench / "batch_slots.json")),
         llama_build_row(_load(bench / "llama_build.json")),
+        kv_stash_row(_load(bench / "kv_stash.json")),
         kb_row(_load(bench / "kb.json")),
         *profile_rows(_load(bench / "lm_profile.json")),
     ]
