@@ -36,3 +36,15 @@ def test_the_next_card_of_a_turn_does_not_stash_and_a_fit_prompt_returns_after_a
     assert on["gen"]["evaluated_tokens"] == 90 + 11 and on["gen"]["restored_tokens"] == 0
     off = bench.play(calls, 0)
     assert off["fit"]["evaluated_tokens"] == 190 + 46 + 190
+
+
+def test_a_stashed_prompt_is_replaced_by_the_same_conversation_further_on():
+    card_a, card_b = list(range(7000, 7040)), list(range(7100, 7140))
+    cache, stash = bench.Tokens(), bench.CountingStash(8)
+    for prompt in (FIT + card_a, REPLY, FIT + card_b, REPLY + MORE):
+        stash.prepare(cache, prompt)
+        cache.read(prompt, 1)
+    # call 2 stashed FIT + card_a, call 3 the reply; call 4 stashed FIT + card_b, which shares 150 of
+    # FIT + card_a's 190 tokens (≥ half): the older one is dropped; call 4 restored the reply
+    assert [len(e.tokens) for e in stash.entries] == [190, 200]
+    assert list(stash.entries[0].tokens) == FIT + card_b and stash.restored == 200

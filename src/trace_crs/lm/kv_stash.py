@@ -14,7 +14,9 @@ their characters were a prefix of an earlier reply prompt of the same baseline).
 ``llama_state_seq_get_data`` of sequence 0, about 12 KB a token for Qwen2.5-0.5B) and, before a
 request, puts back the one that shares the longest prefix with it when that saves at least
 :data:`MIN_GAIN` tokens over the cache as it stands.  The current cache is stashed only when the
-new request would discard most of it (a switch of family or dialogue, not the next card of a turn).
+new request would discard most of it; a stashed prompt that shares at least half of itself with
+a newly stashed one is dropped for it (the same conversation further on, or the next card of a
+turn), and at most :data:`BUDGET` bytes are kept.
 
 Replies do not change: a stashed row was read as a prompt row (decoded rows are dropped before
 stashing), it is restored byte for byte into the same cells, and the restored prefix is cut to a
@@ -32,7 +34,8 @@ import numpy as np
 
 from trace_crs.lm.llama_requests import PROMPT_ROWS, REUSE_BLOCK
 
-ENTRIES = 8  # prompts kept per worker (LRU); 8 × ~2,000 tokens × 12 KB ≈ 200 MB for the 0.5B model
+ENTRIES = 32  # prompts kept per worker (LRU): a live round puts ~10 conversations on each server, 2 prompts each
+BUDGET = 1 << 30  # bytes kept per worker at most (oldest dropped first): ~32 × 1,300 tokens × 12 KB for the 0.5B model
 MIN_GAIN = 64  # tokens a restore must save over the live cache (a restore costs a copy, not a read)
 MIN_ROWS = 128  # shorter caches are not worth stashing
 
@@ -91,8 +94,10 @@ class KVStash:
         if data is None:
             return  # llama.cpp could not copy the sequence: nothing stashed, nothing lost
         # a stashed prompt that this one extends, or mostly repeats, is dropped for it
-        self.entries = [e for e in self.entries if common_prefix(e.tokens, live) < len(e.tokens) * 3 // 4]
+        self.entries = [e for e in self.entries if common_prefix(e.tokens, live) < len(e.tokens) // 2]
         self.entries = [*self.entries, Entry(live.copy(), data)][-self.size :]
+        while len(self.entries) > 1 and sum(len(e.data) for e in self.entries) > BUDGET:
+            self.entries.pop(0)
 
     def _restore(self, llama: Any, entry: Entry) -> None:
         llama._ctx.kv_cache_seq_rm(-1, 0, -1)
