@@ -6,7 +6,8 @@ are formatted and tokenized exactly as the worker does (the model's chat handler
 vocabulary-only load of its GGUF), then played through the worker's own reuse rules —
 :func:`trace_crs.lm.llama_requests.reusable_prefix` and :class:`trace_crs.lm.kv_stash.KVStash`'s
 ``prepare`` with the copies into and out of llama.cpp left out — once with the stash off and once
-with it on.  Counted per step and call kind (1-token fit questions, generations): prompt tokens,
+with it on; and, as the floor, with every earlier prompt of the step kept (no memory bound): what
+is read even then is due to the prompts' layout.  Counted per step and call kind (1-token fit questions, generations): prompt tokens,
 tokens evaluated after the reused prefix.  One server in record order is assumed (the build ran
 two, whose calls are interleaved in the records); the counts depend on no machine.
 
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.lm.kv_stash import ENTRIES, Entry, KVStash
+from trace_crs.lm.kv_stash import ENTRIES, Entry, KVStash, aligned, common_prefix
 from trace_crs.lm.llama_requests import (
     PROMPT_ROWS,
     chat_handler,
@@ -111,6 +112,21 @@ def play(calls: list[tuple[str, list[int], int]], entries: int) -> dict[str, dic
     return {k: dict(v) for k, v in out.items()}
 
 
+def unbounded(calls: list[tuple[str, list[int], int]]) -> dict[str, dict[str, int]]:
+    """Tokens evaluated if every earlier prompt's rows were kept (no memory bound): the least any
+    cache can read with these prompts; what is read even then is due to their layout."""
+    seen: list[np.ndarray] = []
+    out: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for kind, prompt, _ in calls:
+        tokens = np.asarray(prompt, dtype=np.intc)
+        kept = max((aligned(common_prefix(e, tokens), len(tokens)) for e in seen), default=0)
+        out[kind]["calls"] += 1
+        out[kind]["prompt_tokens"] += len(prompt)
+        out[kind]["evaluated_tokens"] += len(prompt) - kept
+        seen.append(tokens)
+    return {k: dict(v) for k, v in out.items()}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--records", default="data/lm-records/default")
@@ -145,12 +161,13 @@ def main() -> None:
         "steps": {},
     }
     for step, seq in calls.items():
-        off, on = play(seq, 0), play(seq, args.entries)
-        result["steps"][step] = {"off": off, "on": on}
+        off, on, least = play(seq, 0), play(seq, args.entries), unbounded(seq)
+        result["steps"][step] = {"off": off, "on": on, "unbounded": least}
         for kind in off:
-            e0, e1, n = off[kind]["evaluated_tokens"], on[kind]["evaluated_tokens"], off[kind]["prompt_tokens"]
+            n = off[kind]["prompt_tokens"]
+            shares = [arm[kind]["evaluated_tokens"] / n for arm in (off, on, least)]
             print(
-                f"{step:55s} {kind:10s} prompt {n:9d}  evaluated off {e0:9d} ({e0 / n:.2f})  on {e1:9d} ({e1 / n:.2f})"
+                f"{step:55s} {kind:10s} prompt {n:9d}  off {shares[0]:.2f}  on {shares[1]:.2f}  unbounded {shares[2]:.2f}"
             )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(args.out).with_suffix(".tmp")

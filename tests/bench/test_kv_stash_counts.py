@@ -48,3 +48,11 @@ def test_a_stashed_prompt_is_replaced_by_the_same_conversation_further_on():
     # FIT + card_a's 190 tokens (≥ half): the older one is dropped; call 4 restored the reply
     assert [len(e.tokens) for e in stash.entries] == [190, 200]
     assert list(stash.entries[0].tokens) == FIT + card_b and stash.restored == 200
+
+
+def test_the_unbounded_floor_keeps_every_earlier_prompt():
+    calls = [("gen", REPLY, 30), ("fit", FIT, 1), ("fit", FIT[:100] + MORE, 1), ("gen", REPLY + MORE, 30)]
+    least = bench.unbounded(calls)
+    # fit 2 shares FIT's first 100 tokens (96 in whole blocks); reply 2 shares REPLY's 200 (192)
+    assert least["fit"]["evaluated_tokens"] == 150 + (150 - 96)
+    assert least["gen"]["evaluated_tokens"] == 200 + (250 - 192)

@@ -145,9 +145,11 @@ def kv_stash_row(d: dict[str, Any] | None) -> str:
     for step, arms in sorted(d["steps"].items()):
         for kind, off in sorted(arms["off"].items()):
             on, n = arms["on"][kind], off["prompt_tokens"]
+            floor = arms.get("unbounded", {}).get(kind)
             parts.append(
                 f"{step}, {kind} ({off['calls']} calls): {off['evaluated_tokens'] / n:.2f} → "
                 f"**{on['evaluated_tokens'] / n:.2f}** of {n} prompt tokens"
+                + (f" (every earlier prompt kept: {floor['evaluated_tokens'] / n:.2f})" if floor else "")
             )
     return (
         f"| {what}: the requests recorded in `{d['records']}`, tokenized as the worker does, {d['assumption']}; "
