@@ -28,10 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.lm.kv_stash import ENTRIES, Entry, KVStash, aligned, common_prefix
+from trace_crs.lm.kv_stash import ENTRIES, Entry, KVStash
 from trace_crs.lm.llama_requests import (
     PROMPT_ROWS,
+    aligned,
     chat_handler,
+    common_prefix,
     completion_kwargs,
     parse_chat_request,
     reusable_prefix,

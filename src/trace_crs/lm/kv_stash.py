@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.lm.llama_requests import PROMPT_ROWS, REUSE_BLOCK
+from trace_crs.lm.llama_requests import PROMPT_ROWS, aligned, common_prefix, reusable_prefix
 
 ENTRIES = 32  # prompts kept per worker (LRU): a live round puts ~10 conversations on each server, 2 prompts each
 BUDGET = 1 << 30  # bytes kept per worker at most (oldest dropped first): ~32 × 1,300 tokens × 12 KB for the 0.5B model
@@ -44,18 +44,6 @@ MIN_ROWS = 128  # shorter caches are not worth stashing
 class Entry:
     tokens: np.ndarray  # the prompt rows' token ids
     data: Any  # llama_state_seq_get_data of sequence 0, cut to those rows (KVStash.copy_out)
-
-
-def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
-    """Length of the common leading run of two token arrays."""
-    n = min(len(a), len(b))
-    diff = np.nonzero(a[:n] != b[:n])[0]
-    return int(diff[0]) if len(diff) else n
-
-
-def aligned(n: int, prompt_len: int) -> int:
-    """``n`` rows as a reusable prefix: at least one token short of the prompt, whole blocks."""
-    return max(0, min(n, prompt_len - 1)) // REUSE_BLOCK * REUSE_BLOCK
 
 
 class KVStash:
@@ -75,7 +63,7 @@ class KVStash:
         tokens = np.asarray(prompt, dtype=np.intc)
         rows = min(int(llama.n_tokens), int(getattr(llama, PROMPT_ROWS, 0)))
         live = np.asarray(llama.input_ids[:rows], dtype=np.intc)
-        keep = aligned(common_prefix(live, tokens), len(tokens))
+        keep = reusable_prefix(llama, prompt)
         if rows >= MIN_ROWS and keep < rows // 2:
             self._stash(llama, live)
         best, gain = None, keep + MIN_GAIN
@@ -85,7 +73,6 @@ class KVStash:
                 best, gain = entry, shared
         if best is not None:
             self._restore(llama, best)
-            self.restored = len(best.tokens)
 
     def _stash(self, llama: Any, live: np.ndarray) -> None:
         llama._ctx.kv_cache_seq_rm(-1, len(live), -1)  # decoded rows are never reused (reusable_prefix)
@@ -110,6 +97,7 @@ class KVStash:
         llama.input_ids[:n] = entry.tokens
         llama.n_tokens = n
         setattr(llama, PROMPT_ROWS, n)
+        self.restored = n
         self.entries = [e for e in self.entries if e is not entry] + [entry]  # most recently used last
 
     def copy_out(self, llama: Any) -> Any:

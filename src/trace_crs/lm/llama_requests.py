@@ -122,18 +122,25 @@ def check_one_token(kw: dict[str, Any]) -> None:
         )
 
 
+def common_prefix(a: Any, b: Any) -> int:
+    """Length of the common leading run of two token sequences."""
+    a, b = np.asarray(a, dtype=np.intc), np.asarray(b, dtype=np.intc)
+    n = min(len(a), len(b))
+    diff = np.nonzero(a[:n] != b[:n])[0]
+    return int(diff[0]) if len(diff) else n
+
+
+def aligned(n: int, prompt_len: int) -> int:
+    """``n`` shared rows as a reusable prefix of a ``prompt_len``-token prompt: at least one token
+    short of it (fresh logits), rounded down to :data:`REUSE_BLOCK`."""
+    return max(0, min(n, prompt_len - 1)) // REUSE_BLOCK * REUSE_BLOCK
+
+
 def reusable_prefix(llama: Any, tokens: list[int]) -> int:
     """Leading tokens of ``tokens`` whose KV rows stay in the cache: the common prefix with the
-    cache, within the rows the previous request read as its prompt, rounded down to
-    :data:`REUSE_BLOCK`, and at least one token short of ``tokens`` (fresh logits)."""
-    common = 0
-    if llama.n_tokens > 0:
-        for a, b in zip(llama._input_ids, tokens, strict=False):
-            if a != b:
-                break
-            common += 1
-    common = min(common, getattr(llama, PROMPT_ROWS, 0), len(tokens) - 1)
-    return max(0, common) // REUSE_BLOCK * REUSE_BLOCK
+    cache, within the rows the previous request read as its prompt, :func:`aligned`."""
+    common = common_prefix(llama._input_ids, tokens) if llama.n_tokens > 0 else 0
+    return aligned(min(common, getattr(llama, PROMPT_ROWS, 0)), len(tokens))
 
 
 def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
