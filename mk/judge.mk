@@ -170,14 +170,15 @@ T28_DIR       := $(RES)/judge/$(T28_RUN)
 T28_SRC       := $(filter src/trace_crs/metrics/% src/trace_crs/lm/% src/trace_crs/cli/score.py src/trace_crs/config.py,$(SRC))
 
 # $(1): likert_a | likert_b, $(2): the variable naming its judge. Written to a temporary sibling,
-# renamed when every baseline is scored.
+# renamed when every baseline is scored; each baseline's scoring is a timed step (its LM records name it).
 # the local weights the two judges name, made before they run: a name without "/" (a litellm model)
 # or "=" (settings) is registered weights; `local` is the LM config's default weights
 T28_LOCAL    := $(patsubst %,models/%.gguf,$(subst local,qwen2.5-coder-1.5b-instruct-q4_k_m,$(filter-out %/% %=%,$(T28_A) $(T28_B))))
 define T28_RULE
 $(T28_DIR)/$(1)/.done: $(RES)/runs/$(T28_RUN)/records.parquet configs/$(PROFILE)/$(T28_RUN).yaml $(DIALOGUES) $(KB_MANIFEST) $(T28_SRC) | $(T28_LOCAL) $(if $(T28_LOCAL),$(VENV)/.llama-installed)
-	rm -rf $$(@D).tmp && mkdir -p $$(@D).tmp
+	rm -rf $$(@D).tmp && mkdir -p $$(@D).tmp results/$(PROFILE)/timings
 	for b in $(T28_BASELINES); do \
+	  $(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge-likert-$(1)-$$$$b.json judge-likert/$(1)/$$$$b -- \
 	  $(TRACE) --quiet score --kb $(KB_DIR) --dialogues $(DIALOGUES) --predictions $(RES)/runs/$(T28_RUN)/predictions/$$$$b.jsonl \
 	    --dialogue-ids $(RES)/runs/$(T28_RUN)/dialogue_ids.json --config configs/$(PROFILE)/$(T28_RUN).yaml \
 	    --set entailment=none --set 'judge=$$($(2))' --set judge_n=$$(T28_N) --out $$(@D).tmp/$$$$b.json; done

@@ -60,3 +60,11 @@ present.table(t28_cross_judge.agreement_table(df))
 
 # %%
 t28_cross_judge.plot(df);
+
+# %% tags=["remove-cell"]
+from trace_crs.report import llm_calls as _llm_calls, prose as _prose
+
+_prose.glue_facts("t28_cross_judge", {"llm_calls": _llm_calls.note(results_dir, "t28_cross_judge")})
+
+# %% [markdown]
+# **Where this page's model outputs came from.** {glue:md}`t28_cross_judge_llm_calls`

@@ -32,7 +32,8 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "8.50 vs **1.25**" in text and "3 of 36 ratings equal" in text
     assert "records with 2 servers: 3 of 3 identical" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 7  # throughput, both draft rows, batch slots, llama build, kv stash, profile
+    assert text.count("not run") == 9  # throughput, both draft rows, batch slots, llama build, kv stash, prompt
+    # layout, fit layout, profile
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
 
 
@@ -108,3 +109,35 @@ def test_kv_stash_row(tmp_path):
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_kv_stash.py" in r)
     # 400/800, 200/800 and 160/800
     assert "run/a (m), fit (4 calls): 0.50 → **0.25** of 800 prompt tokens (every earlier prompt kept: 0.20)" in row
+
+
+def test_prompt_layout_row(tmp_path):
+    def turns(n, evaluated, new, median, share):
+        return {"turns": n, "mean_evaluated": evaluated, "mean_new": new, "ratio_of_means": round(evaluated / new, 2),
+                "ratio_median": median, "share_within_1_5": share}
+
+    arm = {"date": "2026-12-02", "baseline": "llm_zero_shot", "dialogues": 3, "profile": "p", "seed": 42,
+           "weights": "w", "stash_entries": 32,
+           "modes": {"logprob": {"first_turns": turns(3, 900.0, 90.0, 10.0, 0.0),
+                                 "later_turns": turns(5, 300.0, 100.0, 2.5, 0.2)}}}
+    (tmp_path / "prompt_layout.json").write_text(json.dumps({"layouts": {"v2": arm}}))
+    row = next(r for r in mt.block(tmp_path).splitlines() if "bench_prompt_layout.py" in r)
+    # 300 / 100 = 3.0
+    assert "v2, logprob: later turns (n = 5) 300 evaluated for 100 new, **3.0×** (median 2.5×, 20% of turns" in row
+    assert "first turns (n = 3) 900 evaluated" in row and row.endswith("≤ 1.5× (issue 44) |")
+
+
+def test_fit_layout_row(tmp_path):
+    rows = [{"dialogue": "a", "turn": 1, "v1": {"rank": 1, "evaluated": 10}, "v2": {"rank": 2, "evaluated": 4}},
+            {"dialogue": "b", "turn": 1, "v1": {"rank": 2, "evaluated": 30}, "v2": {"rank": 1, "evaluated": 6}}]
+    import bench_fit_layout
+
+    summary = bench_fit_layout.summarize(rows, reps=50)
+    # R@1 1/2 in both; MRR (1 + 1/2)/2 = 0.75 in both; tokens (10+30)/2 = 20 → (4+6)/2 = 5
+    assert summary["v1"] == summary["v2"] == {"r_at_1": 0.5, "mrr": 0.75}
+    assert summary["evaluated_tokens_per_turn"] == {"v1": 20.0, "v2": 5.0}
+    d = {"date": "d", "weights": "w", "summary": summary,
+         "sample": {"turns": 2, "dialogues": 2, "excluded": "the 20-dialogue subset of seed 42"}}
+    (tmp_path / "fit_layout.json").write_text(json.dumps(d))
+    row = next(r for r in mt.block(tmp_path).splitlines() if "bench_fit_layout.py" in r)
+    assert "R@1 0.50 → 0.50 (v2 − v1 +0.00" in row and "tokens evaluated per turn 20 → 5" in row

@@ -5,7 +5,8 @@ Ranking ``mode`` (``Usage.mode``): ``generative`` — the paper's, one call retu
 ids and the reply (:class:`RankAndRespond`); ``logprob`` — each card scored by log P(yes)
 (:mod:`trace_crs.lm.ranking`), then one call writes the reply over the top cards
 (:class:`Respond`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
-MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
+MiniLM top-16, Table 25), shown in pool order so that a turn whose top-16 is unchanged shares its
+card block with the last; the rest of the pool follows in prefilter order.
 """
 
 from __future__ import annotations
@@ -65,9 +66,13 @@ def prefilter_order(ctx: TurnContext, method: str) -> list[str]:
 
 def shown_candidates(ctx: TurnContext, method: str) -> tuple[list[str], list[str]]:
     """``(order, shown)``: every candidate in prefilter order (:func:`prefilter_order`) and the
-    ones the LLM is shown — the top :data:`PREFILTER_K` of an open set, else all of them."""
+    ones the LLM is shown — the top :data:`PREFILTER_K` of an open set, in pool order (a stable card
+    block, cached across turns), else all of them."""
     order = prefilter_order(ctx, method)
-    return order, order[:PREFILTER_K] if ctx.pool == "open" else order
+    if ctx.pool != "open":
+        return order, order
+    top = set(order[:PREFILTER_K])
+    return order, [c for c in ctx.candidates if c in top]
 
 
 class ZeroShotModule(dspy.Module):
@@ -92,8 +97,8 @@ class ZeroShotModule(dspy.Module):
         evidence = Evidence()
         if mode == "generative":
             pred = self.rank_and_respond(
-                conversation=conversation,
                 places=cards_text(ctx.kb, shown, evidence),
+                conversation=conversation,
                 instruction=instruction(ctx.action),
             )
             ranked = parse_ranking(pred.ranked_ids, shown)

@@ -157,6 +157,45 @@ def kv_stash_row(d: dict[str, Any] | None) -> str:
     )
 
 
+def prompt_layout_row(d: dict[str, Any] | None) -> str:
+    """Prompt tokens evaluated per turn against the turn's new tokens, per prompt layout and mode."""
+    what = "Prompt tokens an LLM baseline makes the worker read per turn ÷ the turn's new tokens (`bench_prompt_layout.py`)"
+    if not d or not d.get("layouts"):
+        return f"| {what} | not run | ≤ 1.5× (issue 44) |"
+    parts, first = [], next(iter(d["layouts"].values()))
+    for layout, arm in sorted(d["layouts"].items()):
+        for mode, turns in sorted(arm["modes"].items()):
+            later, opening = turns["later_turns"], turns["first_turns"]
+            parts.append(
+                f"{layout}, {mode}: later turns (n = {later['turns']}) {later['mean_evaluated']:.0f} evaluated for "
+                f"{later['mean_new']:.0f} new, **{later['ratio_of_means']:.1f}×** (median {later['ratio_median']:.1f}×, "
+                f"{later['share_within_1_5']:.0%} of turns ≤ 1.5×); first turns (n = {opening['turns']}) "
+                f"{opening['mean_evaluated']:.0f} evaluated"
+            )
+    return (
+        f"| {what}: `{first['baseline']}` on {first['dialogues']} dialogues of the {first['profile']} profile "
+        f"(seed {first['seed']}), closed pool, {first['weights']} tokenizer, KV stash of {first['stash_entries']} "
+        f"({first['date']}, token counts: no machine dependence) | {'; '.join(parts)} | ≤ 1.5× (issue 44) |"
+    )
+
+
+def fit_layout_row(d: dict[str, Any] | None) -> str:
+    """Gold place's R@1 and MRR by the fit questions' log P(yes), layout v1 vs v2, same turns."""
+    what = "Fit-question layout v1 vs v2 on the local model: the reference place ranked first (`bench_fit_layout.py`)"
+    if d is None:
+        return f"| {what} | not run | |"
+    s, n = d["summary"], d["sample"]
+    r1, mrr = s["r_at_1_diff_v2_minus_v1"], s["mrr_diff_v2_minus_v1"]
+    return (
+        f"| {what}: {n['turns']} recommending turns of {n['dialogues']} dialogues outside {n['excluded']}, "
+        f"{d['weights']} ({d['date']}) | R@1 {s['v1']['r_at_1']:.2f} → {s['v2']['r_at_1']:.2f} "
+        f"(v2 − v1 {r1['estimate']:+.2f}, 95 % CI {r1['ci95'][0]:+.2f} to {r1['ci95'][1]:+.2f}); MRR "
+        f"{s['v1']['mrr']:.2f} → {s['v2']['mrr']:.2f} ({mrr['estimate']:+.2f}, {mrr['ci95'][0]:+.2f} to "
+        f"{mrr['ci95'][1]:+.2f}); tokens evaluated per turn {s['evaluated_tokens_per_turn']['v1']:.0f} → "
+        f"{s['evaluated_tokens_per_turn']['v2']:.0f} (fresh worker per run, turns in order) | |"
+    )
+
+
 def block(bench: Path) -> str:
     rows = [
         judge_row(_load(bench / "judge_core.json")),
@@ -167,6 +206,8 @@ def block(bench: Path) -> str:
         slots_row(_load(bench / "batch_slots.json")),
         llama_build_row(_load(bench / "llama_build.json")),
         kv_stash_row(_load(bench / "kv_stash.json")),
+        prompt_layout_row(_load(bench / "prompt_layout.json")),
+        fit_layout_row(_load(bench / "fit_layout.json")),
         kb_row(_load(bench / "kb.json")),
         *profile_rows(_load(bench / "lm_profile.json")),
     ]

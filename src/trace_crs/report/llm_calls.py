@@ -22,6 +22,7 @@ PAGE_STEPS: dict[str, tuple[str, ...]] = {
     "t06_per_axis": ("run/closed_llm", "score/closed_llm/"),
     "t25_open_set": ("run/open_llm", "run/open_llm_dense", "score/open_llm/", "score/open_llm_dense/"),
     "t29_judge": ("score/closed/", "score/closed_llm/"),
+    "t28_cross_judge": ("judge-likert/",),
     "core_judge": ("live_llm", "live_llm_noask", "judge-live", "judge-live_ask", "judge-live_llm_noask"),
     "core_fig5_debate_agreement": ("judge-live",),
     "core_fig9_factor_tau": ("judge-live",),
