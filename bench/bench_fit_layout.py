@@ -1,15 +1,16 @@
 """Does the fit question's layout change what the local model ranks first?  ``fits-v1`` (the
-conversation, then one card) against ``fits-v2`` (every card, the conversation, then the question
-naming one place), on the local model, side by side on the same turns.
+conversation, then one card; :func:`trace_crs.lm.ranking.fits_messages`) against ``fits-v2``, a
+layout tried and not adopted (every card shown, the conversation, then the question naming one
+place: a dialogue's turns then share the cards as a cached prefix), on the local model, side by
+side on the same turns.
 
 The turns: every recommending system turn with a gold place of a seeded sample of a profile's
 dialogues drawn from those **outside** the LLM runs' evaluated subset (``closed_llm``'s seed and
 size), closed pool, so the layout is not chosen on the dialogues the book reports.  Per turn and
 layout: the gold place's rank among the candidates by log P(yes) (rejected places last, as the
 baselines rank), R@1 and MRR; the paired difference v2 − v1 with a 95 % bootstrap interval over
-dialogues; the tokens the worker evaluated (``timings.prompt_n``).  The v1 messages are written
-here as ``lm/ranking.py`` had them (main before the change).  The worker is asked directly over
-HTTP (no LM cache, no LM records: these calls are part of no build).
+dialogues; the tokens the worker evaluated (``timings.prompt_n``).  The worker is asked directly
+over HTTP (no LM cache, no LM records: these calls are part of no build).
 
     python bench/bench_fit_layout.py --n 12 --out bench/results/fit_layout.json
 """
@@ -33,14 +34,14 @@ from trace_crs.lm.server import LlamaServer
 from trace_crs.runner.tasks import load_evaluated, turn_contexts
 
 
-def v1_messages(conversation: str, card: str) -> list[dict[str, str]]:
-    """``fits-v1``, as ``lm/ranking.fits_messages`` wrote it before the change."""
+def v2_messages(cards: str, conversation: str, place: str) -> list[dict[str, str]]:
+    """``fits-v2`` (not adopted): every card, the conversation, then the question naming ``place``."""
     return [
         {"role": "system", "content": f"{FitsRequest.instructions} Answer with one word: yes or no."},
         {
             "role": "user",
-            "content": f"Conversation:\n{conversation}\n\nPlace:\n{card}\n\n"
-            "Does this place fit the request? Answer yes or no.",
+            "content": f"Places:\n{cards}\n\nConversation:\n{conversation}\n\n"
+            f"Does this place fit the request: {place}? Answer yes or no.",
         },
     ]
 
@@ -99,8 +100,8 @@ def main() -> None:
                 places = cards_text(kb, cands, None)
                 row: dict[str, Any] = {"dialogue": ctx.dialogue_id, "turn": ctx.turn_index}
                 for layout, build in (
-                    ("v1", lambda c, conv=conv: v1_messages(conv, poi_card(kb, c))),
-                    ("v2", lambda c, conv=conv, places=places: fits_messages(places, conv, f"[{c}] {kb.pois[c].name}")),
+                    ("v1", lambda c, conv=conv: fits_messages(conv, poi_card(kb, c))),
+                    ("v2", lambda c, conv=conv, places=places: v2_messages(places, conv, f"[{c}] {kb.pois[c].name}")),
                 ):
                     asked = {c: ask(server.api_base, build(c)) for c in cands}
                     scores = {c: v[0] for c, v in asked.items()}

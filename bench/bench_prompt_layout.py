@@ -10,7 +10,8 @@ GGUF, :mod:`bench_kv_stash`) and the dialogues are played in order through the w
 rules with its KV stash (:func:`bench_kv_stash.play_turns`).  A turn's new tokens: the tokens of
 the conversation text it adds to the previous turn's (the whole conversation at a first turn,
 whose cards are new as well: first turns are reported apart).  Token counts, no timing; run once
-per prompt layout (``PYTHONPATH`` = a checkout of the layout's code) and both are kept:
+per prompt layout (``PYTHONPATH`` = a checkout of the layout's code; the arm is named by
+``llm_common.PROMPT_VERSION`` and ``lm.ranking.PROMPT_VERSION``) and every arm is kept:
 
     python bench/bench_prompt_layout.py --out bench/results/prompt_layout.json
 """
@@ -34,6 +35,7 @@ from trace_crs.baselines.llm_common import history_text
 from trace_crs.baselines.registry import baseline_class
 from trace_crs.kb import KB
 from trace_crs.kb.store import load_kb
+from trace_crs.lm import ranking
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.lm.kv_stash import ENTRIES
 from trace_crs.lm.llama_requests import reusable_prefix
@@ -109,6 +111,14 @@ def summary(rows: list[dict[str, int]]) -> dict[str, Any]:
     }
 
 
+def code_commit() -> str:
+    """The commit of the ``trace_crs`` code this run imported (``-dirty`` with uncommitted changes)."""
+    git = ["git", "-C", str(Path(llm_common.__file__).parent)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--", "."], capture_output=True, text=True).stdout.strip()
+    return head + ("-dirty" if dirty else "")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--profile", default="default")
@@ -125,7 +135,7 @@ def main() -> None:
     llama = Llama(f"models/{args.weights}.gguf", vocab_only=True, verbose=False)
     kb = load_kb(f"data/kb/{args.profile}")
     dialogues = load_evaluated(f"data/dialogues/{args.profile}/dialogues.jsonl", args.n, args.seed)
-    layout = llm_common.PROMPT_VERSION
+    layout = f"{llm_common.PROMPT_VERSION}, {ranking.PROMPT_VERSION}"  # the baselines' prompts, the fit questions'
     arms = {}
     for mode in args.modes:
         rows = per_turn(turn_requests(args.baseline, dialogues, kb, mode, args.seed), llama, ENTRIES)
@@ -138,9 +148,7 @@ def main() -> None:
     result = json.loads(out.read_text()) if out.exists() else {"layouts": {}}
     result["layouts"][layout] = {
         "date": dt.date.today().isoformat(),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-        ).stdout.strip(),
+        "commit": code_commit(),
         "profile": args.profile,
         "baseline": args.baseline,
         "dialogues": len(dialogues),

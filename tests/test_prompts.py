@@ -8,8 +8,8 @@ structured-output schema of the JSON adapter, the instructions, and every field'
 type and ``json_schema_extra``.  ``PINNED`` holds the SHA-256 of that text computed with the old
 code, main at c9e7451 (``PYTHONPATH=<checkout of c9e7451>/src python tests/test_prompts.py``),
 before the signatures moved to YAML; the same script under the new code prints the same table.
-Re-pinned once on purpose: ``fits_request`` and ``rank_and_respond`` got the v2 layout (the place
-cards, which a dialogue's turns share, before the conversation), so their LM records are new calls.
+Re-pinned once on purpose: ``rank_and_respond`` (LLM Zero-Shot's generative call) got prompt
+``zero-shot v2``, its place cards before the conversation, so its LM records are new calls.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ SIGNATURES: dict[str, tuple[str, str]] = {
 PINNED: dict[str, str] = {
     "judge_response": "eb1a65a7fe8cf9a1fad47078e15c70c7fb63e46991a7c4ec025a618f86767059",
     "nli_verdict": "e423a9dc6aa027cd8ab1f7b772c2c03b91314e9a84924876b21ba5f6595b7717",
-    "fits_request": "68aa96ae6ca4f8d71e7fb810d6de5df8f8969c16209133514946ef1c217264fa",
+    "fits_request": "7b8ce72359d28ba5ebb6c8626abaf1928bc2fb45ec2c44d9ad0e6ac542c86520",
     "rank_and_respond": "e16ea948713415865731d976a6678dab34a113279dc025e81cbf95a99f07e764",
     "respond": "624a5e52356a3629c306aae4e4874d1d2b96a827598bcf284efa32726a00875f",
     "extract_state_delta": "bebe61e6545348f8aa62cadd217e054d70cfb4ab1c0f8c70e414cb704ddcb4e5",

@@ -24,7 +24,7 @@ class LogprobDummyLM(DummyLM):
 
     def __call__(self, prompt=None, messages=None, **kwargs):  # noqa: ANN001, ANN003
         if kwargs.get("logprobs"):
-            pid = re.search(r"fit the request: \[(p\d)\]", messages[-1]["content"]).group(1)
+            pid = re.search(r"Place:\n\[(p\d)\]", messages[-1]["content"]).group(1)
             self.judged.append(pid)
             lp = self.yes_logprob[pid]
             top = [{"token": "Yes", "logprob": lp}, {"token": "No", "logprob": -0.01}, {"token": "yes", "logprob": lp - 1.0}]

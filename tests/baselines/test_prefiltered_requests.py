@@ -6,9 +6,10 @@ path fails here.  ``python tests/baselines/test_prefiltered_requests.py --write`
 (only for an intended prompt change, with a new PROMPT_VERSION).  Re-recorded once without a new
 version: RAG-Citation's second retry got feedback of its own (``rag_citation.retry_feedback``),
 which changed only the last request of each RAG scenario; every earlier request, and so every
-cached reply, is unchanged.  Re-recorded for prompt v2 (cards before the conversation, ``fits-v2``;
-``llm_common.PROMPT_VERSION``): the fit questions and the generative calls changed; a
-logprob-mode reply over the same top three cards is the same request as before."""
+cached reply, is unchanged.  Re-recorded for ``zero-shot v2``
+(``llm_common.PROMPT_VERSION``: RankAndRespond shows the cards before the conversation): the six
+generative scenarios of LLM Zero-Shot and Itinerary-LLM changed, every logprob-mode request and
+every RAG-Citation request is as before."""
 from __future__ import annotations
 
 import hashlib

@@ -117,13 +117,19 @@ def test_prompt_layout_row(tmp_path):
                 "ratio_median": median, "share_within_1_5": share}
 
     arm = {"date": "2026-12-02", "baseline": "llm_zero_shot", "dialogues": 3, "profile": "p", "seed": 42,
-           "weights": "w", "stash_entries": 32,
+           "weights": "w", "stash_entries": 32, "commit": "abc123",
            "modes": {"logprob": {"first_turns": turns(3, 900.0, 90.0, 10.0, 0.0),
                                  "later_turns": turns(5, 300.0, 100.0, 2.5, 0.2)}}}
-    (tmp_path / "prompt_layout.json").write_text(json.dumps({"layouts": {"v2": arm}}))
+    from trace_crs.baselines.llm_common import PROMPT_VERSION
+    from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
+
+    current = f"{PROMPT_VERSION}, {FITS_VERSION}"
+    (tmp_path / "prompt_layout.json").write_text(json.dumps({"layouts": {"v0, fits-v0": arm, current: arm}}))
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_prompt_layout.py" in r)
     # 300 / 100 = 3.0
-    assert "v2, logprob: later turns (n = 5) 300 evaluated for 100 new, **3.0×** (median 2.5×, 20% of turns" in row
+    assert "v0, fits-v0 (commit abc123), logprob: later turns (n = 5) 300 evaluated for 100 new, **3.0×** (median " \
+           "2.5×, 20% of turns" in row
+    assert f"{current} (current), logprob: later turns" in row
     assert "first turns (n = 3) 900 evaluated" in row and row.endswith("≤ 1.5× (issue 44) |")
 
 

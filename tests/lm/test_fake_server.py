@@ -58,10 +58,9 @@ def test_answer_is_parsed_by_dspy_and_a_function_of_the_messages():
 def test_logprob_requests_get_a_yes_no_token_with_top_logprobs():
     with serve() as server:
         lm = lm_for(server)
-        cards = "[p1] Luigi\n[p2] Roma"
-        a = score_fit(lm, cards, "Traveler: pasta", "[p1] Luigi")
-        b = score_fit(lm, cards, "Traveler: pasta", "[p2] Roma")
-        assert a == score_fit(lm, cards, "Traveler: pasta", "[p1] Luigi")
+        a = score_fit(lm, "Traveler: pasta", "[p1] Luigi")
+        b = score_fit(lm, "Traveler: pasta", "[p2] Roma")
+        assert a == score_fit(lm, "Traveler: pasta", "[p1] Luigi")
         for lp in (a, b):   # yes ∈ [-3.05, -0.05]; when "no" is likelier the min over {yes, no} is still yes
             assert -3.05 <= lp <= -0.05
 

@@ -34,11 +34,8 @@ def _reply(conv: str) -> dict:
             "max_tokens": 12, "temperature": 0.0, "seed": 42}
 
 
-CARDS = "[p1] Lotus: thai, price $.\n[p2] Roma: italian, price $$."
-
-
 def _fit(conv: str, card: str) -> dict:
-    return {"model": "m", "messages": fits_messages(CARDS, conv, card), "logprobs": True, "top_logprobs": TOP_K,
+    return {"model": "m", "messages": fits_messages(conv, card), "logprobs": True, "top_logprobs": TOP_K,
             "max_tokens": 1, "temperature": 0.0, "seed": 42}
 
 

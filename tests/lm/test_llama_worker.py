@@ -31,7 +31,7 @@ def _requests() -> list[dict]:
                                                          ("Roma", "italian", "loud but tasty"),
                                                          ("Leaf", "vegan", "quiet, small portions")])]
     # the second conversation extends the first: the worker must reuse and then cut the KV prefix
-    bodies = [{"model": "m", "messages": fits_messages("\n".join(cards), c, card.split(":")[0]), "logprobs": True, "top_logprobs": TOP_K,
+    bodies = [{"model": "m", "messages": fits_messages(c, card), "logprobs": True, "top_logprobs": TOP_K,
                "max_tokens": 1, "temperature": 0.0, "seed": 42}
               for c in (conv, conv + "\nuser: And open late.", conv) for card in cards]
     bodies.append({"model": "m", "messages": [{"role": "user", "content": "Name one museum in Paris."}],
@@ -88,8 +88,7 @@ def test_answer_does_not_depend_on_the_request_before_it(model):
     with LlamaServer(model, "m", 2048, 1) as warm:
         reply = _post(warm.api_base, first)["choices"][0]["message"]["content"]
         bodies = [_after_a_reply(reply)] + [
-            {"model": "m", "messages": fits_messages("[p1] Lotus: thai, price $.\n[p2] Roma: italian, price $$.", c, card),
-             "logprobs": True, "top_logprobs": TOP_K,
+            {"model": "m", "messages": fits_messages(c, card), "logprobs": True, "top_logprobs": TOP_K,
              "max_tokens": 1, "temperature": 0.0, "seed": 42}
             for c, card in ((conv, "[p1] Lotus: thai, price $."), (conv + " at all", "[p2] Roma: italian, price $$."))]
         after = [_post(warm.api_base, b) for b in bodies]

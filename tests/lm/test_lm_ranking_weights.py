@@ -31,17 +31,17 @@ def test_logprob_rank_ties_keep_the_seeded_shuffle_and_rejected_go_last():
     scores = {"a": -1.0, "b": -0.5, "c": -1.0, "d": -0.1}
     seen = []
 
-    def scorer(candidate):
-        seen.append(candidate)
-        return scores[candidate]
+    def scorer(conv, card):
+        seen.append(card)
+        return scores[card]
 
-    ranked, got = logprob_rank(["a", "b", "c", "d"], scorer, seed=7, rejected={"d"})
+    ranked, got = logprob_rank(["a", "b", "c", "d"], {k: k for k in scores}, "conv", scorer, seed=7, rejected={"d"})
     assert got == scores and sorted(seen) == ["a", "b", "c", "d"]
     ties = [c for c in seen if c in ("a", "c")]
     assert ranked == ["b", *ties, "d"]
-    again, _ = logprob_rank(["a", "b", "c", "d"], scorer, seed=7, rejected={"d"})
+    again, _ = logprob_rank(["a", "b", "c", "d"], {k: k for k in scores}, "conv", scorer, seed=7, rejected={"d"})
     assert again == ranked                                              # same seed, same order
-    assert logprob_rank([], scorer, seed=1) == ([], {})    # empty pool
+    assert logprob_rank([], {}, "conv", scorer, seed=1) == ([], {})    # empty pool
 
 
 class OneText(dspy.Signature):
@@ -111,17 +111,3 @@ def test_registry_and_missing_weights_errors(tmp_path):
     line = " ".join(cmd.command(4242))
     assert "-m trace_crs.lm.llama_worker" in line and "--host 127.0.0.1 --port 4242" in line
     assert "--model_alias al" in line and "--n_threads 1 --n_threads_batch 1" in line
-
-
-def test_fit_questions_of_a_dialogue_share_all_but_their_question():
-    from trace_crs.lm.ranking import fits_messages
-
-    cards, one = "[p1] Luigi\n[p2] Roma", "Traveler: pasta, quiet"
-    two = one + "\nAssistant: Try Luigi.\nTraveler: cheaper"
-    a, b, c = (fits_messages(cards, conv, place)[1]["content"] for conv, place in
-               ((one, "[p1] Luigi"), (one, "[p2] Roma"), (two, "[p1] Luigi")))
-    question = "Does this place fit the request: [p1] Luigi? Answer yes or no."
-    assert a.startswith(f"Places:\n{cards}\n\nConversation:\n{one}") and a.endswith(question)
-    assert a.replace("[p1] Luigi?", "[p2] Roma?") == b              # two places of one turn: only the name differs
-    assert c.startswith(f"Places:\n{cards}\n\nConversation:\n{one}")  # the next turn extends the last one's prefix
-    assert fits_messages(cards, one, "[p1] Luigi")[0] == fits_messages(cards, two, "[p2] Roma")[0]

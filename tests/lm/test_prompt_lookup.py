@@ -49,7 +49,7 @@ def _bodies() -> list[dict]:
     bodies.append({**base, "messages": [{"role": "user", "content": "Name one museum in Paris."}]})
     bodies.append({**bodies[2], "trace_repeat_ngram": 8})
     bodies.append(
-        {**base, "max_tokens": 1, "logprobs": True, "top_logprobs": TOP_K, "messages": fits_messages(cards, "Traveler: a quiet place", "[p0]")}
+        {**base, "max_tokens": 1, "logprobs": True, "top_logprobs": TOP_K, "messages": fits_messages(cards, QUOTES[0])}
     )
     return bodies
 

@@ -11,8 +11,6 @@
 * Prompt material: dialogue history, POI cards with numbered review excerpts ``[Rn]``
   (:class:`Evidence`), the one-sentence action instructions, and parsing of the model's id
   list and of its ``"quote" [Rn]`` citations.
-* Layout ``v2``: fit questions and the generative call put the cards a dialogue's turns share
-  before the conversation (the worker keeps that prefix; book page *The local model*).
 """
 
 from __future__ import annotations
@@ -45,7 +43,7 @@ from trace_crs.lm.config import LMConfig, resolve_lm_config
 from trace_crs.lm.ranking import logprob_rank, score_fit
 from trace_crs.lm.usage import recording_usage
 
-PROMPT_VERSION = "v2"
+PROMPT_VERSION = "v2"  # v2: RankAndRespond shows the cards before the conversation
 REVIEW_CHARS = 200
 ACTION_INSTRUCTIONS: dict[str, str] = {
     "recommend": "Recommend the best-fitting place for the traveler and say why, quoting reviews.",
@@ -193,18 +191,14 @@ def subset(ctx: TurnContext, candidates: Sequence[str]) -> TurnContext:
 
 
 def rank_candidates(ctx: TurnContext, candidates: Sequence[str], conversation: str, mode: str, seed: int) -> list[str]:
-    """``logprob`` mode: each of ``candidates`` scored by log P(yes) with the current DSPy LM — the
-    question names the place after the cards of all ``candidates`` and the conversation
-    (:func:`~trace_crs.lm.ranking.fits_messages`) — visited in a ``seed``-shuffled order
-    (``generative`` ranking lives in each baseline's signature)."""
+    """``logprob`` mode: each card scored by log P(yes) with the current DSPy LM, visited in a
+    ``seed``-shuffled order (``generative`` ranking lives in each baseline's signature)."""
     if mode != "logprob":
         raise ValueError(f"rank_candidates handles mode 'logprob' only, got {mode!r}")
-    lm, places = dspy.settings.lm, cards_text(ctx.kb, candidates, None)
+    lm = dspy.settings.lm
+    cards = {c: poi_card(ctx.kb, c) for c in candidates}
     ranked, _ = logprob_rank(
-        list(candidates),
-        lambda c: score_fit(lm, places, conversation, f"[{c}] {ctx.kb.pois[c].name}"),
-        seed,
-        ctx.rejected_poi_ids,
+        list(candidates), cards, conversation, lambda conv, card: score_fit(lm, conv, card), seed, ctx.rejected_poi_ids
     )
     return ranked
 

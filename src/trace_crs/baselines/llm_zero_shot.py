@@ -2,11 +2,11 @@
 one-sentence action instruction, no guidelines or structured constraints; Popularity fallback.
 
 Ranking ``mode`` (``Usage.mode``): ``generative`` — the paper's, one call returns the ranked
-ids and the reply (:class:`RankAndRespond`); ``logprob`` — each card scored by log P(yes)
-(:mod:`trace_crs.lm.ranking`), then one call writes the reply over the top cards
-(:class:`Respond`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
-MiniLM top-16, Table 25), shown in pool order so that a turn whose top-16 is unchanged shares its
-card block with the last; the rest of the pool follows in prefilter order.
+ids and the reply (:class:`RankAndRespond`, prompt ``zero-shot v2``: the cards before the
+conversation, so a dialogue's later turns share them as a cached prefix); ``logprob`` — each
+card scored by log P(yes) (:mod:`trace_crs.lm.ranking`), then one call writes the reply over
+the top cards (:class:`Respond`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
+MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
 """
 
 from __future__ import annotations
@@ -66,13 +66,9 @@ def prefilter_order(ctx: TurnContext, method: str) -> list[str]:
 
 def shown_candidates(ctx: TurnContext, method: str) -> tuple[list[str], list[str]]:
     """``(order, shown)``: every candidate in prefilter order (:func:`prefilter_order`) and the
-    ones the LLM is shown — the top :data:`PREFILTER_K` of an open set, in pool order (a stable card
-    block, cached across turns), else all of them."""
+    ones the LLM is shown — the top :data:`PREFILTER_K` of an open set, else all of them."""
     order = prefilter_order(ctx, method)
-    if ctx.pool != "open":
-        return order, order
-    top = set(order[:PREFILTER_K])
-    return order, [c for c in ctx.candidates if c in top]
+    return order, order[:PREFILTER_K] if ctx.pool == "open" else order
 
 
 class ZeroShotModule(dspy.Module):

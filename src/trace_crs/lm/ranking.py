@@ -3,19 +3,14 @@
 Small local models rank generatively at chance (measured: Qwen2.5-Coder-1.5B returns the
 first three cards in order), so in ``logprob`` mode each candidate ``c`` is scored on its own:
 
-    score(c) = log P("yes" | cards, conversation, "Does place [c] fit the request?")
+    score(c) = log P("yes" | conversation, card(c), "Does this place fit the request?")
 
 read from the first generated token's ``top_logprobs`` (all variants that strip/lower-case
 to ``yes`` are summed in probability).  If no ``yes`` variant is among the top ``TOP_K``
-tokens, the smallest returned logprob is used (an upper bound on the true value).
-
-Layout (``fits-v2``): what every question of a dialogue shares comes first — the cards of all
-candidates shown, then the conversation so far — and only the question naming one place
-differs, so the worker keeps the shared prefix in its KV cache: within a turn each further
-candidate costs the question's few tokens, and the next turn reads only the conversation's new
-text (``fits-v1`` put the conversation first and the one card last, so every card was read again
-at every turn).  Candidates are visited in an order shuffled with the seed and ties keep that
-shuffled order, so no pool position is favoured.
+tokens, the smallest returned logprob is used (an upper bound on the true value).  The
+conversation comes first and the card last, so the llama.cpp server reuses the shared
+prompt prefix across candidates.  Candidates are visited in an order shuffled with the seed
+and ties keep that shuffled order, so no pool position is favoured.
 """
 
 from __future__ import annotations
@@ -31,20 +26,20 @@ import numpy as np
 from trace_crs.prompts import signature
 
 TOP_K = 20
-PROMPT_VERSION = "fits-v2"
+PROMPT_VERSION = "fits-v1"
 
 
 FitsRequest = signature("fits_request", __name__)
 
 
-def fits_messages(cards: str, conversation: str, place: str) -> list[dict[str, str]]:
-    """Chat messages for one yes/no judgement on ``place`` (``[id] name``) among ``cards`` (instructions = ``FitsRequest``'s, ``prompts/fits_request.yaml``)."""
+def fits_messages(conversation: str, card: str) -> list[dict[str, str]]:
+    """Chat messages for one yes/no judgement (instructions = ``FitsRequest``'s, ``prompts/fits_request.yaml``)."""
     return [
         {"role": "system", "content": f"{FitsRequest.instructions} Answer with one word: yes or no."},
         {
             "role": "user",
-            "content": f"Places:\n{cards}\n\nConversation:\n{conversation}\n\n"
-            f"Does this place fit the request: {place}? Answer yes or no.",
+            "content": f"Conversation:\n{conversation}\n\nPlace:\n{card}\n\n"
+            "Does this place fit the request? Answer yes or no.",
         },
     ]
 
@@ -88,15 +83,11 @@ def quiet_truncation() -> Any:
         log.setLevel(level)
 
 
-def score_fit(lm: Callable[..., Any], cards: str, conversation: str, place: str) -> float:
-    """``log P(yes)`` for ``place``, via one cached 1-token call with ``top_logprobs``."""
+def score_fit(lm: Callable[..., Any], conversation: str, card: str) -> float:
+    """``log P(yes)`` for one card, via one cached 1-token call with ``top_logprobs``."""
     with quiet_truncation():
         outputs = lm(
-            messages=fits_messages(cards, conversation, place),
-            logprobs=True,
-            top_logprobs=TOP_K,
-            max_tokens=1,
-            temperature=0.0,
+            messages=fits_messages(conversation, card), logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0
         )
     first = outputs[0]
     if not isinstance(first, dict) or "logprobs" not in first:
@@ -106,16 +97,18 @@ def score_fit(lm: Callable[..., Any], cards: str, conversation: str, place: str)
 
 def logprob_rank(
     candidates: Sequence[str],
-    scorer: Callable[[str], float],
+    cards: dict[str, str],
+    conversation: str,
+    scorer: Callable[[str, str], float],
     seed: int,
     rejected: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[list[str], dict[str, float]]:
-    """Rank ``candidates`` by ``scorer(candidate)``, descending.
+    """Rank ``candidates`` by ``scorer(conversation, card)``, descending.
 
     Candidates are scored in a ``seed``-shuffled order; equal scores keep that order;
     ``rejected`` POIs go last (the Trace-wide hard penalty).  Returns the ranking and scores.
     """
     order = [candidates[i] for i in np.random.default_rng(seed).permutation(len(candidates))]
-    scores = {c: float(scorer(c)) for c in order}
+    scores = {c: float(scorer(conversation, cards[c])) for c in order}
     ranked = sorted(order, key=lambda c: (c in rejected, -scores[c]))
     return ranked, scores

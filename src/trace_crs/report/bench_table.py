@@ -162,12 +162,17 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
     what = "Prompt tokens an LLM baseline makes the worker read per turn ÷ the turn's new tokens (`bench_prompt_layout.py`)"
     if not d or not d.get("layouts"):
         return f"| {what} | not run | ≤ 1.5× (issue 44) |"
+    from trace_crs.baselines.llm_common import PROMPT_VERSION
+    from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
+
+    current = f"{PROMPT_VERSION}, {FITS_VERSION}"
     parts, first = [], next(iter(d["layouts"].values()))
     for layout, arm in sorted(d["layouts"].items()):
+        name = f"{layout} ({'current' if layout == current else 'commit ' + arm['commit']})"
         for mode, turns in sorted(arm["modes"].items()):
             later, opening = turns["later_turns"], turns["first_turns"]
             parts.append(
-                f"{layout}, {mode}: later turns (n = {later['turns']}) {later['mean_evaluated']:.0f} evaluated for "
+                f"{name}, {mode}: later turns (n = {later['turns']}) {later['mean_evaluated']:.0f} evaluated for "
                 f"{later['mean_new']:.0f} new, **{later['ratio_of_means']:.1f}×** (median {later['ratio_median']:.1f}×, "
                 f"{later['share_within_1_5']:.0%} of turns ≤ 1.5×); first turns (n = {opening['turns']}) "
                 f"{opening['mean_evaluated']:.0f} evaluated"
@@ -181,7 +186,10 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
 
 def fit_layout_row(d: dict[str, Any] | None) -> str:
     """Gold place's R@1 and MRR by the fit questions' log P(yes), layout v1 vs v2, same turns."""
-    what = "Fit-question layout v1 vs v2 on the local model: the reference place ranked first (`bench_fit_layout.py`)"
+    what = (
+        "Fit-question layout `fits-v1` (current) vs `fits-v2` (every card first; tried, not adopted) on the local "
+        "model: the reference place ranked first (`bench_fit_layout.py`)"
+    )
     if d is None:
         return f"| {what} | not run | |"
     s, n = d["summary"], d["sample"]
