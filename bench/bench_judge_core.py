@@ -6,7 +6,8 @@ then a few tokens of question, one output token per factor), one worker each.  T
 ``--n`` transcripts warms the worker (it pays the shared prefix); the others show the steady
 state: model seconds and the prompt tokens the worker evaluated after its KV prefix
 (``TRACE_WORKER_TIMINGS``), beside the conversation log's own tokens.  ``--workers-check``
-judges the same transcripts again with two servers and counts identical records.
+judges the same transcripts again with two servers and counts identical records; ``--workers-only``
+runs just that check (the 'after' arm on one server, then on two) into a file of its own.
 
 Both arms run ``trace-crs judge core`` (each with its ``--before-mode`` / ``--after-mode`` flags)
 on the same transcripts with the same local weights, one llama.cpp process of ``--threads``
@@ -188,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         default=2,
         help="also run 'after' with this many servers (one transcript per worker) and compare its records (0: skip)",
     )
+    p.add_argument(
+        "--workers-only",
+        action="store_true",
+        help="only the records check: the 'after' arm on one server and on --workers-check servers "
+        "(written alone to --out, e.g. bench/results/judge_core_workers.json)",
+    )
     p.add_argument("--models", default=str(ROOT / "models"))
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
@@ -198,13 +205,20 @@ def main(argv: list[str] | None = None) -> int:
         srcs = {"before": export_commit(args.before, tmp_path / "before"), "after": ROOT / "src"}
         modes = {"before": shlex.split(args.before_mode), "after": shlex.split(args.after_mode)}
         runs: dict[str, list[dict]] = {"before": [], "after": []}
-        for i in range(args.repeats):
+        for i in range(0 if args.workers_only else args.repeats):
             for arm in ("before", "after") if i % 2 == 0 else ("after", "before"):
                 work = tmp_path / f"{arm}{i}"
                 work.mkdir()
                 sets = [f"lm.n_threads={args.threads}", *(args.before_set if arm == "before" else args.after_set)]
                 runs[arm].append(judge_once(srcs[arm], first, args.weights, sets, work, Path(args.models), modes[arm]))
                 print(arm, runs[arm][-1]["wall_s"], [t["model_s"] for t in runs[arm][-1]["transcripts"]], flush=True)
+        if args.workers_only:  # the one-server run the check compares against
+            work = tmp_path / "after_only"
+            work.mkdir()
+            sets = [f"lm.n_threads={args.threads}", *args.after_set]
+            runs["after"].append(
+                judge_once(srcs["after"], first, args.weights, sets, work, Path(args.models), modes["after"])
+            )
         workers = None
         if args.workers_check:
             work = tmp_path / "workers"
@@ -220,6 +234,25 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 "records_compared": len(one),
             }
+    if args.workers_only:
+        only = {
+            "transcripts": args.transcripts,
+            "n": args.n,
+            "weights": args.weights,
+            "threads": args.threads,
+            "after_mode": args.after_mode,
+            "after_set": args.after_set,
+            "date": time.strftime("%Y-%m-%d"),
+            "commit": subprocess.run(
+                ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+            ).stdout.strip(),
+            "cpu_count": os.cpu_count(),
+            "workers": workers,
+        }
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(only, indent=2, sort_keys=True) + "\n")
+        print(json.dumps(workers, indent=2))
+        return 0
     summary = {arm: summarise(rs, log_toks) for arm, rs in runs.items()}
     pairs = [
         (b["factors"][n], a["factors"][n])

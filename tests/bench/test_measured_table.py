@@ -147,3 +147,12 @@ def test_fit_layout_row(tmp_path):
     (tmp_path / "fit_layout.json").write_text(json.dumps(d))
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_fit_layout.py" in r)
     assert "R@1 0.50 → 0.50 (v2 − v1 +0.00" in row and "tokens evaluated per turn 20 → 5" in row
+
+
+def test_judge_row_shows_a_later_workers_only_recheck():
+    recheck = {"date": "2026-12-02", "commit": "abc1234", "workers": {"servers": 2, "records_equal": 3,
+                                                                     "records_compared": 3}}
+    row = mt.judge_row(JUDGE, recheck=recheck)
+    assert "records with 2 servers: 3 of 3 identical; re-checked 2026-12-02 (commit abc1234, `--workers-only`): " \
+           "3 of 3 identical with 2 servers" in row
+    assert "re-checked" not in mt.judge_row(JUDGE)

@@ -21,10 +21,16 @@ def _load(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def judge_row(d: dict[str, Any] | None, after: str = "", script: str = "bench_judge_core.py") -> str:
+def judge_row(
+    d: dict[str, Any] | None,
+    after: str = "",
+    script: str = "bench_judge_core.py",
+    recheck: dict[str, Any] | None = None,
+) -> str:
     """The CoRE judge, the paper's per-factor configuration ÷ the arm after (default: the book's
     logprob judge), on warm transcripts: model seconds, prompt tokens evaluated per transcript ÷
-    the conversation log's own tokens, and records across worker counts."""
+    the conversation log's own tokens, and records across worker counts (``recheck``: a later
+    ``--workers-only`` run of the same check, shown beside it)."""
     if d is None or "summary" not in d:  # absent, or written by the script before its warm/cold split
         return f"| CoRE judge per transcript (`{script}`){': ' + after if after else ''} | not run | ≥ 3× |"
     b, a = d["summary"]["before"], d["summary"]["after"]
@@ -40,6 +46,12 @@ def judge_row(d: dict[str, Any] | None, after: str = "", script: str = "bench_ju
         if workers
         else ""
     )
+    if recheck and recheck.get("workers"):
+        w = recheck["workers"]
+        same += (
+            f"; re-checked {recheck['date']} (commit {recheck['commit']}, `--workers-only`): {w['records_equal']} of "
+            f"{w['records_compared']} identical with {w['servers']} servers"
+        )
     measured = (
         f"model s {b['warm']['model_s']:.1f} ÷ {a['warm']['model_s']:.1f} = **{ratio:.2f}×**; evaluated prompt tokens ÷ "
         f"the log's tokens {b['warm_evaluated_over_log_tokens']:.2f} vs **{a['warm_evaluated_over_log_tokens']:.2f}**; "
@@ -206,7 +218,7 @@ def fit_layout_row(d: dict[str, Any] | None) -> str:
 
 def block(bench: Path) -> str:
     rows = [
-        judge_row(_load(bench / "judge_core.json")),
+        judge_row(_load(bench / "judge_core.json"), recheck=_load(bench / "judge_core_workers.json")),
         throughput_row(_load(bench / "lm_throughput.json")),
         # speculative decoding by prompt lookup (lm.draft, lm.prompt_lookup): `make bench`'s draft runs
         judge_row(_load(bench / "judge_core_draft.json"), "prompt-lookup drafts on the per-factor judge"),
