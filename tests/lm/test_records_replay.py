@@ -83,7 +83,7 @@ def test_replay_without_a_server_gives_the_same_outputs_and_usage(tmp_path):
     assert sent > 0 and first["cache_hits"] == 0 and first["replayed_s"] == 0
     written = list(iter_records(records))
     assert len(written) == first["calls"] and all(record_key(r["request"]) == r["key"] for r in written)
-    assert {r["step"] for r in written} >= {"zero-shot v1"}
+    assert {r["step"] for r in written} >= {"zero-shot v2"}
 
     with use_records(records):                      # no server anywhere, an empty DSPy cache
         new_process(tmp_path / "cache2")
