@@ -23,6 +23,7 @@ import datetime as dt
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,23 +75,31 @@ def turn_requests(baseline: str, dialogues: list[dict], kb: KB, mode: str, seed:
     return out
 
 
-def per_turn(turns: list[dict[str, Any]], llama: Any, entries: int) -> list[dict[str, int]]:
-    """Evaluated prompt tokens and new tokens of each turn, the turns reaching one worker in order."""
+def per_turn(
+    turns: list[dict[str, Any]], tokens_of: Callable[[Any], list[int]], count: Callable[[str], int], entries: int
+) -> list[dict[str, int]]:
+    """Evaluated prompt tokens and new tokens of each turn, the turns reaching one worker in order
+    (``tokens_of``: a request's prompt tokens; ``count``: the tokens of a text)."""
     cache, stash = Tokens(), CountingStash(entries)
     rows, previous = [], {}
     for turn in turns:
         evaluated = prompt = 0
         for messages in turn["sent"]:
-            tokens = prompt_tokens(llama, messages)
+            tokens = tokens_of(messages)
             stash.prepare(cache, tokens)
             evaluated += len(tokens) - reusable_prefix(cache, tokens)
             prompt += len(tokens)
             cache.read(tokens, 1)
         conv, before = turn["conversation"], previous.get(turn["dialogue"], "")
         new = conv[len(before) :] if conv.startswith(before) else conv
-        n_new = len(llama.tokenize(new.encode(), add_bos=False)) if new else 0
         rows.append(
-            {"first": not before, "calls": len(turn["sent"]), "prompt": prompt, "evaluated": evaluated, "new": n_new}
+            {
+                "first": not before,
+                "calls": len(turn["sent"]),
+                "prompt": prompt,
+                "evaluated": evaluated,
+                "new": count(new),
+            }
         )
         previous[turn["dialogue"]] = conv
     return rows
@@ -138,7 +147,12 @@ def main() -> None:
     layout = f"{llm_common.PROMPT_VERSION}, {ranking.PROMPT_VERSION}"  # the baselines' prompts, the fit questions'
     arms = {}
     for mode in args.modes:
-        rows = per_turn(turn_requests(args.baseline, dialogues, kb, mode, args.seed), llama, ENTRIES)
+        rows = per_turn(
+            turn_requests(args.baseline, dialogues, kb, mode, args.seed),
+            lambda messages: prompt_tokens(llama, messages),
+            lambda text: len(llama.tokenize(text.encode(), add_bos=False)) if text else 0,
+            ENTRIES,
+        )
         arms[mode] = {
             "first_turns": summary([r for r in rows if r["first"]]),
             "later_turns": summary([r for r in rows if not r["first"]]),
