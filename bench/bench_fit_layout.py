@@ -20,13 +20,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import subprocess
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_prompt_layout import code_commit
 
+from trace_crs.atomic import write_json
 from trace_crs.baselines.llm_common import cards_text, history_text, poi_card
 from trace_crs.kb.store import load_kb
 from trace_crs.lm.ranking import TOP_K, FitsRequest, fits_messages, top_entries, yes_logprob
@@ -111,9 +111,7 @@ def main() -> None:
                 print(row, flush=True)
     result = {
         "date": dt.date.today().isoformat(),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-        ).stdout.strip(),
+        "commit": code_commit(),
         "profile": args.profile,
         "weights": args.weights,
         "sample": {
@@ -125,11 +123,7 @@ def main() -> None:
         "rows": rows,
         "summary": summarize(rows),
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    tmp.replace(out)
+    write_json(result, args.out, indent=1)
     print(json.dumps(result["summary"], indent=1))
 
 

@@ -249,8 +249,9 @@ def main(argv: list[str] | None = None) -> int:
             "cpu_count": os.cpu_count(),
             "workers": workers,
         }
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(only, indent=2, sort_keys=True) + "\n")
+        from trace_crs.atomic import write_json
+
+        write_json(only, args.out, indent=2)
         print(json.dumps(workers, indent=2))
         return 0
     summary = {arm: summarise(rs, log_toks) for arm, rs in runs.items()}

@@ -31,6 +31,7 @@ import numpy as np
 from bench_kv_stash import CountingStash, Tokens, prompt_tokens
 from dspy.utils import DummyLM
 
+from trace_crs.atomic import write_json
 from trace_crs.baselines import llm_common
 from trace_crs.baselines.llm_common import history_text
 from trace_crs.baselines.registry import baseline_class
@@ -172,10 +173,7 @@ def main() -> None:
         "conditions": "token counts of recorded requests (stand-in LM, closed pool); nothing timed",
         "modes": arms,
     }
-    tmp = out.with_suffix(".tmp")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    tmp.replace(out)
+    write_json(result, out, indent=1)
 
 
 if __name__ == "__main__":
