@@ -10,6 +10,8 @@ code, main at c9e7451 (``PYTHONPATH=<checkout of c9e7451>/src python tests/test_
 before the signatures moved to YAML; the same script under the new code prints the same table.
 Re-pinned once on purpose: ``rank_and_respond`` (LLM Zero-Shot's generative call) got prompt
 ``zero-shot v2``, its place cards before the conversation, so its LM records are new calls.
+Added later, pinned by the code that added it: ``cite_and_respond`` (RAG-Citation's logprob-mode
+reply, ``rag-respond v1``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ SIGNATURES: dict[str, tuple[str, str]] = {
     "respond_with_state": ("trace_crs.baselines.dst", "RespondWithState"),
     "synthesize_aspects": ("trace_crs.baselines.mrs", "SynthesizeAspects"),
     "cite_and_recommend": ("trace_crs.baselines.rag_citation", "CiteAndRecommend"),
+    "cite_and_respond": ("trace_crs.baselines.rag_citation", "CiteAndRespond"),
     "generate_dialogue": ("trace_crs.dialogues.llm", "GenerateDialogue"),
     "generate_dialogue_compact": ("trace_crs.dialogues.llm", "GenerateDialogueCompact"),
     "rewrite_turn": ("trace_crs.live.llm_user", "RewriteTurn"),
@@ -62,6 +65,7 @@ PINNED: dict[str, str] = {
     "respond_with_state": "93367dfac1373fc1db8b48d92ebecda347bf362a452f77531664780176aad0a9",
     "synthesize_aspects": "00c2ce5b5523a8545f0f1159f13d0d68b5faf1c52894df880d8cfdb0eaa42f49",
     "cite_and_recommend": "968c58e89e2847b93df654643cac2e68e6aefb3174f9f361d8f7e3916af584eb",
+    "cite_and_respond": "e03df0109542eae481ce6c416f89a7ea7b7f4087eb862fe66d05b8633390cd19",
     "generate_dialogue": "fa630a7412ee7a4cd87629c8500aeef31fad14fa3270eb3389b0e181d7cab546",
     "generate_dialogue_compact": "837b668151bb82bb145be01f44d63fb48931e9ca09af9b83ed52aa7d0d9825b5",
     "rewrite_turn": "bb498bff882057c6b0ccd4fb3554702ea500cbd5da9457cf4ed5abc7f3042a88",

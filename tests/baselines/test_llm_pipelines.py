@@ -3,6 +3,7 @@ every expected value is worked out by hand from the 4-POI fixture (test_llm_help
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -103,6 +104,23 @@ def test_rag_citation_keeps_last_reply_after_two_failed_retries():
         "copy one evidence sentence exactly inside double quotes followed by its [Rn] label." in prompts[1]
     )
     assert "Attempt 3 of 3: your last 2 replies had none." in prompts[2]
+
+
+def test_rag_citation_logprob_mode_asks_for_the_reply_alone():
+    # log P(yes): p1 −0.2 > p4 −1.0 > p3 −3.0; p2 (−0.1) is rejected → last.  The one generative call
+    # shows the cards in that order and asks only for the reply (no ids to decode: the ranking is made).
+    from test_llm_zero_shot import LogprobDummyLM
+
+    lm = LogprobDummyLM([{"response": f'Luigi: "{P1_R0}" [R2].'}], {"p1": -0.2, "p2": -0.1, "p3": -3.0, "p4": -1.0})
+    out = RAGCitationBaseline(resolve_lm_config({"mode": "logprob", "retries": 0}), lm=lm).predict(make_ctx())
+    assert sorted(lm.judged) == ["p1", "p2", "p3", "p4"]
+    assert out.ranked_poi_ids == ["p1", "p4", "p3", "p2"]
+    assert len(lm.history) == 1  # a verbatim 16-token quote: no retry
+    system, user = (m["content"] for m in lm.history[0]["messages"])
+    assert "[rag-respond v1]" in system and "ranked_ids" not in system + user
+    candidates = user.split("[[ ## candidates ## ]]")[1].split("[[ ## evidence ## ]]")[0]
+    assert re.findall(r"^\[(p\d)\]", candidates, flags=re.M) == ["p1", "p4", "p3", "p2"]
+    assert (out.citations[0]["review_id"], out.citations[0]["start"]) == ("p1_r0", 0)
 
 
 def test_mrs_consensus_ranking_by_hand():

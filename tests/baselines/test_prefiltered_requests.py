@@ -9,7 +9,10 @@ which changed only the last request of each RAG scenario; every earlier request,
 cached reply, is unchanged.  Re-recorded for ``zero-shot v2``
 (``llm_common.PROMPT_VERSION``: RankAndRespond shows the cards before the conversation): the six
 generative scenarios of LLM Zero-Shot and Itinerary-LLM changed, every logprob-mode request and
-every RAG-Citation request is as before."""
+every RAG-Citation request is as before.  Re-recorded for ``rag-respond v1``
+(``rag_citation.CiteAndRespond``: in logprob mode RAG-Citation asks for the reply alone): the
+reply requests of its three logprob scenarios changed; its fit questions and every other request
+are as before."""
 from __future__ import annotations
 
 import hashlib

@@ -9,7 +9,14 @@ name and star rating.  The reply must contain at least one verbatim quote of ≥
 feedback, up to 2 retries, and the last reply is kept.  Each retry's feedback names its attempt
 (:func:`retry_feedback`): with greedy decoding and the LM cache an identical request would
 return the identical reply, so a repeated prompt would be no retry at all.
-Ranking as LLM Zero-Shot (``generative`` ids or ``logprob`` cards); open set: TF-IDF top-16.
+Ranking as LLM Zero-Shot: ``generative`` — one call returns the ranked ids and the reply
+(:class:`CiteAndRecommend`, the paper's); ``logprob`` — the cards are ranked by log P(yes)
+(:mod:`trace_crs.lm.ranking`) and the call writes the reply alone over them, best first
+(:class:`CiteAndRespond`, prompt ``rag-respond v1``).  Asking a logprob-mode call for ids nobody
+reads made a small local model decode a list it could rarely format, and each unparseable
+answer cost DSPy's JSON-adapter retry (45 % of the recorded RAG calls of the default build, LM
+records at 69d275f5); a single ``str`` output is read leniently (:mod:`trace_crs.lm.adapter`).
+Open set: TF-IDF top-16.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ NO_QUOTE = (
 
 
 CiteAndRecommend = signature("cite_and_recommend", __name__)
+CiteAndRespond = signature("cite_and_respond", __name__)
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -83,6 +91,7 @@ class RAGCitationModule(dspy.Module):
         super().__init__()
         self.prefilter = prefilter
         self.cite = dspy.Predict(CiteAndRecommend)
+        self.cite_ranked = dspy.Predict(CiteAndRespond)  # logprob mode: the ranking is already made
 
     def forward(self, ctx: TurnContext, mode: str, seed: int) -> dspy.Prediction:
         order, shown = shown_candidates(ctx, self.prefilter)
@@ -96,8 +105,9 @@ class RAGCitationModule(dspy.Module):
             lines.append(f'[{evidence.add(rid, sentence)}] {poi.name} ({poi.stars:.1f} stars): "{sentence}"')
         cands = "\n".join(f"[{c}] {ctx.kb.pois[c].name}, {ctx.kb.pois[c].stars:.1f} stars" for c in shown)
         feedback = ""
+        cite = self.cite_ranked if mode == "logprob" else self.cite
         for attempt in range(CITATION_RETRIES + 1):
-            pred = self.cite(
+            pred = cite(
                 conversation=conversation,
                 candidates=cands,
                 evidence="\n".join(lines),
