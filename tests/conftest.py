@@ -54,3 +54,25 @@ def fake_openai(monkeypatch):
 
         yield start
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+
+
+@pytest.fixture
+def hashed_word_embeddings(monkeypatch):
+    """MiniLM's stand-in for Memory-Aug.'s retrieval (``trace_crs.baselines.memory.embed``): a
+    hashed bag of words of unit length, deterministic and without a model."""
+    import zlib
+
+    import numpy as np
+
+    import trace_crs.baselines.memory as mem
+
+    def embed(texts):
+        out = []
+        for text in texts:
+            v = np.zeros(32)
+            for w in text.lower().split():
+                v[zlib.crc32(w.encode()) % 32] += 1.0
+            out.append(v / max(np.linalg.norm(v), 1e-9))
+        return out
+
+    monkeypatch.setattr(mem, "embed", embed)

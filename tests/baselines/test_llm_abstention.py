@@ -4,6 +4,7 @@ come out as hand-computed."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import dspy
@@ -98,3 +99,53 @@ def test_asking_items_at_once_keeps_the_rows_of_one_at_a_time(world):
     ]
     assert len(tables[0]) == 2 * (len(items) + 6)
     assert tables[0].equals(tables[1])
+
+
+class Learner(SlowEcho):
+    """A :class:`SlowEcho` that learns from the corpus: records what it saw and when."""
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self.events: list[tuple[str, list[str]]] = []
+
+    def see_corpus(self, contexts):
+        self.events.append(("see_corpus", [c.dialogue_id for c in contexts]))
+
+    def predict(self, ctx):
+        self.events.append(("predict", [ctx.dialogue_id]))
+        return super().predict(ctx)
+
+
+def test_a_corpus_learner_sees_every_first_request_in_item_order_before_any_is_asked(world):
+    kb, dialogues, items = world
+    learner = Learner(7)
+    decline_table(kb, items[:3], dialogues[:2], {"a": SlowEcho(7), "m": learner}, concurrency=4)
+    kind, ids = learner.events[0]
+    assert kind == "see_corpus" and ids == [d["dialogue_id"] for d in [*items[:3], *dialogues[:2]]]
+    assert [k for k, _ in learner.events[1:]] == ["predict"] * 5
+
+
+class RecordingLM(DummyLM):
+    """Answers every reply alike and keeps each request's messages (what Memory-Aug. showed)."""
+
+    def __init__(self) -> None:
+        super().__init__([{"ranked_ids": ["1"], "response": "ok"}] * 1000)
+        self.sent: list[str] = []
+
+    def __call__(self, prompt=None, messages=None, **kwargs):
+        self.sent.append(json.dumps(messages, sort_keys=True))
+        return super().__call__(prompt, messages=messages, **kwargs)
+
+
+def test_memory_prompts_do_not_depend_on_how_many_items_are_asked_at_once(world, hashed_word_embeddings):
+    import trace_crs.baselines.memory as mem
+
+    kb, dialogues, items = world
+    sent = []
+    for concurrency in (1, 4):
+        lm = RecordingLM()
+        system = mem.MemoryAugmentedBaseline(resolve_lm_config({"mode": "generative", "retries": 0}), lm=lm)
+        decline_table(kb, items, dialogues[:6], {"memory": system}, concurrency=concurrency)
+        sent.append(sorted(lm.sent))
+    assert len(sent[0]) == len(items) + 6 and sent[0] == sent[1]
+    assert any("Remembered preferences" in s for s in sent[0])  # the memory is not empty

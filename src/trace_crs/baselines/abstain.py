@@ -80,10 +80,17 @@ def decline_table(
     ``dialogue_id, baseline, unsolvable, reason, declined, fallback, text``.  A system whose call
     fails answers with the Popularity fallback (paper App. F), which never declines: counted in
     ``fallback``.  ``concurrency`` items are asked at once (the run's LLM thread pool: one per
-    local server); the rows keep the item order, and each answer depends on its request alone."""
+    local server); the rows keep the item order, and each answer depends on its request alone: a
+    system that learns from the corpus (``see_corpus``, Memory-Aug.) is handed every item's first
+    request in item order before any is asked, as the runner does (``runner.execute.show_corpus``)."""
     items = [
         (name, flag, d) for name in systems for flag, group in ((True, unsolvable), (False, solvable)) for d in group
     ]
+    learners = [s for s in systems.values() if hasattr(s, "see_corpus")]
+    if learners:  # Memory-Aug.: its memory fixed in item order, whichever thread asks first
+        contexts = [first_request(d, kb) for group in (unsolvable, solvable) for d in group]
+        for system in learners:
+            system.see_corpus(contexts)
 
     def ask(item: tuple[str, bool, Dialogue]) -> dict[str, Any]:
         name, flag, d = item

@@ -207,6 +207,14 @@ class MemoryAugmentedBaseline(LLMBaseline, key="memory"):
             ]
         )
 
+    def warm(self, contexts: Sequence[TurnContext]) -> None:
+        """Before turns are asked at once (a live round, a runner chunk): :meth:`see_corpus` for
+        them — sessions numbered and their user turns written in the order given — so what a
+        turn retrieves does not depend on which thread asks first.  The same memory a turn sees
+        when the turns are asked one by one in that order: another session's turns are visible
+        only to later sessions (``t < t_now``), never to their own."""
+        self.see_corpus(contexts)
+
     def prepare(self, kb: KB) -> None:
         if self.memory_path is not None and self.memory_path.exists():
             self.memory = PreferenceMemory.load(self.memory_path)

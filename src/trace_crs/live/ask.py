@@ -89,10 +89,14 @@ class Asking:
         return getattr(self.inner, name)
 
     def warm(self, contexts: Sequence[TurnContext]) -> None:
-        """Warm ``inner`` only for the contexts it will answer."""
+        """Warm ``inner`` for the contexts it will answer: all of them when it asks itself."""
         warm = getattr(self.inner, "warm", None)
-        if warm is not None and not self.asks_itself:
-            warm([c for c in contexts if next_question(c, self.max_questions) is None])
+        if warm is not None:
+            warm(
+                list(contexts)
+                if self.asks_itself
+                else [c for c in contexts if next_question(c, self.max_questions) is None]
+            )
 
     @property
     def asks_itself(self) -> bool:
