@@ -9,7 +9,8 @@ type and ``json_schema_extra``.  ``PINNED`` holds the SHA-256 of that text compu
 code, main at c9e7451 (``PYTHONPATH=<checkout of c9e7451>/src python tests/test_prompts.py``),
 before the signatures moved to YAML; the same script under the new code prints the same table.
 Re-pinned once on purpose: ``rank_and_respond`` (LLM Zero-Shot's generative call) got prompt
-``zero-shot v2``, its place cards before the conversation, so its LM records are new calls.
+``zero-shot v2``, its place cards before the conversation, so its LM records are new calls; and
+``rate_persuasiveness`` (``persuasive-v2``: the rating alone, the unread rationale dropped).
 Added later, pinned by the code that added it: ``cite_and_respond`` (RAG-Citation's logprob-mode
 reply, ``rag-respond v1``).
 """
@@ -72,7 +73,7 @@ PINNED: dict[str, str] = {
     "rate_factor": "fb290cb4cbd8a26728f2b1e0fc012d44dae3d8f7e5bed7bb03b54356d60d1fd0",
     "rate_factor_score": "27366868988e6f0fcc0a125243a7d13b757d418be5ff1e56c087b3317adbe4ca",
     "rate_all_factors": "603448e1f04e5b5f6bbcbf84d94e7436b82ae46269a2b876585fbbcafb7aed1d",
-    "rate_persuasiveness": "dcb1fa35b2b02b8847d3dbf8bef7ba8ddccc80e47eb84abfb9b02947daeafd2f",
+    "rate_persuasiveness": "7d5a4352a2b29758afe210d81a1768bcbfb5f818f4821aa36d2ab19f0929f3f9",
     "debate_turn": "80695e27e74abd0e7295c9f13f48c006263ba3f17a480e5efa3d6d20740bc0c3",
 }
 

@@ -20,7 +20,7 @@ def _reply(messages: list) -> str:
     last = messages[-1]["content"]
     if "persuasive" in messages[0]["content"]:        # the persuasiveness signature's instructions
         level = "3" if "Attempt 2" not in last else "1"   # 3 is off the 0-2 scale: re-asked once
-        return f"[[ ## rating ## ]]\n{level}\n\n[[ ## rationale ## ]]\nSomewhat.\n\n[[ ## completed ## ]]"
+        return f"[[ ## rating ## ]]\n{level}\n\n[[ ## completed ## ]]"
     return "[[ ## rationale ## ]]\nOk.\n\n[[ ## rating ## ]]\n2\n\n[[ ## completed ## ]]"
 
 
@@ -45,6 +45,12 @@ def test_persuasiveness_is_rated_once_per_transcript_with_a_re_ask(tmp_path, ser
     assert rec["persuasiveness"] == 1 and rec["persuasiveness_attempts"]["attempts"] == 2
     assert rec["core_avg"] == 2.0
     assert read_ratings(out)["persuasiveness"].tolist() == [1.0]
+
+
+def test_the_rating_alone_is_asked(tmp_path, server):
+    judge(tmp_path, server, "--persuasiveness")
+    [system, *_] = [c for c in server.calls if "persuasive" in c[0]["content"]][0]
+    assert "[persuasive-v2]" in system["content"] and "rationale" not in system["content"]
 
 
 def test_off_by_default_and_absent_rows_are_skipped(tmp_path, server):

@@ -6,6 +6,8 @@ In CoRE the simulated user gives the score after the conversation.  The seed nam
 and its source but not its prompt or scale, so both are ours: after the conversation the user's
 side is asked how persuasive the system's explanations of its recommendations were, on Wang et
 al.'s three levels as we read them — 0 unpersuasive, 1 partially persuasive, 2 highly persuasive.
+The answer is the rating alone (``persuasive-v2``): ``persuasive-v1`` asked for a sentence of
+rationale after it, which was never kept — decode nobody reads (issue 44).
 One DSPy call per transcript (``trace-crs judge core --persuasiveness``; opt-in, so a judged file
 without it keeps its cache keys), retried like a factor rating
 (:func:`trace_crs.judge.core.with_budget_retries`).  ``trace-crs judge agree --human`` correlates
@@ -22,7 +24,7 @@ from trace_crs.judge.core import UnusableReply, strict_adapter, with_budget_retr
 from trace_crs.judge.transcript import Transcript
 from trace_crs.prompts import signature
 
-PERSUASIVE_VERSION = "persuasive-v1"
+PERSUASIVE_VERSION = "persuasive-v2"  # v2: the rating alone (v1 decoded a rationale nobody kept)
 LEVELS = (0, 1, 2)
 
 
