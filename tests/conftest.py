@@ -76,3 +76,23 @@ def hashed_word_embeddings(monkeypatch):
         return out
 
     monkeypatch.setattr(mem, "embed", embed)
+
+
+@pytest.fixture
+def recording_lm():
+    """``recording_lm(reply)``: a DSPy ``DummyLM`` answering every call with ``reply`` and keeping
+    each request's messages as sorted JSON in ``.sent`` (what a system showed the model)."""
+    import json
+
+    from dspy.utils import DummyLM
+
+    class RecordingLM(DummyLM):
+        def __init__(self, reply: dict) -> None:
+            super().__init__([reply] * 1000)
+            self.sent: list[str] = []
+
+        def __call__(self, prompt=None, messages=None, **kwargs):
+            self.sent.append(json.dumps(messages, sort_keys=True))
+            return super().__call__(prompt, messages=messages, **kwargs)
+
+    return RecordingLM

@@ -4,7 +4,6 @@ come out as hand-computed."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import dspy
@@ -125,25 +124,13 @@ def test_a_corpus_learner_sees_every_first_request_in_item_order_before_any_is_a
     assert [k for k, _ in learner.events[1:]] == ["predict"] * 5
 
 
-class RecordingLM(DummyLM):
-    """Answers every reply alike and keeps each request's messages (what Memory-Aug. showed)."""
-
-    def __init__(self) -> None:
-        super().__init__([{"ranked_ids": ["1"], "response": "ok"}] * 1000)
-        self.sent: list[str] = []
-
-    def __call__(self, prompt=None, messages=None, **kwargs):
-        self.sent.append(json.dumps(messages, sort_keys=True))
-        return super().__call__(prompt, messages=messages, **kwargs)
-
-
-def test_memory_prompts_do_not_depend_on_how_many_items_are_asked_at_once(world, hashed_word_embeddings):
+def test_memory_prompts_do_not_depend_on_how_many_items_are_asked_at_once(world, hashed_word_embeddings, recording_lm):
     import trace_crs.baselines.memory as mem
 
     kb, dialogues, items = world
     sent = []
     for concurrency in (1, 4):
-        lm = RecordingLM()
+        lm = recording_lm({"ranked_ids": ["1"], "response": "ok"})
         system = mem.MemoryAugmentedBaseline(resolve_lm_config({"mode": "generative", "retries": 0}), lm=lm)
         decline_table(kb, items, dialogues[:6], {"memory": system}, concurrency=concurrency)
         sent.append(sorted(lm.sent))

@@ -123,31 +123,18 @@ def test_a_round_asked_at_once_gives_the_conversations_of_one_at_a_time(world):
     assert sum(len(t["turns"]) for t, _, _ in runs[0]) > 2 * 8  # more than one round was played
 
 
-def test_memory_aug_live_rounds_asked_at_once_send_the_requests_of_one_at_a_time(world, hashed_word_embeddings):
+def test_memory_aug_live_rounds_asked_at_once_send_the_requests_of_one_at_a_time(world, hashed_word_embeddings, recording_lm):
     """Memory-Aug. (cross-session memory), asking in its own words (live.ask.Asking): the memory a
     turn retrieves must not depend on which lane asks first (its ``warm`` fixes each round)."""
-    import json
-
-    from dspy.utils import DummyLM
-
     from trace_crs.baselines.memory import MemoryAugmentedBaseline
     from trace_crs.live.ask import Asking
     from trace_crs.live.loop import converse_many
     from trace_crs.lm.config import resolve_lm_config
 
-    class Recording(DummyLM):
-        def __init__(self):
-            super().__init__([{"ranked_ids": ["none"], "response": "Here you go."}] * 1000)
-            self.sent = []
-
-        def __call__(self, prompt=None, messages=None, **kwargs):
-            self.sent.append(json.dumps(messages, sort_keys=True))
-            return super().__call__(prompt, messages=messages, **kwargs)
-
     kb, dialogues, _ = world
     sent, transcripts = [], []
     for c in (1, 2):
-        lm = Recording()
+        lm = recording_lm({"ranked_ids": ["none"], "response": "Here you go."})
         system = Asking(MemoryAugmentedBaseline(resolve_lm_config({"mode": "generative", "retries": 0}), lm=lm), 1)
         runs = converse_many(system, "memory", dialogues[:6], kb, cfg=SimConfig(max_turns=3), concurrency=c)
         sent.append(sorted(lm.sent))

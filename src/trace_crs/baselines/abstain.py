@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.base import TurnContext, show_corpus_to
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.spatial import spatial_scores
 from trace_crs.baselines.tfidf import tfidf_scores
@@ -86,11 +86,8 @@ def decline_table(
     items = [
         (name, flag, d) for name in systems for flag, group in ((True, unsolvable), (False, solvable)) for d in group
     ]
-    learners = [s for s in systems.values() if hasattr(s, "see_corpus")]
-    if learners:  # Memory-Aug.: its memory fixed in item order, whichever thread asks first
-        contexts = [first_request(d, kb) for group in (unsolvable, solvable) for d in group]
-        for system in learners:
-            system.see_corpus(contexts)
+    # Memory-Aug.: its memory fixed in item order, whichever thread asks first
+    show_corpus_to(systems.values(), lambda: [first_request(d, kb) for group in (unsolvable, solvable) for d in group])
 
     def ask(item: tuple[str, bool, Dialogue]) -> dict[str, Any]:
         name, flag, d = item

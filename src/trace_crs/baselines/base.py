@@ -13,7 +13,7 @@ text in double quotes followed by a ``[Rn]`` label, e.g. ``"the patio is lovely"
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -146,3 +146,14 @@ class Baseline(Protocol):
 
     def predict(self, ctx: TurnContext) -> BaselineOutput:
         """Rank ``ctx.candidates`` and write a cited response for this turn."""
+
+
+def show_corpus_to(systems: Iterable[Any], contexts: Callable[[], Sequence[TurnContext]]) -> None:
+    """Hand every system that learns from the corpus (``see_corpus``: Memory-Aug.'s corpus-order
+    memory, Persona-Grounded's leave-one-dialogue-out prior) ``contexts()`` — built only when one
+    does — before any turn is asked, so what it learns does not depend on which turn is asked first."""
+    learners = [s for s in systems if hasattr(s, "see_corpus")]
+    if learners:
+        seen = contexts()
+        for system in learners:
+            system.see_corpus(seen)

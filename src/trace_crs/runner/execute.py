@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.base import TurnContext, show_corpus_to
 from trace_crs.baselines.popularity import fallback_output
 from trace_crs.baselines.registry import baseline_class, create, uses_llm
 from trace_crs.kb import KB, load_kb
@@ -46,11 +46,7 @@ def show_corpus(baselines: dict[str, Any], dialogues: list[dict[str, Any]], kb: 
     corpus-order memory, Persona-Grounded's leave-one-dialogue-out prior) the redacted
     contexts of all evaluated dialogues, before any turn is predicted — so what it learns does
     not depend on chunking, worker count or completion order."""
-    learners = [b for b in baselines.values() if hasattr(b, "see_corpus")]
-    if learners:
-        contexts = [ctx for d in dialogues for ctx in turn_contexts(d, kb, pool, seed)]
-        for baseline in learners:
-            baseline.see_corpus(contexts)
+    show_corpus_to(baselines.values(), lambda: [c for d in dialogues for c in turn_contexts(d, kb, pool, seed)])
 
 
 def predict_records(name: str, baseline: Any, contexts: list[TurnContext], clock: Clock) -> list[Record]:
