@@ -64,8 +64,8 @@ report.t03_dataset.plot(df);
 # `src/trace_crs/report/reference/leakage_before.json`).
 
 # %%
-leak = report.t03_dataset.leakage(dialogues_path)
-report.prose.glue_facts("t03_leak", report.t03_dataset.leakage_facts(leak))
+leak = report.t03_corpus.leakage(dialogues_path)
+report.prose.glue_facts("t03_leak", report.t03_corpus.leakage_facts(leak))
 report.present.table(leak)
 
 # %% [markdown]
@@ -90,9 +90,9 @@ report.present.table(leak)
 # (`trace-crs dialogues stats --kb`).
 
 # %%
-evidence = report.t03_dataset.evidence(kb_dir, dialogues_path, n_boot=n_boot)
-report.prose.glue_facts("t03_ev", report.t03_dataset.evidence_facts(evidence))
-report.present.table(report.t03_dataset.evidence_display(evidence))
+evidence = report.t03_corpus.evidence(kb_dir, dialogues_path, n_boot=n_boot)
+report.prose.glue_facts("t03_ev", report.t03_corpus.evidence_facts(evidence))
+report.present.table(report.t03_corpus.evidence_display(evidence))
 
 # %% [markdown]
 # {glue:text}`t03_ev_quote_single_share:.3f` of the {glue:text}`t03_ev_quote_single_n` cited
@@ -113,7 +113,7 @@ report.present.table(report.t03_dataset.evidence_display(evidence))
 # difference on the closed run, per slice.
 
 # %%
-persona = report.t03_dataset.persona_slice(results_dir, n_boot=n_boot)
+persona = report.t03_corpus.persona_slice(results_dir, n_boot=n_boot)
 report.prose.glue_facts("t03_persona", {"delta": float(persona.loc["persona-dependent", "delta"]),
                                         "low": float(persona.loc["persona-dependent", "ci_low"]),
                                         "high": float(persona.loc["persona-dependent", "ci_high"]),

@@ -42,7 +42,7 @@ def preference_prior(persona_type: str) -> frozenset[tuple[str, str]]:
 def persona_dependent(scenario: dict[str, Any]) -> bool:
     """Whether a dialogue's hidden preferences include something its persona type's prior
     favours (:func:`preference_prior`; ``anchor:*`` matches any anchor) — the slice on which
-    knowing the persona can help (the persona slice of Table 3, ``report.t03_dataset.persona_slice``);
+    knowing the persona can help (the persona slice of Table 3, ``report.t03_corpus.persona_slice``);
     False for a scenario without hidden preferences."""
     prior = preference_prior(str(scenario.get("persona_type") or ""))
     hidden = scenario.get("hidden_preferences") or {}

@@ -42,6 +42,7 @@ HELPERS = (
     "sensitivity",
     "numbering",
     "bench_table",
+    "t03_corpus",
 )
 ARTIFACTS = (
     "f01_overview",
