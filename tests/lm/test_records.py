@@ -186,7 +186,7 @@ def test_a_writer_killed_with_9_leaves_every_record_it_finished(tmp_path):
     keys = [r["key"] for r in iter_records(tmp_path)]
     assert len(keys) >= 30 and keys == [f"k-{i}" for i in range(len(keys))]
     assert [shard_state(p) for p in shard_paths(tmp_path)] == ["cut"]
-    from trace_crs.lm.records_verify import rebuild_manifest
+    from trace_crs.lm.records_stats import rebuild_manifest
 
     manifest = rebuild_manifest(tmp_path)               # the writer's entry lagged; the shard counts
     assert manifest["records"] == len(keys) and manifest["counts"] == {"s": {"k": len(keys)}}

@@ -1,4 +1,4 @@
-"""`trace-crs lm records stats|verify` (trace_crs.lm.records_verify) against the fake server: the
+"""`trace-crs lm records stats|verify` (trace_crs.lm.records_stats, trace_crs.lm.records_verify) against the fake server: the
 counts, the seeded sample, the share identical to the record, the reasons, the exit codes."""
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def test_closeness_of_two_replies_by_hand():
 
 def test_the_context_verify_needs_comes_from_the_records(tmp_path):
     from trace_crs.lm.records import Records
-    from trace_crs.lm.records_verify import context_needed
+    from trace_crs.lm.records_stats import context_needed
 
     store = Records(tmp_path)
     store.append({"key": "a", "model": "m", "step": "s", "response": {}, "request": {"max_tokens": 1},

@@ -7,7 +7,7 @@
   model id DSPy will use (no server, no network).
 * ``trace-crs lm ask PROMPT [--config F] [--set k=v ...]`` — one chat completion through the
   configured backend (starts and stops the local server), with latency and token usage.
-* ``trace-crs lm records stats --dir D`` — the LM records in ``D`` (:mod:`trace_crs.lm.records`):
+* ``trace-crs lm records stats --dir D`` — the LM records in ``D`` (:mod:`trace_crs.lm.records_stats`):
   records per model and step, distinct keys, duplicates, shards and bytes, as JSON.
 * ``trace-crs lm records manifest --dir D`` — rewrite ``D/MANIFEST.json`` from the shards
   themselves (after a killed writer, or a merge of two branches' records).
@@ -107,14 +107,14 @@ def _records_dir(args: argparse.Namespace):
 
 
 def _records_stats(args: argparse.Namespace) -> int:
-    from trace_crs.lm.records_verify import records_stats
+    from trace_crs.lm.records_stats import records_stats
 
     print(json.dumps(records_stats(_records_dir(args)), indent=2, sort_keys=True))
     return 0
 
 
 def _records_manifest(args: argparse.Namespace) -> int:
-    from trace_crs.lm.records_verify import rebuild_manifest
+    from trace_crs.lm.records_stats import rebuild_manifest
 
     manifest = rebuild_manifest(_records_dir(args))
     print(json.dumps({k: manifest[k] for k in ("records", "bytes", "counts")}, indent=2, sort_keys=True))
@@ -126,7 +126,8 @@ def _records_verify(args: argparse.Namespace) -> int:
 
     from trace_crs.lm.backend import open_lm
     from trace_crs.lm.records import use_records
-    from trace_crs.lm.records_verify import context_needed, verify_records
+    from trace_crs.lm.records_stats import context_needed
+    from trace_crs.lm.records_verify import verify_records
 
     directory, cfg = _records_dir(args), _cfg(args)
     if not any(s.split("=", 1)[0].strip().removeprefix("lm.") == "n_ctx" for s in args.set or ()):
