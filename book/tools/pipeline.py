@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import resource
 import shlex
 import shutil
 import signal
@@ -182,8 +183,8 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def timed(out: Path, step: str, cmd: list[str]) -> int:
-    """Run ``cmd``; record its wall time (results/<profile>/timings/, read by the Reproduce and
-    provenance pages).
+    """Run ``cmd``; record its wall time and CPU seconds (results/<profile>/timings/, read by the
+    Reproduce and provenance pages).
 
     The record names the build (``TRACE_BUILD``, set once per top-level ``make``), so a page can
     tell one build from nothing from steps left by several builds. While ``cmd`` runs, its elapsed
@@ -205,6 +206,7 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
     earlier = earlier_attempts(out)
     record = {"step": step, "build": os.environ.get("TRACE_BUILD") or None, "earlier_attempts": earlier}
     start = time.perf_counter()
+    cpu_start = _children_cpu()
 
     def snapshot(code: int | None) -> dict:
         return {**record, "seconds": round(time.perf_counter() - start, 3), "returncode": code,
@@ -228,6 +230,7 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     final = snapshot(code)
+    final["cpu_seconds"] = round(_children_cpu() - cpu_start, 3)
     calls = lm_calls(tally)
     if calls is not None:
         final["lm_calls"] = calls
@@ -235,6 +238,13 @@ def timed(out: Path, step: str, cmd: list[str]) -> int:
     partial.unlink(missing_ok=True)
     shutil.rmtree(tally, ignore_errors=True)
     return code
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child process and its reaped descendants:
+    on a shared machine a step's wall time says little, its CPU time what it costs."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def lm_calls(tally: Path) -> dict | None:

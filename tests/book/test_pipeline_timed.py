@@ -102,3 +102,11 @@ def test_a_step_without_llm_lookups_has_no_count(tmp_path):
     out = tmp_path / "run-x.json"
     assert _timed(out, [sys.executable, "-c", "pass"], "b1").wait() == 0
     assert "lm_calls" not in json.loads(out.read_text())
+
+
+def test_cpu_seconds_count_the_step_and_its_descendants(tmp_path):
+    burn = "import time\nwhile time.process_time() < 0.3: pass"                   # 0.3 s of CPU, whatever the load
+    parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {burn!r}], check=True)\n{burn}"
+    out = tmp_path / "run-x.json"
+    assert _timed(out, [sys.executable, "-c", parent], "b1").wait() == 0
+    assert json.loads(out.read_text())["cpu_seconds"] >= 0.6                      # child 0.3 + grandchild 0.3
