@@ -10,12 +10,15 @@ from trace_crs.report import build_time
 
 
 def _step(results: Path, name: str, step: str, seconds: float, finished: str, code: int = 0,
-          build: str | None = "b1", earlier: list | None = None, lm: dict | None = None) -> None:
+          build: str | None = "b1", earlier: list | None = None, lm: dict | None = None,
+          cpu: float | None = None) -> None:
     folder = results / "timings"
     folder.mkdir(parents=True, exist_ok=True)
     record = {"step": step, "seconds": seconds, "finished": finished, "returncode": code, "build": build}
     if lm is not None:
         record["lm_calls"] = lm
+    if cpu is not None:
+        record["cpu_seconds"] = cpu
     if earlier is not None:
         record["earlier_attempts"] = earlier
     (folder / f"{name}.json").write_text(json.dumps(record))
@@ -145,3 +148,17 @@ def test_the_records_verify_report_is_said_or_its_absence(tmp_path):
     text = build_time.markdown([tmp_path], "default", path)
     assert "records of step `run/closed_llm` of `m`" in text
     assert "Of the 30 sampled records made by the history-free local worker, 30 were identical." in text
+
+
+def test_cpu_time_of_the_steps_that_recorded_it(tmp_path):
+    res = tmp_path / "res"
+    _step(res, "kb", "kb/build", 60, "2026-11-26T10:06:00+00:00", cpu=50.0)
+    _step(res, "run-closed", "run/closed", 1200, "2026-11-26T10:26:00+00:00", cpu=2350.0,
+          earlier=[{"seconds": 100, "finished": "2026-11-26T09:00:00+00:00", "returncode": None, "cpu_seconds": 99}])
+    _step(res, "nb", "notebook/t05", 30, "2026-11-26T10:30:00+00:00")              # before steps counted CPU
+    s = build_time.summary([res])
+    assert (s["cpu_s"], s["cpu_steps"]) == (2400.0, 2)                 # finishing attempts only: 50 + 2350
+    text = build_time.cpu_sentence(s, cores=2)
+    assert "40 min 00 s of CPU time (2 of the 3 steps recorded it)" in text and "at least 20 min 00 s" in text
+    assert "of CPU time" in build_time.markdown([res], "default")
+    assert "of CPU time" not in build_time.markdown([tmp_path / "old"], "default")

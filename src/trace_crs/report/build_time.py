@@ -7,7 +7,7 @@ the set-up steps (virtual environment, llama.cpp build, model weights) to
 analyses, notebooks) to ``results/<profile>/timings/``.
 :func:`summary` groups them by stage (the step name's first part); :func:`markdown` is the
 paragraph the Reproduce page includes (``book/content/build_time.md``, written by
-``python -m trace_crs.report.build_time`` before the book is built).  Three measures, because
+``python -m trace_crs.report.build_time`` before the book is built).  Four measures, because
 they differ:
 
 * **busy wall time** — the time during which at least one recorded step was running (the
@@ -15,6 +15,8 @@ they differ:
   once, and the time between builds (an interrupted build resumed later) not at all;
 * **sum of step wall times** — what the steps took one by one (more than the busy time when
   steps ran side by side, each slower than alone);
+* **CPU time** — the CPU seconds of the steps' processes (where recorded): what the build
+  costs whatever else the machine runs (a lower bound for the busy time: CPU time / cores);
 * **span** — from the earliest recorded step's start to the latest's end: more than the busy
   time when anything else ran between steps.
 
@@ -28,10 +30,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from trace_crs.report.provenance import timings
 
@@ -89,7 +94,15 @@ def summary(results_dirs: Sequence[str | Path]) -> dict[str, Any]:
         "unnamed": None in builds,
         "one_build": len(builds) == 1 and None not in builds,
         "lm_calls": lm_calls([r for r in recs if not r["earlier"]]),
+        **cpu_time([r for r in recs if not r["earlier"]]),
     }
+
+
+def cpu_time(recs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``cpu_s``: the CPU seconds of the finishing attempts that recorded them (``book/tools/pipeline.py
+    timed``: the step's processes and their reaped descendants), over ``cpu_steps`` of them."""
+    counted = [float(r["cpu_seconds"]) for r in recs if pd.notna(r.get("cpu_seconds"))]
+    return {"cpu_s": sum(counted), "cpu_steps": len(counted)}
 
 
 def lm_calls(recs: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -171,10 +184,25 @@ def markdown(results_dirs: Sequence[str | Path], profile: str, verify: str | Pat
             "not change keeps the time of the build that last ran it, and the time between "
             "builds is not counted."
         )
+    if s["cpu_steps"]:
+        lines.append(cpu_sentence(s))
     if s["failed"]:
         lines.append(f"{s['failed']} recorded step(s) exited with an error in their last run.")
     lines.append(lm_sentence(s["lm_calls"]))
     return " ".join(lines) + "\n" + tail
+
+
+def cpu_sentence(s: dict[str, Any], cores: int | None = None) -> str:
+    """The steps' CPU time: what the build cost whatever else the machine was running (its wall
+    time grows with the load; on ``cores`` cores — default: this machine's — the busy wall time is
+    at least the CPU time / ``cores``)."""
+    cores = cores or os.cpu_count() or 1
+    some = "" if s["cpu_steps"] == s["steps"] else f" ({s['cpu_steps']} of the {s['steps']} steps recorded it)"
+    return (
+        f"Their processes used {duration(s['cpu_s'])} of CPU time{some}: on a machine shared with other work the "
+        f"wall time grows, the CPU time does not; on this machine's {cores} core(s) the busy wall time is at least "
+        f"{duration(s['cpu_s'] / cores)}."
+    )
 
 
 def verify_sentence(path: str | Path, profile: str) -> str:

@@ -124,7 +124,8 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
     ``book/tools/pipeline.py timed``), ``finished, returncode, build`` (None in records made before
     builds were named), ``earlier_attempts`` and ``lm_calls`` (``{"replayed", "computed"}``: the
     step's LLM look-ups in the records, None for a step that made none or a record made before
-    steps counted them)."""
+    steps counted them) and ``cpu_seconds`` (the finishing attempt's CPU time, None in records made
+    before steps counted it)."""
     rows = []
     for f in sorted(layout.timings_dir(results_dir).glob("*.json")):
         rec = json.loads(f.read_text())
@@ -137,6 +138,7 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
                 "attempts": len(earlier) + 1,
                 "earlier_s": float(sum(a.get("seconds") or 0 for a in earlier)),
                 "lm_calls": rec.get("lm_calls"),
+                "cpu_seconds": rec.get("cpu_seconds"),
             }
         )
     columns = [
@@ -149,6 +151,7 @@ def timings(results_dir: str | Path) -> pd.DataFrame:
         "build",
         "earlier_attempts",
         "lm_calls",
+        "cpu_seconds",
     ]
     return pd.DataFrame(rows, columns=columns).sort_values("step", ignore_index=True)
 
