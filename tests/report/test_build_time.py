@@ -161,4 +161,6 @@ def test_cpu_time_of_the_steps_that_recorded_it(tmp_path):
     text = build_time.cpu_sentence(s, cores=2)
     assert "40 min 00 s of CPU time (2 of the 3 steps recorded it)" in text and "at least 20 min 00 s" in text
     assert "of CPU time" in build_time.markdown([res], "default")
-    assert "of CPU time" not in build_time.markdown([tmp_path / "old"], "default")
+    old = tmp_path / "old"
+    _step(old, "kb", "kb/build", 60, "2026-11-26T10:06:00+00:00")                  # no step recorded its CPU
+    assert build_time.summary([old])["cpu_steps"] == 0 and "of CPU time" not in build_time.markdown([old], "default")

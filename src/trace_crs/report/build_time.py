@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from trace_crs.lm.config import usable_cores
 from trace_crs.report.provenance import timings
 
 STAGES = ("setup", "kb", "dialogues", "run", "score", "sensitivity", "abstention", "live", "notebook")
@@ -193,13 +193,14 @@ def markdown(results_dirs: Sequence[str | Path], profile: str, verify: str | Pat
 
 
 def cpu_sentence(s: dict[str, Any], cores: int | None = None) -> str:
-    """The steps' CPU time: what the build cost whatever else the machine was running (its wall
-    time grows with the load; on ``cores`` cores — default: this machine's — the busy wall time is
-    at least the CPU time / ``cores``)."""
-    cores = cores or os.cpu_count() or 1
+    """The steps' CPU time (their last runs: a killed attempt leaves only its wall time): what the
+    build cost whatever else the machine was running (its wall time grows with the load; on
+    ``cores`` cores — default: those this process may use — the busy wall time is at least the CPU
+    time / ``cores``)."""
+    cores = cores or usable_cores()
     some = "" if s["cpu_steps"] == s["steps"] else f" ({s['cpu_steps']} of the {s['steps']} steps recorded it)"
     return (
-        f"Their processes used {duration(s['cpu_s'])} of CPU time{some}: on a machine shared with other work the "
+        f"Their last runs used {duration(s['cpu_s'])} of CPU time{some}: on a machine shared with other work the "
         f"wall time grows, the CPU time does not; on this machine's {cores} core(s) the busy wall time is at least "
         f"{duration(s['cpu_s'] / cores)}."
     )
