@@ -62,7 +62,18 @@ def given_flags(cls: type, args: argparse.Namespace) -> dict[str, Any]:
     return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name, None) is not None}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def needed_modules(argv: list[str]) -> tuple[str, ...]:
+    """The command modules parsing ``argv`` needs: the one its first word after the global flags
+    (which take no value) names; none for ``--version`` alone; all of them otherwise (help, a typo:
+    the error lists every command).  Importing every module costs each call about a CPU-second."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    if word in COMMAND_MODULES:
+        return (word,)
+    return () if word is None and "--version" in argv else COMMAND_MODULES
+
+
+def build_parser(modules: tuple[str, ...] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The command line with the commands of ``modules`` (all by default)."""
     parser = argparse.ArgumentParser(prog="trace-crs", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"trace-crs {__version__}")
     parser.add_argument(
@@ -78,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the command's summary as one JSON object on stdout",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(f"trace_crs.cli.{name}").register(sub)
     return parser
 
@@ -107,7 +118,8 @@ def _fail(message: object, code: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)  # usage errors: argparse exits with 2
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(needed_modules(argv)).parse_args(argv)  # usage errors: argparse exits with 2
     if args.global_quiet:
         os.environ["TQDM_DISABLE"] = "1"
         if hasattr(args, "quiet"):
