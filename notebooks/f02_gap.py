@@ -69,4 +69,4 @@ report.present.table(report.f02_gap.printed(df), caption="Figure 2: the paper's 
 # ## Provenance of these numbers
 
 # %%
-report.provenance.section(results_dir, [*closed_runs, *open_runs])
+report.provenance.section(results_dir, list(dict.fromkeys([*closed_runs, *open_runs, *(nli_runs or [])])))

@@ -21,7 +21,8 @@ n_boot = 1000
 # # Table 6 — Per-axis stressors
 #
 # Open-set R@1 (system level, open-set subset), fuzzy grounding GS, provenance coverage PC,
-# entailment grounding (NLI column: the backend is the `nli` field below) and rejection recovery.
+# entailment grounding (NLI column: the backend is the `nli` field below; read from `nli_runs` when set,
+# e.g. the default profile's seeded `closed_nli` subset, whose size is in the provenance table) and rejection recovery.
 
 # %%
 from trace_crs import report
@@ -53,7 +54,7 @@ report.t06_per_axis.plot(df);
 # ## Provenance of these numbers
 
 # %%
-report.provenance.section(results_dir, [*closed_runs, *open_runs])
+report.provenance.section(results_dir, list(dict.fromkeys([*closed_runs, *open_runs, *(nli_runs or [])])))
 
 # %% tags=["remove-cell"]
 from trace_crs.report import llm_calls as _llm_calls, prose as _prose

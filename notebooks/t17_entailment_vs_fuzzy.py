@@ -30,6 +30,8 @@ report.prose.glue_facts("t17", report.t17_entailment_vs_fuzzy.facts(df))
 report.present.axes(df, caption="Table 17")
 
 # %% [markdown]
+# Every row's columns come from one run (the provenance table below gives each run's dialogues; in the
+# default profile the non-LLM rows are the seeded `closed_nli` subset, where entailment is scored).
 # The LLM rows rest on the seeded `closed_llm` subset: each cell (the gap resampled with its two
 # means) with its number of dialogues n and a 95 % dialogue-cluster bootstrap interval
 # ({glue:text}`t17_min_clusters` dialogues at least; fewer, or an interval that collapses to a

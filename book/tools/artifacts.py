@@ -1,7 +1,7 @@
 """The artifact map of ARCHITECTURE.md: paper artifact → notebook → report module → CSV → runs → configs.
 
 Built from the sources (the book's toc, each notebook's title, the ``report.<module>.load`` calls,
-the modules whose constant names a ``write_table`` call, and the parameters of its notebook, each
+the modules whose constant names a ``write_table`` call, and the parameters of its notebook in the default profile (``params/default/`` overrides), each
 module's ``NAME``/``NAMES``), so it cannot drift:
 ``tests/test_artifact_map.py`` fails when ARCHITECTURE.md's copy differs.
 
@@ -36,6 +36,12 @@ def outputs(module: str) -> list[str]:
     return [f"{n}.csv" for n in names.values() if n]
 
 
+def effective_params(name: str) -> dict:
+    """The notebook's parameters in the map's profile: its defaults, overridden by ``params/<profile>/``."""
+    over = ROOT / "params" / PROFILE / f"{name}.yaml"
+    return notebook_defaults(ROOT / "notebooks" / f"{name}.py") | (yaml.safe_load(over.read_text()) or {} if over.is_file() else {})
+
+
 def runs_of(defaults: dict) -> list[str]:
     found: list[str] = []
     for key, value in defaults.items():
@@ -62,7 +68,7 @@ def rows() -> list[list[str]]:
         used = re.findall(r"\b(\w+)\.load\(", source) + re.findall(r"write_table\([^\n]*\b(\w+)\.[A-Z][A-Z0-9_]*\)", source)
         modules = [m for m in dict.fromkeys(used) if (ROOT / "src" / "trace_crs" / "report" / f"{m}.py").is_file()]
         csvs = [c for m in modules for c in outputs(m)]
-        runs = runs_of(notebook_defaults(ROOT / "notebooks" / f"{name}.py"))
+        runs = runs_of(effective_params(name))
         configs = [f"`configs/{PROFILE}/{r}.yaml`" for r in runs if (ROOT / "configs" / PROFILE / f"{r}.yaml").is_file()]
         out.append([title, f"`notebooks/{name}.py`", ", ".join(f"`report/{m}.py`" for m in modules) or "—",
                     ", ".join(f"`{c}`" for c in csvs) or "—", ", ".join(runs) or "—", ", ".join(configs) or "—"])

@@ -16,7 +16,7 @@ from pipeline import notebook_defaults  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 PROFILES = ("default", "smoke")
-RUNS = {"closed", "closed_llm", "pool16", "pool32", "open", "open_llm", "open_llm_dense"}
+RUNS = {"closed", "closed_llm", "closed_nli", "pool16", "pool32", "open", "open_llm", "open_llm_dense"}
 
 
 def toc_files() -> list[str]:

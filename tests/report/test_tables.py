@@ -45,11 +45,15 @@ def test_t05_plot_writes_png_and_svg(tmp_path, scores):
 def test_t06_joins_open_and_nli_runs(tmp_path, scores):
     scores(tmp_path, "closed", "tfidf", {"gs": 0.99, "rejection_recovery": 0.8})
     scores(tmp_path, "open", "tfidf", {"recall@1": 0.05})
-    scores(tmp_path, "nli", "tfidf", {"entailment": 0.2})
+    scores(tmp_path, "nli", "tfidf", {"entailment": 0.2}, n_dialogues=7)
     df = t06_per_axis.load(tmp_path, closed_runs=["closed"], open_runs=["open"], nli_runs=["nli"])
     assert _row(df, "tfidf", "R@1_open")["diff"] == pytest.approx(0.05 - 0.099)
     assert _row(df, "tfidf", "NLI")["diff"] == pytest.approx(0.2 - 0.193)
     assert _row(df, "tfidf", "GS")["diff"] == pytest.approx(0.99 - 0.998)
+    # each cell names the run that made it: joined columns their own run, size and signature
+    made = {c: (_row(df, "tfidf", c)["run"], _row(df, "tfidf", c)["n_dialogues"]) for c in ("GS", "R@1_open", "NLI")}
+    assert made == {"GS": ("closed", 2), "R@1_open": ("open", 2), "NLI": ("nli", 7)}
+    assert _row(df, "tfidf", "NLI")["signature"].endswith("run:nli")
 
 
 def test_t06_missing_open_run_names_path(tmp_path, scores):

@@ -73,7 +73,12 @@ def side_by_side(
     frame = pd.DataFrame(rows, columns=LONG_COLUMNS[:-1])
     frame["diff"] = frame["ours"] - frame["paper"]
     carried = [c for c in PROVENANCE_COLUMNS if c in ours.columns]
-    return frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
+    frame = frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
+    for metric, made_by in ours.attrs.get(results.JOINED, {}).items():  # a joined column names its own run
+        rows = frame["metric"] == metric
+        for c in carried:
+            frame.loc[rows, c] = frame.loc[rows, "baseline"].map(made_by[c]) if c in made_by else None
+    return frame
 
 
 def _ours(ours: pd.DataFrame, key: str | None, metric: str) -> float:

@@ -152,13 +152,21 @@ def with_metric(
     as_name: str | None = None,
 ) -> pd.DataFrame:
     """``table`` with ``metric`` taken from the aggregates of ``runs`` (joined by baseline,
-    stored as ``as_name``); ``runs=None`` returns ``table`` unchanged."""
+    stored as ``as_name``); ``runs=None`` returns ``table`` unchanged.  Which run made the joined
+    numbers (its ``run, n_dialogues, n_turns, signature`` per baseline) goes into
+    ``attrs[JOINED][name]``, so a table's cells of that column name their own run."""
     if runs is None:
         return table
     other = metric_table(load_aggregates(results_dir, runs))
     name = as_name or metric
     column = other[metric] if metric in other.columns else pd.Series(float("nan"), index=other.index)
-    return table.drop(columns=name, errors="ignore").join(column.rename(name))
+    out = table.drop(columns=name, errors="ignore").join(column.rename(name))
+    made_by = other[[c for c in ("run", "n_dialogues", "n_turns", "signature") if c in other.columns]]
+    out.attrs = {**table.attrs, JOINED: {**table.attrs.get(JOINED, {}), name: made_by}}
+    return out
+
+
+JOINED = "joined_from"  # attrs key of with_metric: joined column -> the provenance of its numbers
 
 
 def write_table(frame: pd.DataFrame, results_dir: str | Path, name: str) -> Path:
