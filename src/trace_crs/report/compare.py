@@ -31,8 +31,7 @@ BASELINES: dict[str, tuple[str, str]] = {k: (registry.LABELS[k], registry.FAMILY
 # Short and long forms the paper prints in a few tables (Table 21; Table 8).
 ALIASES = {"RAG-Cit.": "rag_citation", "Multi-Rev.": "mrs", "Persona-Grounded": "persona", "Multi-Review Synth.": "mrs"}
 LONG_COLUMNS = ["Baseline", "baseline", "column", "metric", "paper", "ours", "diff"]
-# Carried from our metric table into every table CSV (which run and config made the number).
-PROVENANCE_COLUMNS = ["run", "n_dialogues", "n_turns", "signature"]
+PROVENANCE_COLUMNS = results.PROVENANCE_COLUMNS
 
 
 def label(key: str) -> str:

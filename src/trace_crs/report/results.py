@@ -161,12 +161,14 @@ def with_metric(
     name = as_name or metric
     column = other[metric] if metric in other.columns else pd.Series(float("nan"), index=other.index)
     out = table.drop(columns=name, errors="ignore").join(column.rename(name))
-    made_by = other[[c for c in ("run", "n_dialogues", "n_turns", "signature") if c in other.columns]]
+    made_by = other[[c for c in PROVENANCE_COLUMNS if c in other.columns]]
     out.attrs = {**table.attrs, JOINED: {**table.attrs.get(JOINED, {}), name: made_by}}
     return out
 
 
 JOINED = "joined_from"  # attrs key of with_metric: joined column -> the provenance of its numbers
+# Carried from a metric table into every table CSV (which run and config made the number).
+PROVENANCE_COLUMNS = ["run", "n_dialogues", "n_turns", "signature"]
 
 
 def write_table(frame: pd.DataFrame, results_dir: str | Path, name: str) -> Path:
