@@ -170,3 +170,13 @@ def test_t29_judge_columns(tmp_path, scores):
     assert _row(df, "dst", "Flow")["diff"] == pytest.approx(3.5 - 4.74)
     assert pd.isna(_row(df, "tfidf", "Relevance")["ours"])
     assert t29.facts(df) == {"n_judged": 1}
+
+
+def test_joined_provenance_survives_concat(tmp_path, scores):
+    """pandas compares ``attrs`` when it concatenates frames that carry them (findings do)."""
+    scores(tmp_path, "closed", "tfidf", {"gs": 0.99})
+    scores(tmp_path, "nli", "tfidf", {"entailment": 0.2})
+    joined = results.with_metric(results.metric_table(results.load_aggregates(tmp_path, ["closed"])), tmp_path,
+                                 ["nli"], "entailment")
+    both = pd.concat([joined["gs"], joined["entailment"]], axis=1, keys=["gs", "ent"])
+    assert both.loc["tfidf"].tolist() == [0.99, 0.2]

@@ -74,9 +74,10 @@ def side_by_side(
     carried = [c for c in PROVENANCE_COLUMNS if c in ours.columns]
     frame = frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
     for metric, made_by in ours.attrs.get(results.JOINED, {}).items():  # a joined column names its own run
-        rows = frame["metric"] == metric
+        of_metric = frame["metric"] == metric
         for c in carried:
-            frame.loc[rows, c] = frame.loc[rows, "baseline"].map(made_by[c]) if c in made_by else None
+            joined = pd.Series([made_by.get(k, {}).get(c) for k in frame["baseline"]], index=frame.index, dtype=object)
+            frame[c] = frame[c].astype(object).where(~of_metric, joined).infer_objects()
     return frame
 
 

@@ -161,12 +161,13 @@ def with_metric(
     name = as_name or metric
     column = other[metric] if metric in other.columns else pd.Series(float("nan"), index=other.index)
     out = table.drop(columns=name, errors="ignore").join(column.rename(name))
-    made_by = other[[c for c in PROVENANCE_COLUMNS if c in other.columns]]
+    # plain dicts: pandas compares attrs when it concatenates, and a frame there has no truth value
+    made_by = other[[c for c in PROVENANCE_COLUMNS if c in other.columns]].to_dict("index")
     out.attrs = {**table.attrs, JOINED: {**table.attrs.get(JOINED, {}), name: made_by}}
     return out
 
 
-JOINED = "joined_from"  # attrs key of with_metric: joined column -> the provenance of its numbers
+JOINED = "joined_from"  # attrs key of with_metric: joined column -> {baseline: provenance of its number}
 # Carried from a metric table into every table CSV (which run and config made the number).
 PROVENANCE_COLUMNS = ["run", "n_dialogues", "n_turns", "signature"]
 
