@@ -167,3 +167,22 @@ def test_each_conversation_is_asked_from_one_thread(world):
     assert all(len(t["turns"]) > 2 for t, _, _ in transcripts)  # several rounds
     assert all(len(ids) == 1 for ids in system.threads.values())
     assert len(set().union(*system.threads.values())) == 2
+
+
+def test_a_reply_quoting_one_review_twice_is_one_citation_of_the_prediction(world):
+    """An LLM reply that quotes R1 twice (two quotes, one review) is a valid prediction: it cites R1
+    once (as the closed runner's records do), so scoring the live run accepts it."""
+    kb, dialogues, _ = world
+    d = dialogues[0]
+    top = d["candidate_poi_ids"][0]
+    r1, r2 = [r.review_id for r in kb.reviews_of(top)][:2]
+
+    class Quoting(Scripted):
+        def predict(self, ctx):
+            out = super().predict(ctx)
+            out.citations = [{"label": "R1", "review_id": r1, "quote": "a"}, {"label": "R2", "review_id": r2, "quote": "b"},
+                             {"label": "R1", "review_id": r1, "quote": "c"}]
+            return out
+    transcript, _, preds = converse(Quoting(lambda ctx: top), "s", d, kb, cfg=SimConfig(max_turns=2))
+    assert preds[0]["citations"] == [{"label": "R1", "review_id": r1}, {"label": "R2", "review_id": r2}]
+    assert score_predictions(kb, [transcript], preds, ScoreConfig()).aggregate["n_turns"] == len(preds)

@@ -2,7 +2,8 @@
 
 import pytest
 
-from trace_crs.runner.records import SCHEMA, Record, cited_labels
+from trace_crs.metrics.predictions import cited_labels
+from trace_crs.runner.records import SCHEMA, Record
 
 
 def test_record_keys_are_the_parquet_columns():

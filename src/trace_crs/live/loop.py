@@ -36,6 +36,7 @@ from trace_crs.live.ask import ASK_ACTION, asks
 from trace_crs.live.simulator import SimConfig, TemplateUser
 from trace_crs.metrics import dialogue as dlg
 from trace_crs.metrics.abstention import abstains
+from trace_crs.metrics.predictions import cited_labels
 from trace_crs.metrics.recommendation import dedup, recommended
 from trace_crs.runner.tasks import shuffled_pool
 
@@ -144,7 +145,7 @@ class Conversation:
                     "turn_id": ctx.turn_id,
                     "ranked_poi_ids": [str(p) for p in out.ranked_poi_ids],
                     "text": out.text,
-                    "citations": [{"label": c["label"], "review_id": c["review_id"]} for c in out.citations],
+                    "citations": cited_labels(out.citations),  # two quotes of one review: one citation
                 }
             )
         reply = self.user.respond(sys_turn, len(self.turns))

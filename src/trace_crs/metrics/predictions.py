@@ -43,6 +43,17 @@ class PredictedCitation(TypedDict):
     review_id: str
 
 
+def cited_labels(citations: list[dict[str, Any]]) -> list[PredictedCitation]:
+    """A prediction's citations, one per label in first-cited order: a prediction maps each label to
+    the review it names, and a reply that quotes one label twice (two quotes of one review) names
+    that review once.  One label naming two reviews is a baseline bug (ValueError)."""
+    reviews: dict[str, str] = {}
+    for c in citations:
+        if reviews.setdefault(c["label"], c["review_id"]) != c["review_id"]:
+            raise ValueError(f"label {c['label']!r} names two reviews: {reviews[c['label']]!r}, {c['review_id']!r}")
+    return [PredictedCitation(label=label, review_id=review_id) for label, review_id in reviews.items()]
+
+
 class Prediction(TypedDict):
     """One line of a predictions file, the ``trace-crs score`` input (ARCHITECTURE §5)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 from trace_crs.atomic import write_atomic
 from trace_crs.baselines.base import BaselineOutput, TurnContext
 from trace_crs.kb.store import dump_jsonl
-from trace_crs.metrics.predictions import PredictedCitation, Prediction
+from trace_crs.metrics.predictions import Prediction, cited_labels
 
 SCHEMA = pa.schema(
     [
@@ -121,17 +121,6 @@ def prediction_rows(table: pa.Table, baseline: str) -> list[Prediction]:
         }
         for r in rows
     ]
-
-
-def cited_labels(citations: list[dict[str, Any]]) -> list[PredictedCitation]:
-    """A prediction's citations, one per label in first-cited order: a prediction maps each label to
-    the review it names, and a reply that quotes one label twice (two quotes of one review) names
-    that review once.  One label naming two reviews is a baseline bug (ValueError)."""
-    reviews: dict[str, str] = {}
-    for c in citations:
-        if reviews.setdefault(c["label"], c["review_id"]) != c["review_id"]:
-            raise ValueError(f"label {c['label']!r} names two reviews: {reviews[c['label']]!r}, {c['review_id']!r}")
-    return [PredictedCitation(label=label, review_id=review_id) for label, review_id in reviews.items()]
 
 
 def write_predictions(table: pa.Table, baselines: list[str], directory: Path) -> list[Path]:
