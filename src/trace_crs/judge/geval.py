@@ -57,51 +57,65 @@ def question(factor: str) -> str:
 
 
 def factor_messages(prefix: str, log: str, factor: str) -> list[dict[str, str]]:
-    return [{"role": "system", "content": prefix}, {"role": "user", "content": f"{log}\n\n{question(factor)}"}]
+    return log_question(prefix, log, question(factor))
 
 
-def rating_distribution(pairs: Sequence[tuple[str, float]]) -> tuple[list[float], float] | None:
-    """``(p(0..4) normalised over the five digits, their total mass)`` from a top-logprob list;
-    ``None`` when no rating digit is among the listed tokens.  Token variants that strip to the
-    same digit (``"4"``, ``" 4"``) are summed."""
-    probs = [0.0] * len(SCORES)
+def log_question(prefix: str, log: str, text: str) -> list[dict[str, str]]:
+    """The shared system message, the conversation log, then the question ``text`` (the suffix)."""
+    return [{"role": "system", "content": prefix}, {"role": "user", "content": f"{log}\n\n{text}"}]
+
+
+def rating_distribution(
+    pairs: Sequence[tuple[str, float]], scores: Sequence[int] = SCORES
+) -> tuple[list[float], float] | None:
+    """``(p(s) for s in scores, normalised over those digits; their total mass)`` from a top-logprob
+    list (``scores``: 0..4, or a shorter scale such as persuasiveness' 0..2); ``None`` when no
+    rating digit is among the listed tokens.  Token variants that strip to the same digit
+    (``"4"``, ``" 4"``) are summed."""
+    probs = [0.0] * len(scores)
     for token, lp in pairs:
         text = token.strip()
-        if len(text) == 1 and text.isdigit() and int(text) in SCORES:
-            probs[int(text)] += math.exp(lp)
+        if len(text) == 1 and text.isdigit() and int(text) in scores:
+            probs[list(scores).index(int(text))] += math.exp(lp)
     mass = sum(probs)
     if mass <= 0.0:
         return None
     return [p / mass for p in probs], mass
 
 
-def expected_score(dist: Sequence[float]) -> float:
-    return sum(s * p for s, p in zip(SCORES, dist, strict=True))
+def expected_score(dist: Sequence[float], scores: Sequence[int] = SCORES) -> float:
+    return sum(s * p for s, p in zip(scores, dist, strict=True))
 
 
-def greedy_score(dist: Sequence[float]) -> int:
+def greedy_score(dist: Sequence[float], scores: Sequence[int] = SCORES) -> int:
     """The most probable rating (ties: the lower score, so no tie favours a high rating)."""
-    return max(SCORES, key=lambda s: (dist[s], -s))
+    return max(scores, key=lambda s: (dist[list(scores).index(s)], -s))
 
 
 def rate_by_logprobs(
     t: Transcript, factor: str, lm: Callable[..., Any], rating: str, prefix: str | None = None
 ) -> dict[str, Any]:
     """One factor of ``t``: ``{"rating", "greedy", "expected", "distribution", "mass", "error"}``."""
+    return rate_messages(factor_messages(prefix or judge_prefix(), t.log(), factor), lm, rating)
+
+
+def rate_messages(
+    messages: list[dict[str, str]], lm: Callable[..., Any], rating: str, scores: Sequence[int] = SCORES
+) -> dict[str, Any]:
+    """The rating of one question whose answer is a digit of ``scores`` (one 1-token call)."""
     if rating not in RATINGS:
         raise ValueError(f"rating: expected one of {RATINGS}, got {rating!r}")
-    messages = factor_messages(prefix or judge_prefix(), t.log(), factor)
     with quiet_truncation():
         outputs = lm(messages=messages, logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0)
     first = outputs[0]
     if not isinstance(first, dict) or "logprobs" not in first:
         raise ValueError("the judge LM returned no logprobs (an API model without logprobs: use --mode per-factor)")
-    got = rating_distribution(top_entries(first["logprobs"]))
+    got = rating_distribution(top_entries(first["logprobs"]), scores)
     if got is None:
         text = first.get("text", "")
         return {"rating": None, "error": f"no rating digit among the top {TOP_K} first tokens (reply {text!r:.40})"}
     dist, mass = got
-    greedy, expected = greedy_score(dist), round(expected_score(dist), DIGITS)
+    greedy, expected = greedy_score(dist, scores), round(expected_score(dist, scores), DIGITS)
     return {
         "rating": expected if rating == "expected" else greedy,
         "greedy": greedy,

@@ -30,7 +30,8 @@ from trace_crs.judge.debate import debate, debate_config
 from trace_crs.judge.domain import check_localised, current, domain_file, judging, localise
 from trace_crs.judge.factors import FACTORS, rubric_file
 from trace_crs.judge.geval import PROMPT_VERSION as LOGPROB_VERSION
-from trace_crs.judge.persuasive import PERSUASIVE_VERSION, rate_persuasiveness
+from trace_crs.judge.geval import judge_prefix
+from trace_crs.judge.persuasive import persuasive_version, rate_persuasiveness, rate_persuasiveness_logprob
 from trace_crs.judge.records import judged_record
 from trace_crs.judge.transcript import Transcript, transcript_record
 from trace_crs.kb.store import iter_jsonl
@@ -51,7 +52,7 @@ def settings_of(
     ``debate`` → the debate model; ``domain``: a ``--domain`` override of the transcripts' own;
     ``persuasiveness``: also rate it, :mod:`trace_crs.judge.persuasive` — a key only when on, so
     records judged without it keep their keys)."""
-    extra: dict[str, Any] = {"persuasiveness": PERSUASIVE_VERSION} if persuasiveness else {}
+    extra: dict[str, Any] = {"persuasiveness": persuasive_version(mode)} if persuasiveness else {}
     if mode == "logprob":  # a key only in that mode, so records of the other modes keep their keys
         extra["rating"] = rating
     return {
@@ -96,11 +97,11 @@ def judge_one(
             if settings["aggregator"] == "debate"
             else None
         )
-        persuasive = (
-            rate_persuasiveness(t, debate_lm or lms[FACTORS[0]], settings["retries"])
-            if "persuasiveness" in settings
-            else None
-        )
+        persuasive = None
+        if "persuasiveness" in settings and settings["mode"] == "logprob":  # on the last factor's worker
+            persuasive = rate_persuasiveness_logprob(t, lms[FACTORS[-1]], settings["rating"], judge_prefix())
+        elif "persuasiveness" in settings:
+            persuasive = rate_persuasiveness(t, debate_lm or lms[FACTORS[0]], settings["retries"])
     judges = settings["judges"]
     single = len({judges[n] for n in FACTORS}) == 1
     meta = {
