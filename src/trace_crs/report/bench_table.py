@@ -68,8 +68,8 @@ def differing(per_config: dict[str, list[int]]) -> str:
 
 
 def throughput_row(d: dict[str, Any] | None, arm: str = "slots", after: str = "parallel slots") -> str:
-    """LLM Zero-Shot turns/s of configuration ``arm`` over the first (reference) configuration."""
-    what = f"LLM Zero-Shot turns/s (`bench_lm_throughput.py`): {after} ÷ the two-process pool"
+    """LLM Zero-Shot turns per minute of configuration ``arm`` over the first (reference) configuration."""
+    what = f"LLM Zero-Shot turns per minute (`bench_lm_throughput.py`): {after} ÷ the two-process pool"
     if d is None or arm not in d.get("configs", {}):
         return f"| {what} | not run | ≥ 2× |"
     # the reference is the run's first configuration, named in its ratio keys (the JSON's keys are sorted)
@@ -81,8 +81,8 @@ def throughput_row(d: dict[str, Any] | None, arm: str = "slots", after: str = "p
     return (
         f"| {what}; {d['weights']}, {d['subset']} dialogues, {d['threads']} threads{slots}, "
         f"n = {len(d[first]['runs'])} run(s) each, 1-min load {min(loads)}–{max(loads)} ({d['date']}) | "
-        f"{d[arm]['median_turns_per_s']} ÷ "
-        f"{d[first]['median_turns_per_s']} turns/s = **{ratio}×**; records differing from the first run: "
+        f"{60 * d[arm]['median_turns_per_s']:.2f} ÷ "
+        f"{60 * d[first]['median_turns_per_s']:.2f} turns/min = **{ratio}×**; records differing from the first run: "
         f"{differing(d['differing_records'])} of {d[first]['runs'][0]['turns']} | ≥ 2× |"
     )
 
