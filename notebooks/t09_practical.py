@@ -33,7 +33,7 @@ report.prose.glue_facts("t09", report.t09_practical.facts(df))
 # ({glue:text}`t09_best_spatial:.3f`; the paper prints {glue:text}`t09_itinerary_spatial_paper:.3f`
 # for Itinerary, whose nearest-neighbour tour step produces it).
 #
-# Itinerary diversity (distinct POI types among the recommended POIs) is empty in our rows:
+# Itinerary diversity (distinct POI types among the recommended POIs) reads "undefined" in our rows:
 # every Trace candidate pool — closed, 16, 32 or open set — is one city × POI-type slice, so no
 # baseline can mix types and the metric is undefined there (`metrics.practical`); the paper's
 # value for Itinerary comes from plans that mix restaurants, hotels and attractions.

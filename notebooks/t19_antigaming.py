@@ -19,7 +19,9 @@ n_boot = 1000
 # # Table 19 — Anti-gaming: citation density vs grounding (Appendix L)
 #
 # Does citing more buy grounding? Pearson r between citation density (CD) and grounding (GS)
-# per baseline over its turns, with the means.
+# per baseline over its turns, with the means. Where GS or CD is the same on every turn of a
+# baseline (a retriever that only quotes its reviews verbatim can have GS 1 throughout), r has no
+# value: the cell reads "undefined" and the caption names the constant variable.
 
 # %%
 from trace_crs import report

@@ -77,6 +77,14 @@ def test_comparison_groups_paper_ours_delta_and_says_not_run():
     assert html.count(present.DEVIATES_CLASS) == 1
 
 
+def test_a_computed_cell_without_a_value_says_undefined_and_why_in_the_caption():
+    long = LONG.assign(undefined=["", "pool of one type", "", ""])   # TF-IDF's CGS: computed, no value
+    shown = present.comparison(long, caption="Table X")
+    assert shown.data[("CGS", "ours")].tolist() == ["undefined", "0.500"]
+    assert shown.styler.caption == "Table X undefined (CGS): pool of one type."
+    assert present.comparison(LONG).data[("CGS", "ours")].tolist() == ["not run", "0.500"]
+
+
 def test_axes_split_a_wide_table_and_skip_empty_axes():
     stack = present.axes(LONG, {"accuracy": ("R@1",), "grounding": ("CGS",), "recovery": ("TSR",)}, "Table 5")
     assert [t.styler.caption for t in stack.tables] == ["Table 5: accuracy", "Table 5: grounding"]

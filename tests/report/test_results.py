@@ -54,3 +54,21 @@ def test_write_table_path(tmp_path):
     path = results.write_table(pd.DataFrame({"a": [0.1234567]}), tmp_path, "t")
     assert path == tmp_path / "tables" / "t.csv"
     assert path.read_text() == "a\n0.123457\n"
+
+
+def test_a_metric_no_dialogue_defines_is_undefined_not_missing(tmp_path, scores):
+    """2 of 2 dialogues undefined -> the registry's reason; 1 of 2 -> a value, nothing marked; a baseline
+    whose metric is absent from its file is not marked either (not computed)."""
+    scores(tmp_path, "closed", "tfidf", {"itinerary_diversity": None, "price_alignment": 0.5},
+           n_undefined={"itinerary_diversity": 2, "price_alignment": 1})
+    scores(tmp_path, "closed", "dense", {"recall@1": 0.2})
+    from trace_crs.report import compare, paper
+    ours = results.metric_table(results.load_aggregates(tmp_path, "closed"))
+    reason = results.metric_registry.undefined("itinerary_diversity")
+    assert "two POI types" in reason
+    assert ours.attrs[results.UNDEFINED] == {"itinerary_diversity": {"tfidf": reason}}
+    long = compare.side_by_side(paper.table("table9_practical"), ours,
+                                {"ItineraryDiversity": "itinerary_diversity", "PriceAlignment": "price_alignment"})
+    cell = long.set_index(["baseline", "metric"])["undefined"]
+    assert cell[("tfidf", "itinerary_diversity")] == reason
+    assert cell[("dense", "itinerary_diversity")] == "" and cell[("tfidf", "price_alignment")] == ""

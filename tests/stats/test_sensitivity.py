@@ -105,3 +105,16 @@ def test_breakdowns_by_hand():
     assert pool.loc[(8, "gs"), "value"] == 0.75 and pool.loc[(16, "recall@1"), "n_turns"] == 2
     with pytest.raises(ValueError, match="unknown difficulty"):
         difficulty_breakdown(per_turn.assign(difficulty="insane"))
+
+
+def test_anti_gaming_says_why_r_is_undefined():
+    """Hand-worked: GS constant (a), CD constant (b), two turns (c), both varying (d, r = 1 by construction)."""
+    per_turn = pd.DataFrame({
+        "baseline": ["a"] * 3 + ["b"] * 3 + ["c"] * 2 + ["d"] * 3,
+        "cd": [0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 0.1, 0.2, 0.1, 0.2, 0.3],
+        "gs": [1.0, 1.0, 1.0, 0.5, 0.7, 0.9, 0.5, 0.6, 0.2, 0.4, 0.6],
+    })
+    ag = anti_gaming(per_turn).set_index("baseline")
+    assert ag["undefined"].to_dict() == {"a": "GS the same on every turn", "b": "CD the same on every turn",
+                                         "c": "fewer than 3 turns", "d": ""}
+    assert ag.loc[["a", "b", "c"], "pearson_r"].isna().all() and ag.at["d", "pearson_r"] == pytest.approx(1.0)

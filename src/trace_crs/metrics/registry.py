@@ -54,6 +54,7 @@ class Metric:
     slug: str = ""  # short id in glued keys (``tau_r1_non_llm``); default: the key
     pooled: tuple[str, str] | None = None  # pooled_ratio: (numerator, denominator) columns
     of: str | None = None  # alt_only: the turn metric it restricts
+    undefined: str = ""  # dialogue metrics: where a dialogue has no value (a table says "undefined", not "not run")
 
     def __post_init__(self) -> None:
         assert self.level in LEVELS and self.aggregation in AGGREGATIONS, self
@@ -147,6 +148,8 @@ METRICS: dict[str, Metric] = {
             [pr.itinerary_diversity(t, p) for t, p in zip(db.poi_types, db.pool_types, strict=False)], dtype=float
         ),
         "ItineraryDiversity",
+        undefined="defined only where the candidate pool offers at least two POI types; every Trace pool is one "
+        "city × POI-type slice (metrics.practical)",
     ),
     "tsr": Metric("dialogue", _each(lambda d, cfg: dlg.task_success(d), "hits"), "TSR"),
     "t2r": Metric(
@@ -188,6 +191,11 @@ POOLED_RATIOS: dict[str, tuple[str, str]] = {k: m.pooled for k, m in METRICS.ite
 def label(key: str) -> str:
     """The display label of metric ``key``; keys outside the registry are returned unchanged."""
     return METRICS[key].label if key in METRICS else key
+
+
+def undefined(key: str) -> str:
+    """Where the metric has no value, as its entry declares it ("no dialogue defines it" by default)."""
+    return METRICS[key].undefined or "no dialogue defines it"
 
 
 def higher_is_better(key: str) -> bool:

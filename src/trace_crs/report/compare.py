@@ -32,6 +32,9 @@ BASELINES: dict[str, tuple[str, str]] = {k: (registry.LABELS[k], registry.FAMILY
 ALIASES = {"RAG-Cit.": "rag_citation", "Multi-Rev.": "mrs", "Persona-Grounded": "persona", "Multi-Review Synth.": "mrs"}
 LONG_COLUMNS = ["Baseline", "baseline", "column", "metric", "paper", "ours", "diff"]
 PROVENANCE_COLUMNS = results.PROVENANCE_COLUMNS
+# Long-frame column: why a reproduced cell has no value although it was computed ("" otherwise;
+# from the metric table's ``attrs[results.UNDEFINED]``); the book shows "undefined" there, not "not run".
+UNDEFINED = results.UNDEFINED
 
 
 def label(key: str) -> str:
@@ -58,7 +61,9 @@ def side_by_side(
     ``reported``: a paper table (printed strings); ``ours``: metric table indexed by
     baseline key; ``columns``: paper column -> our metric column.  Rows: paper rows in
     printed order, then our baselines the paper does not print.  A metric we did not
-    compute gives ``ours = NaN``; a paper cell lost in extraction gives ``paper = NaN``.
+    compute gives ``ours = NaN``; a paper cell lost in extraction gives ``paper = NaN``; a metric
+    computed without a value (``ours.attrs[results.UNDEFINED]``) gives ``ours = NaN`` and its reason
+    in column ``undefined``.
     """
     keys = [key_of(t) for t in reported[label_col]]
     extra: list[str] = [k for k in ours.index if k not in keys]
@@ -71,6 +76,11 @@ def side_by_side(
             rows.append((label(key), key, col, metric, float("nan"), _ours(ours, key, metric)))
     frame = pd.DataFrame(rows, columns=LONG_COLUMNS[:-1])
     frame["diff"] = frame["ours"] - frame["paper"]
+    why = ours.attrs.get(results.UNDEFINED, {})
+    frame[UNDEFINED] = [
+        why.get(metric, {}).get(key, "") if pd.isna(value) else ""
+        for metric, key, value in zip(frame["metric"], frame["baseline"], frame["ours"], strict=True)
+    ]
     carried = [c for c in PROVENANCE_COLUMNS if c in ours.columns]
     frame = frame.merge(ours[carried], left_on="baseline", right_index=True, how="left")
     for metric, made_by in ours.attrs.get(results.JOINED, {}).items():  # a joined column names its own run

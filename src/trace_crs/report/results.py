@@ -28,6 +28,7 @@ import yaml
 
 from trace_crs import results_layout as layout
 from trace_crs.atomic import write_atomic
+from trace_crs.metrics import registry as metric_registry
 from trace_crs.results_layout import ResultsMissing, require
 
 __all__ = ["ResultsMissing", "require"]  # re-exported: the report modules' one existence check
@@ -64,13 +65,19 @@ def load_aggregates(
     """One row per (run, baseline): ``run, baseline, n_dialogues, n_turns, n_missing,
     signature`` + one column per aggregate metric key."""
     rows = []
+    undefined: dict[str, dict[str, str]] = {}
     for run in _runs(runs):
         for baseline in run_baselines(results_dir, run):
             agg = read_aggregate(results_dir, run, baseline)
             row = {"run": run, "baseline": baseline, **{k: agg.get(k) for k in META_COLUMNS[2:]}}
             row.update(agg.get("metrics", {}))
             rows.append(row)
-    return _keep(pd.DataFrame(rows), baselines, runs, results_dir)
+            for metric, n in agg.get("n_undefined", {}).items():  # computed, and no dialogue has a value
+                if n and n == agg.get("n_dialogues") and metric in metric_registry.METRICS:
+                    undefined.setdefault(metric, {})[baseline] = metric_registry.undefined(metric)
+    out = _keep(pd.DataFrame(rows), baselines, runs, results_dir)
+    out.attrs = {UNDEFINED: undefined}
+    return out
 
 
 def _keep(
@@ -141,7 +148,9 @@ def metric_table(aggregates: pd.DataFrame) -> pd.DataFrame:
             f"baseline(s) {sorted(set(dupes))} appear in more than one run; "
             "select the runs so each baseline comes from exactly one"
         )
-    return aggregates.set_index("baseline")
+    out = aggregates.set_index("baseline")
+    out.attrs = dict(aggregates.attrs)
+    return out
 
 
 def with_metric(
@@ -163,10 +172,13 @@ def with_metric(
     out = table.drop(columns=name, errors="ignore").join(column.rename(name))
     # plain dicts: pandas compares attrs when it concatenates, and a frame there has no truth value
     made_by = other[[c for c in PROVENANCE_COLUMNS if c in other.columns]].to_dict("index")
-    out.attrs = {**table.attrs, JOINED: {**table.attrs.get(JOINED, {}), name: made_by}}
+    undefined = {**table.attrs.get(UNDEFINED, {}), name: other.attrs.get(UNDEFINED, {}).get(metric, {})}
+    out.attrs = {**table.attrs, JOINED: {**table.attrs.get(JOINED, {}), name: made_by}, UNDEFINED: undefined}
     return out
 
 
+# attrs key of a metric table: metric -> {baseline: why the metric has no value although it was computed}
+UNDEFINED = "undefined"
 JOINED = "joined_from"  # attrs key of with_metric: joined column -> {baseline: provenance of its number}
 # Carried from a metric table into every table CSV (which run and config made the number).
 PROVENANCE_COLUMNS = ["run", "n_dialogues", "n_turns", "signature"]

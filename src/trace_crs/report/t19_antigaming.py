@@ -42,6 +42,8 @@ def load(results_dir: str | Path, runs: Sequence[str] = ("closed", "closed_llm")
     turns = results.load_per_turn(results_dir, runs)
     ours = anti_gaming(turns).set_index("baseline")
     ours["run"] = turns.drop_duplicates("baseline").set_index("baseline")["run"]
+    why = {k: w for k, w in ours.pop("undefined").items() if w}
+    ours.attrs[results.UNDEFINED] = {"pearson_r": why, "p_value": why}
     return compare.side_by_side(paper.table(PAPER), ours, COLUMNS)
 
 

@@ -19,14 +19,23 @@ from trace_crs.stats.frames import require_baselines, require_columns, require_f
 
 
 def anti_gaming(per_turn: pd.DataFrame, x: str = "cd", y: str = "gs", source: str = "per-turn scores") -> pd.DataFrame:
-    """``baseline, n_turns, mean_<x>, mean_<y>, pearson_r, p_value`` per baseline."""
+    """``baseline, n_turns, mean_<x>, mean_<y>, pearson_r, p_value, undefined`` per baseline; ``undefined``
+    says why r has no value ("" where it has one): Pearson r needs 3 turns and both variables varying."""
     require_columns(per_turn, ["baseline", x, y], source)
     rows = []
     for base, f in per_turn.groupby("baseline", sort=True):
         require_finite(f, x, source)
         require_finite(f, y, source)
         a, b = f[x].to_numpy(float), f[y].to_numpy(float)
-        r, p = (np.nan, np.nan) if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0 else stats.pearsonr(a, b)
+        constant = [name for name, v in ((x, a), (y, b)) if a.size and np.ptp(v) == 0]
+        why = (
+            "fewer than 3 turns"
+            if a.size < 3
+            else f"{' and '.join(n.upper() for n in constant)} the same on every turn"
+            if constant
+            else ""
+        )
+        r, p = (np.nan, np.nan) if why else stats.pearsonr(a, b)
         rows.append(
             {
                 "baseline": base,
@@ -35,6 +44,7 @@ def anti_gaming(per_turn: pd.DataFrame, x: str = "cd", y: str = "gs", source: st
                 f"mean_{y}": b.mean(),
                 "pearson_r": float(r),
                 "p_value": float(p),
+                "undefined": why,
             }
         )
     return pd.DataFrame(rows)
