@@ -20,7 +20,7 @@ bench-draft: $(STAMP) ## prompt-lookup drafts vs none: CoRE judge and LLM Zero-S
 LLAMA_NATIVE_SITE := results/bench/llama-native
 bench-llama-build: $(STAMP) $(VENV)/.llama-installed models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf ## portable vs native llama.cpp build: prefill/decode speed (results/bench/llama_build.json)
 	rm -rf $(LLAMA_NATIVE_SITE) && mkdir -p results/bench
-	CMAKE_ARGS="-DGGML_NATIVE=ON" $(PY) -m pip install -q --no-cache-dir --no-deps --target $(LLAMA_NATIVE_SITE) "llama-cpp-python==0.3.36"
+	CMAKE_ARGS="$(LLAMA_NATIVE_CMAKE)" $(PY) -m pip install -q --no-cache-dir --no-deps --target $(LLAMA_NATIVE_SITE) "llama-cpp-python==0.3.36"
 	$(PY) bench/bench_llama_build.py --native-site $(LLAMA_NATIVE_SITE) --out results/bench/llama_build.json
 
 .PHONY: bench bench-draft bench-llama-build

@@ -16,8 +16,13 @@ llama: $(LLAMA_STAMP) ## build/install llama-cpp-python[server] (portable, GGML_
 # prompt processing (`make bench-llama-build`); its replies get their own model id and LM cache
 # entries (src/trace_crs/lm/build.py).  Never through pip's wheel cache: a wheel built for one CPU
 # must not reach another.  `make llama-portable` goes back.
-llama-native: | $(STAMP) ## rebuild llama-cpp-python for this CPU (GGML_NATIVE=ON; own model id and cache)
-	CMAKE_ARGS="-DGGML_NATIVE=ON" $(PY) -m pip install -q --no-cache-dir --force-reinstall --no-deps "llama-cpp-python[server]==0.3.36"
+# AMX is left out: on an AMX Xeon under a VM (this project's machines) ggml's AMX matmul faults at its
+# first `ldtilecfg` (general protection fault in ggml_backend_amx_mul_mat, seen in dmesg); GCC's explicit
+# -mno-amx-* win over -march=native whatever their order.
+LLAMA_NATIVE_CMAKE := -DGGML_NATIVE=ON '-DCMAKE_C_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' \
+  '-DCMAKE_CXX_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
+llama-native: | $(STAMP) ## rebuild llama-cpp-python for this CPU (GGML_NATIVE=ON without AMX; own model id and cache)
+	CMAKE_ARGS="$(LLAMA_NATIVE_CMAKE)" $(PY) -m pip install -q --no-cache-dir --force-reinstall --no-deps "llama-cpp-python[server]==0.3.36"
 	touch $(LLAMA_STAMP)
 
 llama-portable: | $(STAMP) ## rebuild llama-cpp-python portable (GGML_NATIVE=OFF, the default build)
