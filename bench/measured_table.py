@@ -24,6 +24,7 @@ from trace_crs.report.bench_table import (  # noqa: F401  (re-exported: the rows
     judge_row,
     kb_row,
     llama_build_row,
+    paper_build_row,
     profile_rows,
     slots_row,
     throughput_row,

@@ -32,8 +32,8 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "8.50 vs **1.25**" in text and "3 of 36 ratings equal" in text
     assert "records with 2 servers: 3 of 3 identical" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 9  # throughput, both draft rows, batch slots, llama build, kv stash, prompt
-    # layout, fit layout, profile
+    assert text.count("not run") == 10  # throughput, both draft rows, batch slots, llama build, kv stash, prompt
+    # layout, fit layout, paper build, profile
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
 
 
@@ -170,3 +170,13 @@ def test_committed_results_show_at_most_3_decimals_in_every_cell():
     assert len(rows) > 5
     cells = [cell.strip() for row in rows for cell in row.strip("|").split(" | ")]
     assert [cell for cell in cells if checks.too_precise(cell)] == []
+
+
+def test_paper_build_row_reads_busy_wall_in_minutes():
+    d = {"profile": "default", "commit": "abc", "machine": "2 cores", "cpu": "Xeon", "conditions": "idle",
+         "date": "2026-12-03", "busy_s": 2700.0, "cpu_s": 4500.0, "steps": 135, "failed": 0,
+         "lm_calls": {"replayed": 10, "computed": 0}, "make": {"wall_s": 2760.0},
+         "slowest_steps": [{"step": "run/closed", "seconds": 600.0}, {"step": "score/x", "seconds": 90.0}]}
+    row = mt.paper_build_row(d)
+    assert "busy wall **45.0 min**; the whole `make`: 46.0 min wall; CPU 75.0 min" in row  # 2700 s / 60 by hand
+    assert "slowest: run/closed 10.0 min, score/x 1.5 min" in row and "replayed 10, computed 0" in row

@@ -113,6 +113,26 @@ def kb_row(d: dict[str, Any] | None) -> str:
     )
 
 
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min"
+
+
+def paper_build_row(d: dict[str, Any] | None) -> str:
+    """``make paper`` on a fresh clone (``bench_paper_build.py``): busy wall against issue 45's 45 minutes."""
+    what = "`make paper` on a fresh clone, LM records replayed (`bench_paper_build.py`)"
+    if d is None:
+        return f"| {what} | not run | ≤ 45 min busy wall on 2 cores |"
+    slowest = ", ".join(f"{r['step']} {_minutes(r['seconds'])}" for r in d["slowest_steps"][:3])
+    make = d.get("make", {})
+    whole = f"; the whole `make`: {_minutes(make['wall_s'])} wall" if "wall_s" in make else ""
+    return (
+        f"| {what}; profile `{d['profile']}`, commit {d['commit']}, {d['machine']} ({d['cpu']}), {d['conditions']} "
+        f"({d['date']}) | busy wall **{_minutes(d['busy_s'])}**{whole}; CPU {_minutes(d['cpu_s'])}; {d['steps']} steps, "
+        f"{d['failed']} failed; LM calls replayed {d['lm_calls']['replayed']}, computed {d['lm_calls']['computed']}; "
+        f"slowest: {slowest} | ≤ 45 min busy wall on 2 cores |"
+    )
+
+
 def profile_rows(d: dict[str, Any] | None) -> list[str]:
     if d is None:
         return ["| LM profile per judge mode and LLM baseline (`bench_lm_profile.py`) | not run | |"]
@@ -229,6 +249,7 @@ def block(bench: Path) -> str:
         prompt_layout_row(_load(bench / "prompt_layout.json")),
         fit_layout_row(_load(bench / "fit_layout.json")),
         kb_row(_load(bench / "kb.json")),
+        paper_build_row(_load(bench / "paper_build.json")),
         *profile_rows(_load(bench / "lm_profile.json")),
     ]
     return "\n".join([BEGIN, "| What | Measured | Target |", "|---|---|---|", *rows, END])
