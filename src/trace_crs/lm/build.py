@@ -3,9 +3,8 @@
 ``make llama`` compiles llama-cpp-python *portable* (``GGML_NATIVE=OFF``): SSE3 … AVX2, FMA, F16C,
 BMI2, code that every x86-64 CPU of the last decade runs the same way, so a request gets the same
 greedy reply on any machine with that build.  ``make llama-native`` compiles for the build
-machine's CPU (``GGML_NATIVE=ON``: AVX-512, VNNI … where present, AMX left out because its matmul
-faults under this project's VMs, mk/models.mk): faster prompt processing (the book's Performance
-page, ``bench/bench_llama_build.py``), but its kernels accumulate in another
+machine's CPU (``GGML_NATIVE=ON``: AVX-512, VNNI … where present): faster prompt processing
+(README "Measured here", ``bench/bench_llama_build.py``), but its kernels accumulate in another
 order, so a reply may differ from the portable build's.  A build with instruction sets beyond the
 portable ones appends them to the local model id (``openai/<name>-sha256-<hash>+avx512-…``): the
 records say which build answered, and the LM cache, keyed on the model id, never replays one
