@@ -8,7 +8,10 @@ table maps an old file name to its new one, so a renamed table is compared with 
     python book/tools/identical.py A B [--renames FILE.yaml]
 
 ``FILE.yaml`` holds ``old.csv: new.csv`` lines; :data:`RENAMES` (the move to one ``tNN_<name>``
-stem per paper artifact) is the default.  Exit 0 when identical, 1 on any difference, 2 on a usage error.
+stem per paper artifact) is the default.  Columns that hold this machine's wall-clock time
+(:data:`MEASURED`) differ between any two builds: a file that differs only there is reported as
+``measured`` and does not count as a difference.  Exit 0 when identical, 1 on any difference, 2 on
+a usage error.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
+import pandas as pd
 import yaml
 
 SUBDIRS = ("tables", "figures")
@@ -42,6 +46,29 @@ RENAMES: dict[str, str] = {
     "tables/figure2_gap.csv": "tables/f02_gap.csv",
     "tables/figure6_error_analysis.csv": "tables/f06_error_analysis.csv",
 }
+
+
+# Wall-clock time measured while the build ran (the non-LLM runs' latency; a replayed LLM call keeps its
+# recorded model seconds, so those are not here). None: the whole table is computed from it (the
+# latency knapsack's choices follow the measured costs).
+MEASURED: dict[str, tuple[str, ...] | None] = {
+    "tables/core_live_cost.csv": ("model_s_per_turn",),
+    "tables/table29_judge_cost.csv": ("wall_s", "latency_p50_s", "latency_p90_s", "total_s"),
+    "tables/oracle_knapsack.csv": None,
+}
+
+
+def differs_only_in_measured(key: str, a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are equal once :data:`MEASURED`'s columns of ``key`` are left out."""
+    if key not in MEASURED:
+        return False
+    columns = MEASURED[key]
+    if columns is None:
+        return True
+    fa, fb = pd.read_csv(a, dtype=str), pd.read_csv(b, dtype=str)
+    if list(fa.columns) != list(fb.columns) or not set(columns) <= set(fa.columns):
+        return False
+    return fa.drop(columns=list(columns)).equals(fb.drop(columns=list(columns)))
 
 
 def files(root: Path) -> dict[str, Path]:
@@ -69,9 +96,20 @@ def compare(a: Path, b: Path, renames: Mapping[str, str] = RENAMES) -> list[str]
     lines = [f"removed   {k}" for k in sorted(set(old) - set(new))]
     lines += [f"added     {k}" for k in sorted(set(new) - set(old))]
     for key in sorted(set(old) & set(new)):
-        if sha256(old[key]) != sha256(new[key]):
+        if sha256(old[key]) != sha256(new[key]) and not differs_only_in_measured(key, old[key], new[key]):
             lines.append(f"different {key}: {first_difference(old[key], new[key])}")
     return lines
+
+
+def measured(a: Path, b: Path, renames: Mapping[str, str] = RENAMES) -> list[str]:
+    """One line per file that differs only in :data:`MEASURED` wall-clock columns."""
+    old, new = files(a), files(b)
+    old = {renames.get(k, k): v for k, v in old.items()}
+    return [
+        f"measured  {k}: differs only in this machine's wall-clock time ({', '.join(MEASURED[k] or ('every column',))})"
+        for k in sorted(set(old) & set(new))
+        if sha256(old[k]) != sha256(new[k]) and differs_only_in_measured(k, old[k], new[k])
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = compare(args.a, args.b, renames)
     n = len(set(files(args.a)) | set(files(args.b)))
     print("\n".join(lines) if lines else f"identical: {n} CSV file(s)")
+    for line in measured(args.a, args.b, renames):
+        print(line)
     renamed = sum(1 for k in files(args.a) if k in renames)
     print(f"({renamed} file(s) compared under a new name)")
     return 1 if lines else 0

@@ -46,3 +46,14 @@ def test_rename_file_and_missing_directory(tmp_path):
     (tmp_path / "r.yaml").write_text("figures/f.csv: figures/g.csv\n")
     assert identical.main([str(tmp_path / "a"), str(tmp_path / "b"), "--renames", str(tmp_path / "r.yaml")]) == 0
     assert identical.main([str(tmp_path / "a"), str(tmp_path / "nope")]) == 2
+
+
+def test_wall_clock_columns_are_reported_as_measured_not_as_differences(tmp_path, capsys):
+    """Only wall_s and total_s move: measured, exit 0; a moved result column beside them still differs."""
+    head = "baseline,usd,wall_s,latency_p50_s,latency_p90_s,total_s\n"
+    _write(tmp_path / "a", "tables/table29_judge_cost.csv", head + "tfidf,0,91.9,0.1,0.2,92.0\n")
+    _write(tmp_path / "b", "tables/table29_judge_cost.csv", head + "tfidf,0,11.3,0.1,0.2,11.4\n")
+    assert identical.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert "measured  tables/table29_judge_cost.csv" in capsys.readouterr().out
+    _write(tmp_path / "b", "tables/table29_judge_cost.csv", head + "tfidf,1,11.3,0.1,0.2,11.4\n")
+    assert identical.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
