@@ -6,6 +6,16 @@
 # make paper SET="score.fuzzy_threshold=0.9" overrides a key of every run config (score.* keys
 # re-score only; evaluate.* keys re-run the runs).
 
+# `make paper` (and `lm-steps`) run independent steps side by side on every core (measured: the default
+# book's serial build is CPU-bound on one core at a time, bench/results/paper_build_serial.json);
+# JOBS=1 runs one step at a time, and a -j given on the command line wins.
+JOBS        ?= $(shell nproc)
+ifneq ($(filter paper lm-steps,$(MAKECMDGOALS)),)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS   += -j$(JOBS) --output-sync=target
+endif
+endif
+
 KB_DIR      ?= data/kb/$(PROFILE)
 DIALOGUES   ?= data/dialogues/$(PROFILE)/dialogues.jsonl
 LLAMA_STAMP ?= $(VENV)/.llama-installed
