@@ -89,27 +89,26 @@ def first_difference(a: Path, b: Path) -> str:
     return f"one is a prefix of the other ({len(la)} vs {len(lb)} lines)"
 
 
+MEASURED_LINE = "measured  "
+
+
 def compare(a: Path, b: Path, renames: Mapping[str, str] = RENAMES) -> list[str]:
-    """One report line per difference (empty: identical)."""
+    """One report line per difference (empty: identical), then one per file that differs only in
+    :data:`MEASURED` wall-clock columns (starting with :data:`MEASURED_LINE`; not a difference)."""
     old, new = files(a), files(b)
     old = {renames.get(k, k): v for k, v in old.items()}
     lines = [f"removed   {k}" for k in sorted(set(old) - set(new))]
     lines += [f"added     {k}" for k in sorted(set(new) - set(old))]
+    timing = []
     for key in sorted(set(old) & set(new)):
-        if sha256(old[key]) != sha256(new[key]) and not differs_only_in_measured(key, old[key], new[key]):
+        if sha256(old[key]) == sha256(new[key]):
+            continue
+        if differs_only_in_measured(key, old[key], new[key]):
+            what = ", ".join(MEASURED[key] or ("every column",))
+            timing.append(f"{MEASURED_LINE}{key}: differs only in this machine's wall-clock time ({what})")
+        else:
             lines.append(f"different {key}: {first_difference(old[key], new[key])}")
-    return lines
-
-
-def measured(a: Path, b: Path, renames: Mapping[str, str] = RENAMES) -> list[str]:
-    """One line per file that differs only in :data:`MEASURED` wall-clock columns."""
-    old, new = files(a), files(b)
-    old = {renames.get(k, k): v for k, v in old.items()}
-    return [
-        f"measured  {k}: differs only in this machine's wall-clock time ({', '.join(MEASURED[k] or ('every column',))})"
-        for k in sorted(set(old) & set(new))
-        if sha256(old[k]) != sha256(new[k]) and differs_only_in_measured(k, old[k], new[k])
-    ]
+    return lines + timing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,13 +123,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     renames = RENAMES if args.renames is None else (yaml.safe_load(args.renames.read_text()) or {})
     lines = compare(args.a, args.b, renames)
+    differences = [line for line in lines if not line.startswith(MEASURED_LINE)]
     n = len(set(files(args.a)) | set(files(args.b)))
-    print("\n".join(lines) if lines else f"identical: {n} CSV file(s)")
-    for line in measured(args.a, args.b, renames):
-        print(line)
+    print("\n".join(lines) if differences else "\n".join([f"identical: {n} CSV file(s)", *lines]))
     renamed = sum(1 for k in files(args.a) if k in renames)
     print(f"({renamed} file(s) compared under a new name)")
-    return 1 if lines else 0
+    return 1 if differences else 0
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from trace_crs.baselines.registry import LABELS
+from trace_crs.report.results import UNDEFINED as UNDEFINED_COLUMN  # the long frame's reason column
 
 MISSING = "—"
 NOT_RUN = "not run"
@@ -202,11 +203,8 @@ def comparison(long: pd.DataFrame, caption: str | None = None, columns: Sequence
         for col in cols:
             r = indexed.loc[(row, col)] if (row, col) in indexed.index else None
             paper, ours = (r["paper"], r["ours"]) if r is not None else (np.nan, np.nan)
-            why = (
-                str(r["undefined"])
-                if r is not None and "undefined" in r.index and isinstance(r["undefined"], str)
-                else ""
-            )
+            why = r.get(UNDEFINED_COLUMN, "") if r is not None else ""
+            why = why if isinstance(why, str) else ""
             if why and col not in reasons.setdefault(why, []):
                 reasons[why].append(col)
             cells[(col, "paper")].append(number(paper))
