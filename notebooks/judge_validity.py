@@ -22,7 +22,7 @@ results_dir = 'results/default'
 # {glue:text}`jv_n` movie-recommendation conversations between crowd workers and
 # {glue:text}`jv_n_systems` CRSs, each rated by several annotators (an overall impression 0–4 and
 # finer aspects). The data set is read from
-# `../shared` and never copied into the repository; where it is absent this page says "not run".
+# `../shared` and never copied into the repository; where it is absent this page says so and shows no numbers.
 #
 # **How the judge was chosen.** Each candidate configuration in
 # `configs/judge_validity_<profile>.yaml` judged every conversation (`make judge-select`). The

@@ -20,7 +20,7 @@ bench_dir = 'bench/results'
 # How fast the compendium's slow parts run, as `make bench` measured them. Nothing on this page is
 # typed: every row is read from a benchmark's JSON file committed in `bench/results/` (`make bench-table` copies them
 # from `results/bench/` after a `make bench` run), with the date and the machine load the run
-# recorded; a benchmark without a committed file says "not run". Benchmarks are records, never
+# recorded; a benchmark without a committed file says so. Benchmarks are records, never
 # timed tests: they ran on one shared machine, with small n, so no row carries an interval. The
 # time of a whole build is on the Reproduce page, from the timing file every step of the build
 # writes.

@@ -53,7 +53,7 @@ present.axes(df, caption="Table 28")
 # {glue:md}`t28_tau_ours_md`, Spearman ρ {glue:md}`t28_rho_ours_md` (the paper's printed
 # means give τ {glue:md}`t28_tau_paper_md`, ρ {glue:md}`t28_rho_paper_md`). Judge A scores
 # {glue:md}`t28_gap_ours_md` points higher than judge B on average — a calibration difference,
-# which rank agreement ignores. "Not computed": a judge was not run, or it gave every baseline the same mean.
+# which rank agreement ignores. "Not computed": a judge has no outputs on this profile, or it gave every baseline the same mean.
 
 # %%
 present.table(t28_cross_judge.agreement_table(df))

@@ -73,7 +73,7 @@ report.travelbench_abstention.plot(frames["sweep"]);
 # The LLM baselines are told TravelBench's rule (`trace_crs/baselines/unsolved_rule.py`, appended
 # to every LLM instruction: answer `[Unsolved]` when the request cannot be solved) and run on a
 # seeded subset of the unsolvable items and of solvable dialogues (`make abstention-llm`, the
-# `closed_llm` run's local model; optional: "not run" below until it exists). They decline in
+# `closed_llm` run's local model; optional: the table below is empty until it exists). They decline in
 # words, so there is no threshold: one row each, beside the rankers' best-τ rows above (whose τ
 # was chosen in-sample, an advantage the LLM rows do not have). Recall and the false-abstention
 # rate carry Wilson 95% intervals over their n (`n_unsolvable`, `n_solvable`: a seeded subset, so
@@ -83,7 +83,7 @@ report.travelbench_abstention.plot(frames["sweep"]);
 # %%
 llm = report.travelbench_abstention.llm_rows(results_dir)
 report.results.write_table(llm, results_dir, report.travelbench_abstention.LLM_NAME)
-report.present.table(llm, "LLM baselines on the unsolvable set ([Unsolved] rule)") if len(llm) else "LLM abstention not run on this profile (make abstention-llm)."
+report.present.table(llm, "LLM baselines on the unsolvable set ([Unsolved] rule)") if len(llm) else "LLM abstention has no outputs on this profile yet (make abstention-llm)."
 
 # %% tags=["remove-cell"]
 from trace_crs.report import llm_calls as _llm_calls, prose as _prose

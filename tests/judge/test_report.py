@@ -29,10 +29,11 @@ def write(results_dir, judge):
 
 
 def test_not_run_degrades_to_a_message(tmp_path):
-    assert "Not run" in core_judge.status(tmp_path, "closed", ["core_a"])
+    assert "not judged on this profile" in core_judge.status(tmp_path, "closed", ["core_a"])
     df = core_judge.load(tmp_path, "closed", "core_a")
     assert df.empty and core_judge.plot(df) is None and core_judge.debate_example(tmp_path).empty
     t28 = core_judge.table28(tmp_path)
+    assert (t28["needs"] == core_judge.T28_NEEDS).all()   # both columns wait for the API judge pair
     f = core_judge.facts(df, t28)
     assert f["n_baselines"] == 0 and math.isnan(f["tau_ours"])
     assert f["tau_paper"] == pytest.approx(core_judge.agreement(t28)["paper"]["kendall_tau"])
@@ -53,6 +54,10 @@ def test_factor_means_table28_and_debate(tmp_path):
     ours = t28.pivot(index="baseline", columns="column", values="ours")
     # core_b: tfidf 1 and 3 -> 2.0; popularity 0 and 1 (clipped -1 -> 0) -> 0.5
     assert ours.loc["tfidf", "GPT-4o"] == 3.0 and ours.loc["popularity", "Claude"] == 0.5
+    assert (t28["needs"] == "").all()   # both judges ran: nothing waits for an input
+    (tmp_path / "judge" / "closed" / "core_b.jsonl").unlink()
+    only_a = core_judge.table28(tmp_path)
+    assert set(only_a.loc[only_a["needs"] != "", "column"]) == {"Claude"}   # judge B's column only
     agree = core_judge.agreement(t28)
     assert agree["ours"]["kendall_tau"] == pytest.approx(1.0) and agree["ours"]["n_systems"] == 3
     chat = core_judge.debate_example(tmp_path)

@@ -1,5 +1,5 @@
 """Deviations page: the column "reproduced on the paper's corpus" (results/official beside the
-profile's results), 'not run' with how to run it when there is no official-corpus run."""
+profile's results), 'needs input' with how to run it when there is no official-corpus run."""
 from __future__ import annotations
 
 import pytest

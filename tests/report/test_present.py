@@ -85,6 +85,19 @@ def test_a_computed_cell_without_a_value_says_undefined_and_why_in_the_caption()
     assert present.comparison(LONG).data[("CGS", "ours")].tolist() == ["not run", "0.500"]
 
 
+def test_a_cell_that_needs_the_users_input_says_so_and_names_it_in_the_caption():
+    from trace_crs.report import compare
+    mask = pd.Series([True, True, False, False])   # TF-IDF's row waits for an API model
+    long = compare.needs(LONG, mask, "an API model")
+    assert long["needs"].tolist() == ["", "an API model", "", ""]   # its R@1 has a value: not marked
+    shown = present.comparison(long, caption="Table X")
+    assert shown.data[("CGS", "ours")].tolist() == ["needs input", "0.500"]
+    assert shown.data[("R@1", "ours")].tolist() == ["0.300", "0.450"]
+    assert shown.styler.caption == "Table X needs input (CGS): an API model."
+    both = compare.needs(long.assign(undefined=["", "", "", ""]), pd.Series([False] * 4), "other")
+    assert both["needs"].tolist() == long["needs"].tolist()   # a second call keeps the first marks
+
+
 def test_axes_split_a_wide_table_and_skip_empty_axes():
     stack = present.axes(LONG, {"accuracy": ("R@1",), "grounding": ("CGS",), "recovery": ("TSR",)}, "Table 5")
     assert [t.styler.caption for t in stack.tables] == ["Table 5: accuracy", "Table 5: grounding"]

@@ -27,6 +27,10 @@ def test_t05_side_by_side_and_csv(tmp_path, scores):
     assert pd.isna(_row(df, "dense", "R@1")["ours"])  # printed, not run here
     assert pd.isna(_row(df, "tfidf", "BLEU")["ours"])  # metric absent from the score file
     assert not (tmp_path / "tables").exists()  # load only reads; the notebook writes the CSV
+    # the paper's two cross-family API rows wait for an API model; our unscored baselines do not
+    marked = df[df["needs"] != ""]
+    assert set(marked["Baseline"]) == {"Claude Haiku 4.5", "Qwen3.5-Flash"} and len(marked) == 2 * 9
+    assert (marked["needs"] == t05_headline.CROSS_FAMILY_NEEDS).all()
     csv = pd.read_csv(results.write_table(df, tmp_path, t05_headline.NAME))
     assert csv.columns.tolist() == df.columns.tolist() and len(csv) == len(df) == 15 * 9
     facts = t05_headline.facts(df)

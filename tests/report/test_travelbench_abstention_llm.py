@@ -1,4 +1,4 @@
-"""The abstention chapter's LLM rows (``abstention/llm_abstention.csv``), and "not run" without them."""
+"""The abstention chapter's LLM rows (``abstention/llm_abstention.csv``), and a plain sentence without them."""
 from trace_crs.report import travelbench_abstention as tba
 
 

@@ -35,6 +35,7 @@ PROVENANCE_COLUMNS = results.PROVENANCE_COLUMNS
 # Long-frame column: why a reproduced cell has no value although it was computed ("" otherwise;
 # from the metric table's ``attrs[results.UNDEFINED]``); the book shows "undefined" there, not "not run".
 UNDEFINED = results.UNDEFINED
+NEEDS = results.NEEDS
 
 
 def label(key: str) -> str:
@@ -89,6 +90,16 @@ def side_by_side(
             joined = pd.Series([made_by.get(k, {}).get(c) for k in frame["baseline"]], index=frame.index, dtype=object)
             frame[c] = frame[c].astype(object).where(~of_metric, joined).infer_objects()
     return frame
+
+
+def needs(long: pd.DataFrame, where: pd.Series, what: str) -> pd.DataFrame:
+    """``long`` with column ``needs`` = ``what`` on the rows ``where`` whose ``ours`` is missing: cells
+    that wait for an input the user must bring (an API model, the official release), which the book shows
+    as "needs input" with ``what`` under the table, never as "not run"."""
+    out = long.copy()
+    column = out[NEEDS] if NEEDS in out.columns else pd.Series("", index=out.index, dtype=object)
+    out[NEEDS] = column.where(~(where & out["ours"].isna()), what)
+    return out
 
 
 def _ours(ours: pd.DataFrame, key: str | None, metric: str) -> float:

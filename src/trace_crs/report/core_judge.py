@@ -28,7 +28,9 @@ from trace_crs.report import compare, figures, paper
 
 NAME = "core_judge_factors"
 T28 = "table28_cross_judge"
-NAMES = {"factors": NAME, "table28": T28}  # every table CSV the chapter writes
+NAMES = {"factors": NAME, "table28": T28}
+# Table 28 compares judges of two model families: judge B is an API model (mk/judge.mk), which an offline build lacks.
+T28_NEEDS = "an API judge B of another model family: make judge JUDGE_B_SET=lm.model=<provider/model> (judge A: the local model)"  # every table CSV the chapter writes
 
 
 def judged_path(results_dir: str | Path, run: str, judge: str) -> Path:
@@ -41,8 +43,10 @@ def status(results_dir: str | Path, run: str, judges: Sequence[str]) -> str:
     have = [j for j in judges if judged_path(results_dir, run, j).exists()]
     if not have:
         return (
-            f"**Not run on this profile**: no CoRE judge outputs under `{Path(results_dir) / 'judge' / run}` "
-            "(`make judge` writes them; it needs an LLM). The tables below show CoRE's reported numbers only."
+            f"**Replayed transcripts are not judged on this profile** (no outputs under "
+            f"`{Path(results_dir) / 'judge' / run}`): the live conversations below are judged instead. "
+            "`make judge` judges the replayed ones with two judges, judge A the local model and judge B an API "
+            "model (`JUDGE_B_SET`), which Table 28 needs; until then its cells and the factor table below are empty."
         )
     return f"Judges run on `{run}`: {', '.join(f'`{j}`' for j in have)}."
 
@@ -87,7 +91,9 @@ def table28(results_dir: str | Path, run: str = "closed", judges: Sequence[str] 
         df = load(results_dir, run, j)
         means.append(df.set_index("baseline")["core_avg"].rename(j))
     ours = pd.concat(means, axis=1) if any(len(m) for m in means) else pd.DataFrame(columns=list(judges))
-    return compare.side_by_side(paper.table(T28), ours, {"GPT-4o": judges[0], "Claude": judges[1]})
+    long = compare.side_by_side(paper.table(T28), ours, {"GPT-4o": judges[0], "Claude": judges[1]})
+    missing = [j for j in judges if not judged_path(results_dir, run, j).exists()]
+    return compare.needs(long, long["baseline"].notna() & long["metric"].isin(missing), T28_NEEDS)
 
 
 def agreement(t28: pd.DataFrame) -> dict[str, Any]:

@@ -100,8 +100,8 @@ def verdict(paper: float, low: float, high: float, sufficient: bool) -> str:
 # metric scored on that corpus, when ``results/official`` holds it.
 OFFICIAL = "official"
 OFFICIAL_COLUMN = "reproduced on the paper's corpus"
-OFFICIAL_HOW = "not run: make paper DATASET=official RELEASE_DIR=<release> YELP_DIR=<Yelp bundle>"
-OFFICIAL_NO_ROW = "not run on the paper's corpus (not in configs/official)"
+OFFICIAL_HOW = "needs input (the official release and Yelp): make paper DATASET=official RELEASE_DIR=<release> YELP_DIR=<Yelp bundle>"
+OFFICIAL_NO_ROW = "not scored on the paper's corpus (not in configs/official)"
 OFFICIAL_SELF = "this page is on the paper's corpus"
 
 

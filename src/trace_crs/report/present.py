@@ -5,7 +5,8 @@ Every table a notebook shows goes through :func:`table` (any frame) or :func:`co
 decimals, no index; baseline keys as the paper's labels, column ids as words; a column with one
 value on every row lifted into the caption (``seed = 42``); "—" for a missing value, "not run"
 for a reproduced cell we did not compute, "undefined" for one computed without a value (the
-reason goes into the caption); paper | ours | Δ under each paper column, split into
+reason goes into the caption), "needs input" for one that waits for what the user must bring (an
+API model, the official release; named in the caption); paper | ours | Δ under each paper column, split into
 axes that each fit the text column (:func:`axes`); an interval as ``0.250 [0.18, 0.31]``, a cell
 whose printed value lies outside our interval highlighted (class ``trace-deviates``).
 The result is a :class:`Shown`: the Styler's table inside a ``div.trace-table-wrap`` (scrolls
@@ -25,11 +26,13 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from trace_crs.baselines.registry import LABELS
+from trace_crs.report.results import NEEDS as NEEDS_COLUMN  # the long frame's input-to-bring column
 from trace_crs.report.results import UNDEFINED as UNDEFINED_COLUMN  # the long frame's reason column
 
 MISSING = "—"
 NOT_RUN = "not run"
 UNDEFINED = "undefined"  # computed, and the metric has no value there (its reason goes under the table)
+NEEDS_INPUT = "needs input"  # not computable offline: what the user must bring goes under the table
 DELTA = "Δ"
 TABLE_CLASS = "trace-table"
 DEVIATES_CLASS = "trace-deviates"
@@ -182,10 +185,17 @@ def table(
     return Shown(styler, frame, lifted)
 
 
-def _ours_text(paper: Any, ours: Any, undefined: str = "") -> str:
+def _ours_text(paper: Any, ours: Any, undefined: str = "", needs: str = "") -> str:
     if not _missing(ours):
         return number(ours)
-    return UNDEFINED if undefined else NOT_RUN if not _missing(paper) else MISSING
+    if undefined or needs:
+        return UNDEFINED if undefined else NEEDS_INPUT
+    return NOT_RUN if not _missing(paper) else MISSING
+
+
+def _reason(row: pd.Series | None, column: str) -> str:
+    why = row.get(column, "") if row is not None else ""
+    return why if isinstance(why, str) else ""
 
 
 def comparison(long: pd.DataFrame, caption: str | None = None, columns: Sequence[str] | None = None) -> Shown:
@@ -198,17 +208,18 @@ def comparison(long: pd.DataFrame, caption: str | None = None, columns: Sequence
     cells: dict[tuple[str, str], list[str]] = {(c, s): [] for c in cols for s in ("paper", "ours", DELTA)}
     flags = pd.DataFrame(False, index=range(len(rows)), columns=pd.MultiIndex.from_tuples(list(cells)))
     indexed = part.drop_duplicates(["Baseline", "column"]).set_index(["Baseline", "column"])
-    reasons: dict[str, list[str]] = {}  # why -> the columns with a cell undefined for that reason
+    reasons: dict[tuple[str, str], list[str]] = {}  # (marker, why) -> the columns with a cell marked for that reason
     for i, row in enumerate(rows):
         for col in cols:
             r = indexed.loc[(row, col)] if (row, col) in indexed.index else None
             paper, ours = (r["paper"], r["ours"]) if r is not None else (np.nan, np.nan)
-            why = r.get(UNDEFINED_COLUMN, "") if r is not None else ""
-            why = why if isinstance(why, str) else ""
-            if why and col not in reasons.setdefault(why, []):
-                reasons[why].append(col)
+            why, needs = _reason(r, UNDEFINED_COLUMN), _reason(r, NEEDS_COLUMN)
+            if _missing(ours) and (why or needs):
+                marked = (UNDEFINED, why) if why else (NEEDS_INPUT, needs)
+                if col not in reasons.setdefault(marked, []):
+                    reasons[marked].append(col)
             cells[(col, "paper")].append(number(paper))
-            cells[(col, "ours")].append(_ours_text(paper, ours, why))
+            cells[(col, "ours")].append(_ours_text(paper, ours, why, needs))
             cells[(col, DELTA)].append(number(ours - paper) if not (_missing(ours) or _missing(paper)) else MISSING)
             if r is not None and "ci_low" in r.index and not (_missing(paper) or _missing(r["ci_low"])):
                 flags.loc[i, (col, DELTA)] = not (r["ci_low"] <= paper <= r["ci_high"])
@@ -219,7 +230,7 @@ def comparison(long: pd.DataFrame, caption: str | None = None, columns: Sequence
     flags.columns = frame.columns
     styler = frame.style.hide(axis="index").set_table_attributes(f'class="{TABLE_CLASS}"')
     styler = styler.set_td_classes(flags.replace({True: DEVIATES_CLASS, False: ""}).set_axis(frame.index))
-    notes = [f"{UNDEFINED} ({', '.join(map(str, cols))}): {why}" for why, cols in reasons.items()]
+    notes = [f"{marker} ({', '.join(map(str, cols))}): {why}" for (marker, why), cols in reasons.items()]
     caption = " ".join(filter(None, [caption, *(n + "." for n in notes)]))
     if caption:
         styler = styler.set_caption(html.escape(caption, quote=False))

@@ -179,6 +179,9 @@ def with_metric(
 
 # attrs key of a metric table: metric -> {baseline: why the metric has no value although it was computed}
 UNDEFINED = "undefined"
+# Long-frame column of a reported-vs-reproduced table: what the user must bring for a cell this build
+# cannot compute offline (an API model, the official release); "" elsewhere (present shows "needs input").
+NEEDS = "needs"
 JOINED = "joined_from"  # attrs key of with_metric: joined column -> {baseline: provenance of its number}
 # Carried from a metric table into every table CSV (which run and config made the number).
 PROVENANCE_COLUMNS = ["run", "n_dialogues", "n_turns", "signature"]

@@ -143,7 +143,7 @@ def plot(sweep: pd.DataFrame, figures_dir: str | Path = figures.FIGURES_DIR) -> 
     if names:
         axes[0][0].legend()
     if not names:
-        axes[0][0].text(0.5, 0.5, "not run", ha="center", va="center")
+        axes[0][0].text(0.5, 0.5, "no outputs yet", ha="center", va="center")
         axes[0][0].set_axis_off()
     fig.tight_layout()
     return figures.save(fig, NAME, figures_dir)
