@@ -84,6 +84,14 @@ def requests(log: str) -> dict[str, tuple[list[list[dict]], bool]]:
     }
 
 
+def error_body(exc: urllib.error.HTTPError) -> str:
+    """The server's error text, or the status reason when the body cannot be read (already consumed)."""
+    try:
+        return exc.read().decode(errors="replace") or str(exc.reason)
+    except Exception:  # http.client.IncompleteRead on a consumed body
+        return str(exc.reason)
+
+
 def _post(base: str, body: dict) -> dict:
     req = urllib.request.Request(
         f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
@@ -215,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             result["modes"][mode] = profile(model, calls, guarded, args.max_tokens, args.threads, args.n_ctx)
         except urllib.error.HTTPError as exc:  # e.g. one-call's prompt beyond n_ctx: recorded, not hidden
-            result["modes"][mode] = {"error": f"HTTP {exc.code}: {exc.read().decode(errors='replace')[:300]}"}
+            result["modes"][mode] = {"error": f"HTTP {exc.code}: {error_body(exc)[:300]}"}
         print(mode, result["modes"][mode], flush=True)
     with tempfile.TemporaryDirectory(prefix="bench_profile_bl_") as tmp:
         for name in args.baselines:

@@ -32,7 +32,7 @@ from bench_kv_stash import CountingStash, Tokens, prompt_tokens
 from dspy.utils import DummyLM
 
 from trace_crs.atomic import write_json
-from trace_crs.baselines import llm_common
+from trace_crs.baselines import choice, llm_common
 from trace_crs.baselines.llm_common import history_text
 from trace_crs.baselines.registry import baseline_class
 from trace_crs.kb import KB
@@ -145,35 +145,43 @@ def main() -> None:
     llama = Llama(f"models/{args.weights}.gguf", vocab_only=True, verbose=False)
     kb = load_kb(f"data/kb/{args.profile}")
     dialogues = load_evaluated(f"data/dialogues/{args.profile}/dialogues.jsonl", args.n, args.seed)
-    layout = f"{llm_common.PROMPT_VERSION}, {ranking.PROMPT_VERSION}"  # the baselines' prompts, the fit questions'
-    arms = {}
+    out = Path(args.out)
+    result = json.loads(out.read_text()) if out.exists() else {"layouts": {}}
     for mode in args.modes:
+        layout = layout_of(mode)
         rows = per_turn(
             turn_requests(args.baseline, dialogues, kb, mode, args.seed),
             lambda messages: prompt_tokens(llama, messages),
             lambda text: len(llama.tokenize(text.encode(), add_bos=False)) if text else 0,
             ENTRIES,
         )
-        arms[mode] = {
+        arm = {
             "first_turns": summary([r for r in rows if r["first"]]),
             "later_turns": summary([r for r in rows if not r["first"]]),
         }
-        print(f"layout {layout} {args.baseline} {mode}: {arms[mode]}")
-    out = Path(args.out)
-    result = json.loads(out.read_text()) if out.exists() else {"layouts": {}}
-    result["layouts"][layout] = {
-        "date": dt.date.today().isoformat(),
-        "commit": code_commit(),
-        "profile": args.profile,
-        "baseline": args.baseline,
-        "dialogues": len(dialogues),
-        "seed": args.seed,
-        "weights": args.weights,
-        "stash_entries": ENTRIES,
-        "conditions": "token counts of recorded requests (stand-in LM, closed pool); nothing timed",
-        "modes": arms,
-    }
+        print(f"layout {layout} {args.baseline} {mode}: {arm}")
+        kept = result["layouts"].get(layout, {}).get("modes", {})  # the layout's other modes stay
+        result["layouts"][layout] = {
+            "date": dt.date.today().isoformat(),
+            "commit": code_commit(),
+            "profile": args.profile,
+            "baseline": args.baseline,
+            "dialogues": len(dialogues),
+            "seed": args.seed,
+            "weights": args.weights,
+            "stash_entries": ENTRIES,
+            "conditions": "token counts of recorded requests (stand-in LM, closed pool); nothing timed",
+            "modes": {**kept, mode: arm},
+        }
     write_json(result, out, indent=1)
+
+
+def layout_of(mode: str) -> str:
+    """The prompt layout a mode's requests follow: ``choice`` has its own (baselines/choice.py); the
+    others are the baselines' prompts and the fit questions' versions."""
+    if mode == "choice":
+        return choice.PROMPT_VERSION
+    return f"{llm_common.PROMPT_VERSION}, {ranking.PROMPT_VERSION}"
 
 
 if __name__ == "__main__":

@@ -167,8 +167,8 @@ present.table(ask_diag, "What the rankers asked and whether the answer changed t
 # against their no-ask run, `make live-llm-noask judge-live-noask`), paired dialogue bootstrap
 # (95%; `trace_crs/report/core_asking.py`). A conversation counts when the judge rated it on both
 # sides; {glue:text}`core_ask_judged_pairs` conversations of
-# {glue:text}`core_ask_judged_baselines` baselines are paired on CoRE-Avg (0: not judged on
-# this profile — the smoke build does not run this judge).
+# {glue:text}`core_ask_judged_baselines` baselines are paired on CoRE-Avg (0 where these
+# conversations were not judged: the smoke build skips this judge).
 
 # %%
 from trace_crs.report import core_asking

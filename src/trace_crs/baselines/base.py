@@ -123,7 +123,7 @@ class Usage(TokenCost):
 
     latency_s: float = 0.0
     model: str = ""  # litellm model id, "" for non-LLM baselines
-    mode: str = "n/a"  # LLM ranking mode: "generative" | "logprob" | "n/a"
+    mode: str = "n/a"  # LLM ranking mode: "generative" | "logprob" | "choice" | "n/a"
     fallback: bool = False  # True when the Popularity fallback produced this output
     error: str = ""  # why the fallback was used ("" when it was not)
 

@@ -45,4 +45,6 @@ class ItineraryZeroShotModule(ZeroShotModule):
 class ItineraryLLMBaseline(PrefilteredBaseline, key="itinerary_llm"):
     """LLM Zero-Shot + 500 m proximity graph (Finding 1d)."""
 
+    modes = ("generative", "logprob", "choice")
+
     module_class = ItineraryZeroShotModule

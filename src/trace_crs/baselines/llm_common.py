@@ -213,11 +213,17 @@ class LLMBaseline(Registered):
     """
 
     ranks_with_llm: ClassVar[bool] = True
+    # the ranking modes this baseline's module implements (LMConfig.mode; pipeline baselines ignore it)
+    modes: ClassVar[tuple[str, ...]] = ("generative", "logprob")
 
     def __init__(
         self, lm_config: LMConfig | dict[str, Any] | None = None, lm: dspy.LM | None = None, seed: int = DEFAULT_SEED
     ) -> None:
         self.lm_config = lm_config if isinstance(lm_config, LMConfig) else resolve_lm_config(lm_config)
+        if self.ranks_with_llm and self.lm_config.mode not in self.modes:
+            raise ValueError(
+                f"{type(self).__name__}: lm.mode {self.lm_config.mode!r} not implemented; known: {self.modes}"
+            )
         self.seed = seed
         self._lm = lm
         self._stack: ExitStack | None = None

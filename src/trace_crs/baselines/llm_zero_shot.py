@@ -5,7 +5,9 @@ Ranking ``mode`` (``Usage.mode``): ``generative`` — the paper's, one call retu
 ids and the reply (:class:`RankAndRespond`, prompt ``zero-shot v2``: the cards before the
 conversation, so a dialogue's later turns share them as a cached prefix); ``logprob`` — each
 card scored by log P(yes) (:mod:`trace_crs.lm.ranking`), then one call writes the reply over
-the top cards (:class:`Respond`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
+the top cards (:class:`Respond`); ``choice`` (opt-in) — one shared prefix per dialogue, the ranking read
+from the model's distribution over card letters and the reply continuing the same chat
+(:mod:`trace_crs.baselines.choice`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
 MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
 """
 
@@ -19,6 +21,7 @@ import numpy as np
 
 from trace_crs import DEFAULT_SEED
 from trace_crs.baselines.base import TurnContext
+from trace_crs.baselines.choice import choose_and_reply
 from trace_crs.baselines.llm_common import (
     Evidence,
     LLMBaseline,
@@ -88,6 +91,14 @@ class ZeroShotModule(dspy.Module):
         order, shown = shown_candidates(ctx, self.prefilter)
         conversation = history_text(ctx.history)
         extra = self.notes(ctx, shown)
+        if mode == "choice":  # the notes go with the cards, before the conversation (baselines/choice.py)
+            ranked, text, evidence = choose_and_reply(
+                dspy.settings.lm, ctx, shown, conversation, turn_seed(ctx, seed), extra
+            )
+            ranked += [c for c in order if c not in ranked]
+            return dspy.Prediction(
+                ranked_poi_ids=ranked, text=text, citations=extract_citations(text, evidence, ctx.kb)
+            )
         if extra:
             conversation = f"{conversation}\n\n{extra}"
         evidence = Evidence()
@@ -129,5 +140,7 @@ class PrefilteredBaseline(LLMBaseline):
 
 class LLMZeroShotBaseline(PrefilteredBaseline, key="llm_zero_shot"):
     """Unaugmented LLM (the paper's reference LLM baseline)."""
+
+    modes = ("generative", "logprob", "choice")
 
     module_class = ZeroShotModule

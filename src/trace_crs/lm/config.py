@@ -27,7 +27,7 @@ from trace_crs import DEFAULT_SEED
 from trace_crs.config import from_mapping, parse_overrides
 
 LOCAL = "local"
-MODES = ("generative", "logprob")
+MODES = ("generative", "logprob", "choice")  # choice: LLM Zero-Shot family only (baselines/choice.py)
 CARDS = ("public", "labelled")
 SERVERS = ("trace", "llama_cpp")
 SLOT_KV = ("private", "shared")  # the slots' KV layouts (lm.batch_engine): cells per slot, or one shared cache

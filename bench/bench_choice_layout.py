@@ -1,0 +1,147 @@
+"""Does LLM Zero-Shot's ``choice`` layout (one shared prefix per dialogue, the ranking read from the
+model's distribution over card letters; :mod:`trace_crs.baselines.choice`) rank the reference place
+as well as the default ``fits-v1`` fit questions (one log P(yes) question per card;
+:func:`trace_crs.lm.ranking.fits_messages`)?  On the local model, side by side on the same turns.
+
+The turns are :mod:`bench_fit_layout`'s: every recommending system turn with a gold place of a
+seeded sample of the profile's dialogues drawn from those **outside** the LLM runs' evaluated
+subset, closed pool, so a layout is never chosen on the dialogues the book reports.  Per turn and
+layout: the gold place's rank (rejected places last, a tie counted against gold), R@1 and MRR; the
+paired difference choice − fits-v1 with a 95 % bootstrap interval over dialogues; the prompt tokens
+the worker evaluated (``timings.prompt_n``; choice: its letter call only, the reply call is not
+sent).  Each layout runs as its own pass over the turns in dialogue order, so the worker's KV cache
+holds what that layout's previous request left (as in a run).  The worker is asked directly over
+HTTP: no LM cache, no records (these calls are part of no build).
+
+    python bench/bench_choice_layout.py --n 30 --out bench/results/choice_layout.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import urllib.request
+from typing import Any
+
+import numpy as np
+from bench_fit_layout import ask, gold_rank
+from bench_prompt_layout import code_commit
+
+from trace_crs.atomic import write_json
+from trace_crs.baselines import choice
+from trace_crs.baselines.llm_common import Evidence, history_text, poi_card
+from trace_crs.kb.store import load_kb
+from trace_crs.lm.ranking import TOP_K, fits_messages, top_entries
+from trace_crs.lm.server import LlamaServer
+from trace_crs.runner.tasks import load_evaluated, turn_contexts
+
+ARMS = ("fits-v1", "choice-v1")
+
+
+def ask_letters(api_base: str, messages: list[dict[str, str]], labels: str) -> tuple[dict[str, float], int]:
+    """log P of each card letter and the prompt tokens evaluated for the one-token choice call."""
+    body = {"model": "m", "messages": messages, "logprobs": True, "top_logprobs": TOP_K, "max_tokens": 1,
+            "temperature": 0.0, "seed": 42}  # fmt: skip
+    req = urllib.request.Request(
+        f"{api_base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req, timeout=600) as resp:
+        raw = json.load(resp)
+    pairs = top_entries(raw["choices"][0]["logprobs"])
+    return choice.letter_logprobs(pairs, labels), int(raw["timings"]["prompt_n"])
+
+
+def turns(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """The KB and the recommending turns with a gold place among the candidates (module docstring)."""
+    kb = load_kb(f"data/kb/{args.profile}")
+    path = f"data/dialogues/{args.profile}/dialogues.jsonl"
+    reported = {d["dialogue_id"] for d in load_evaluated(path, args.reported, args.seed)}
+    rest = [d for d in load_evaluated(path, None, args.seed) if d["dialogue_id"] not in reported]
+    rng = np.random.default_rng(args.sample_seed)
+    sample = [rest[i] for i in sorted(rng.choice(len(rest), size=args.n, replace=False))]
+    out = []
+    for d in sample:
+        for ctx in turn_contexts(d, kb, "closed", args.seed):
+            gold = set(d["turns"][ctx.turn_index].get("gold_poi_ids") or []) & set(ctx.candidates)
+            if ctx.action == "recommend" and gold:
+                out.append((ctx, gold))
+    return kb, out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--profile", default="default")
+    p.add_argument("--n", type=int, default=30, help="dialogues in the sample")
+    p.add_argument("--reported", type=int, default=20, help="size of the LLM runs' subset (excluded)")
+    p.add_argument("--seed", type=int, default=42, help="the LLM runs' subset seed (excluded)")
+    p.add_argument("--sample-seed", type=int, default=7)
+    p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
+    p.add_argument("--threads", type=int, default=1, help="llama.cpp threads of the one worker")
+    p.add_argument("--out", required=True)
+    args = p.parse_args()
+    kb, selected = turns(args)
+    rows: list[dict[str, Any]] = [{"dialogue": ctx.dialogue_id, "turn": ctx.turn_index} for ctx, _ in selected]
+    with LlamaServer(f"models/{args.weights}.gguf", "m", 8192, args.threads) as server:
+        for arm in ARMS:
+            for row, (ctx, gold) in zip(rows, selected, strict=True):
+                conv, cands = history_text(ctx.history), list(ctx.candidates)
+                if arm == "fits-v1":
+                    asked = {c: ask(server.api_base, fits_messages(conv, poi_card(kb, c))) for c in cands}
+                    scores, evaluated = {c: v[0] for c, v in asked.items()}, sum(v[1] for v in asked.values())
+                else:
+                    labels = choice.letters(len(cands))
+                    system = choice.system_message(kb, cands, Evidence())
+                    by_label, evaluated = ask_letters(server.api_base, choice.choice_messages(system, conv), labels)
+                    scores = {c: by_label[lab] for lab, c in zip(labels, cands, strict=True)}
+                row[arm] = {"rank": gold_rank(scores, set(ctx.rejected_poi_ids), gold), "evaluated": evaluated}
+                print(arm, row, flush=True)
+    result = {
+        "date": dt.date.today().isoformat(),
+        "commit": code_commit(),
+        "profile": args.profile,
+        "weights": args.weights,
+        "threads": args.threads,
+        "sample": {
+            "dialogues": args.n,
+            "turns": len(rows),
+            "sample_seed": args.sample_seed,
+            "excluded": f"the {args.reported}-dialogue subset of seed {args.seed}",
+        },
+        "rows": rows,
+        "summary": summarize(rows),
+    }
+    write_json(result, args.out, indent=1)
+    print(json.dumps(result["summary"], indent=1))
+
+
+def summarize(rows: list[dict[str, Any]], reps: int = 2000) -> dict[str, Any]:
+    """R@1 and MRR per layout and the paired choice − fits-v1 difference, 95 % bootstrap over dialogues."""
+    base, other = ARMS
+    dialogues = sorted({r["dialogue"] for r in rows})
+    by = {d: [r for r in rows if r["dialogue"] == d] for d in dialogues}
+
+    def stat(sel: list[dict[str, Any]], arm: str) -> dict[str, float]:
+        ranks = np.array([r[arm]["rank"] for r in sel])
+        return {"r_at_1": float(np.mean(ranks == 1)), "mrr": float(np.mean(1 / ranks))}
+
+    out: dict[str, Any] = {arm: stat(rows, arm) for arm in ARMS}
+    rng = np.random.default_rng(42)
+    diffs: dict[str, list[float]] = {"r_at_1": [], "mrr": []}
+    for _ in range(reps):
+        sel = [r for d in rng.choice(dialogues, size=len(dialogues)) for r in by[d]]
+        a, b = stat(sel, base), stat(sel, other)
+        for k in diffs:
+            diffs[k].append(b[k] - a[k])
+    for k, v in diffs.items():
+        out[f"{k}_diff"] = {
+            "estimate": out[other][k] - out[base][k],
+            "ci95": [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))],
+        }
+    out["evaluated_tokens_per_turn"] = {arm: float(np.mean([r[arm]["evaluated"] for r in rows])) for arm in ARMS}
+    out["n_turns"], out["n_dialogues"] = len(rows), len(dialogues)
+    return out
+
+
+if __name__ == "__main__":
+    main()
