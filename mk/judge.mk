@@ -197,13 +197,17 @@ book/content/t28_cross_judge.ipynb: $(if $(T28_IN_PAPER),$(T28_DIR)/likert_a/.do
 # Does the judge agree with people? (trace_crs.judge.validity, issue 44): the CoRE judge's candidate
 # configurations (configs/judge_validity_$(PROFILE).yaml) against CRSArena-Eval's human ratings, read
 # from ../shared (never copied here; without it the page says "not run"). `make judge-select` judges
-# every candidate on every conversation (once; its LLM calls stay in the LM cache), `make
-# judge-validity` (part of `make paper`) the configuration the book uses (`chosen`) and writes
-# results/$(PROFILE)/judge_validity/{validity.json,scores.parquet,chosen.jsonl}.
+# every candidate on every conversation (once; its LLM calls stay in the LM cache and the profile's
+# records), `make judge-validity` (part of `make paper`) writes
+# results/$(PROFILE)/judge_validity/{validity.json,scores.parquet,chosen.jsonl}: in the default
+# profile it judges every candidate too (JV_JUDGE=all: the 1.5B candidates' calls are recorded in
+# data/lm-records/default, so they replay in about a minute and the page shows every candidate),
+# in smoke only the chosen one (JV_JUDGE=chosen: no records, CI's time).
+JV_JUDGE ?= $(if $(filter smoke,$(PROFILE)),chosen,all)
 $(JV_DIR)/validity.json: $(JV_CFG) $(JUDGE_SRC) $(JV_ARENA) $(JV_FACE) $(JV_WEIGHTS:%=models/%.gguf) $(VENV)/.llama-installed
 	mkdir -p $(JV_DIR) results/$(PROFILE)/timings
 	$(PY) book/tools/pipeline.py timed results/$(PROFILE)/timings/judge_validity.json judge-validity -- \
-	  $(TRACE) --quiet judge validity $(JV_ARGS) --judge chosen
+	  $(TRACE) --quiet judge validity $(JV_ARGS) --judge $(JV_JUDGE)
 
 judge-validity: $(JV_DIR)/validity.json ## the book's CoRE judge against 200 human-rated conversations (../shared CRSArena-Eval)
 
