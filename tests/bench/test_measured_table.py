@@ -32,8 +32,8 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "8.50 vs **1.25**" in text and "3 of 36 ratings equal" in text
     assert "records with 2 servers: 3 of 3 identical" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 10  # throughput, both draft rows, batch slots, llama build, kv stash, prompt
-    # layout, fit layout, paper build, profile
+    assert text.count("not run") == 11  # throughput, both draft rows, batch slots, llama build, kv stash, prompt
+    # layout, fit layout, choice layout, paper build, profile
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
 
 
@@ -124,8 +124,12 @@ def test_prompt_layout_row(tmp_path):
     from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
 
     current = f"{PROMPT_VERSION}, {FITS_VERSION}"
-    (tmp_path / "prompt_layout.json").write_text(json.dumps({"layouts": {"v0, fits-v0": arm, current: arm}}))
+    from trace_crs.baselines.choice import PROMPT_VERSION as CHOICE_VERSION
+
+    layouts = {"v0, fits-v0": arm, current: arm, CHOICE_VERSION: arm}
+    (tmp_path / "prompt_layout.json").write_text(json.dumps({"layouts": layouts}))
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_prompt_layout.py" in r)
+    assert f"{CHOICE_VERSION} (opt-in, `lm.mode=choice`), logprob: later turns" in row
     # 300 / 100 = 3.0
     assert "v0, fits-v0 (commit abc123), logprob: later turns (n = 5) 300 evaluated for 100 new, **3.0×** (median " \
            "2.5×, 20% of turns" in row
@@ -147,6 +151,23 @@ def test_fit_layout_row(tmp_path):
     (tmp_path / "fit_layout.json").write_text(json.dumps(d))
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_fit_layout.py" in r)
     assert "R@1 0.50 → 0.50 (v2 − v1 +0.00" in row and "tokens evaluated per turn 20 → 5" in row
+
+
+def test_choice_layout_row(tmp_path):
+    rows = [{"dialogue": "a", "turn": 1, "fits-v1": {"rank": 1, "evaluated": 10}, "choice-v1": {"rank": 3, "evaluated": 4}},
+            {"dialogue": "b", "turn": 1, "fits-v1": {"rank": 2, "evaluated": 30}, "choice-v1": {"rank": 1, "evaluated": 2}}]
+    import bench_choice_layout
+
+    summary = bench_choice_layout.summarize(rows, reps=50)
+    # fits: R@1 1/2, MRR (1 + 1/2)/2 = 0.75; choice: R@1 1/2, MRR (1/3 + 1)/2 = 2/3; tokens 20 → 3
+    assert summary["fits-v1"] == {"r_at_1": 0.5, "mrr": 0.75}
+    assert summary["choice-v1"]["mrr"] == pytest.approx(2 / 3) and summary["mrr_diff"]["estimate"] == pytest.approx(-1 / 12)
+    d = {"date": "d", "weights": "w", "summary": summary,
+         "sample": {"turns": 2, "dialogues": 2, "excluded": "the 20-dialogue subset of seed 42"}}
+    (tmp_path / "choice_layout.json").write_text(json.dumps(d))
+    row = next(r for r in mt.block(tmp_path).splitlines() if "bench_choice_layout.py" in r)
+    assert "R@1 0.50 → 0.50 (choice − fits +0.00" in row and "MRR 0.75 → 0.67 (-0.08" in row
+    assert "tokens evaluated per turn 20 → 3" in row
 
 
 def test_judge_row_shows_a_later_workers_only_recheck():

@@ -194,13 +194,15 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
     what = "Prompt tokens an LLM baseline makes the worker read per turn ÷ the turn's new tokens (`bench_prompt_layout.py`)"
     if not d or not d.get("layouts"):
         return f"| {what} | not run | ≤ 1.5× (issue 44) |"
+    from trace_crs.baselines.choice import PROMPT_VERSION as CHOICE_VERSION
     from trace_crs.baselines.llm_common import PROMPT_VERSION
     from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
 
     current = f"{PROMPT_VERSION}, {FITS_VERSION}"
+    labels = {current: "current", CHOICE_VERSION: "opt-in, `lm.mode=choice`"}
     parts, first = [], next(iter(d["layouts"].values()))
     for layout, arm in sorted(d["layouts"].items()):
-        name = f"{layout} ({'current' if layout == current else 'commit ' + arm['commit']})"
+        name = f"{layout} ({labels.get(layout, 'commit ' + arm['commit'])})"
         for mode, turns in sorted(arm["modes"].items()):
             later, opening = turns["later_turns"], turns["first_turns"]
             parts.append(
@@ -236,6 +238,29 @@ def fit_layout_row(d: dict[str, Any] | None) -> str:
     )
 
 
+def choice_layout_row(d: dict[str, Any] | None) -> str:
+    """Gold place's R@1 and MRR: ``fits-v1`` fit questions (the default) vs the ``choice`` layout, same turns."""
+    what = (
+        "LLM Zero-Shot's ranking on the local model, `fits-v1` fit questions (default) vs `choice-v1` (one shared "
+        "prefix per dialogue, the ranking read from the card letters; opt-in): the reference place ranked first "
+        "(`bench_choice_layout.py`)"
+    )
+    if d is None:
+        return f"| {what} | not run | |"
+    s, n = d["summary"], d["sample"]
+    a, b = "fits-v1", "choice-v1"
+    r1, mrr = s["r_at_1_diff"], s["mrr_diff"]
+    return (
+        f"| {what}: {n['turns']} recommending turns of {n['dialogues']} dialogues outside {n['excluded']}, "
+        f"{d['weights']} ({d['date']}) | R@1 {s[a]['r_at_1']:.2f} → {s[b]['r_at_1']:.2f} "
+        f"(choice − fits {r1['estimate']:+.2f}, 95 % CI {r1['ci95'][0]:+.2f} to {r1['ci95'][1]:+.2f}); MRR "
+        f"{s[a]['mrr']:.2f} → {s[b]['mrr']:.2f} ({mrr['estimate']:+.2f}, {mrr['ci95'][0]:+.2f} to "
+        f"{mrr['ci95'][1]:+.2f}); tokens evaluated per turn {s['evaluated_tokens_per_turn'][a]:.0f} → "
+        f"{s['evaluated_tokens_per_turn'][b]:.0f} (choice: its letter call only; each layout one pass, turns in "
+        "order) | |"
+    )
+
+
 def block(bench: Path) -> str:
     rows = [
         judge_row(_load(bench / "judge_core.json"), recheck=_load(bench / "judge_core_workers.json")),
@@ -248,6 +273,7 @@ def block(bench: Path) -> str:
         kv_stash_row(_load(bench / "kv_stash.json")),
         prompt_layout_row(_load(bench / "prompt_layout.json")),
         fit_layout_row(_load(bench / "fit_layout.json")),
+        choice_layout_row(_load(bench / "choice_layout.json")),
         kb_row(_load(bench / "kb.json")),
         # one row per fresh-clone build measured (paper_build.json: the default make; _serial: JOBS=1)
         *([paper_build_row(_load(p)) for p in sorted(bench.glob("paper_build*.json"))] or [paper_build_row(None)]),
