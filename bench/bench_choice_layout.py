@@ -36,7 +36,7 @@ from trace_crs.lm.ranking import TOP_K, fits_messages, top_entries
 from trace_crs.lm.server import LlamaServer
 from trace_crs.runner.tasks import load_evaluated, turn_contexts
 
-ARMS = ("fits-v1", "choice-v1")
+ARMS = ("fits-v1", "choice")  # the choice arm's prompt version is recorded as "choice_prompt"
 
 
 def ask_letters(api_base: str, messages: list[dict[str, str]], labels: str) -> tuple[dict[str, float], int]:
@@ -101,6 +101,7 @@ def main() -> None:
         "commit": code_commit(),
         "profile": args.profile,
         "weights": args.weights,
+        "choice_prompt": choice.PROMPT_VERSION,
         "threads": args.threads,
         "sample": {
             "dialogues": args.n,

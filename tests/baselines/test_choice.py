@@ -57,8 +57,9 @@ def test_the_reply_continues_the_choice_chat_and_names_the_chosen_letter():
     (first, kw1), (second, kw2) = lm.sent
     assert kw1["max_tokens"] == 1 and kw1["logprobs"] and "logprobs" not in kw2
     assert second[: len(first)] == first   # the reply call extends call 1: its prefix is cached
-    assert second[len(first):] == [{"role": "assistant", "content": "C"},
-                                   {"role": "user", "content": "Reply now: recommend C."}]
+    request = ("Write your reply to the traveler about C (Taco Loco). Recommend the best-fitting place for the "
+               'traveler and say why, quoting reviews. Quote them verbatim as "quote" [Rn].')
+    assert second[len(first):] == [{"role": "assistant", "content": "C"}, {"role": "user", "content": request}]
     assert first[0]["content"].count("\nA. [p1]") == 1 and "\nD. [p4]" in first[0]["content"]
 
 
@@ -76,7 +77,8 @@ def test_a_later_turn_keeps_the_system_message_and_extends_the_conversation():
 def test_compare_names_the_two_best_letters():
     lm = ChoiceLM([("D", -0.1), ("A", -0.5), ("x", -4.0)])   # B, C: -4.0
     LLMZeroShotBaseline(CFG, lm=lm).predict(make_ctx(action="compare"))
-    assert lm.sent[1][0][-1]["content"] == "Reply now: compare D and A."
+    assert lm.sent[1][0][-1]["content"].startswith("Write your reply to the traveler comparing D (Thai Garden) and "
+                                                    "A (Luigi Trattoria). Compare the two best-fitting places")
 
 
 def test_a_baseline_without_the_mode_refuses_it():

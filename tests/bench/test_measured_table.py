@@ -154,20 +154,20 @@ def test_fit_layout_row(tmp_path):
 
 
 def test_choice_layout_row(tmp_path):
-    rows = [{"dialogue": "a", "turn": 1, "fits-v1": {"rank": 1, "evaluated": 10}, "choice-v1": {"rank": 3, "evaluated": 4}},
-            {"dialogue": "b", "turn": 1, "fits-v1": {"rank": 2, "evaluated": 30}, "choice-v1": {"rank": 1, "evaluated": 2}}]
+    rows = [{"dialogue": "a", "turn": 1, "fits-v1": {"rank": 1, "evaluated": 10}, "choice": {"rank": 3, "evaluated": 4}},
+            {"dialogue": "b", "turn": 1, "fits-v1": {"rank": 2, "evaluated": 30}, "choice": {"rank": 1, "evaluated": 2}}]
     import bench_choice_layout
 
     summary = bench_choice_layout.summarize(rows, reps=50)
     # fits: R@1 1/2, MRR (1 + 1/2)/2 = 0.75; choice: R@1 1/2, MRR (1/3 + 1)/2 = 2/3; tokens 20 → 3
     assert summary["fits-v1"] == {"r_at_1": 0.5, "mrr": 0.75}
-    assert summary["choice-v1"]["mrr"] == pytest.approx(2 / 3) and summary["mrr_diff"]["estimate"] == pytest.approx(-1 / 12)
-    d = {"date": "d", "weights": "w", "summary": summary,
+    assert summary["choice"]["mrr"] == pytest.approx(2 / 3) and summary["mrr_diff"]["estimate"] == pytest.approx(-1 / 12)
+    d = {"date": "d", "weights": "w", "summary": summary, "choice_prompt": "choice-v9",
          "sample": {"turns": 2, "dialogues": 2, "excluded": "the 20-dialogue subset of seed 42"}}
     (tmp_path / "choice_layout.json").write_text(json.dumps(d))
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_choice_layout.py" in r)
     assert "R@1 0.50 → 0.50 (choice − fits +0.00" in row and "MRR 0.75 → 0.67 (-0.08" in row
-    assert "tokens evaluated per turn 20 → 3" in row
+    assert "tokens evaluated per turn 20 → 3" in row and "prompt `choice-v9`" in row
 
 
 def test_judge_row_shows_a_later_workers_only_recheck():

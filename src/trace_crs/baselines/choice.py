@@ -9,7 +9,8 @@ when the worker keeps the dialogue's KV cache:
     system:     instructions, both action instructions, the decline rule, every shown card as A, B, …
     user:       the conversation so far, then "Best place (letter):"
     assistant:  one letter                        <- call 1: one token and its top log-probabilities
-    user:       "Reply now: recommend C."         <- call 2: the reply, continuing the same chat
+    user:       "Write your reply to the traveler about C (Luigi's). <action instruction> …"
+                                                  <- call 2: the reply, continuing the same chat
 
 The ranking is the model's distribution over the card letters in call 1: a letter outside the
 returned top-``TOP_K`` tokens gets the smallest returned log-probability (an upper bound), ties keep
@@ -33,10 +34,12 @@ from trace_crs.baselines.llm_common import ACTION_INSTRUCTIONS, Evidence, poi_ca
 from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
 from trace_crs.lm.ranking import TOP_K, quiet_truncation, top_entries
 
-PROMPT_VERSION = "choice-v1"
+# choice-v2: the reply request names the chosen places and asks for quotes (choice-v1's "Reply now: recommend
+# C." drew one-letter replies without quotes from the 0.5B model)
+PROMPT_VERSION = "choice-v2"
 LETTERS = string.ascii_uppercase + string.ascii_lowercase  # one token each in the local models' vocabularies
 QUESTION = "Best place (letter):"
-VERBS = {"recommend": "recommend {0}", "compare": "compare {0} and {1}"}
+VERBS = {"recommend": "about {0}", "compare": "comparing {0} and {1}"}
 
 
 def letters(n: int) -> str:
@@ -72,12 +75,16 @@ def choice_messages(system: str, conversation: str) -> list[dict[str, str]]:
 
 def reply_messages(first: list[dict[str, str]], chosen: str, action: str, best: Sequence[str]) -> list[dict[str, str]]:
     """Call 2: call 1's chat, the chosen letter as the assistant's answer, then the reply request
-    (with the ``[Ask]`` rule while the live loop allows a question)."""
+    naming the best places (``best``: "C (Luigi's)", …) with the action's instruction and the
+    quote format (and the ``[Ask]`` rule while the live loop allows a question)."""
     if action not in VERBS:
         raise ValueError(f"no choice-mode reply for action {action!r}; known: {sorted(VERBS)}")
     ask = f" {ASK_RULE}" if MAY_ASK.get() else ""
     pair = [*best, *best][:2]  # one shown place: it is both
-    request = f"Reply now: {VERBS[action].format(*pair)}.{ask}"
+    request = (
+        f"Write your reply to the traveler {VERBS[action].format(*pair)}. {ACTION_INSTRUCTIONS[action]} "
+        f'Quote them verbatim as "quote" [Rn].{ask}'
+    )
     return [*first, {"role": "assistant", "content": chosen}, {"role": "user", "content": request}]
 
 
@@ -126,7 +133,7 @@ def choose_and_reply(
         shown, {c: by_label[lab] for lab, c in zip(labels, shown, strict=True)}, seed, ctx.rejected_poi_ids
     )
     letter_of = dict(zip(shown, labels, strict=True))
-    best = [letter_of[c] for c in ranked[:2]]
-    reply = lm(messages=reply_messages(first, best[0], ctx.action, best))[0]
+    best = [f"{letter_of[c]} ({ctx.kb.pois[c].name})" for c in ranked[:2]]
+    reply = lm(messages=reply_messages(first, letter_of[ranked[0]], ctx.action, best))[0]
     text = reply.get("text", "") if isinstance(reply, dict) else str(reply)
     return list(ranked), text, evidence

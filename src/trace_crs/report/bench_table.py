@@ -241,14 +241,15 @@ def fit_layout_row(d: dict[str, Any] | None) -> str:
 def choice_layout_row(d: dict[str, Any] | None) -> str:
     """Gold place's R@1 and MRR: ``fits-v1`` fit questions (the default) vs the ``choice`` layout, same turns."""
     what = (
-        "LLM Zero-Shot's ranking on the local model, `fits-v1` fit questions (default) vs `choice-v1` (one shared "
+        "LLM Zero-Shot's ranking on the local model, `fits-v1` fit questions (default) vs `choice` (one shared "
         "prefix per dialogue, the ranking read from the card letters; opt-in): the reference place ranked first "
         "(`bench_choice_layout.py`)"
     )
     if d is None:
         return f"| {what} | not run | |"
+    what += f", prompt `{d['choice_prompt']}`"
     s, n = d["summary"], d["sample"]
-    a, b = "fits-v1", "choice-v1"
+    a, b = "fits-v1", "choice"
     r1, mrr = s["r_at_1_diff"], s["mrr_diff"]
     return (
         f"| {what}: {n['turns']} recommending turns of {n['dialogues']} dialogues outside {n['excluded']}, "
