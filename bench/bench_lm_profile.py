@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="models")
     p.add_argument("--max-tokens", type=int, default=LMConfig().max_tokens)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--n-ctx", type=int, default=LMConfig().n_ctx)
+    # one-call core-v2 on a live default transcript needs more than lm.n_ctx's 4096 (HTTP 400 there)
+    p.add_argument("--n-ctx", type=int, default=16384)
     p.add_argument("--modes", nargs="*", help="subset of the judge modes (default: all; --modes with no name: none)")
     p.add_argument("--baselines", nargs="*", default=list(LLM), help="LLM baselines to profile (default: all)")
     p.add_argument("--subset", type=int, default=1, help="dialogues per baseline")
@@ -215,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         "weights": args.weights,
         "max_tokens": args.max_tokens,
         "threads": args.threads,
+        "n_ctx": args.n_ctx,
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "modes": {},
         "baselines": {},
         "subset": args.subset,
