@@ -21,45 +21,30 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import urllib.request
 from typing import Any
 
-import numpy as np
-from bench_fit_layout import ask, gold_rank
+from bench_fit_layout import ask, gold_rank, held_out, one_token, paired_summary
 from bench_prompt_layout import code_commit
 
 from trace_crs.atomic import write_json
 from trace_crs.baselines import choice
 from trace_crs.baselines.llm_common import Evidence, history_text, poi_card
-from trace_crs.kb.store import load_kb
-from trace_crs.lm.ranking import TOP_K, fits_messages, top_entries
+from trace_crs.lm.ranking import fits_messages
 from trace_crs.lm.server import LlamaServer
-from trace_crs.runner.tasks import load_evaluated, turn_contexts
+from trace_crs.runner.tasks import turn_contexts
 
 ARMS = ("fits-v1", "choice")  # the choice arm's prompt version is recorded as "choice_prompt"
 
 
 def ask_letters(api_base: str, messages: list[dict[str, str]], labels: str) -> tuple[dict[str, float], int]:
     """log P of each card letter and the prompt tokens evaluated for the one-token choice call."""
-    body = {"model": "m", "messages": messages, "logprobs": True, "top_logprobs": TOP_K, "max_tokens": 1,
-            "temperature": 0.0, "seed": 42}  # fmt: skip
-    req = urllib.request.Request(
-        f"{api_base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(req, timeout=600) as resp:
-        raw = json.load(resp)
-    pairs = top_entries(raw["choices"][0]["logprobs"])
-    return choice.letter_logprobs(pairs, labels), int(raw["timings"]["prompt_n"])
+    pairs, evaluated = one_token(api_base, messages)
+    return choice.letter_logprobs(pairs, labels), evaluated
 
 
 def turns(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     """The KB and the recommending turns with a gold place among the candidates (module docstring)."""
-    kb = load_kb(f"data/kb/{args.profile}")
-    path = f"data/dialogues/{args.profile}/dialogues.jsonl"
-    reported = {d["dialogue_id"] for d in load_evaluated(path, args.reported, args.seed)}
-    rest = [d for d in load_evaluated(path, None, args.seed) if d["dialogue_id"] not in reported]
-    rng = np.random.default_rng(args.sample_seed)
-    sample = [rest[i] for i in sorted(rng.choice(len(rest), size=args.n, replace=False))]
+    kb, sample = held_out(args)
     out = []
     for d in sample:
         for ctx in turn_contexts(d, kb, "closed", args.seed):
@@ -118,30 +103,7 @@ def main() -> None:
 
 def summarize(rows: list[dict[str, Any]], reps: int = 2000) -> dict[str, Any]:
     """R@1 and MRR per layout and the paired choice − fits-v1 difference, 95 % bootstrap over dialogues."""
-    base, other = ARMS
-    dialogues = sorted({r["dialogue"] for r in rows})
-    by = {d: [r for r in rows if r["dialogue"] == d] for d in dialogues}
-
-    def stat(sel: list[dict[str, Any]], arm: str) -> dict[str, float]:
-        ranks = np.array([r[arm]["rank"] for r in sel])
-        return {"r_at_1": float(np.mean(ranks == 1)), "mrr": float(np.mean(1 / ranks))}
-
-    out: dict[str, Any] = {arm: stat(rows, arm) for arm in ARMS}
-    rng = np.random.default_rng(42)
-    diffs: dict[str, list[float]] = {"r_at_1": [], "mrr": []}
-    for _ in range(reps):
-        sel = [r for d in rng.choice(dialogues, size=len(dialogues)) for r in by[d]]
-        a, b = stat(sel, base), stat(sel, other)
-        for k in diffs:
-            diffs[k].append(b[k] - a[k])
-    for k, v in diffs.items():
-        out[f"{k}_diff"] = {
-            "estimate": out[other][k] - out[base][k],
-            "ci95": [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))],
-        }
-    out["evaluated_tokens_per_turn"] = {arm: float(np.mean([r[arm]["evaluated"] for r in rows])) for arm in ARMS}
-    out["n_turns"], out["n_dialogues"] = len(rows), len(dialogues)
-    return out
+    return paired_summary(rows, *ARMS, "", reps)
 
 
 if __name__ == "__main__":

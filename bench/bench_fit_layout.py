@@ -46,8 +46,9 @@ def v2_messages(cards: str, conversation: str, place: str) -> list[dict[str, str
     ]
 
 
-def ask(api_base: str, messages: list[dict[str, str]]) -> tuple[float, int]:
-    """log P(yes) and the prompt tokens the worker evaluated for one 1-token call."""
+def one_token(api_base: str, messages: list[dict[str, str]]) -> tuple[list[tuple[str, float]], int]:
+    """The first token's top log-probabilities and the prompt tokens the worker evaluated for one
+    greedy 1-token call."""
     body = {
         "model": "m",
         "messages": messages,
@@ -62,7 +63,23 @@ def ask(api_base: str, messages: list[dict[str, str]]) -> tuple[float, int]:
     )
     with urllib.request.urlopen(req, timeout=600) as resp:
         raw = json.load(resp)
-    return yes_logprob(top_entries(raw["choices"][0]["logprobs"])), int(raw["timings"]["prompt_n"])
+    return top_entries(raw["choices"][0]["logprobs"]), int(raw["timings"]["prompt_n"])
+
+
+def ask(api_base: str, messages: list[dict[str, str]]) -> tuple[float, int]:
+    """log P(yes) and the prompt tokens the worker evaluated for one 1-token call."""
+    pairs, evaluated = one_token(api_base, messages)
+    return yes_logprob(pairs), evaluated
+
+
+def held_out(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
+    """The KB and the seeded sample of ``args.n`` dialogues outside the LLM runs' evaluated subset."""
+    kb = load_kb(f"data/kb/{args.profile}")
+    path = f"data/dialogues/{args.profile}/dialogues.jsonl"
+    reported = {d["dialogue_id"] for d in load_evaluated(path, args.reported, args.seed)}
+    rest = [d for d in load_evaluated(path, None, args.seed) if d["dialogue_id"] not in reported]
+    rng = np.random.default_rng(args.sample_seed)
+    return kb, [rest[i] for i in sorted(rng.choice(len(rest), size=args.n, replace=False))]
 
 
 def gold_rank(scores: dict[str, float], rejected: set[str], gold: set[str]) -> int:
@@ -83,12 +100,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads of the one worker")
     p.add_argument("--out", required=True)
     args = p.parse_args()
-    kb = load_kb(f"data/kb/{args.profile}")
-    path = f"data/dialogues/{args.profile}/dialogues.jsonl"
-    reported = {d["dialogue_id"] for d in load_evaluated(path, args.reported, args.seed)}
-    rest = [d for d in load_evaluated(path, None, args.seed) if d["dialogue_id"] not in reported]
-    rng = np.random.default_rng(args.sample_seed)
-    sample = [rest[i] for i in sorted(rng.choice(len(rest), size=args.n, replace=False))]
+    kb, sample = held_out(args)
     rows = []
     with LlamaServer(f"models/{args.weights}.gguf", "m", 4096, args.threads) as server:
         for d in sample:
@@ -129,28 +141,34 @@ def main() -> None:
 
 def summarize(rows: list[dict[str, Any]], reps: int = 2000) -> dict[str, Any]:
     """R@1 and MRR per layout and the paired v2 − v1 difference, 95 % bootstrap over dialogues."""
+    return paired_summary(rows, "v1", "v2", "_v2_minus_v1", reps)
+
+
+def paired_summary(rows: list[dict[str, Any]], base: str, other: str, suffix: str, reps: int) -> dict[str, Any]:
+    """R@1 and MRR of arms ``base`` and ``other`` (each row: ``{arm: {"rank", "evaluated"}}``) and the
+    paired ``other − base`` difference (keys ``<metric>_diff<suffix>``), 95 % bootstrap over dialogues."""
     dialogues = sorted({r["dialogue"] for r in rows})
     by = {d: [r for r in rows if r["dialogue"] == d] for d in dialogues}
 
-    def stat(sel: list[dict[str, Any]], layout: str) -> dict[str, float]:
-        ranks = np.array([r[layout]["rank"] for r in sel])
+    def stat(sel: list[dict[str, Any]], arm: str) -> dict[str, float]:
+        ranks = np.array([r[arm]["rank"] for r in sel])
         return {"r_at_1": float(np.mean(ranks == 1)), "mrr": float(np.mean(1 / ranks))}
 
-    out: dict[str, Any] = {layout: stat(rows, layout) for layout in ("v1", "v2")}
+    out: dict[str, Any] = {arm: stat(rows, arm) for arm in (base, other)}
     rng = np.random.default_rng(42)
-    diffs = {"r_at_1": [], "mrr": []}
+    diffs: dict[str, list[float]] = {"r_at_1": [], "mrr": []}
     for _ in range(reps):
         sel = [r for d in rng.choice(dialogues, size=len(dialogues)) for r in by[d]]
-        a, b = stat(sel, "v1"), stat(sel, "v2")
+        a, b = stat(sel, base), stat(sel, other)
         for k in diffs:
             diffs[k].append(b[k] - a[k])
     for k, v in diffs.items():
-        out[f"{k}_diff_v2_minus_v1"] = {
-            "estimate": out["v2"][k] - out["v1"][k],
+        out[f"{k}_diff{suffix}"] = {
+            "estimate": out[other][k] - out[base][k],
             "ci95": [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))],
         }
     out["evaluated_tokens_per_turn"] = {
-        layout: float(np.mean([r[layout]["evaluated"] for r in rows])) for layout in ("v1", "v2")
+        arm: float(np.mean([r[arm]["evaluated"] for r in rows])) for arm in (base, other)
     }
     out["n_turns"], out["n_dialogues"] = len(rows), len(dialogues)
     return out

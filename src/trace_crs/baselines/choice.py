@@ -32,7 +32,7 @@ from trace_crs.baselines.ask_rule import ASK_RULE, MAY_ASK
 from trace_crs.baselines.base import TurnContext
 from trace_crs.baselines.llm_common import ACTION_INSTRUCTIONS, Evidence, poi_card
 from trace_crs.baselines.unsolved_rule import UNSOLVED_RULE
-from trace_crs.lm.ranking import TOP_K, quiet_truncation, top_entries
+from trace_crs.lm.ranking import first_token, matching_logprob, top_entries
 
 # choice-v2: the reply request names the chosen places and asks for quotes (choice-v1's "Reply now: recommend
 # C." drew one-letter replies without quotes from the 0.5B model)
@@ -91,21 +91,9 @@ def reply_messages(first: list[dict[str, str]], chosen: str, action: str, best: 
 def letter_logprobs(pairs: Sequence[tuple[str, float]], labels: str) -> dict[str, float]:
     """log P of each label among the first token's top entries (variants that strip to the label are
     summed in probability); a label not among them gets the smallest returned value."""
-    floor = min(lp for _, lp in pairs)
-    found: dict[str, list[float]] = {}
-    for tok, lp in pairs:
-        key = tok.strip().strip(".):[]")
-        if len(key) == 1 and key in labels:
-            found.setdefault(key, []).append(lp)
-    out = {}
-    for label in labels:
-        lps = found.get(label)
-        if not lps:
-            out[label] = floor
-            continue
-        top = max(lps)
-        out[label] = top + float(np.log(sum(np.exp(lp - top) for lp in lps)))
-    return out
+    return {
+        label: matching_logprob(pairs, lambda tok, label=label: tok.strip().strip(".):[]") == label) for label in labels
+    }
 
 
 def rank_by_choice(
@@ -123,11 +111,7 @@ def choose_and_reply(
     evidence = Evidence()
     labels = letters(len(shown))
     first = choice_messages(system_message(ctx.kb, shown, evidence, notes), conversation)
-    with quiet_truncation():
-        outputs = lm(messages=first, logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0)
-    answer = outputs[0]
-    if not isinstance(answer, dict) or "logprobs" not in answer:
-        raise ValueError("LM returned no logprobs for the choice question")
+    answer = first_token(lm, first, "the choice question")
     by_label = letter_logprobs(top_entries(answer["logprobs"]), labels)
     ranked = rank_by_choice(
         shown, {c: by_label[lab] for lab, c in zip(labels, shown, strict=True)}, seed, ctx.rejected_poi_ids

@@ -34,11 +34,10 @@ from trace_crs.judge import RATINGS
 from trace_crs.judge.domain import check_localised, current, localise
 from trace_crs.judge.factors import FACTORS, SCORES, factors, named_guidelines
 from trace_crs.judge.transcript import Transcript
-from trace_crs.lm.ranking import quiet_truncation, top_entries
+from trace_crs.lm.ranking import TOP_K, first_token, top_entries
 from trace_crs.prompts import signature
 
 PROMPT_VERSION = "core-v3"
-TOP_K = 20
 DIGITS = 4  # rounding of probabilities and expected scores in records
 
 RateFactorScore = signature("rate_factor_score", __name__)
@@ -105,11 +104,7 @@ def rate_messages(
     """The rating of one question whose answer is a digit of ``scores`` (one 1-token call)."""
     if rating not in RATINGS:
         raise ValueError(f"rating: expected one of {RATINGS}, got {rating!r}")
-    with quiet_truncation():
-        outputs = lm(messages=messages, logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0)
-    first = outputs[0]
-    if not isinstance(first, dict) or "logprobs" not in first:
-        raise ValueError("the judge LM returned no logprobs (an API model without logprobs: use --mode per-factor)")
+    first = first_token(lm, messages, "the judge's rating (an API model without logprobs: use --mode per-factor)")
     got = rating_distribution(top_entries(first["logprobs"]), scores)
     if got is None:
         text = first.get("text", "")

@@ -62,13 +62,19 @@ def top_entries(logprobs: Any) -> list[tuple[str, float]]:
     return pairs
 
 
+def matching_logprob(pairs: Sequence[tuple[str, float]], accept: Callable[[str], bool]) -> float:
+    """log Σ P(t) over the top entries ``t`` that ``accept`` takes; the smallest returned logprob
+    if none (an upper bound on the true value)."""
+    hits = [lp for tok, lp in pairs if accept(tok)]
+    if not hits:
+        return min(lp for _, lp in pairs)
+    top = max(hits)
+    return top + math.log(sum(math.exp(lp - top) for lp in hits))
+
+
 def yes_logprob(pairs: Sequence[tuple[str, float]]) -> float:
     """log Σ P(t) over tokens ``t`` with ``t.strip().lower() == "yes"``; min logprob if none."""
-    yes = [lp for tok, lp in pairs if tok.strip().lower() == "yes"]
-    if not yes:
-        return min(lp for _, lp in pairs)
-    top = max(yes)
-    return top + math.log(sum(math.exp(lp - top) for lp in yes))
+    return matching_logprob(pairs, lambda tok: tok.strip().lower() == "yes")
 
 
 @contextmanager
@@ -83,15 +89,20 @@ def quiet_truncation() -> Any:
         log.setLevel(level)
 
 
-def score_fit(lm: Callable[..., Any], conversation: str, card: str) -> float:
-    """``log P(yes)`` for one card, via one cached 1-token call with ``top_logprobs``."""
+def first_token(lm: Callable[..., Any], messages: list[dict[str, str]], what: str) -> dict[str, Any]:
+    """The output of one cached greedy 1-token call with the top ``TOP_K`` log-probabilities
+    (ValueError naming ``what`` when the LM returns none)."""
     with quiet_truncation():
-        outputs = lm(
-            messages=fits_messages(conversation, card), logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0
-        )
+        outputs = lm(messages=messages, logprobs=True, top_logprobs=TOP_K, max_tokens=1, temperature=0.0)
     first = outputs[0]
     if not isinstance(first, dict) or "logprobs" not in first:
-        raise ValueError("LM returned no logprobs for the fit judgement")
+        raise ValueError(f"LM returned no logprobs for {what}")
+    return first
+
+
+def score_fit(lm: Callable[..., Any], conversation: str, card: str) -> float:
+    """``log P(yes)`` for one card, via one cached 1-token call with ``top_logprobs``."""
+    first = first_token(lm, fits_messages(conversation, card), "the fit judgement")
     return yes_logprob(top_entries(first["logprobs"]))
 
 
