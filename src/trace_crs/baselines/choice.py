@@ -23,6 +23,7 @@ DSPy signature would put its field layout after the conversation, which every tu
 from __future__ import annotations
 
 import string
+from functools import partial
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -91,9 +92,11 @@ def reply_messages(first: list[dict[str, str]], chosen: str, action: str, best: 
 def letter_logprobs(pairs: Sequence[tuple[str, float]], labels: str) -> dict[str, float]:
     """log P of each label among the first token's top entries (variants that strip to the label are
     summed in probability); a label not among them gets the smallest returned value."""
-    return {
-        label: matching_logprob(pairs, lambda tok, label=label: tok.strip().strip(".):[]") == label) for label in labels
-    }
+    return {label: matching_logprob(pairs, partial(_is_label, label)) for label in labels}
+
+
+def _is_label(label: str, token: str) -> bool:
+    return token.strip().strip(".):[]") == label
 
 
 def rank_by_choice(
