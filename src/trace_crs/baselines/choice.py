@@ -23,8 +23,8 @@ DSPy signature would put its field layout after the conversation, which every tu
 from __future__ import annotations
 
 import string
-from functools import partial
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
