@@ -110,3 +110,38 @@ def test_long_tick_labels_never_push_the_saved_figure_out_of_the_column(tmp_path
     assert width_pt <= figures.WIDTH_IN * 72 + pad_pt + 1
     assert fig.get_size_inches()[0] < figures.WIDTH_IN                # it was narrowed, not cut
     plt.close(fig)
+
+
+
+# Cost and quality of 15 baselines on a smoke run (CI, 2026-12-03): costs of the non-LLM ones are
+# near 0, so their labels crowd the left edge; a re-run's latencies move them.
+_COSTS = [0.0086, 0.0003, 33.9, 0.0019, 0.0008, 58.1, 0.0006, 37.3, 37.2, 16.8, 0.0012, 0.0065, 50.2, 0.0004, 0.022]
+_QUALITY = [0.42, 0.42, 0.33, 0.42, 0.83, 0.0, 0.83, 0.0, 0.0, 0.0, 0.25, 0.33, 0.0, 0.83, 0.83]
+_NAMES = ["Aspect", "Dense", "DST", "Hybrid-RRF", "Itinerary", "Itinerary-LLM", "Knowledge-Enh.", "LLM Zero-Shot",
+          "Memory-Aug.", "Multi-Rev. Synth.", "Persona-Ground.", "Popularity", "RAG-Citation", "Spatial", "TF-IDF"]
+
+
+def test_point_labels_placed_at_the_final_size_never_push_the_figure_out_of_the_column(tmp_path):
+    """A label that finds no free place inside its axes at the final size hangs out of it: the
+    layout makes room and the saved figure is still no wider than the column (CI, 2026-12-03:
+    the oracle figure came out 570 pt wide and was shown shrunk to 8.8 pt text)."""
+    import re
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    widths = []
+    for _ in range(20):
+        fig, (a, b, c) = plt.subplots(3, 1, figsize=(7.5, 11))
+        a.plot([0, 1], [0, 1])
+        b.bar(range(3), [1, 2, 3])
+        xs = [x * f for x, f in zip(_COSTS, rng.uniform(0.5, 1.5, len(_COSTS)), strict=True)]
+        c.scatter(xs, _QUALITY)
+        figures.label_points(c, xs, _QUALITY, _NAMES)
+        c.plot(sorted(xs), sorted(_QUALITY), marker=".", label="budget oracle")
+        c.legend(fontsize=7)
+        fig.suptitle("Oracles: a title", fontsize=9)
+        figures.save(fig, "crowded", tmp_path)
+        widths.append(float(re.search(r'width="([\d.]+)pt"', (tmp_path / "crowded.svg").read_text())[1]))
+        plt.close(fig)
+    assert max(widths) <= figures.WIDTH_IN * 72 + 2 * 0.1 * 72 + 1

@@ -176,6 +176,19 @@ def _layout(fig: Figure) -> None:
         fig.tight_layout()
 
 
+def _settle(fig: Figure) -> None:
+    """Lay ``fig`` out, then place its point labels at that size and lay it out again: a label
+    that finds no free place inside its axes hangs out of it, and the layout must make room."""
+    _layout(fig)
+    labelled = [ax for ax in fig.axes if getattr(ax, _LABELS, None)]
+    for ax in labelled:
+        _place(ax)
+    if labelled:
+        _layout(fig)
+        for ax in labelled:  # measured again in the final layout; the second layout moved little
+            _place(ax)
+
+
 def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR, caption: str | None = None) -> Figure:
     """Write ``<figures_dir>/<name>.png`` and ``.svg`` at the column width; return ``fig`` (a
     ``plot`` ends with ``return figures.save(fig, NAME, figures_dir)``).  In a notebook, show it
@@ -183,17 +196,14 @@ def save(fig: Figure, name: str, figures_dir: str | Path = FIGURES_DIR, caption:
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)
     fit(fig)
-    _layout(fig)
-    for _ in range(3):  # long tick labels or a long label can hang out of the column: narrow the figure
+    _settle(fig)
+    for _ in range(4):  # long tick labels or a point label can hang out of the column: narrow the figure
         excess = fig.get_tightbbox().width - WIDTH_IN
         if excess <= 0.01:
             break
         w, h = fig.get_size_inches()
         fig.set_size_inches(w - excess, h)
-        _layout(fig)
-    for ax in fig.axes:  # point labels measured again at the final size and layout
-        if getattr(ax, _LABELS, None):
-            _place(ax)
+        _settle(fig)
     paths = [out / f"{name}.png", out / f"{name}.svg"]
     with matplotlib.rc_context({"svg.hashsalt": "trace", "svg.fonttype": "none"}):
         fig.savefig(paths[0], dpi=DPI, bbox_inches="tight", metadata={"Software": None})
