@@ -14,12 +14,15 @@ LM_VERIFY_SET ?=# lm config overrides of the model verified, e.g. weights=qwen2.
 # time the live backend, never a replay; their sub-makes inherit "off".
 test bench bench-draft bench-llama-build bench-llm-scale: export TRACE_LM_RECORDS := off
 
-.PHONY: lm-records-stats lm-records-manifest lm-records-verify
+.PHONY: lm-records-stats lm-records-manifest lm-records-seal lm-records-verify
 lm-records-stats: | $(STAMP) ## records per model and step in LM_RECORDS (default data/lm-records/$(PROFILE))
 	$(VENV)/bin/trace-crs lm records stats --dir $(LM_RECORDS)
 
 lm-records-manifest: | $(STAMP) ## rewrite LM_RECORDS/MANIFEST.json from its shards (after a kill or a merge)
 	$(VENV)/bin/trace-crs lm records manifest --dir $(LM_RECORDS)
+
+lm-records-seal: | $(STAMP) ## rewrite shards cut by a kill as whole gzip files (same records), then the manifest
+	$(VENV)/bin/trace-crs lm records seal --dir $(LM_RECORDS)
 
 lm-records-verify: | $(STAMP) ## recompute LM_VERIFY_N seeded records with the live model (LM_VERIFY_SET=k=v ...)
 	$(VENV)/bin/trace-crs lm records verify --dir $(LM_RECORDS) --sample $(LM_VERIFY_N) --seed $(SEED) \

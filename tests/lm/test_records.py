@@ -18,7 +18,7 @@ from trace_crs.errors import DataError
 from trace_crs.lm import records as rec
 from trace_crs.lm.records import Records, iter_records
 from trace_crs.lm.records_key import STEP_ENV, record_key, step_of
-from trace_crs.lm.records_shards import MANIFEST, ShardWriter, read_lines, shard_paths, shard_state
+from trace_crs.lm.records_shards import MANIFEST, ShardWriter, read_lines, seal_shard, shard_paths, shard_state
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 BASE = {
@@ -190,6 +190,29 @@ def test_a_writer_killed_with_9_leaves_every_record_it_finished(tmp_path):
 
     manifest = rebuild_manifest(tmp_path)               # the writer's entry lagged; the shard counts
     assert manifest["records"] == len(keys) and manifest["counts"] == {"s": {"k": len(keys)}}
+
+
+def test_sealing_a_cut_shard_keeps_its_whole_records_and_makes_it_plain_gzip(tmp_path):
+    writer = ShardWriter(tmp_path)
+    for i in range(3):
+        writer.append(_line(i), "s", "m")
+    path, whole = writer.path, writer.path.stat().st_size
+    writer.append(_line(3, pad=5000), "s", "m")
+    path.write_bytes(path.read_bytes()[: whole + 40])           # killed in the middle of the fourth record
+    closed = ShardWriter(tmp_path)
+    closed.append(_line(9), "s", "m")
+    closed.close()
+    before = {p.name: p.read_bytes() for p in shard_paths(tmp_path)}
+    with pytest.raises(EOFError):                                # no gzip trailer: gzip -t fails on it
+        gzip.decompress(path.read_bytes())
+    assert seal_shard(closed.path) is False                      # a closed shard is left as it is
+    assert shard_state(path) == "writing" and seal_shard(path) is False   # its writer (this pid) is alive
+    os.rename(path, path := path.with_name(path.name.replace(f"-{os.getpid()}-", "-999999999-")))
+    assert shard_state(path) == "cut" and seal_shard(path) is True
+    assert [json.loads(x)["key"] for x in gzip.decompress(path.read_bytes()).splitlines()] == ["k0000", "k0001", "k0002"]
+    assert shard_state(path) == "closed" and seal_shard(path) is False
+    assert closed.path.read_bytes() == before[closed.path.name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, closed.path.name, MANIFEST])
 
 
 def test_a_complete_line_that_is_not_a_record_is_a_data_error(tmp_path):

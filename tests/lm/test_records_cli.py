@@ -118,6 +118,22 @@ def test_stats_counts_records_per_model_and_step(fake_openai, tmp_path, capsys):
     assert rebuilt["shards"].keys() == manifest["shards"].keys()
 
 
+def test_seal_rewrites_cut_shards_and_the_manifest(fake_openai, tmp_path, capsys):
+    server = fake_openai(lambda messages: "ok")
+    _record(tmp_path, server.url, ["[zero-shot v1] a", "[zero-shot v1] b"])
+    directory = tmp_path / "records"
+    (shard,) = directory.glob("*.jsonl.gz")
+    cut = shard.with_name(shard.name.replace(shard.name.split("-")[1], "999999999", 1))
+    cut.write_bytes(shard.read_bytes()[:-8])                           # its trailer lost: "cut"
+    shard.unlink()
+    assert main(["lm", "records", "seal", "--dir", str(directory)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sealed"] == [cut.name] and out["records"] == 2
+    assert len(gzip.decompress(cut.read_bytes()).splitlines()) == 2
+    assert main(["lm", "records", "seal", "--dir", str(directory)]) == 0          # nothing left to seal
+    assert json.loads(capsys.readouterr().out)["sealed"] == []
+
+
 def test_stats_exit_codes(tmp_path, capsys):
     assert main(["lm", "records", "stats", "--dir", str(tmp_path / "none")]) == 2
     assert "no such records directory" in capsys.readouterr().err

@@ -121,6 +121,16 @@ def _records_manifest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _records_seal(args: argparse.Namespace) -> int:
+    from trace_crs.lm.records_shards import seal_shard, shard_paths
+    from trace_crs.lm.records_stats import rebuild_manifest
+
+    sealed = [p.name for p in shard_paths(_records_dir(args)) if seal_shard(p)]
+    manifest = rebuild_manifest(args.records)
+    print(json.dumps({"sealed": sealed, "records": manifest["records"], "bytes": manifest["bytes"]}, indent=2))
+    return 0
+
+
 def _records_verify(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -146,7 +156,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers) -> None:
-    """Add ``trace-crs lm {fetch,weights,config,ask,records {stats,manifest,verify}}``."""
+    """Add ``trace-crs lm {fetch,weights,config,ask,records {stats,manifest,seal,verify}}``."""
     sub = add_group(subparsers, "lm", "local weights and the LM backend")
     p = sub.add_parser("fetch", help="assemble and SHA-256-check one GGUF weights file")
     p.add_argument("--name", required=True, choices=sorted(WEIGHTS))
@@ -169,6 +179,9 @@ def register(subparsers) -> None:
     p = records.add_parser("manifest", help="rewrite a records directory's MANIFEST.json from its shards")
     p.add_argument("--dir", dest="records", required=True, help="the records directory (data/lm-records/<profile>)")
     p.set_defaults(func=_records_manifest)
+    p = records.add_parser("seal", help="rewrite shards cut by a kill as whole gzip files (the same records)")
+    p.add_argument("--dir", dest="records", required=True, help="the records directory (data/lm-records/<profile>)")
+    p.set_defaults(func=_records_seal)
     p = records.add_parser("verify", help="recompute a seeded sample of the records with the live backend")
     p.add_argument("--dir", dest="records", required=True, help="the records directory (data/lm-records/<profile>)")
     p.add_argument("--sample", dest="n", type=int, default=50, help="records recomputed (default 50)")

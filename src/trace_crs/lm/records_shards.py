@@ -19,6 +19,8 @@ the ``MANIFEST.json`` that counts them.
   (whole or not at all).  A writer killed with -9 leaves its entry up to
   :data:`MANIFEST_EVERY_S` behind; ``trace-crs lm records manifest`` rewrites the manifest from
   the shards themselves (a merge of two branches' manifests, too), and ``stats`` counts them.
+* :func:`seal_shard` (``trace-crs lm records seal``) rewrites a cut shard as one whole gzip
+  stream of the same complete lines, so standard tools (``gzip -t``) accept it.
 """
 
 from __future__ import annotations
@@ -113,6 +115,27 @@ def shard_state(path: str | Path) -> str:
         return "closed"
     pid = Path(path).name.split("-")[1]
     return "writing" if pid.isdigit() and pid_alive(int(pid)) else "cut"
+
+
+def seal_shard(path: str | Path) -> bool:
+    """Rewrite the ``cut`` shard ``path`` (:func:`shard_state`) as one closed gzip stream of its
+    complete lines, the same name, the same records in the same order: written beside it, read
+    back and compared, then put in its place (:func:`os.replace`); a cut tail stays dropped.
+    Returns whether it was rewritten (a closed shard, or one still being written, is left as is)."""
+    path = Path(path)
+    if shard_state(path) != "cut":
+        return False
+    lines = list(read_lines(path))
+    tmp = path.with_name(f".{path.name}.seal-{os.getpid()}")
+    try:
+        with open(tmp, "xb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+            gz.writelines(line + b"\n" for line in lines)
+        if gzip.decompress(tmp.read_bytes()).split(b"\n")[:-1] != lines:  # pragma: no cover - a disk fault
+            raise OSError(f"{path}: the sealed copy does not read back as the shard's records")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
 
 
 class ShardWriter:
