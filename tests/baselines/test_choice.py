@@ -46,7 +46,7 @@ def test_rank_by_choice_puts_rejected_last_and_breaks_ties_by_the_seed():
     assert ranked == choice.rank_by_choice(["p1", "p2", "p3", "p4"], scores, seed=7, rejected={"p2"})
 
 
-def test_the_reply_continues_the_choice_chat_and_names_the_chosen_letter():
+def test_the_reply_call_shares_the_choice_prefix_and_names_the_chosen_letter():
     # cards in pool order p1..p4 are A..D; the model prefers C (p3), then A (p1); p2 (B) is rejected
     reply = f'Casa fits: "{P1_R0}" [R1].'
     lm = ChoiceLM([("C", -0.2), ("B", -0.3), ("A", -1.5), ("The", -2.5)], reply)
@@ -56,10 +56,11 @@ def test_the_reply_continues_the_choice_chat_and_names_the_chosen_letter():
     assert out.citations == [{"label": "R1", "review_id": "p1_r0", "quote": P1_R0, "start": 0, "end": len(P1_R0)}]
     (first, kw1), (second, kw2) = lm.sent
     assert kw1["max_tokens"] == 1 and kw1["logprobs"] and "logprobs" not in kw2
-    assert second[: len(first)] == first   # the reply call extends call 1: its prefix is cached
-    request = ("Write your reply to the traveler about C (Taco Loco). Recommend the best-fitting place for the "
-               'traveler and say why, quoting reviews. Quote them verbatim as "quote" [Rn].')
-    assert second[len(first):] == [{"role": "assistant", "content": "C"}, {"role": "user", "content": request}]
+    assert second[0] == first[0] and len(second) == 2      # the same system message: cards and instructions
+    conversation = first[1]["content"].removesuffix(choice.QUESTION)
+    request = "Reply to the traveler recommending C (Taco Loco), quoting its reviews."   # how: in the system message
+    assert second[1] == {"role": "user", "content": conversation + request}
+    assert 'quote its reviews verbatim as "quote" [Rn]' in first[0]["content"]
     assert first[0]["content"].count("\nA. [p1]") == 1 and "\nD. [p4]" in first[0]["content"]
 
 
@@ -77,8 +78,8 @@ def test_a_later_turn_keeps_the_system_message_and_extends_the_conversation():
 def test_compare_names_the_two_best_letters():
     lm = ChoiceLM([("D", -0.1), ("A", -0.5), ("x", -4.0)])   # B, C: -4.0
     LLMZeroShotBaseline(CFG, lm=lm).predict(make_ctx(action="compare"))
-    assert lm.sent[1][0][-1]["content"].startswith("Write your reply to the traveler comparing D (Thai Garden) and "
-                                                    "A (Luigi Trattoria). Compare the two best-fitting places")
+    assert lm.sent[1][0][-1]["content"].endswith(
+        "\n\nReply to the traveler comparing D (Thai Garden) and A (Luigi Trattoria), quoting their reviews.")
 
 
 def test_a_baseline_without_the_mode_refuses_it():

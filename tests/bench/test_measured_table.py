@@ -32,8 +32,8 @@ def test_rows_from_json_and_not_run(tmp_path):
     assert "8.50 vs **1.25**" in text and "3 of 36 ratings equal" in text
     assert "records with 2 servers: 3 of 3 identical" in text
     assert "12.3 s (within the 60 s budget)" in text
-    assert text.count("not run") == 11  # throughput, both draft rows, batch slots, llama build, kv stash, prompt
-    # layout, fit layout, choice layout, paper build, profile
+    assert text.count("not run") == 12  # throughput, both draft rows, batch slots, llama build, kv stash, prompt
+    # layout, fit layout, choice layout, choice replies, paper build, profile
     assert text.startswith(mt.BEGIN) and text.endswith(mt.END)
 
 
@@ -201,3 +201,28 @@ def test_paper_build_row_reads_busy_wall_in_minutes():
     row = mt.paper_build_row(d)
     assert "busy wall **45.0 min**; the whole `make`: 46.0 min wall; CPU 75.0 min" in row  # 2700 s / 60 by hand
     assert "slowest: run/closed 10.0 min, score/x 1.5 min" in row and "replayed 10, computed 0" in row
+
+
+def test_choice_replies_summary_and_row(tmp_path):
+    import pandas as pd
+
+    import bench_choice_replies
+
+    def table(cgs, r1, cited, bare):
+        return pd.DataFrame({"dialogue_id": ["a", "b"], "turn_id": [2, 4], "cgs": cgs, "gs": [1.0, 1.0], "recall@1": r1,
+                             "mrr": r1, "cited": cited, "bare": bare, "prompt_tokens": [100, 300],
+                             "completion_tokens": [40, 60]})
+
+    tables = {"logprob": table([0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]),
+              "choice": table([1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 0.0])}
+    s = bench_choice_replies.summarize(tables, "logprob", "choice", reps=50)
+    # by hand: CGS 0.5 → 1.0, R@1 0.5 → 1.0, citing 0.5 → 1.0, bare 0 → 0.5, reply tokens 50
+    assert s["logprob"]["cgs"] == 0.5 and s["choice"]["cgs"] == 1.0 and s["cgs_diff"]["estimate"] == 0.5
+    assert s["recall@1_diff"]["estimate"] == 0.5 and s["choice"]["bare"] == 0.5
+    assert 0.0 <= s["cgs_diff"]["ci95"][0] <= s["cgs_diff"]["ci95"][1] <= 1.0 and s["n_dialogues"] == 2
+    d = {"date": "d", "weights": "w", "summary": s, "choice_prompt": "choice-v9",
+         "sample": {"dialogues": 2, "excluded": "the 20-dialogue subset of seed 42"}}
+    (tmp_path / "choice_replies.json").write_text(json.dumps(d))
+    row = next(r for r in mt.block(tmp_path).splitlines() if "bench_choice_replies.py" in r)
+    assert "CGS 0.50 → 1.00 (choice − logprob +0.50" in row and "bare replies (≤ 3 words) 0% → 50%" in row
+    assert "prompt `choice-v9`" in row and "2 turns of 2 dialogues" in row

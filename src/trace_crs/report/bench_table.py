@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from trace_crs.report.bench_layout_rows import choice_layout_row, choice_replies_row, fit_layout_row, prompt_layout_row
+
 BEGIN, END = "<!-- bench:llm-speed:begin -->", "<!-- bench:llm-speed:end -->"
 
 
@@ -189,79 +191,6 @@ def kv_stash_row(d: dict[str, Any] | None) -> str:
     )
 
 
-def prompt_layout_row(d: dict[str, Any] | None) -> str:
-    """Prompt tokens evaluated per turn against the turn's new tokens, per prompt layout and mode."""
-    what = "Prompt tokens an LLM baseline makes the worker read per turn ÷ the turn's new tokens (`bench_prompt_layout.py`)"
-    if not d or not d.get("layouts"):
-        return f"| {what} | not run | ≤ 1.5× (issue 44) |"
-    from trace_crs.baselines.choice import PROMPT_VERSION as CHOICE_VERSION
-    from trace_crs.baselines.llm_common import PROMPT_VERSION
-    from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
-
-    current = f"{PROMPT_VERSION}, {FITS_VERSION}"
-    labels = {current: "current", CHOICE_VERSION: "opt-in, `lm.mode=choice`"}
-    parts, first = [], next(iter(d["layouts"].values()))
-    for layout, arm in sorted(d["layouts"].items()):
-        name = f"{layout} ({labels.get(layout, 'commit ' + arm['commit'])})"
-        for mode, turns in sorted(arm["modes"].items()):
-            later, opening = turns["later_turns"], turns["first_turns"]
-            parts.append(
-                f"{name}, {mode}: later turns (n = {later['turns']}) {later['mean_evaluated']:.0f} evaluated for "
-                f"{later['mean_new']:.0f} new, **{later['ratio_of_means']:.1f}×** (median {later['ratio_median']:.1f}×, "
-                f"{later['share_within_1_5']:.0%} of turns ≤ 1.5×); first turns (n = {opening['turns']}) "
-                f"{opening['mean_evaluated']:.0f} evaluated"
-            )
-    return (
-        f"| {what}: `{first['baseline']}` on {first['dialogues']} dialogues of the {first['profile']} profile "
-        f"(seed {first['seed']}), closed pool, {first['weights']} tokenizer, KV stash of {first['stash_entries']} "
-        f"({first['date']}, token counts: no machine dependence) | {'; '.join(parts)} | ≤ 1.5× (issue 44) |"
-    )
-
-
-def fit_layout_row(d: dict[str, Any] | None) -> str:
-    """Gold place's R@1 and MRR by the fit questions' log P(yes), layout v1 vs v2, same turns."""
-    what = (
-        "Fit-question layout `fits-v1` (current) vs `fits-v2` (every card first; tried, not adopted) on the local "
-        "model: the reference place ranked first (`bench_fit_layout.py`)"
-    )
-    if d is None:
-        return f"| {what} | not run | |"
-    s, n = d["summary"], d["sample"]
-    r1, mrr = s["r_at_1_diff_v2_minus_v1"], s["mrr_diff_v2_minus_v1"]
-    return (
-        f"| {what}: {n['turns']} recommending turns of {n['dialogues']} dialogues outside {n['excluded']}, "
-        f"{d['weights']} ({d['date']}) | R@1 {s['v1']['r_at_1']:.2f} → {s['v2']['r_at_1']:.2f} "
-        f"(v2 − v1 {r1['estimate']:+.2f}, 95 % CI {r1['ci95'][0]:+.2f} to {r1['ci95'][1]:+.2f}); MRR "
-        f"{s['v1']['mrr']:.2f} → {s['v2']['mrr']:.2f} ({mrr['estimate']:+.2f}, {mrr['ci95'][0]:+.2f} to "
-        f"{mrr['ci95'][1]:+.2f}); tokens evaluated per turn {s['evaluated_tokens_per_turn']['v1']:.0f} → "
-        f"{s['evaluated_tokens_per_turn']['v2']:.0f} (fresh worker per run, turns in order) | |"
-    )
-
-
-def choice_layout_row(d: dict[str, Any] | None) -> str:
-    """Gold place's R@1 and MRR: ``fits-v1`` fit questions (the default) vs the ``choice`` layout, same turns."""
-    what = (
-        "LLM Zero-Shot's ranking on the local model, `fits-v1` fit questions (default) vs `choice` (one shared "
-        "prefix per dialogue, the ranking read from the card letters; opt-in): the reference place ranked first "
-        "(`bench_choice_layout.py`)"
-    )
-    if d is None:
-        return f"| {what} | not run | |"
-    what += f", prompt `{d['choice_prompt']}`"
-    s, n = d["summary"], d["sample"]
-    a, b = "fits-v1", "choice"
-    r1, mrr = s["r_at_1_diff"], s["mrr_diff"]
-    return (
-        f"| {what}: {n['turns']} recommending turns of {n['dialogues']} dialogues outside {n['excluded']}, "
-        f"{d['weights']} ({d['date']}) | R@1 {s[a]['r_at_1']:.2f} → {s[b]['r_at_1']:.2f} "
-        f"(choice − fits {r1['estimate']:+.2f}, 95 % CI {r1['ci95'][0]:+.2f} to {r1['ci95'][1]:+.2f}); MRR "
-        f"{s[a]['mrr']:.2f} → {s[b]['mrr']:.2f} ({mrr['estimate']:+.2f}, {mrr['ci95'][0]:+.2f} to "
-        f"{mrr['ci95'][1]:+.2f}); tokens evaluated per turn {s['evaluated_tokens_per_turn'][a]:.0f} → "
-        f"{s['evaluated_tokens_per_turn'][b]:.0f} (choice: its letter call only; each layout one pass, turns in "
-        "order) | |"
-    )
-
-
 def block(bench: Path) -> str:
     rows = [
         judge_row(_load(bench / "judge_core.json"), recheck=_load(bench / "judge_core_workers.json")),
@@ -275,6 +204,7 @@ def block(bench: Path) -> str:
         prompt_layout_row(_load(bench / "prompt_layout.json")),
         fit_layout_row(_load(bench / "fit_layout.json")),
         choice_layout_row(_load(bench / "choice_layout.json")),
+        choice_replies_row(_load(bench / "choice_replies.json")),
         kb_row(_load(bench / "kb.json")),
         # one row per fresh-clone build measured (paper_build.json: the default make; _serial: JOBS=1)
         *([paper_build_row(_load(p)) for p in sorted(bench.glob("paper_build*.json"))] or [paper_build_row(None)]),
