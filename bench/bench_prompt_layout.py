@@ -37,10 +37,9 @@ from trace_crs.baselines.llm_common import history_text
 from trace_crs.baselines.registry import baseline_class
 from trace_crs.kb import KB
 from trace_crs.kb.store import load_kb
-from trace_crs.lm import ranking
+from trace_crs.lm import llama_requests, ranking
 from trace_crs.lm.config import resolve_lm_config
 from trace_crs.lm.kv_stash import ENTRIES
-from trace_crs.lm.llama_requests import reusable_prefix
 from trace_crs.runner.tasks import load_evaluated, turn_contexts
 
 REPLY = 'Luigi fits: "quiet and friendly" [R1].'
@@ -88,7 +87,7 @@ def per_turn(
         for messages in turn["sent"]:
             tokens = tokens_of(messages)
             stash.prepare(cache, tokens)
-            evaluated += len(tokens) - reusable_prefix(cache, tokens)
+            evaluated += len(tokens) - llama_requests.reusable_prefix(cache, tokens)
             prompt += len(tokens)
             cache.read(tokens, 1)
         conv, before = turn["conversation"], previous.get(turn["dialogue"], "")
@@ -137,9 +136,19 @@ def main() -> None:
     p.add_argument("--n", type=int, default=20, help="dialogues (seeded sample)")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
+    p.add_argument(
+        "--reuse-block",
+        type=int,
+        default=llama_requests.REUSE_BLOCK,
+        help="KV rows reused in whole blocks of this many tokens (the worker's; a smaller one is a what-if: "
+        "it would need the CPU kernels' row tile to divide it on every machine the records are replayed on)",
+    )
     p.add_argument("--out", required=True)
     args = p.parse_args()
     from llama_cpp import Llama
+
+    what_if = args.reuse_block != llama_requests.REUSE_BLOCK
+    llama_requests.REUSE_BLOCK = args.reuse_block  # reusable_prefix reads it at each call
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     llama = Llama(f"models/{args.weights}.gguf", vocab_only=True, verbose=False)
@@ -148,7 +157,7 @@ def main() -> None:
     out = Path(args.out)
     result = json.loads(out.read_text()) if out.exists() else {"layouts": {}}
     for mode in args.modes:
-        layout = layout_of(mode)
+        layout = layout_of(mode) + (f", what-if: KV reuse in blocks of {args.reuse_block}" if what_if else "")
         rows = per_turn(
             turn_requests(args.baseline, dialogues, kb, mode, args.seed),
             lambda messages: prompt_tokens(llama, messages),
@@ -170,6 +179,7 @@ def main() -> None:
             "seed": args.seed,
             "weights": args.weights,
             "stash_entries": ENTRIES,
+            "reuse_block": args.reuse_block,
             "conditions": "token counts of recorded requests (stand-in LM, closed pool); nothing timed",
             "modes": {**kept, mode: arm},
         }
