@@ -131,8 +131,8 @@ def test_prompt_layout_row(tmp_path):
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_prompt_layout.py" in r)
     assert f"{CHOICE_VERSION} (opt-in, `lm.mode=choice`), logprob: later turns" in row
     # 300 / 100 = 3.0
-    assert "v0, fits-v0 (commit abc123), logprob: later turns (n = 5) 300 evaluated for 100 new, **3.0×** (median " \
-           "2.5×, 20% of turns" in row
+    assert "v0, fits-v0 (commit abc123), logprob: later turns (n = 5) 300 evaluated for 100 new, **3.00×** (median " \
+           "2.50×, 20% of turns" in row
     assert f"{current} (current), logprob: later turns" in row
     assert "first turns (n = 3) 900 evaluated" in row and row.endswith("≤ 1.5× (issue 44) |")
 

@@ -26,7 +26,7 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
             later, opening = turns["later_turns"], turns["first_turns"]
             parts.append(
                 f"{name}, {mode}: later turns (n = {later['turns']}) {later['mean_evaluated']:.0f} evaluated for "
-                f"{later['mean_new']:.0f} new, **{later['ratio_of_means']:.1f}×** (median {later['ratio_median']:.1f}×, "
+                f"{later['mean_new']:.0f} new, **{later['ratio_of_means']:.2f}×** (median {later['ratio_median']:.2f}×, "
                 f"{later['share_within_1_5']:.0%} of turns ≤ 1.5×); first turns (n = {opening['turns']}) "
                 f"{opening['mean_evaluated']:.0f} evaluated"
             )
