@@ -69,6 +69,17 @@ present.table(judge_validity.main_table(v), "Spearman ρ [95 % CI] with the huma
 if v is not None and scores is not None:
     judge_validity.plot_scatter(v, scores)
 
+# %% [markdown]
+# **Beyond length.** Longer system turns tend to be better ones here, so a judge that rewards
+# length agrees with people to the degree the length floor does. The table gives each score's
+# Spearman ρ with the length floor and its *partial* Spearman ρ with the human overall impression
+# given length (the correlation of what the ranks of each leave unexplained by the ranks of
+# length; `trace_crs/judge/validity.py`): near zero, a score tells nothing about quality that
+# length does not.
+
+# %%
+present.table(judge_validity.length_table(v), "What each score says about the overall impression once length is known")
+
 # %%
 if v is not None:
     judge_validity.plot_aspects(v)

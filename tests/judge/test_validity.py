@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from trace_crs.judge import validity
 from trace_crs.judge.validity import choose, kendall_rows, rank_agreement, spearman_rows, split
 
 ARENA = Path(__file__).resolve().parents[3] / "shared" / "data" / "crsarena-eval-dev"
@@ -30,6 +31,30 @@ def test_rank_agreement_intervals_and_constant_judge():
     const = rank_agreement(np.full(80, 4.0), x, 300, 42)                 # a judge that says 4 to everything
     assert np.isnan(const["rho"]) and np.isnan(const["rho_lo"])
     assert rank_agreement([1, 2, np.nan, 4, 5], [1, 2, 3, 4, 6], 50, 1)["n"] == 4   # NaN pairs left out
+
+
+def test_partial_spearman_equals_the_correlation_of_rank_residuals():
+    """Independent method: regress the ranks of x and y on the ranks of z (least squares) and
+    correlate the residuals."""
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=60)
+    x, y = z + rng.normal(size=60), 0.5 * z + rng.normal(size=60).round(1)      # ties in y
+    rx, ry, rz = (stats.rankdata(v) for v in (x, y, z))
+    design = np.c_[np.ones(60), rz]
+    res = [r - design @ np.linalg.lstsq(design, r, rcond=None)[0] for r in (rx, ry)]
+    expected = np.corrcoef(*res)[0, 1]
+    assert validity.partial_spearman_rows(x[None], y[None], z[None])[0] == pytest.approx(expected)
+    got = validity.beyond_length(x, y, z, n_boot=200, seed=1)
+    assert got["partial"] == pytest.approx(expected) and got["partial_lo"] < expected < got["partial_hi"]
+    assert got["rho_length"] == pytest.approx(stats.spearmanr(x, z).statistic) and got["n"] == 60
+
+
+def test_a_score_that_is_length_says_nothing_beyond_it():
+    length = np.arange(20.0)
+    human = length + np.tile([0.0, 3.0], 10)
+    got = validity.beyond_length(length, human, length, n_boot=50, seed=0)
+    assert got["rho_length"] == pytest.approx(1.0) and np.isnan(got["partial"])     # length explains it all
+    assert np.isnan(validity.beyond_length(np.ones(20), human, length, 50, 0)["partial"])   # a constant judge
 
 
 def test_split_is_seeded_stratified_and_exhaustive():

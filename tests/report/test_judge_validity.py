@@ -41,6 +41,12 @@ def test_report_of_a_run_and_the_plain_verdict(devset, tmp_path):
     table = judge_validity.main_table(v)
     assert list(table["score"])[:2] == ["wrong", "right"] and table.iloc[0]["kind"] == "chosen judge"
     assert table.iloc[0]["n (selection / reporting / all)"].endswith(f"/ {len(overall)}")
+    # a monotone function of the human rating keeps all of it given length: partial rho = (1 - r^2) / (1 - r^2)
+    beyond = judge_validity.length_table(v).set_index("score")
+    assert beyond.loc["right", "partial ρ given length, all"].startswith("1.000")
+    assert beyond.loc["wrong", "partial ρ given length, all"].startswith("-1.000")
+    assert "length floor" not in beyond.index and "once length is known, its partial ρ" in facts["verdict"]
+    assert "not run" in judge_validity.length_table(None).iloc[0, 0]
     fails = judge_validity.failures(v).set_index("candidate")
     assert fails.loc["never", "judge"] == "not judged yet"
     assert "validity" in judge_validity.judge_note(res) and "per-factor" in judge_validity.judge_note(res, False)

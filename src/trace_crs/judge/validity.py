@@ -12,6 +12,10 @@ On a human-labelled development set (CRSArena-Eval, :mod:`trace_crs.judge.crsare
   system's turns, cross-fitted over the two halves (fit on one, predict the other), so every
   prediction is out of sample.  A judge at or below these floors measures length or surface
   features, not quality.
+* :func:`beyond_length` — what a score says about people once length is known: its Spearman ρ
+  with the length floor and its partial Spearman ρ with the human aspect given length (the
+  Pearson partial correlation of the ranks), with a bootstrap interval.  A judge whose agreement
+  vanishes given length measures length.
 * :func:`choose` — the configuration with the highest ρ with the overall impression on the
   selection half (ties: the order the candidates file lists them, cheapest first).
 """
@@ -87,6 +91,38 @@ def rank_agreement(
         out[f"{name}_lo"], out[f"{name}_hi"] = (
             (float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))) if len(boot) else (np.nan, np.nan)
         )
+    return out
+
+
+def partial_spearman_rows(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Partial Spearman ρ of ``x`` and ``y`` given ``z``, row by row (shape (B, n)):
+    (ρxy − ρxz·ρyz) / √((1 − ρxz²)(1 − ρyz²)); NaN where a side is constant or ``z`` explains it."""
+    xy, xz, yz = spearman_rows(x, y), spearman_rows(x, z), spearman_rows(y, z)
+    den = np.sqrt((1 - xz**2) * (1 - yz**2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 1e-12, (xy - xz * yz) / np.where(den > 1e-12, den, 1), np.nan)
+
+
+def beyond_length(
+    score: Sequence[float], human: Sequence[float], length: Sequence[float], n_boot: int, seed: int
+) -> dict[str, float]:
+    """n, Spearman ρ of ``score`` with ``length``, and the partial Spearman ρ of ``score`` with
+    ``human`` given ``length`` with its 95 % percentile bootstrap interval (triples resampled with
+    ``default_rng(seed)``); NaN where undefined (fewer than 4 triples, a constant side)."""
+    x, y, z = (np.asarray(v, dtype=float) for v in (score, human, length))
+    keep = np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+    x, y, z = x[keep], y[keep], z[keep]
+    out: dict[str, float] = {"n": int(len(x))}
+    if len(x) < 4 or min(np.ptp(x), np.ptp(y), np.ptp(z)) == 0:
+        return {**out, **dict.fromkeys(("rho_length", "partial", "partial_lo", "partial_hi"), float("nan"))}
+    out["rho_length"] = float(spearman_rows(x[None, :], z[None, :])[0])
+    out["partial"] = float(partial_spearman_rows(x[None, :], y[None, :], z[None, :])[0])
+    idx = np.random.default_rng(seed).integers(0, len(x), size=(n_boot, len(x)))
+    boot = partial_spearman_rows(x[idx], y[idx], z[idx])
+    boot = boot[np.isfinite(boot)]
+    out["partial_lo"], out["partial_hi"] = (
+        (float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))) if len(boot) else (np.nan, np.nan)
+    )
     return out
 
 

@@ -20,7 +20,7 @@ from trace_crs.judge import crsarena
 from trace_crs.judge.factors import FACTORS
 from trace_crs.judge.records import read_judged
 from trace_crs.judge.transcript import Transcript
-from trace_crs.judge.validity import agreement_table, choose, learned_floor, length_floor, split
+from trace_crs.judge.validity import agreement_table, beyond_length, choose, learned_floor, length_floor, split
 
 LENGTH, LEARNED, FACE = "length floor", "learned floor (MiniLM ridge)", "FACE (published evaluator)"
 ASPECTS = ("dialogue_overall", "understanding", "task_completion", "interest_arousal", "efficiency")
@@ -110,6 +110,12 @@ def report(
     frame.index.name = "dialogue_id"
     write_atomic(out / "scores.parquet", lambda tmp: frame.reset_index().to_parquet(tmp, index=False))
     rows = table.to_dict(orient="records")
+    beyond = [
+        {"score": name, "half": which, **beyond_length(score.reindex(ids), human[aspect].reindex(ids),
+                                                       scores[LENGTH].reindex(ids), cfg["n_boot"], cfg["seed"])}
+        for name, score in scores.items() if name != LENGTH
+        for which, ids in (("reporting", half.index[half == "reporting"]), ("all", half.index))
+    ]  # fmt: skip
     sel = table[(table["aspect"] == aspect)].set_index(["score", "half"])["rho"]
     summary = [
         f"{name}: rho(selection) {sel.get((name, 'selection'), float('nan')):.3f}, "
@@ -140,6 +146,7 @@ def report(
         "n_boot": cfg["n_boot"],
         "published": published(),
         "table": rows,
+        "beyond_length": beyond,
         "summary": summary,
     }
     text = json.dumps(_finite(result), indent=1, sort_keys=True, allow_nan=False)

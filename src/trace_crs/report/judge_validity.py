@@ -74,6 +74,27 @@ def main_table(v: dict[str, Any] | None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def length_table(v: dict[str, Any] | None) -> pd.DataFrame:
+    """One row per score: its ρ with the length floor and its partial ρ [95 % interval] with the
+    human overall impression given length, on the reporting half and on all."""
+    if v is None or not v.get("beyond_length"):
+        return NOT_RUN
+    t = pd.DataFrame(v["beyond_length"]).replace({None: np.nan})
+    rows = []
+    for name, d in t.groupby("score", sort=False):
+        by = d.set_index("half")
+        row: dict[str, Any] = {
+            "score": name,
+            "kind": kind(str(name), v),
+            "ρ with length (all)": by.loc["all", "rho_length"],
+        }
+        for half in ("reporting", "all"):
+            r = by.loc[half]
+            row[f"partial ρ given length, {half}"] = interval(r["partial"], r["partial_lo"], r["partial_hi"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def aspect_grid(v: dict[str, Any], half: str = "all") -> pd.DataFrame:
     """Scores × human aspects: ρ on ``half``."""
     t = _rows(v)
@@ -117,6 +138,11 @@ def _rho(v: dict[str, Any], score: str, half: str) -> dict[str, float]:
     return hit.iloc[0].to_dict() if len(hit) else {"rho": np.nan, "rho_lo": np.nan, "rho_hi": np.nan, "n": 0}
 
 
+def _beyond(v: dict[str, Any], score: str, half: str) -> dict[str, Any] | None:
+    hit = [r for r in v.get("beyond_length") or [] if r["score"] == score and r["half"] == half]
+    return {k: np.nan if x is None else x for k, x in hit[0].items()} if hit else None
+
+
 def published(v: dict[str, Any] | None) -> pd.DataFrame:
     """The published correlations on the same half, as reported (no interval given)."""
     if v is None:
@@ -147,6 +173,12 @@ def facts(v: dict[str, Any] | None) -> dict[str, Any]:
             f"({interval(rep['rho'], rep['rho_lo'], rep['rho_hi'])} on the {int(rep['n'])} not used to choose it); "
             f"the length of the system's turns alone reaches {interval(floor['rho'], floor['rho_lo'], floor['rho_hi'])}"
         )
+        beyond = _beyond(v, chosen, "all")
+        if beyond is not None:
+            text += (
+                f"; once length is known, its partial ρ with people is "
+                f"{interval(beyond['partial'], beyond['partial_lo'], beyond['partial_hi'])}"
+            )
         if not ok:
             text += (
                 f". **Below the bar** (ρ ≥ {TARGET_RHO} and above the length floor): read this judge's "
