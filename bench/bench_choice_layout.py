@@ -23,7 +23,7 @@ import datetime as dt
 import json
 from typing import Any
 
-from bench_fit_layout import ask, gold_rank, held_out, one_token, paired_summary
+from bench_fit_layout import add_sample_args, ask, gold_rank, held_out, one_token, paired_summary, sample_record
 from bench_prompt_layout import code_commit
 
 from trace_crs.atomic import write_json
@@ -56,13 +56,7 @@ def turns(args: argparse.Namespace) -> tuple[Any, list[Any]]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--profile", default="default")
-    p.add_argument("--n", type=int, default=30, help="dialogues in the sample")
-    p.add_argument("--reported", type=int, default=20, help="size of the LLM runs' subset (excluded)")
-    p.add_argument("--seed", type=int, default=42, help="the LLM runs' subset seed (excluded)")
-    p.add_argument("--sample-seed", type=int, default=7)
-    p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
-    p.add_argument("--threads", type=int, default=1, help="llama.cpp threads of the one worker")
+    add_sample_args(p, 30)
     p.add_argument("--out", required=True)
     args = p.parse_args()
     kb, selected = turns(args)
@@ -88,12 +82,7 @@ def main() -> None:
         "weights": args.weights,
         "choice_prompt": choice.PROMPT_VERSION,
         "threads": args.threads,
-        "sample": {
-            "dialogues": args.n,
-            "turns": len(rows),
-            "sample_seed": args.sample_seed,
-            "excluded": f"the {args.reported}-dialogue subset of seed {args.seed}",
-        },
+        "sample": sample_record(args, turns=len(rows)),
         "rows": rows,
         "summary": summarize(rows),
     }

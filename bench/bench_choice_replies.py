@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from bench_fit_layout import held_out
+from bench_fit_layout import add_sample_args, held_out, sample_record
 from bench_prompt_layout import code_commit
 
 from trace_crs.atomic import write_json
@@ -100,13 +100,7 @@ def summarize(tables: dict[str, pd.DataFrame], base: str, other: str, reps: int 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--profile", default="default")
-    p.add_argument("--n", type=int, default=16, help="dialogues in the sample")
-    p.add_argument("--reported", type=int, default=20, help="size of the LLM runs' subset (excluded)")
-    p.add_argument("--seed", type=int, default=42, help="the LLM runs' subset seed (excluded) and the run seed")
-    p.add_argument("--sample-seed", type=int, default=7)
-    p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
-    p.add_argument("--threads", type=int, default=1, help="llama.cpp threads of each run")
+    add_sample_args(p, 16, "llama.cpp threads of each run")
     p.add_argument("--arms", nargs=2, default=["logprob", "choice"], help="the base mode, then the other")
     p.add_argument("--work", required=True, help="directory of the arms' runs (kept; a finished arm is reused)")
     p.add_argument("--out", required=True)
@@ -124,11 +118,7 @@ def main() -> None:
         "weights": args.weights,
         "choice_prompt": choice.PROMPT_VERSION,
         "threads": args.threads,
-        "sample": {
-            "dialogues": args.n,
-            "sample_seed": args.sample_seed,
-            "excluded": f"the {args.reported}-dialogue subset of seed {args.seed}",
-        },
+        "sample": sample_record(args),
         "summary": summarize(tables, *args.arms),
     }
     write_json(result, args.out, indent=1)

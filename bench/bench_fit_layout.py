@@ -72,6 +72,29 @@ def ask(api_base: str, messages: list[dict[str, str]]) -> tuple[float, int]:
     return yes_logprob(pairs), evaluated
 
 
+def add_sample_args(
+    p: argparse.ArgumentParser, n: int, threads_help: str = "llama.cpp threads of the one worker"
+) -> None:
+    """The options of the held-out sample (:func:`held_out`) and of the local model, shared by the layout benches."""
+    p.add_argument("--profile", default="default")
+    p.add_argument("--n", type=int, default=n, help="dialogues in the sample")
+    p.add_argument("--reported", type=int, default=20, help="size of the LLM runs' subset (excluded)")
+    p.add_argument("--seed", type=int, default=42, help="the LLM runs' subset seed (excluded)")
+    p.add_argument("--sample-seed", type=int, default=7)
+    p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
+    p.add_argument("--threads", type=int, default=1, help=threads_help)
+
+
+def sample_record(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
+    """How a result file names its held-out sample (``extra``: e.g. its turn count)."""
+    return {
+        "dialogues": args.n,
+        **extra,
+        "sample_seed": args.sample_seed,
+        "excluded": f"the {args.reported}-dialogue subset of seed {args.seed}",
+    }
+
+
 def held_out(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
     """The KB and the seeded sample of ``args.n`` dialogues outside the LLM runs' evaluated subset."""
     kb = load_kb(f"data/kb/{args.profile}")
@@ -91,13 +114,7 @@ def gold_rank(scores: dict[str, float], rejected: set[str], gold: set[str]) -> i
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--profile", default="default")
-    p.add_argument("--n", type=int, default=12, help="dialogues in the sample")
-    p.add_argument("--reported", type=int, default=20, help="size of the LLM runs' subset (excluded)")
-    p.add_argument("--seed", type=int, default=42, help="the LLM runs' subset seed (excluded)")
-    p.add_argument("--sample-seed", type=int, default=7)
-    p.add_argument("--weights", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
-    p.add_argument("--threads", type=int, default=1, help="llama.cpp threads of the one worker")
+    add_sample_args(p, 12)
     p.add_argument("--out", required=True)
     args = p.parse_args()
     kb, sample = held_out(args)
@@ -126,12 +143,7 @@ def main() -> None:
         "commit": code_commit(),
         "profile": args.profile,
         "weights": args.weights,
-        "sample": {
-            "dialogues": len(sample),
-            "turns": len(rows),
-            "sample_seed": args.sample_seed,
-            "excluded": f"the {args.reported}-dialogue subset of seed {args.seed}",
-        },
+        "sample": sample_record(args, turns=len(rows)),
         "rows": rows,
         "summary": summarize(rows),
     }

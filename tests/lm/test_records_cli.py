@@ -123,7 +123,8 @@ def test_seal_rewrites_cut_shards_and_the_manifest(fake_openai, tmp_path, capsys
     _record(tmp_path, server.url, ["[zero-shot v1] a", "[zero-shot v1] b"])
     directory = tmp_path / "records"
     (shard,) = directory.glob("*.jsonl.gz")
-    cut = shard.with_name(shard.name.replace(shard.name.split("-")[1], "999999999", 1))
+    stamp, _pid, rest = shard.name.split("-", 2)
+    cut = shard.with_name(f"{stamp}-999999999-{rest}")                 # a writer that is gone
     cut.write_bytes(shard.read_bytes()[:-8])                           # its trailer lost: "cut"
     shard.unlink()
     assert main(["lm", "records", "seal", "--dir", str(directory)]) == 0

@@ -37,6 +37,12 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
     )
 
 
+def _diff(d: dict[str, Any], label: str = "") -> str:
+    """A paired difference ``{"estimate", "ci95"}``: "+0.02, 95 % CI -0.15 to +0.20" (``label`` first)."""
+    lo, hi = d["ci95"]
+    return f"{label + ' ' if label else ''}{d['estimate']:+.2f}, 95 % CI {lo:+.2f} to {hi:+.2f}"
+
+
 def fit_layout_row(d: dict[str, Any] | None) -> str:
     """Gold place's R@1 and MRR by the fit questions' log P(yes), layout v1 vs v2, same turns."""
     what = (
@@ -50,9 +56,7 @@ def fit_layout_row(d: dict[str, Any] | None) -> str:
     return (
         f"| {what}: {n['turns']} recommending turns of {n['dialogues']} dialogues outside {n['excluded']}, "
         f"{d['weights']} ({d['date']}) | R@1 {s['v1']['r_at_1']:.2f} → {s['v2']['r_at_1']:.2f} "
-        f"(v2 − v1 {r1['estimate']:+.2f}, 95 % CI {r1['ci95'][0]:+.2f} to {r1['ci95'][1]:+.2f}); MRR "
-        f"{s['v1']['mrr']:.2f} → {s['v2']['mrr']:.2f} ({mrr['estimate']:+.2f}, {mrr['ci95'][0]:+.2f} to "
-        f"{mrr['ci95'][1]:+.2f}); tokens evaluated per turn {s['evaluated_tokens_per_turn']['v1']:.0f} → "
+        f"({_diff(r1, 'v2 − v1')}); MRR {s['v1']['mrr']:.2f} → {s['v2']['mrr']:.2f} ({_diff(mrr)}); tokens evaluated per turn {s['evaluated_tokens_per_turn']['v1']:.0f} → "
         f"{s['evaluated_tokens_per_turn']['v2']:.0f} (fresh worker per run, turns in order) | |"
     )
 
@@ -73,9 +77,7 @@ def choice_layout_row(d: dict[str, Any] | None) -> str:
     return (
         f"| {what}: {n['turns']} recommending turns of {n['dialogues']} dialogues outside {n['excluded']}, "
         f"{d['weights']} ({d['date']}) | R@1 {s[a]['r_at_1']:.2f} → {s[b]['r_at_1']:.2f} "
-        f"(choice − fits {r1['estimate']:+.2f}, 95 % CI {r1['ci95'][0]:+.2f} to {r1['ci95'][1]:+.2f}); MRR "
-        f"{s[a]['mrr']:.2f} → {s[b]['mrr']:.2f} ({mrr['estimate']:+.2f}, {mrr['ci95'][0]:+.2f} to "
-        f"{mrr['ci95'][1]:+.2f}); tokens evaluated per turn {s['evaluated_tokens_per_turn'][a]:.0f} → "
+        f"({_diff(r1, 'choice − fits')}); MRR {s[a]['mrr']:.2f} → {s[b]['mrr']:.2f} ({_diff(mrr)}); tokens evaluated per turn {s['evaluated_tokens_per_turn'][a]:.0f} → "
         f"{s['evaluated_tokens_per_turn'][b]:.0f} (choice: its letter call only; each layout one pass, turns in "
         "order) | |"
     )
@@ -93,8 +95,7 @@ def choice_replies_row(d: dict[str, Any] | None) -> str:
     s, n = d["summary"], d["sample"]
     a, b = "logprob", "choice"
     diffs = "; ".join(
-        f"{label} {s[a][m]:.2f} → {s[b][m]:.2f} (choice − logprob {s[m + '_diff']['estimate']:+.2f}, 95 % CI "
-        f"{s[m + '_diff']['ci95'][0]:+.2f} to {s[m + '_diff']['ci95'][1]:+.2f})"
+        f"{label} {s[a][m]:.2f} → {s[b][m]:.2f} ({_diff(s[m + '_diff'], 'choice − logprob')})"
         for m, label in (("cgs", "CGS"), ("recall@1", "R@1"), ("cited", "replies citing a review"))
     )
     return (
