@@ -76,11 +76,17 @@ def turn_requests(baseline: str, dialogues: list[dict], kb: KB, mode: str, seed:
 
 
 def per_turn(
-    turns: list[dict[str, Any]], tokens_of: Callable[[Any], list[int]], count: Callable[[str], int], entries: int
+    turns: list[dict[str, Any]],
+    tokens_of: Callable[[Any], list[int]],
+    count: Callable[[str], int],
+    entries: int,
+    block: int = llama_requests.REUSE_BLOCK,
 ) -> list[dict[str, int]]:
     """Evaluated prompt tokens and new tokens of each turn, the turns reaching one worker in order
-    (``tokens_of``: a request's prompt tokens; ``count``: the tokens of a text)."""
+    (``tokens_of``: a request's prompt tokens; ``count``: the tokens of a text; ``block``: the
+    worker's KV reuse block)."""
     cache, stash = Tokens(), CountingStash(entries)
+    setattr(cache, llama_requests.KV_BLOCK, block)
     rows, previous = [], {}
     for turn in turns:
         evaluated = prompt = 0
@@ -139,18 +145,20 @@ def main() -> None:
     p.add_argument(
         "--reuse-block",
         type=int,
-        default=llama_requests.REUSE_BLOCK,
-        help="KV rows reused in whole blocks of this many tokens (the worker's; a smaller one is a what-if: "
-        "it would need the CPU kernels' row tile to divide it on every machine the records are replayed on)",
+        default=None,
+        help="a what-if: KV rows reused in whole blocks of this many tokens (default: the block the worker "
+        "measures on this machine for the weights, llama_requests.measure_block)",
     )
     p.add_argument("--out", required=True)
     args = p.parse_args()
     from llama_cpp import Llama
 
-    what_if = args.reuse_block != llama_requests.REUSE_BLOCK
-    llama_requests.REUSE_BLOCK = args.reuse_block  # reusable_prefix reads it at each call
-
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    what_if = args.reuse_block is not None
+    if not what_if:  # the worker's own measurement, on a full load of the weights
+        full = Llama(f"models/{args.weights}.gguf", n_ctx=512, n_threads=1, n_threads_batch=1, verbose=False)
+        args.reuse_block = llama_requests.measure_block(full)
+        del full
     llama = Llama(f"models/{args.weights}.gguf", vocab_only=True, verbose=False)
     kb = load_kb(f"data/kb/{args.profile}")
     dialogues = load_evaluated(f"data/dialogues/{args.profile}/dialogues.jsonl", args.n, args.seed)
@@ -163,6 +171,7 @@ def main() -> None:
             lambda messages: prompt_tokens(llama, messages),
             lambda text: len(llama.tokenize(text.encode(), add_bos=False)) if text else 0,
             ENTRIES,
+            args.reuse_block,
         )
         arm = {
             "first_turns": summary([r for r in rows if r["first"]]),
@@ -180,7 +189,10 @@ def main() -> None:
             "weights": args.weights,
             "stash_entries": ENTRIES,
             "reuse_block": args.reuse_block,
-            "conditions": "token counts of recorded requests (stand-in LM, closed pool); nothing timed",
+            "reuse_block_measured": not what_if,
+            "reuse_rule": "whole blocks, at least one block of the prompt read",
+            "conditions": "token counts of recorded requests (stand-in LM, closed pool); nothing timed; the reuse "
+            "block is this machine's (llama_requests.measure_block) unless a what-if",
             "modes": {**kept, mode: arm},
         }
     write_json(result, out, indent=1)

@@ -87,3 +87,12 @@ def test_a_baseline_without_the_mode_refuses_it():
         RAGCitationBaseline(CFG, lm=ChoiceLM([("A", -0.1)]))
     with pytest.raises(ValueError, match="at most 52"):
         choice.letters(53)
+
+
+def test_auto_mode_is_choice_for_the_zero_shot_family_and_logprob_for_the_others():
+    auto = resolve_lm_config({"mode": "auto", "retries": 0})
+    lm = ChoiceLM([("C", -0.2), ("A", -1.5)], reply=f'Casa fits: "{P1_R0}" [R1].')
+    out = LLMZeroShotBaseline(auto, lm=lm).predict(make_ctx())
+    assert out.usage.mode == "choice" and out.ranked_poi_ids[0] == "p3"
+    assert lm.sent[0][1]["max_tokens"] == 1 and "logprobs" not in lm.sent[1][1]   # the letter, then the reply
+    assert RAGCitationBaseline(auto, lm=ChoiceLM([("yes", -0.1)])).ranking_mode == "logprob"

@@ -31,9 +31,10 @@ def test_the_next_card_of_a_turn_does_not_stash_and_a_fit_prompt_returns_after_a
     on = bench.play(calls, 8)
     # fit 1 reads 190; fit 2 keeps FIT's 144 aligned rows (more than half of 190: nothing stashed)
     # and reads 46; reply 1 discards the 190 fit rows (≥ 128): stashed; it reads 90, reply 2 keeps
-    # 80 of its 91 and reads 11; fit 3 gets FIT + card_b back (144 aligned rows shared) and reads 46
+    # 64 of its 91 (one whole block left to read: 91 - 16 = 75 → 64) and reads 27; fit 3 gets
+    # FIT + card_b back (144 aligned rows shared) and reads 46
     assert on["fit"]["evaluated_tokens"] == 190 + 46 + 46 and on["fit"]["restored_tokens"] == 190
-    assert on["gen"]["evaluated_tokens"] == 90 + 11 and on["gen"]["restored_tokens"] == 0
+    assert on["gen"]["evaluated_tokens"] == 90 + 27 and on["gen"]["restored_tokens"] == 0
     off = bench.play(calls, 0)
     assert off["fit"]["evaluated_tokens"] == 190 + 46 + 190
 

@@ -126,10 +126,11 @@ def test_prompt_layout_row(tmp_path):
     current = f"{PROMPT_VERSION}, {FITS_VERSION}"
     from trace_crs.baselines.choice import PROMPT_VERSION as CHOICE_VERSION
 
-    layouts = {"v0, fits-v0": arm, current: arm, CHOICE_VERSION: arm}
+    measured = {**arm, "reuse_block": 8, "reuse_block_measured": True}
+    layouts = {"v0, fits-v0": arm, current: arm, CHOICE_VERSION: measured}
     (tmp_path / "prompt_layout.json").write_text(json.dumps({"layouts": layouts}))
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_prompt_layout.py" in r)
-    assert f"{CHOICE_VERSION} (opt-in, `lm.mode=choice`), logprob: later turns" in row
+    assert f"{CHOICE_VERSION} (current `choice` mode; KV reuse block 8, measured), logprob: later turns" in row
     # 300 / 100 = 3.0
     assert "v0, fits-v0 (commit abc123), logprob: later turns (n = 5) 300 evaluated for 100 new, **3.00×** (median " \
            "2.50×, 20% of turns" in row

@@ -1,5 +1,6 @@
 """bench/bench_prompt_layout.py's per-turn accounting on hand-worked token sequences (the worker's
-reuse rules: a shared prefix is kept in whole 16-token blocks, at least one token is read)."""
+reuse rules: a shared prefix is kept in whole blocks of the worker's reuse block, 16 unless
+measured, and at least one block of the prompt is read)."""
 from __future__ import annotations
 
 import sys
@@ -31,7 +32,9 @@ def test_a_later_turn_reads_what_its_prompt_adds_and_its_new_text_is_the_convers
 def test_a_prefix_cut_inside_a_block_is_read_again_from_the_block_start():
     turns = [
         {"dialogue": "d", "conversation": "x", "sent": [list(range(1, 41))]},
-        {"dialogue": "d", "conversation": "xy", "sent": [list(range(1, 41)) + [999]]},  # shares 40: 2 whole blocks
+        {"dialogue": "d", "conversation": "xy", "sent": [list(range(1, 41)) + [999]]},  # shares 40 of 41
     ]
     rows = bench.per_turn(turns, lambda tokens: tokens, len, entries=0)
-    assert [r["evaluated"] for r in rows] == [40, 41 - 32]
+    assert [r["evaluated"] for r in rows] == [40, 41 - 16]   # a block is read: min(40, 41 - 16) = 25 → 16 kept
+    rows = bench.per_turn(turns, lambda tokens: tokens, len, entries=0, block=8)
+    assert [r["evaluated"] for r in rows] == [40, 41 - 32]   # min(40, 41 - 8) = 33 → 32 kept

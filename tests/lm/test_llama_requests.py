@@ -81,13 +81,55 @@ class _Cache:
 @pytest.mark.parametrize(
     ("cached", "prompt_rows", "tokens", "kept"),
     [
-        (list(range(40)), 40, list(range(37)) + [99] * 10, 32),  # common 37 → the block below: 32
-        (list(range(40)), 20, list(range(40)) + [99] * 10, 16),  # rows 20..39 were decoded: 20 → 16
-        (list(range(40)), 40, list(range(40)), 32),  # the whole prompt cached: 39 (fresh logits) → 32
+        (list(range(40)), 40, list(range(37)) + [99] * 10, 16),  # common 37, 47 - 16 = 31 to keep → 16
+        (list(range(40)), 40, list(range(37)) + [99] * 30, 32),  # common 37, 67 - 16 = 51 → 32
+        (list(range(40)), 20, list(range(40)) + [99] * 30, 16),  # rows 20..39 were decoded: 20 → 16
+        (list(range(40)), 40, list(range(40)), 16),  # the whole prompt cached: one block left to read → 16
         (list(range(40)), 40, list(range(15)) + [99] * 30, 0),  # less than one block in common
         ([], 0, list(range(40)), 0),  # empty cache
     ],
 )
-def test_reusable_prefix_keeps_whole_blocks_of_prompt_rows(cached, prompt_rows, tokens, kept):
-    assert llama_requests.REUSE_BLOCK == 16  # the cases above are worked for 16
+def test_reusable_prefix_keeps_whole_blocks_of_prompt_rows_and_reads_one(cached, prompt_rows, tokens, kept):
+    assert llama_requests.REUSE_BLOCK == 16  # the cases above are worked for 16 (no measured block)
     assert llama_requests.reusable_prefix(_Cache(cached, prompt_rows), tokens) == kept
+
+
+def test_a_measured_block_replaces_the_default_and_zero_reuses_nothing():
+    cache = _Cache(list(range(40)), 40)
+    setattr(cache, llama_requests.KV_BLOCK, 8)
+    assert llama_requests.reusable_prefix(cache, list(range(37)) + [99] * 10) == 32   # min(37, 47 - 8) → 32
+    setattr(cache, llama_requests.KV_BLOCK, llama_requests.NO_REUSE)
+    assert llama_requests.reusable_prefix(cache, list(range(40)) + [99] * 10) == 0
+
+
+class _Split:
+    """A stand-in Llama whose last-row logits depend on how the prompt was read: a part of fewer
+    than ``tile`` tokens, or a first part that is not a multiple of ``tile``, changes them (as the
+    CPU kernels measured in llama_requests' docstring do)."""
+
+    def __init__(self, tile: int) -> None:
+        self.tile, self.parts, self.resets = tile, [], 0
+        self._ctx = type("Ctx", (), {"kv_cache_seq_rm": lambda *a: True})()
+
+    def tokenize(self, text, add_bos=False):
+        return list(range(len(text.split())))
+
+    def reset(self):
+        self.parts, self.resets = [], self.resets + 1
+
+    def eval(self, tokens):
+        self.parts.append(len(tokens))
+
+    def last_logits(self):
+        odd = len(self.parts) > 1 and (any(n < self.tile for n in self.parts) or self.parts[0] % self.tile)
+        return np.array([1.0, 2.0 + (0.5 if odd else 0.0)], np.single)
+
+
+@pytest.mark.parametrize(("tile", "block"), [(4, 4), (8, 8), (16, 16), (32, llama_requests.NO_REUSE)])
+def test_measure_block_finds_the_smallest_safe_block(monkeypatch, tile, block):
+    monkeypatch.setattr(llama_requests, "_last_row", lambda llama: llama.last_logits())
+    llama = _Split(tile)
+    assert llama_requests.measure_block(llama, text=" ".join(["w"] * 60)) == block
+    assert getattr(llama, llama_requests.PROMPT_ROWS) == 0 and llama.resets > 0   # the cache is left empty
+    with pytest.raises(ValueError, match="needs at least 55 tokens"):
+        llama_requests.measure_block(llama, text="too short")

@@ -97,3 +97,26 @@ def test_answer_does_not_depend_on_the_request_before_it(model):
             want = _post(fresh.api_base, body)
         assert got["choices"][0]["logprobs"] == want["choices"][0]["logprobs"]
         assert got["choices"][0]["message"] == want["choices"][0]["message"]
+
+
+@pytest.mark.parametrize("model", [SMOKE, QWEN], ids=["smollm2-135m", "qwen2.5-0.5b"])
+def test_every_split_the_measured_block_allows_gives_the_logits_of_one_read(model):
+    """The rule the worker's KV reuse keeps (llama_requests.reusable_prefix): a prompt read in two
+    parts, split at a multiple of the block this machine measured with both parts at least one block
+    long, gives the last-row logits of the prompt read at once — on prompts and splits other than
+    the ones measure_block tries."""
+    if not model.exists():
+        pytest.skip(f"{model} absent (make models)")
+    import numpy as np
+    from llama_cpp import Llama
+
+    from trace_crs.lm.llama_requests import PROBE_TEXT, _logits_in_parts, measure_block
+
+    llama = Llama(str(model), n_ctx=1024, n_threads=1, n_threads_batch=1, verbose=False)
+    block = measure_block(llama)
+    assert block > 0
+    tokens = llama.tokenize(("Trip notes. " + PROBE_TEXT[::-1] + " " + PROBE_TEXT).encode(), add_bos=False)
+    for n in (4 * block + 1, 5 * block + 6, 7 * block + 3):
+        whole = _logits_in_parts(llama, tokens[:n], 0)
+        for split in range(block, n - block + 1, block):
+            assert np.array_equal(_logits_in_parts(llama, tokens[:n], split), whole), (n, split, block)

@@ -46,5 +46,6 @@ class ItineraryLLMBaseline(PrefilteredBaseline, key="itinerary_llm"):
     """LLM Zero-Shot + 500 m proximity graph (Finding 1d)."""
 
     modes = ("generative", "logprob", "choice")
+    auto_mode = "choice"  # one shared prefix per dialogue (baselines/choice.py; issue 44)
 
     module_class = ItineraryZeroShotModule

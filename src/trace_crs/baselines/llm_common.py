@@ -39,7 +39,7 @@ from trace_crs.dialogues.unsolvable import UNSOLVED_RE as UNSOLVED
 from trace_crs.kb import KB
 from trace_crs.lm.adapter import LenientChatAdapter
 from trace_crs.lm.backend import build_lm, open_lm
-from trace_crs.lm.config import LMConfig, resolve_lm_config
+from trace_crs.lm.config import AUTO, LMConfig, resolve_lm_config
 from trace_crs.lm.ranking import logprob_rank, score_fit
 from trace_crs.lm.usage import recording_usage
 
@@ -215,12 +215,14 @@ class LLMBaseline(Registered):
     ranks_with_llm: ClassVar[bool] = True
     # the ranking modes this baseline's module implements (LMConfig.mode; pipeline baselines ignore it)
     modes: ClassVar[tuple[str, ...]] = ("generative", "logprob")
+    # what ``lm.mode=auto`` means for this baseline: its layout for a local model (guides/local_model.md)
+    auto_mode: ClassVar[str] = "logprob"
 
     def __init__(
         self, lm_config: LMConfig | dict[str, Any] | None = None, lm: dspy.LM | None = None, seed: int = DEFAULT_SEED
     ) -> None:
         self.lm_config = lm_config if isinstance(lm_config, LMConfig) else resolve_lm_config(lm_config)
-        if self.ranks_with_llm and self.lm_config.mode not in self.modes:
+        if self.ranks_with_llm and self.ranking_mode not in self.modes:
             raise ValueError(
                 f"{type(self).__name__}: lm.mode {self.lm_config.mode!r} not implemented; known: {self.modes}"
             )
@@ -233,9 +235,14 @@ class LLMBaseline(Registered):
         raise NotImplementedError
 
     @property
+    def ranking_mode(self) -> str:
+        """The configured ``lm.mode``, ``auto`` read as this baseline's :attr:`auto_mode`."""
+        return self.auto_mode if self.lm_config.mode == AUTO else self.lm_config.mode
+
+    @property
     def mode(self) -> str:
         """``Usage.mode`` label of this baseline's outputs."""
-        return self.lm_config.mode if self.ranks_with_llm else "pipeline"
+        return self.ranking_mode if self.ranks_with_llm else "pipeline"
 
     def configured_lm(self) -> dspy.LM:
         """The LM this baseline uses (built from the config without any network or server)."""
@@ -269,7 +276,7 @@ class LLMBaseline(Registered):
             for attempt in range(cfg.retries + 1):
                 try:
                     with dspy.context(lm=self._attempt_lm(attempt), adapter=LenientChatAdapter()):
-                        pred = self.module(ctx=ctx, mode=cfg.mode, seed=self.seed)
+                        pred = self.module(ctx=ctx, mode=self.ranking_mode, seed=self.seed)
                     break
                 except Unsolved:  # a decline is an answer (the abstain act), not a failure to retry
                     pred = dspy.Prediction(ranked_poi_ids=[], text=ABSTAIN_TEXT, citations=[])

@@ -142,5 +142,6 @@ class LLMZeroShotBaseline(PrefilteredBaseline, key="llm_zero_shot"):
     """Unaugmented LLM (the paper's reference LLM baseline)."""
 
     modes = ("generative", "logprob", "choice")
+    auto_mode = "choice"  # one shared prefix per dialogue (baselines/choice.py; issue 44)
 
     module_class = ZeroShotModule

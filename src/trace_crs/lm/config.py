@@ -27,7 +27,8 @@ from trace_crs import DEFAULT_SEED
 from trace_crs.config import from_mapping, parse_overrides
 
 LOCAL = "local"
-MODES = ("generative", "logprob", "choice")  # choice: LLM Zero-Shot family only (baselines/choice.py)
+AUTO = "auto"  # lm.mode: each LLM baseline's own local layout (LLMBaseline.auto_mode)
+MODES = ("generative", "logprob", "choice", AUTO)  # choice: LLM Zero-Shot family only (baselines/choice.py)
 CARDS = ("public", "labelled")
 SERVERS = ("trace", "llama_cpp")
 SLOT_KV = ("private", "shared")  # the slots' KV layouts (lm.batch_engine): cells per slot, or one shared cache
@@ -44,7 +45,7 @@ class LMConfig:
     temperature: float = 0.0
     max_tokens: int = 600
     num_threads: int = 1  # unused, kept for old configs: the run config's ``concurrency`` sets it
-    mode: str = "logprob"  # "generative" | "logprob"
+    mode: str = "logprob"  # one of MODES
     weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"  # lm.weights key (local only)
     models_dir: str = "models"
     n_ctx: int = 4096

@@ -20,7 +20,7 @@ turn), and at most :data:`BUDGET` bytes are kept.
 
 Replies do not change: a stashed row was read as a prompt row (decoded rows are dropped before
 stashing), it is restored byte for byte into the same cells, and the restored prefix is cut to a
-multiple of :data:`~trace_crs.lm.llama_requests.REUSE_BLOCK` exactly as the cache's own prefix is;
+multiple of the model's reuse block (:func:`~trace_crs.lm.llama_requests.block_of`) exactly as the cache's own prefix is;
 ``tests/lm/test_kv_stash.py`` compares the answers with a fresh server's.
 """
 
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from trace_crs.lm.llama_requests import PROMPT_ROWS, aligned, common_prefix, reusable_prefix
+from trace_crs.lm.llama_requests import PROMPT_ROWS, aligned, block_of, common_prefix, reusable_prefix
 
 ENTRIES = 32  # prompts kept per worker (LRU): a live round puts ~10 conversations on each server, 2 prompts each
 BUDGET = 1 << 30  # bytes kept per worker at most (oldest dropped first): ~32 × 1,300 tokens × 12 KB for the 0.5B model
@@ -68,7 +68,7 @@ class KVStash:
             self._stash(llama, live)
         best, gain = None, keep + MIN_GAIN
         for entry in self.entries:
-            shared = aligned(common_prefix(entry.tokens, tokens), len(tokens))
+            shared = aligned(common_prefix(entry.tokens, tokens), len(tokens), block_of(llama))
             if shared >= gain:
                 best, gain = entry, shared
         if best is not None:

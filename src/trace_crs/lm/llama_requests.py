@@ -19,15 +19,21 @@ do between the HTTP body and the library's chat handler, with no HTTP and no sch
   (:func:`reusable_prefix`); :class:`FastLogprobs` routes a handler's ``create_completion`` there.
 * :func:`reusable_prefix` — how much of the KV cache a request keeps.  A reply must not depend on
   which request came before it (records are keyed by the request alone; ``lm records verify``
-  recomputes one on a fresh server).  Measured on Qwen2.5-0.5B Q4_K_M (and kept by
-  ``tests/lm/test_llama_worker.py``): the logits of a prompt read in one batch equal those of the same prompt read in
-  two parts only when the second part starts at a multiple of 4 tokens (the CPU matmul kernels
-  take rows 4 at a time and the remainder by another path), and rows that were *decoded* one at a
-  time (an earlier reply that reappears in the next prompt) differ from the same rows read in a
-  batch (SmolLM2-135M too), up to 0.3 in a logit.  So a request keeps only the common prefix
-  that the previous request read as its prompt, rounded down to :data:`REUSE_BLOCK` tokens;
-  every kept row was then computed exactly as a fresh server computes it.  Thread count does not
-  change the logits.
+  recomputes one on a fresh server).  Measured on Qwen2.5-0.5B Q4_K_M (``tests/lm/test_llama_worker.py``
+  keeps it): the logits of a prompt read in one batch equal those of the same prompt read in two
+  parts only when the split is a multiple of 8 tokens **and** both parts hold at least 8 tokens
+  (a part of fewer rows takes another path through the CPU matmul kernels; on 79 tokens split at
+  multiples of 8, every split with a tail of 1 to 7 tokens differed and every other one was equal),
+  and rows that were *decoded* one at a time (an earlier reply that reappears in the next prompt)
+  differ from the same rows read in a batch (SmolLM2-135M too), up to 0.3 in a logit.  So a request
+  keeps only the common prefix that the previous request read as its prompt, rounded down to whole
+  blocks of the loaded model's reuse block and leaving at least one block to read; every kept row
+  was then computed exactly as a fresh server computes it.  Thread count does not change the logits.
+* :func:`measure_block` — that block, measured on the machine when a worker loads its model: the
+  smallest of :data:`BLOCKS` for which test prompts read in two parts (split at one and two blocks,
+  tails of one block and more) give the logits of the prompt read at once (8 for the Qwen2.5
+  models here, 4 for SmolLM2; another CPU's kernels may differ), or no reuse when none does.
+  Without a measurement (a stand-in model) the block is :data:`REUSE_BLOCK`.
 """
 
 from __future__ import annotations
@@ -44,8 +50,11 @@ if TYPE_CHECKING:
 _EXCLUDE = {"n", "logit_bias_type", "user", "min_tokens"}  # as llama_cpp.server.app drops them
 REPEAT_KEY = "trace_repeat_ngram"  # request field of the repetition guard (not llama.cpp's)
 REPEATS = 3  # occurrences of the trailing n-gram that stop a reply
-REUSE_BLOCK = 16  # KV reuse in whole blocks (a multiple of the kernels' 4 rows; module docstring)
+REUSE_BLOCK = 16  # KV reuse in whole blocks when none was measured (module docstring, measure_block)
+BLOCKS = (4, 8, 16)  # the reuse blocks measure_block tries, smallest first
+NO_REUSE = 0  # the block when no candidate passes: every request reads its whole prompt
 PROMPT_ROWS = "trace_prompt_rows"  # attribute set on the Llama: leading cache rows read as a prompt
+KV_BLOCK = "trace_kv_block"  # attribute set on the Llama: its measured reuse block (measure_block)
 
 
 class RepeatStop:
@@ -130,24 +139,76 @@ def common_prefix(a: Any, b: Any) -> int:
     return int(diff[0]) if len(diff) else n
 
 
-def aligned(n: int, prompt_len: int) -> int:
-    """``n`` shared rows as a reusable prefix of a ``prompt_len``-token prompt: at least one token
-    short of it (fresh logits), rounded down to :data:`REUSE_BLOCK`."""
-    return max(0, min(n, prompt_len - 1)) // REUSE_BLOCK * REUSE_BLOCK
+def aligned(n: int, prompt_len: int, block: int = REUSE_BLOCK) -> int:
+    """``n`` shared rows as a reusable prefix of a ``prompt_len``-token prompt: whole ``block``s,
+    leaving at least one ``block`` of the prompt to read (module docstring; none when ``block`` is 0)."""
+    if block <= NO_REUSE:
+        return 0
+    return max(0, min(n, prompt_len - block)) // block * block
+
+
+def block_of(llama: Any) -> int:
+    """The reuse block of ``llama``: measured (:func:`measure_block`) or :data:`REUSE_BLOCK`."""
+    return int(getattr(llama, KV_BLOCK, REUSE_BLOCK))
 
 
 def reusable_prefix(llama: Any, tokens: list[int]) -> int:
     """Leading tokens of ``tokens`` whose KV rows stay in the cache: the common prefix with the
-    cache, within the rows the previous request read as its prompt, :func:`aligned`."""
+    cache, within the rows the previous request read as its prompt, :func:`aligned` to its block."""
     common = common_prefix(llama._input_ids, tokens) if llama.n_tokens > 0 else 0
-    return aligned(min(common, getattr(llama, PROMPT_ROWS, 0)), len(tokens))
+    return aligned(min(common, getattr(llama, PROMPT_ROWS, 0)), len(tokens), block_of(llama))
+
+
+PROBE_TEXT = (  # any text: its tokens are read whole and in two parts (measure_block)
+    "Traveler: a quiet vegetarian place near the old town, not too dear, with a terrace for the evening. "
+    "Assistant: Green Table fits; reviewers say the salads are lovely and the room is calm, and one "
+    "wrote that the staff let them stay long after dinner. Traveler: something open late on Sunday "
+    "instead, and cheaper please, ideally within walking distance of the river and the museum."
+)
+
+
+def measure_block(llama: Any, blocks: tuple[int, ...] = BLOCKS, text: str = PROBE_TEXT) -> int:
+    """The smallest of ``blocks`` whose whole multiples are safe split points on this machine when
+    each part holds at least one block: prompts of 3, 3 + 3 and 3 + 7 blocks' tokens of ``text``,
+    each read in two parts split at one and at two blocks, give the last-row logits of the prompt
+    read at once; :data:`NO_REUSE` when none passes.  Sets nothing; the caller sets :data:`KV_BLOCK`."""
+    tokens = llama.tokenize(text.encode(), add_bos=False)
+    if len(tokens) < 3 * max(blocks) + 7:
+        raise ValueError(f"measure_block: the probe text needs at least {3 * max(blocks) + 7} tokens")
+    try:
+        for block in blocks:
+            prompts = [tokens[: 3 * block + extra] for extra in (0, 3, 7)]
+            if all(
+                np.array_equal(_logits_in_parts(llama, prompt, split), _logits_in_parts(llama, prompt, 0))
+                for prompt in prompts
+                for split in (block, 2 * block)
+            ):
+                return block
+        return NO_REUSE
+    finally:
+        llama.reset()
+        setattr(llama, PROMPT_ROWS, 0)
+
+
+def _logits_in_parts(llama: Any, tokens: list[int], split: int) -> np.ndarray:
+    """Last-row logits of ``tokens`` read from an empty cache, in two parts when ``split`` > 0."""
+    llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+    llama.reset()
+    for part in [tokens[:split], tokens[split:]] if split else [tokens]:
+        llama.eval(part)
+    return _last_row(llama)
+
+
+def _last_row(llama: Any) -> np.ndarray:
+    """A copy of the logits of the last position ``llama`` evaluated."""
+    from llama_cpp import llama_cpp as C
+
+    return np.ctypeslib.as_array(C.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(llama.n_vocab(),)).copy()
 
 
 def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
     """Evaluate ``tokens`` after the prefix kept in the KV cache (:func:`reusable_prefix`) and
     return the logits of the last position."""
-    from llama_cpp import llama_cpp as C
-
     if len(tokens) > llama.n_ctx():
         raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
     prefix = reusable_prefix(llama, tokens)
@@ -158,8 +219,7 @@ def last_logits(llama: Any, tokens: list[int]) -> np.ndarray:
         prefix = 0
     llama.eval(tokens[prefix:])
     setattr(llama, PROMPT_ROWS, len(tokens))
-    row = np.ctypeslib.as_array(C.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(llama.n_vocab(),))
-    return row.copy()
+    return _last_row(llama)
 
 
 def one_token_logprobs(

@@ -41,10 +41,12 @@ from typing import TYPE_CHECKING, Any
 from trace_crs.lm.config import DRAFTS, SLOT_KV, LMConfig
 from trace_crs.lm.kv_stash import ENTRIES, KVStash
 from trace_crs.lm.llama_requests import (
-    REUSE_BLOCK,
+    KV_BLOCK,
     FastLogprobs,
+    block_of,
     chat_handler,
     completion_kwargs,
+    measure_block,
     parse_chat_request,
 )
 
@@ -81,7 +83,7 @@ class Worker:
             "predicted_ms": round(float(perf.t_eval_ms), 3),
             # the reply is independent of earlier requests (llama_requests.reusable_prefix); read by
             # lm.records_verify.likely_reason: records without it came from a worker whose KV reuse was not
-            "kv_reuse_block": REUSE_BLOCK,
+            "kv_reuse_block": block_of(llama),
             "prompt_restored_n": self.stash.restored,  # prompt rows put back from host memory (lm.kv_stash)
         }
         return out
@@ -209,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         worker = BatchedWorker(load(args), args.model_alias, args.parallel, n_ctx, args.slot_kv)
     else:
         llama = load(args)
+        setattr(llama, KV_BLOCK, measure_block(llama))  # this machine's kernels (llama_requests)
         if args.draft == "prompt-lookup":
             from trace_crs.lm.prompt_lookup import enable
 

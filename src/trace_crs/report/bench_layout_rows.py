@@ -18,10 +18,12 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
     from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
 
     current = f"{PROMPT_VERSION}, {FITS_VERSION}"
-    labels = {current: "current", CHOICE_VERSION: "opt-in, `lm.mode=choice`"}
+    labels = {current: "current", CHOICE_VERSION: "current `choice` mode"}
     parts, first = [], next(iter(d["layouts"].values()))
     for layout, arm in sorted(d["layouts"].items()):
-        name = f"{layout} ({labels.get(layout, 'commit ' + arm['commit'])})"
+        block = f"; KV reuse block {arm['reuse_block']}" if "reuse_block" in arm else ""
+        block += ", measured" if arm.get("reuse_block_measured") else ""
+        name = f"{layout} ({labels.get(layout, 'commit ' + arm['commit'])}{block})"
         for mode, turns in sorted(arm["modes"].items()):
             later, opening = turns["later_turns"], turns["first_turns"]
             parts.append(
@@ -33,7 +35,8 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
     return (
         f"| {what}: `{first['baseline']}` on {first['dialogues']} dialogues of the {first['profile']} profile "
         f"(seed {first['seed']}), closed pool, {first['weights']} tokenizer, KV stash of {first['stash_entries']} "
-        f"({first['date']}, token counts: no machine dependence) | {'; '.join(parts)} | ≤ 1.5× (issue 44) |"
+        f"({first['date']}; token counts, the KV reuse block measured on the machine by the worker's own test) "
+        f"| {'; '.join(parts)} | ≤ 1.5× (issue 44) |"
     )
 
 
