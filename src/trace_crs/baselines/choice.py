@@ -1,4 +1,5 @@
-"""LLM Zero-Shot's ``choice`` mode (``lm.mode=choice``, opt-in; issue 44): one prompt prefix per dialogue.
+"""LLM Zero-Shot's ``choice`` mode (``lm.mode=choice``, or ``auto``: the family's local layout; issue 44): one
+prompt prefix per dialogue.
 
 ``logprob`` mode asks one fit question per shown place and then writes the reply over the top
 cards, so every later turn makes a local worker read each card again after the new conversation

@@ -5,10 +5,11 @@ Ranking ``mode`` (``Usage.mode``): ``generative`` — the paper's, one call retu
 ids and the reply (:class:`RankAndRespond`, prompt ``zero-shot v2``: the cards before the
 conversation, so a dialogue's later turns share them as a cached prefix); ``logprob`` — each
 card scored by log P(yes) (:mod:`trace_crs.lm.ranking`), then one call writes the reply over
-the top cards (:class:`Respond`); ``choice`` (opt-in) — one shared prefix per dialogue, the ranking read
-from the model's distribution over card letters and the reply continuing the same chat
-(:mod:`trace_crs.baselines.choice`).  Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the
-MiniLM top-16, Table 25); the rest of the pool follows in prefilter order.
+the top cards (:class:`Respond`); ``choice`` (``lm.mode=auto`` picks it here) — one shared
+prefix per dialogue, the ranking read from the model's distribution over card letters and the
+reply written by a sibling request over the same prefix (:mod:`trace_crs.baselines.choice`).
+Open set: the LLM sees the TF-IDF top-16 (``prefilter="dense"``: the MiniLM top-16, Table 25);
+the rest of the pool follows in prefilter order.
 """
 
 from __future__ import annotations
