@@ -59,6 +59,24 @@ def test_replies_sent_one_at_a_time_do_not_depend_on_the_slot_count():
     assert {r[1] for r in one} >= {"stop", "length"}  # the cases above end both ways
 
 
+@pytest.mark.skipif(not SMOKE.exists(), reason="make models-smoke")
+def test_one_slot_keeps_the_prefix_the_one_sequence_worker_keeps():
+    """Prompt tokens read per request (after the kept KV prefix) are the one-sequence worker's, so
+    the batched worker reuses only rows read as a prompt, in whole measured blocks, and reads at
+    least one block (llama_requests.reusable_prefix)."""
+    pytest.importorskip("llama_cpp")
+    bodies = _bodies()
+
+    def reads(slots: int) -> list[tuple[int, int]]:
+        with LlamaServer(SMOKE, "m", 2048, 1, slots=slots) as srv:
+            out = [_post(srv.api_base, b) for b in bodies]
+        return [(o["timings"]["prompt_n"], o["usage"]["prompt_tokens"]) for o in out]
+
+    one = reads(0)
+    assert reads(1) == one
+    assert any(read < total for read, total in one)  # some request kept a prefix
+
+
 @pytest.mark.parametrize("a, b, n", [([], [1], 0), ([1, 2, 3], [1, 2, 4], 2), ([1, 2], [1, 2, 3], 2),
                                      ([5], [6], 0), ([1, 2, 3], [1, 2, 3], 3)])
 def test_common_prefix(a, b, n):

@@ -31,10 +31,13 @@ calls ``llama_decode`` once, and samples each decoding slot with its own llama.c
 repeat penalty is the same as on the one-sequence path).  On CPU the weights are then read once
 per step for all active sequences.
 
-A request goes to the free slot whose KV cache shares the longest prefix with its prompt (ties:
-the lowest slot), so calls that extend one conversation, or the factor calls of one judged
+A request goes to the free slot whose KV cache holds the longest reusable prefix of its prompt
+(ties: the lowest slot) — reusable by the one-sequence worker's rule
+(:func:`~trace_crs.lm.llama_requests.reusable_prefix`): rows that were read as a prompt, whole
+blocks of the reuse block :func:`~trace_crs.lm.llama_requests.measure_block` measures on the
+engine's own context when it opens, and at least one block read — so calls that extend one conversation, or the factor calls of one judged
 transcript, reuse the prefix as the one-sequence worker does; in the ``shared`` layout, when
-another slot (busy or not) holds at least :data:`MIN_COPY` more tokens of the prompt, its KV cells
+another slot (busy or not) holds at least :data:`MIN_COPY` more reusable tokens of the prompt, its KV cells
 are copied into the chosen slot (``llama_memory_seq_cp``) instead of evaluating that prefix
 again — the factor calls of one transcript read the conversation once.
 
@@ -54,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from trace_crs.lm.config import SLOT_KV
+from trace_crs.lm.llama_requests import aligned, measure_block
 
 DONE = object()  # end of a job's token stream (sent by the engine)
 MIN_COPY = 32  # prompt tokens another slot must hold beyond a free slot's own prefix to be copied
@@ -84,6 +88,7 @@ class Job:
 class _Slot:
     seq: int
     tokens: list[int] = field(default_factory=list)  # what this sequence's KV cells hold
+    prompt_rows: int = 0  # leading cells of ``tokens`` read as a prompt (not decoded one by one)
     job: Job | None = None
     pending: list[int] = field(default_factory=list)  # tokens to evaluate next
     decoding: bool = False  # past the prompt
@@ -122,6 +127,7 @@ class BatchEngine:
         self.ctx = _internals.LlamaContext(model=llama._model, params=params, verbose=False)
         self.memory = llama_cpp.llama_get_memory(self.ctx.ctx)
         self.batch = llama_cpp.llama_batch_init(self.capacity, 0, 1)
+        self.block = measure_block(llama, read=self._read_in_parts)  # before any slot holds cells
         self.queue: list[Job] = []
         self.cond = threading.Condition()
         self.thread = threading.Thread(target=self._run, name="batch-engine", daemon=True)
@@ -146,10 +152,10 @@ class BatchEngine:
             if not free:
                 return
             job = self.queue.pop(0)
-            slot = max(free, key=lambda s: (common_prefix(s.tokens, job.prompt), -s.seq))
-            keep = min(common_prefix(slot.tokens, job.prompt), len(job.prompt) - 1)  # ≥ 1 token: fresh logits
-            donor = max(self.slots, key=lambda s: (common_prefix(s.tokens, job.prompt), -s.seq))
-            shared = min(common_prefix(donor.tokens, job.prompt), len(job.prompt) - 1)
+            slot = max(free, key=lambda s: (self._reusable(s, job.prompt), -s.seq))
+            keep = self._reusable(slot, job.prompt)
+            donor = max(self.slots, key=lambda s: (self._reusable(s, job.prompt), -s.seq))
+            shared = self._reusable(donor, job.prompt)
             if (
                 self.copies and shared >= keep + MIN_COPY
             ):  # another slot already holds more of this prompt: copy its cells
@@ -159,8 +165,33 @@ class BatchEngine:
             if not self.C.llama_memory_seq_rm(self.memory, slot.seq, keep, -1):
                 self.C.llama_memory_seq_rm(self.memory, slot.seq, -1, -1)
                 keep = 0
-            slot.tokens, slot.job = slot.tokens[:keep], job
+            slot.tokens, slot.job, slot.prompt_rows = slot.tokens[:keep], job, len(job.prompt)
             slot.pending, slot.decoding = job.prompt[keep:], False
+
+    def _reusable(self, slot: _Slot, prompt: list[int]) -> int:
+        """Leading tokens of ``prompt`` whose cells ``slot`` keeps (module docstring)."""
+        return aligned(min(common_prefix(slot.tokens, prompt), slot.prompt_rows), len(prompt), self.block)
+
+    def _read_in_parts(self, tokens: list[int], split: int) -> np.ndarray:
+        """Last-row logits of ``tokens`` read on sequence 0 from empty cells, in two ``llama_decode``
+        calls split at ``split`` when it is > 0 (measure_block, before the scheduler starts)."""
+        b, pos = self.batch, 0
+        self.C.llama_memory_seq_rm(self.memory, 0, -1, -1)
+        try:
+            parts = [tokens[:split], tokens[split:]] if split else [tokens]
+            for k, part in enumerate(parts):
+                for j, tok in enumerate(part):
+                    b.token[j], b.pos[j], b.n_seq_id[j] = tok, pos + j, 1
+                    b.seq_id[j][0] = 0
+                    b.logits[j] = k == len(parts) - 1 and j == len(part) - 1
+                b.n_tokens = len(part)
+                if (code := self.C.llama_decode(self.ctx.ctx, b)) != 0:
+                    raise RuntimeError(f"llama_decode failed with code {code}")
+                pos += len(part)
+            row = self.C.llama_get_logits_ith(self.ctx.ctx, len(parts[-1]) - 1)
+            return np.ctypeslib.as_array(row, shape=(self.llama.n_vocab(),)).copy()
+        finally:
+            self.C.llama_memory_seq_rm(self.memory, 0, -1, -1)
 
     def _release(self, slot: _Slot, item: Any = DONE) -> None:
         if slot.job is not None:

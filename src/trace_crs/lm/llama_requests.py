@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -167,27 +168,36 @@ PROBE_TEXT = (  # any text: its tokens are read whole and in two parts (measure_
 )
 
 
-def measure_block(llama: Any, blocks: tuple[int, ...] = BLOCKS, text: str = PROBE_TEXT) -> int:
+def measure_block(
+    llama: Any,
+    blocks: tuple[int, ...] = BLOCKS,
+    text: str = PROBE_TEXT,
+    read: Callable[[list[int], int], np.ndarray] | None = None,
+) -> int:
     """The smallest of ``blocks`` whose whole multiples are safe split points on this machine when
     each part holds at least one block: prompts of 3, 3 + 3 and 3 + 7 blocks' tokens of ``text``,
     each read in two parts split at one and at two blocks, give the last-row logits of the prompt
-    read at once; :data:`NO_REUSE` when none passes.  Sets nothing; the caller sets :data:`KV_BLOCK`."""
+    read at once; :data:`NO_REUSE` when none passes.  ``read(tokens, split)`` reads a prompt from
+    an empty cache (default: ``llama``'s own context; the batched worker passes its engine's).
+    Sets nothing; the caller sets :data:`KV_BLOCK`."""
     tokens = llama.tokenize(text.encode(), add_bos=False)
     if len(tokens) < 3 * max(blocks) + 7:
         raise ValueError(f"measure_block: the probe text needs at least {3 * max(blocks) + 7} tokens")
+    read_parts = read or (lambda prompt, split: _logits_in_parts(llama, prompt, split))
     try:
         for block in blocks:
             prompts = [tokens[: 3 * block + extra] for extra in (0, 3, 7)]
             if all(
-                np.array_equal(_logits_in_parts(llama, prompt, split), _logits_in_parts(llama, prompt, 0))
+                np.array_equal(read_parts(prompt, split), read_parts(prompt, 0))
                 for prompt in prompts
                 for split in (block, 2 * block)
             ):
                 return block
         return NO_REUSE
     finally:
-        llama.reset()
-        setattr(llama, PROMPT_ROWS, 0)
+        if read is None:
+            llama.reset()
+            setattr(llama, PROMPT_ROWS, 0)
 
 
 def _logits_in_parts(llama: Any, tokens: list[int], split: int) -> np.ndarray:
