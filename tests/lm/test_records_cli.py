@@ -45,8 +45,12 @@ def test_the_likely_reason_of_a_difference(recorded, live, rec_cpu, live_cpu, re
 
 def test_a_record_from_a_history_dependent_worker_is_named_as_such():
     old = {"body": {"choices": [], "timings": {"prompt_n": 3}}}
-    new = {"body": {"choices": [], "timings": {"prompt_n": 3, "kv_reuse_block": 16}}}
+    new = {"body": {"choices": [], "timings": {"prompt_n": 16, "kv_reuse_block": 16}}}
     assert not history_free(old) and history_free(new) and not history_free({"body": {}})
+    # blocks, but a kept prefix followed by fewer than one block read (the rule before 01054f7)
+    short = {"body": {"choices": [], "timings": {"prompt_n": 5, "kv_reuse_block": 16, "prompt_restored_n": 816}}}
+    assert not history_free(short, prompt_tokens=821) and not history_free(short)
+    assert history_free(short, prompt_tokens=5)  # nothing kept: the whole prompt was read
     reason = likely_reason(QWEN, QWEN, PORTABLE_CPU, PORTABLE_CPU, history_free(old))
     assert "KV reuse depended on the request before it" in reason
     assert likely_reason(QWEN, QWEN, PORTABLE_CPU, PORTABLE_CPU, history_free(new)).endswith("(threads, batching)")

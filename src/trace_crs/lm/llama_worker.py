@@ -82,7 +82,7 @@ class Worker:
             "predicted_n": int(perf.n_eval),
             "predicted_ms": round(float(perf.t_eval_ms), 3),
             # the reply is independent of earlier requests (llama_requests.reusable_prefix); read by
-            # lm.records_verify.likely_reason: records without it came from a worker whose KV reuse was not
+            # lm.records_verify.history_free: records without it came from a worker whose KV reuse was not
             "kv_reuse_block": block_of(llama),
             "prompt_restored_n": self.stash.restored,  # prompt rows put back from host memory (lm.kv_stash)
         }

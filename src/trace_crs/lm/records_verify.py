@@ -110,12 +110,21 @@ def closeness(recorded: list[dict[str, Any]], recomputed: list[dict[str, Any]]) 
     return same, (round(max(diffs), 6) if diffs else None)
 
 
-def history_free(response: Any) -> bool:
+def history_free(response: Any, prompt_tokens: int | None = None) -> bool:
     """Whether a recorded response came from a local worker whose reply does not depend on the
-    request before it (``timings.kv_reuse_block``, :func:`trace_crs.lm.llama_requests.reusable_prefix`)."""
+    request before it (:func:`trace_crs.lm.llama_requests.reusable_prefix`): one that reused KV
+    rows only in whole blocks (``timings.kv_reuse_block``, since commit 98a1a50) and, when it kept a
+    prefix of the ``prompt_tokens``-token prompt, read at least one block after it
+    (``timings.prompt_n``; a shorter read could change the logits, fixed in commit 01054f7).
+    With ``prompt_tokens`` unknown, a read shorter than a block counts as a kept prefix."""
     body = response.get("body", response) if isinstance(response, dict) else {}
     timings = body.get("timings") if isinstance(body, dict) else None
-    return isinstance(timings, dict) and "kv_reuse_block" in timings
+    if not isinstance(timings, dict) or "kv_reuse_block" not in timings:
+        return False
+    read, block = timings.get("prompt_n"), timings["kv_reuse_block"]
+    if not isinstance(read, int) or not isinstance(block, int):
+        return False
+    return read >= block or (prompt_tokens is not None and read >= prompt_tokens)
 
 
 def likely_reason(
@@ -140,9 +149,17 @@ def likely_reason(
     if not recorded_history_free:
         return (
             "same model id, build and CPU features: recorded by a worker whose KV reuse depended on "
-            "the request before it (before commit 98a1a50)"
+            "the request before it (before commit 98a1a50, or a kept prefix followed by less than one "
+            "reuse block read, before commit 01054f7)"
         )
     return "same model id, build and CPU features: decoding not deterministic here (threads, batching)"
+
+
+def _prompt_tokens(record: dict[str, Any]) -> int | None:
+    """The recorded request's prompt tokens (the record's usage), if it says."""
+    usage = record.get("usage")
+    tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    return tokens if isinstance(tokens, int) else None
 
 
 def _short(reply: list[dict[str, Any]]) -> str:
@@ -187,7 +204,7 @@ def verify_records(directory: str | Path, lm: Any, n: int, seed: int, step: str 
         record = mine[key]
         recorded = reply_of(load_response(record["response"]))
         recomputed = reply_of(_resend(lm, record["request"]))
-        made_fresh = history_free(record["response"])
+        made_fresh = history_free(record["response"], _prompt_tokens(record))
         if made_fresh:
             fresh["sampled"] += 1
             fresh["identical"] += recomputed == recorded
