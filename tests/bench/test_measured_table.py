@@ -111,7 +111,11 @@ def test_kv_stash_row(tmp_path):
     assert "run/a (m), fit (4 calls): 0.50 → **0.25** of 800 prompt tokens (every earlier prompt kept: 0.20)" in row
 
 
-def test_prompt_layout_row(tmp_path):
+@pytest.mark.parametrize("local_mode", ["logprob", "auto"])
+def test_prompt_layout_row(tmp_path, monkeypatch, local_mode):
+    from trace_crs.lm.config import PRESETS
+
+    monkeypatch.setitem(PRESETS["local"], "mode", local_mode)  # auto: LLM Zero-Shot's choice layout
     def turns(n, evaluated, new, median, share):
         return {"turns": n, "mean_evaluated": evaluated, "mean_new": new, "ratio_of_means": round(evaluated / new, 2),
                 "ratio_median": median, "share_within_1_5": share}
@@ -130,11 +134,13 @@ def test_prompt_layout_row(tmp_path):
     layouts = {"v0, fits-v0": arm, current: arm, CHOICE_VERSION: measured}
     (tmp_path / "prompt_layout.json").write_text(json.dumps({"layouts": layouts}))
     row = next(r for r in mt.block(tmp_path).splitlines() if "bench_prompt_layout.py" in r)
-    assert f"{CHOICE_VERSION} (current `choice` mode; KV reuse block 8, measured), logprob: later turns" in row
+    default = "; LLM Zero-Shot's local default"
+    choice_label, current_label = ("", default) if local_mode == "logprob" else (default, "")
+    assert f"{CHOICE_VERSION} (current `choice` mode{choice_label}; KV reuse block 8, measured), logprob: later turns" in row
     # 300 / 100 = 3.0
     assert "v0, fits-v0 (commit abc123), logprob: later turns (n = 5) 300 evaluated for 100 new, **3.00×** (median " \
            "2.50×, 20% of turns" in row
-    assert f"{current} (current), logprob: later turns" in row
+    assert f"{current} (current{current_label}), logprob: later turns" in row
     assert "first turns (n = 3) 900 evaluated" in row and row.endswith("≤ 1.5× (issue 44) |")
 
 

@@ -15,10 +15,15 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
         return f"| {what} | not run | ≤ 1.5× (issue 44) |"
     from trace_crs.baselines.choice import PROMPT_VERSION as CHOICE_VERSION
     from trace_crs.baselines.llm_common import PROMPT_VERSION
+    from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
+    from trace_crs.lm.config import AUTO, PRESETS
     from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
 
     current = f"{PROMPT_VERSION}, {FITS_VERSION}"
+    local = PRESETS["local"]["mode"]  # LLM Zero-Shot's layout in the `local` preset
+    local = LLMZeroShotBaseline.auto_mode if local == AUTO else local
     labels = {current: "current", CHOICE_VERSION: "current `choice` mode"}
+    labels[CHOICE_VERSION if local == "choice" else current] += "; LLM Zero-Shot's local default"
     parts, first = [], next(iter(d["layouts"].values()))
     for layout, arm in sorted(d["layouts"].items()):
         block = f"; KV reuse block {arm['reuse_block']}" if "reuse_block" in arm else ""
