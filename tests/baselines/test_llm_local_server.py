@@ -1,5 +1,5 @@
 """Integration (marker ``llm``): start the real llama.cpp server on the SmolLM2-135M weights,
-complete one dialogue turn with LLM Zero-Shot (logprob ranking + generated reply), check the
+complete one dialogue turn with LLM Zero-Shot (choice ranking + generated reply), check the
 server is stopped afterwards, and replay the turn from the disk cache alone."""
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_local_server_completes_a_turn_and_replays_from_cache(tmp_path):
         base.close()
     assert out.usage.fallback is False, out.usage.error
     assert sorted(out.ranked_poi_ids) == ["p1", "p2", "p3", "p4"] and out.ranked_poi_ids[-1] == "p2"  # rejected last
-    assert out.text.strip() and out.usage.mode == "logprob"
+    assert out.text.strip() and out.usage.mode == "choice"
     assert out.usage.model.endswith("sha256-b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53")
     assert out.usage.prompt_tokens > 0 and out.usage.completion_tokens > 0
     with socket.socket() as s:                                   # the server is gone

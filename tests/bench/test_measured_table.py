@@ -177,6 +177,19 @@ def test_choice_layout_row(tmp_path):
     assert "tokens evaluated per turn 20 → 3" in row and "prompt `choice-v9`" in row
 
 
+@pytest.mark.parametrize(("local_mode", "fits", "choice"), [("logprob", "default", "opt-in"),
+                                                            ("choice", "opt-in", "default"),
+                                                            ("auto", "opt-in", "default")])
+def test_choice_rows_name_the_local_presets_default(monkeypatch, local_mode, fits, choice):
+    from trace_crs.lm.config import PRESETS
+    from trace_crs.report.bench_layout_rows import choice_layout_row, choice_replies_row
+
+    monkeypatch.setitem(PRESETS["local"], "mode", local_mode)  # auto: LLM Zero-Shot's choice layout
+    assert f"`fits-v1` fit questions ({fits}) vs `choice` (one shared" in choice_layout_row(None)
+    assert f"`logprob` mode ({fits}) vs `choice` ({choice}):" in choice_replies_row(None)
+    assert f"card letters; {choice}):" in choice_layout_row(None)
+
+
 def test_judge_row_shows_a_later_workers_only_recheck():
     recheck = {"date": "2026-12-02", "commit": "abc1234", "workers": {"servers": 2, "records_equal": 3,
                                                                      "records_compared": 3}}

@@ -9,10 +9,11 @@ max_tokens=16,000 for gpt-5.4-mini" — plus the offline default ``local``.
 value is passed to litellm unchanged, so setting only ``model: openai/gpt-5.4-mini`` switches
 the backbone (the preset's decoding parameters follow the model, see ``resolve_lm_config``).
 
-Ranking ``mode``: ``generative`` (the paper's: the LLM writes the ranked id list) or
+Ranking ``mode``: ``generative`` (the paper's: the LLM writes the ranked id list),
 ``logprob`` (each candidate card is scored by log P("yes") to "does this place fit the
-request?", see ``lm.ranking``) — small local models rank generatively at chance, so
-``local`` defaults to ``logprob``.
+request?", see ``lm.ranking``), ``choice`` (LLM Zero-Shot family: the model picks a card's
+letter, see ``baselines/choice.py``) or ``auto`` (each baseline's own local layout) — small
+local models rank generatively at chance, so ``local`` defaults to ``auto``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class LMConfig:
     temperature: float = 0.0
     max_tokens: int = 600
     num_threads: int = 1  # unused, kept for old configs: the run config's ``concurrency`` sets it
-    mode: str = "logprob"  # one of MODES
+    mode: str = AUTO  # one of MODES
     weights: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"  # lm.weights key (local only)
     models_dir: str = "models"
     n_ctx: int = 4096
@@ -184,8 +185,8 @@ def local_plan(cfg: LMConfig) -> tuple[int, int]:
 
 
 PRESETS: dict[str, dict[str, Any]] = {
-    # Offline default: llama.cpp server, greedy decoding, logprob ranking.
-    "local": {"model": LOCAL, "temperature": 0.0, "max_tokens": 600, "mode": "logprob"},
+    # Offline default: llama.cpp server, greedy decoding, each baseline's local ranking layout.
+    "local": {"model": LOCAL, "temperature": 0.0, "max_tokens": 600, "mode": AUTO},
     # Paper §5: gpt-5.4-mini via DSPy, temperature 1.0, max_tokens 16,000.
     "gpt-5.4-mini": {"model": "openai/gpt-5.4-mini", "temperature": 1.0, "max_tokens": 16000, "mode": "generative"},
     # Paper §5: any non-reasoning API model (e.g. the cross-family backbones), max_tokens 600.

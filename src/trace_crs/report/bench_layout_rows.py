@@ -8,6 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 
+def lzs_local_mode() -> str:
+    """LLM Zero-Shot's ranking mode in the ``local`` preset (``auto`` resolved to the baseline's own layout)."""
+    from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
+    from trace_crs.lm.config import AUTO, PRESETS
+
+    local = PRESETS["local"]["mode"]
+    return LLMZeroShotBaseline.auto_mode if local == AUTO else local
+
+
+def _role(mode: str) -> str:
+    return "default" if lzs_local_mode() == mode else "opt-in"
+
+
 def prompt_layout_row(d: dict[str, Any] | None) -> str:
     """Prompt tokens evaluated per turn against the turn's new tokens, per prompt layout and mode."""
     what = "Prompt tokens an LLM baseline makes the worker read per turn ÷ the turn's new tokens (`bench_prompt_layout.py`)"
@@ -15,13 +28,10 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
         return f"| {what} | not run | ≤ 1.5× (issue 44) |"
     from trace_crs.baselines.choice import PROMPT_VERSION as CHOICE_VERSION
     from trace_crs.baselines.llm_common import PROMPT_VERSION
-    from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
-    from trace_crs.lm.config import AUTO, PRESETS
     from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
 
     current = f"{PROMPT_VERSION}, {FITS_VERSION}"
-    local = PRESETS["local"]["mode"]  # LLM Zero-Shot's layout in the `local` preset
-    local = LLMZeroShotBaseline.auto_mode if local == AUTO else local
+    local = lzs_local_mode()
     labels = {current: "current", CHOICE_VERSION: "current `choice` mode"}
     labels[CHOICE_VERSION if local == "choice" else current] += "; LLM Zero-Shot's local default"
     parts, first = [], next(iter(d["layouts"].values()))
@@ -70,11 +80,11 @@ def fit_layout_row(d: dict[str, Any] | None) -> str:
 
 
 def choice_layout_row(d: dict[str, Any] | None) -> str:
-    """Gold place's R@1 and MRR: ``fits-v1`` fit questions (the default) vs the ``choice`` layout, same turns."""
+    """Gold place's R@1 and MRR: ``fits-v1`` fit questions (``logprob`` mode) vs the ``choice`` layout, same turns."""
     what = (
-        "LLM Zero-Shot's ranking on the local model, `fits-v1` fit questions (default) vs `choice` (one shared "
-        "prefix per dialogue, the ranking read from the card letters; opt-in): the reference place ranked first "
-        "(`bench_choice_layout.py`)"
+        f"LLM Zero-Shot's ranking on the local model, `fits-v1` fit questions ({_role('logprob')}) vs `choice` (one "
+        f"shared prefix per dialogue, the ranking read from the card letters; {_role('choice')}): the reference place "
+        "ranked first (`bench_choice_layout.py`)"
     )
     if d is None:
         return f"| {what} | not run | |"
@@ -92,10 +102,11 @@ def choice_layout_row(d: dict[str, Any] | None) -> str:
 
 
 def choice_replies_row(d: dict[str, Any] | None) -> str:
-    """LLM Zero-Shot's replies, ``logprob`` (default) vs ``choice``, same held-out turns (CGS, R@1, citing share)."""
+    """LLM Zero-Shot's replies, ``logprob`` vs ``choice`` mode, same held-out turns (CGS, R@1, citing share)."""
     what = (
-        "LLM Zero-Shot's replies on the local model, `logprob` mode (default) vs `choice` (opt-in): the whole "
-        "baseline as `trace-crs evaluate` runs it, scored per turn (`bench_choice_replies.py`)"
+        f"LLM Zero-Shot's replies on the local model, `logprob` mode ({_role('logprob')}) vs `choice` "
+        f"({_role('choice')}): the whole baseline as `trace-crs evaluate` runs it, scored per turn "
+        "(`bench_choice_replies.py`)"
     )
     if d is None:
         return f"| {what} | not run | |"
