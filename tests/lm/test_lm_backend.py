@@ -32,9 +32,9 @@ def reset_dspy():
         yield
 
 
-def test_default_is_local_qwen_logprob_with_the_weights_hash_in_the_model_id():
+def test_default_is_local_qwen_auto_with_the_weights_hash_in_the_model_id():
     cfg = resolve_lm_config()
-    assert (cfg.preset, cfg.model, cfg.mode, cfg.max_tokens, cfg.temperature) == ("local", "local", "logprob", 600, 0.0)
+    assert (cfg.preset, cfg.model, cfg.mode, cfg.max_tokens, cfg.temperature) == ("local", "local", "auto", 600, 0.0)
     assert model_id(cfg) == f"openai/qwen2.5-coder-1.5b-instruct-q4_k_m-sha256-{QWEN15_SHA}"
 
 
