@@ -180,11 +180,7 @@ class BatchEngine:
         try:
             parts = [tokens[:split], tokens[split:]] if split else [tokens]
             for k, part in enumerate(parts):
-                for j, tok in enumerate(part):
-                    b.token[j], b.pos[j], b.n_seq_id[j] = tok, pos + j, 1
-                    b.seq_id[j][0] = 0
-                    b.logits[j] = k == len(parts) - 1 and j == len(part) - 1
-                b.n_tokens = len(part)
+                b.n_tokens = self._put(0, part, pos, 0, last_logits=k == len(parts) - 1)
                 if (code := self.C.llama_decode(self.ctx.ctx, b)) != 0:
                     raise RuntimeError(f"llama_decode failed with code {code}")
                 pos += len(part)
@@ -192,6 +188,16 @@ class BatchEngine:
             return np.ctypeslib.as_array(row, shape=(self.llama.n_vocab(),)).copy()
         finally:
             self.C.llama_memory_seq_rm(self.memory, 0, -1, -1)
+
+    def _put(self, n: int, tokens: list[int], pos: int, seq: int, last_logits: bool) -> int:
+        """Write ``tokens`` of sequence ``seq`` (from position ``pos``) into the batch from row ``n``,
+        asking for logits of the last one when ``last_logits``; returns the next free row."""
+        b = self.batch
+        for j, tok in enumerate(tokens):
+            b.token[n + j], b.pos[n + j], b.n_seq_id[n + j] = tok, pos + j, 1
+            b.seq_id[n + j][0] = seq
+            b.logits[n + j] = last_logits and j == len(tokens) - 1
+        return n + len(tokens)
 
     def _release(self, slot: _Slot, item: Any = DONE) -> None:
         if slot.job is not None:
@@ -223,11 +229,7 @@ class BatchEngine:
                 continue  # whole chunks only: a prompt split elsewhere gives other logits (module docstring)
             take = chunk
             done_prompt = slot.decoding or len(take) == len(slot.pending)
-            for j, tok in enumerate(take):
-                b.token[n], b.pos[n], b.n_seq_id[n] = tok, len(slot.tokens) + j, 1
-                b.seq_id[n][0] = slot.seq
-                b.logits[n] = done_prompt and j == len(take) - 1
-                n += 1
+            n = self._put(n, take, len(slot.tokens), slot.seq, last_logits=done_prompt)
             plan.append((slot, len(take), n - 1 if done_prompt else -1))
         b.n_tokens = n
         start = time.perf_counter()
