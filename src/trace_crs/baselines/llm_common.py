@@ -234,10 +234,15 @@ class LLMBaseline(Registered):
     def build_module(self) -> dspy.Module:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    @classmethod
+    def resolve_mode(cls, mode: str) -> str:
+        """``lm.mode`` as this baseline ranks by it: ``auto`` read as its :attr:`auto_mode`."""
+        return cls.auto_mode if mode == AUTO else mode
+
     @property
     def ranking_mode(self) -> str:
-        """The configured ``lm.mode``, ``auto`` read as this baseline's :attr:`auto_mode`."""
-        return self.auto_mode if self.lm_config.mode == AUTO else self.lm_config.mode
+        """The configured ``lm.mode``, resolved (:meth:`resolve_mode`)."""
+        return self.resolve_mode(self.lm_config.mode)
 
     @property
     def mode(self) -> str:

@@ -8,17 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 
-def lzs_local_mode() -> str:
-    """LLM Zero-Shot's ranking mode in the ``local`` preset (``auto`` resolved to the baseline's own layout)."""
+def _lzs_local_mode() -> str:
+    """LLM Zero-Shot's ranking mode in the ``local`` preset."""
     from trace_crs.baselines.llm_zero_shot import LLMZeroShotBaseline
-    from trace_crs.lm.config import AUTO, PRESETS
+    from trace_crs.lm.config import PRESETS
 
-    local = PRESETS["local"]["mode"]
-    return LLMZeroShotBaseline.auto_mode if local == AUTO else local
+    return LLMZeroShotBaseline.resolve_mode(PRESETS["local"]["mode"])
 
 
 def _role(mode: str) -> str:
-    return "default" if lzs_local_mode() == mode else "opt-in"
+    return "default" if _lzs_local_mode() == mode else "opt-in"
 
 
 def prompt_layout_row(d: dict[str, Any] | None) -> str:
@@ -31,7 +30,7 @@ def prompt_layout_row(d: dict[str, Any] | None) -> str:
     from trace_crs.lm.ranking import PROMPT_VERSION as FITS_VERSION
 
     current = f"{PROMPT_VERSION}, {FITS_VERSION}"
-    local = lzs_local_mode()
+    local = _lzs_local_mode()
     labels = {current: "current", CHOICE_VERSION: "current `choice` mode"}
     labels[CHOICE_VERSION if local == "choice" else current] += "; LLM Zero-Shot's local default"
     parts, first = [], next(iter(d["layouts"].values()))
